@@ -1,0 +1,147 @@
+"""Command line: parse arguments, call the library, render, map errors to exit codes.
+
+Exit codes: 0 ok, 2 usage or flavor error, 3 bad input file, 4 evaluation policy error
+(``missing=error``/``empty=error``), 1 anything unexpected.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .errors import RankflavorError
+
+FORMATS = ("table", "json", "csv", "trec")
+
+
+def _fail(exc: RankflavorError) -> None:
+    click.echo(f"rankflavor: error: {exc}", err=True)
+    sys.exit(exc.exit_code)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except RankflavorError as exc:
+            _fail(exc)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rankflavor")
+def cli() -> None:
+    """Offline search-relevance evaluation where every number names its flavor."""
+
+
+@cli.command("eval")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
+              help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
+              "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")
+@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names to use.")
+@click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE",
+              help="Set a flavor knob on every measure that reads it. Repeatable; see `rankflavor flavors`.")
+@click.option("-q", "per_query", is_flag=True, help="Per-query values as well as the summary.")
+@click.option("-c", "complete", is_flag=True, help="Score queries missing from the run as 0 (missing=zero).")
+@click.option("-l", "level", type=float, default=None, metavar="N",
+              help="Relevance threshold for binary measures (rel=N), as trec_eval -l.")
+@click.option("-M", "max_docs", type=int, default=None, metavar="N",
+              help="Evaluate only the top N documents per query (depth=N), as trec_eval -M.")
+@click.option("-J", "judged_only", is_flag=True, help="Drop unjudged documents before ranking (unjudged=condensed).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def eval_cmd(
+    qrels: str,
+    run: str,
+    metrics: tuple[str, ...],
+    preset: str | None,
+    flavor_knobs: tuple[str, ...],
+    per_query: bool,
+    complete: bool,
+    level: float | None,
+    max_docs: int | None,
+    judged_only: bool,
+    fmt: str,
+) -> None:
+    """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
+    from .evaluate import evaluate
+    from .flavor import parse_knob_assignments
+    from .render import render
+
+    knobs = parse_knob_assignments(list(flavor_knobs))
+    if complete:
+        knobs["missing"] = "zero"
+    if level is not None:
+        knobs["rel"] = str(level)
+    if max_docs is not None:
+        knobs["depth"] = str(max_docs)
+    if judged_only:
+        knobs["unjudged"] = "condensed"
+    wanted = list(metrics) or _default_metrics(preset)
+    results = evaluate(qrels, run, wanted, preset=preset, **knobs)
+    click.echo(render(results, fmt, per_query), nl=False)
+
+
+def _default_metrics(preset: str | None) -> list[str]:
+    if preset and preset.lower() in ("trec_eval", "pytrec_eval"):
+        # trec_eval's defaults, less gm_map and iprec_at_recall (not implemented yet).
+        return ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P"]
+    return ["ndcg@10", "AP", "P@10", "recall@100", "RR"]
+
+
+@cli.command("flavors")
+@click.option("--presets", "show_presets", is_flag=True, help="Show the preset table instead of the knobs.")
+def flavors_cmd(show_presets: bool) -> None:
+    """List every flavor knob with its values, default and meaning (or the presets)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .flavor import KNOBS
+    from .metrics import REGISTRY
+
+    console = Console(width=160)
+    if show_presets:
+        from .presets import PRESETS
+
+        knob_names = list(KNOBS)
+        t = Table(title="presets")
+        t.add_column("preset", no_wrap=True)
+        for name in knob_names:
+            t.add_column(name)
+        t.add_column("evidence")
+        for p in PRESETS.values():
+            t.add_row(p.name, *[escape(getattr(p.flavor, n)) for n in knob_names], escape(p.evidence))
+        console.print(t)
+        return
+    t = Table(title="flavor knobs")
+    t.add_column("knob", no_wrap=True)
+    t.add_column("default", no_wrap=True)
+    t.add_column("values")
+    t.add_column("meaning")
+    for knob in KNOBS.values():
+        t.add_row(knob.name, knob.default, escape(knob.values), escape(knob.doc))
+    console.print(t)
+    m = Table(title="metrics")
+    m.add_column("metric", no_wrap=True)
+    m.add_column("cutoff")
+    m.add_column("knobs it reads")
+    m.add_column("meaning")
+    for spec in REGISTRY.values():
+        m.add_row(spec.name, spec.cutoff, ", ".join(spec.knobs + (("empty",) if spec.uses_empty else ())), spec.doc)
+    console.print(m)
+
+
+@cli.command("demo")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Also keep the generated qrels and runs in this folder.")
+def demo_cmd(out_dir: str | None) -> None:
+    """Generate a small judged collection and two runs, and show how the flavor moves NDCG."""
+    from .demo import run_demo
+
+    click.echo(run_demo(out_dir), nl=False)
+
+
+def main() -> None:
+    cli(prog_name="rankflavor")

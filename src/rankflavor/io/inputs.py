@@ -1,0 +1,106 @@
+"""Turn whatever the caller has (a path, a pytrec_eval-style dict, a DataFrame) into tables."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import InputError, UsageError
+from ..tables import Qrels, Run
+from .trec import read_qrels, read_run
+
+QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
+DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
+GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
+SCORE_COLUMNS = ("score", "sim")
+
+
+def as_qrels(obj: Any) -> Qrels:
+    """Accept a path, ``{query: {doc: grade}}`` or a DataFrame with query/doc/grade columns."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return read_qrels(obj)
+    if isinstance(obj, Mapping):
+        q, d, v = _from_nested(obj, "qrels dict", "grade")
+        return Qrels(q, d, v, "qrels dict")
+    if _is_frame(obj):
+        q, d, v = _from_frame(obj, "qrels DataFrame", GRADE_COLUMNS)
+        return Qrels(q, d, v, "qrels DataFrame")
+    raise UsageError(
+        f"qrels must be a path, a dict {{query: {{doc: grade}}}} or a DataFrame; received {type(obj).__name__}"
+    )
+
+
+def as_run(obj: Any) -> Run:
+    """Accept a path, ``{query: {doc: score}}`` or a DataFrame with query/doc/score columns."""
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return read_run(obj)
+    if isinstance(obj, Mapping):
+        q, d, v = _from_nested(obj, "run dict", "score")
+        return Run(q, d, v, "run dict")
+    if _is_frame(obj):
+        q, d, v = _from_frame(obj, "run DataFrame", SCORE_COLUMNS)
+        return Run(q, d, v, "run DataFrame")
+    raise UsageError(
+        f"run must be a path, a dict {{query: {{doc: score}}}} or a DataFrame; received {type(obj).__name__}"
+    )
+
+
+def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    queries: list[str] = []
+    docs: list[str] = []
+    values: list[float] = []
+    for q, inner in obj.items():
+        if not isinstance(inner, Mapping):
+            raise InputError(source, None, f"query {q!r} maps to {type(inner).__name__}, expected {{doc: {what}}}")
+        for d, v in inner.items():
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                raise InputError(source, None, f"query {q!r} doc {d!r}: {what} {v!r} is not a number") from None
+            if not math.isfinite(x):
+                raise InputError(source, None, f"query {q!r} doc {d!r}: {what} {v!r} is not a finite number")
+            queries.append(str(q))
+            docs.append(str(d))
+            values.append(x)
+    if not values:
+        raise InputError(source, None, f"is empty; expected {{query: {{doc: {what}}}}}")
+    return pa.array(queries, pa.string()), pa.array(docs, pa.string()), np.asarray(values, dtype=np.float64)
+
+
+def _is_frame(obj: Any) -> bool:
+    return hasattr(obj, "columns") and hasattr(obj, "__getitem__") and hasattr(obj, "__len__")
+
+
+def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
+    for name in wanted:
+        if name in columns:
+            return name
+    raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
+
+
+def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    columns = [str(c) for c in frame.columns]
+    qc = _pick(columns, QUERY_COLUMNS, source)
+    dc = _pick(columns, DOC_COLUMNS, source)
+    vc = _pick(columns, value_columns, source)
+    if len(frame) == 0:
+        raise InputError(source, None, "has no rows")
+    try:
+        values = np.asarray(frame[vc], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(source, None, f"column {vc!r} holds values that are not numbers") from None
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {values[bad[0]]!r} is not a finite number")
+    q = pa.array([str(x) for x in frame[qc]], pa.string())
+    d = pa.array([str(x) for x in frame[dc]], pa.string())
+    return q, d, values

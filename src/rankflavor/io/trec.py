@@ -1,0 +1,257 @@
+"""TREC qrels and run files, plain or gzip, whitespace-tolerant like trec_eval.
+
+Two paths with one contract: a columnar fast path (pyarrow's CSV reader) for clean
+single-space files, and a line-by-line path for everything else (tabs, runs of blanks, comments,
+blank lines, CRLF) that also produces the exact error for a bad line. Whenever the fast path
+is unsure, the line path decides, so both accept and reject exactly the same files.
+
+Formats (trec_eval 9.0.8 ``get_qrels.c`` / ``get_trec_results.c``):
+
+* qrels: ``query iteration doc grade`` - exactly four fields.
+* run: ``query Q0 doc rank score tag`` - at least six fields; further fields are ignored
+  (as trec_eval does) and counted. The rank column is ignored: order comes from the score.
+
+Lines starting with ``#`` are comments (trec_eval 10.0) and blank lines are skipped; both are
+counted in the returned table.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import InputError
+from ..tables import Qrels, Run
+
+QRELS_FIELDS = 4
+RUN_FIELDS = 6
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a file, transparently un-gzipping it (by magic number, not by name)."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise InputError(str(p), None, "file not found") from None
+    except IsADirectoryError:
+        raise InputError(str(p), None, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise InputError(str(p), None, f"cannot read file: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(str(p), None, f"gzip data is corrupt: {exc}") from None
+    return data
+
+
+def _is_clean(data: bytes) -> bool:
+    """True when single spaces separate every field and no line needs special handling."""
+    return not (
+        b"\t" in data
+        or b"\r" in data
+        or b"  " in data
+        or b" \n" in data
+        or b"\n " in data
+        or b"\n\n" in data
+        or b"\n#" in data
+        or data[:1] in (b" ", b"#", b"\n")
+        or b"\x0b" in data
+        or b"\x0c" in data
+    )
+
+
+def _fast_read(data: bytes, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
+    from pyarrow import csv
+
+    names = [f"f{i}" for i in range(n_fields)]
+    try:
+        table = csv.read_csv(
+            io.BytesIO(data),
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+            convert_options=csv.ConvertOptions(
+                column_types={names[i]: t for i, t in keep.items()},
+                include_columns=[names[i] for i in sorted(keep)],
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    return [table.column(names[i]).combine_chunks() for i in sorted(keep)]
+
+
+def _finite(values: np.ndarray) -> bool:
+    return bool(np.isfinite(values).all()) if len(values) else True
+
+
+def _swap_hint(n_fields: int, expected_kind: str) -> str:
+    if expected_kind == "qrels" and n_fields >= RUN_FIELDS:
+        return " This looks like a run line: were QRELS and RUN given in the wrong order?"
+    if expected_kind == "run" and n_fields == QRELS_FIELDS:
+        return " This looks like a qrels line: were QRELS and RUN given in the wrong order?"
+    return ""
+
+
+def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(source, lineno, f"{field} {text!r} is not a number", line) from None
+    if not math.isfinite(value):
+        raise InputError(source, lineno, f"{field} {text!r} is not a finite number", line)
+    return value
+
+
+def _decode(source: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        lineno = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(source, lineno, "is not valid UTF-8 text") from None
+
+
+def _check_not_empty(source: str, data: bytes, kind: str, layout: str) -> None:
+    if not data.strip():
+        raise InputError(source, None, f"{kind} file is empty; expected lines '{layout}'")
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file (``query iteration doc grade``).
+
+    Raises
+    ------
+    InputError
+        Naming file, line and the expected layout when a line is malformed, a grade is not a
+        finite number, or the file is empty.
+    """
+    source = str(path)
+    data = read_bytes(path)
+    _check_not_empty(source, data, "qrels", "query iteration doc grade")
+    if _is_clean(data):
+        cols = _fast_read(data, QRELS_FIELDS, {0: pa.string(), 2: pa.string(), 3: pa.float64()})
+        if cols is not None:
+            grade = cols[2].to_numpy(zero_copy_only=False)
+            if _finite(grade):
+                return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
+    return _slow_qrels(source, data)
+
+
+def _slow_qrels(source: str, data: bytes) -> Qrels:
+    queries: list[str] = []
+    docs: list[str] = []
+    grades: list[float] = []
+    lines: list[int] = []
+    comments = blanks = 0
+    for lineno, raw in enumerate(_decode(source, data).split("\n"), 1):
+        line = raw.strip()
+        if not line:
+            blanks += 1
+            continue
+        if line.startswith("#"):
+            comments += 1
+            continue
+        parts = line.split()
+        if len(parts) != QRELS_FIELDS:
+            raise InputError(
+                source,
+                lineno,
+                f"expected 4 whitespace-separated fields 'query iteration doc grade', found {len(parts)}."
+                + _swap_hint(len(parts), "qrels"),
+                raw,
+            )
+        queries.append(parts[0])
+        docs.append(parts[2])
+        grades.append(_number(source, lineno, parts[3], "grade", raw))
+        lines.append(lineno)
+    if not grades:
+        raise InputError(source, None, "qrels file has no judgment lines; expected 'query iteration doc grade'")
+    return Qrels(
+        pa.array(queries, pa.string()),
+        pa.array(docs, pa.string()),
+        np.asarray(grades, dtype=np.float64),
+        source,
+        np.asarray(lines, dtype=np.int64),
+        comments,
+        blanks - 1 if data.endswith(b"\n") else blanks,
+        from_file=True,
+    )
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file (``query Q0 doc rank score tag``).
+
+    The run tag reported is the last line's, as trec_eval reports it.
+    """
+    source = str(path)
+    data = read_bytes(path)
+    _check_not_empty(source, data, "run", "query Q0 doc rank score tag")
+    if _is_clean(data):
+        cols = _fast_read(data, RUN_FIELDS, {0: pa.string(), 2: pa.string(), 4: pa.float64()})
+        if cols is not None:
+            score = cols[2].to_numpy(zero_copy_only=False)
+            if _finite(score):
+                return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=_last_tag(data), from_file=True)
+    return _slow_run(source, data)
+
+
+def _last_tag(data: bytes) -> str | None:
+    tail = data.rstrip().rsplit(b"\n", 1)[-1].split()
+    return tail[5].decode("utf-8", "replace") if len(tail) >= RUN_FIELDS else None
+
+
+def _slow_run(source: str, data: bytes) -> Run:
+    queries: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    lines: list[int] = []
+    comments = blanks = extra = 0
+    tag: str | None = None
+    for lineno, raw in enumerate(_decode(source, data).split("\n"), 1):
+        line = raw.strip()
+        if not line:
+            blanks += 1
+            continue
+        if line.startswith("#"):
+            comments += 1
+            continue
+        parts = line.split()
+        if len(parts) < RUN_FIELDS:
+            raise InputError(
+                source,
+                lineno,
+                f"expected 6 whitespace-separated fields 'query Q0 doc rank score tag', found {len(parts)}."
+                + _swap_hint(len(parts), "run"),
+                raw,
+            )
+        if len(parts) > RUN_FIELDS:
+            extra += 1
+        queries.append(parts[0])
+        docs.append(parts[2])
+        scores.append(_number(source, lineno, parts[4], "score", raw))
+        lines.append(lineno)
+        tag = parts[5]
+    if not scores:
+        raise InputError(source, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
+    return Run(
+        pa.array(queries, pa.string()),
+        pa.array(docs, pa.string()),
+        np.asarray(scores, dtype=np.float64),
+        source,
+        np.asarray(lines, dtype=np.int64),
+        tag,
+        comments,
+        blanks - 1 if data.endswith(b"\n") else blanks,
+        extra,
+        from_file=True,
+    )

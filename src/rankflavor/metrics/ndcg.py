@@ -1,0 +1,101 @@
+"""DCG and NDCG over every flavor axis.
+
+References
+----------
+K. Järvelin, J. Kekäläinen. "Cumulated gain-based evaluation of IR techniques". ACM TOIS 20(4), 2002.
+F. McSherry, M. Najork. "Computing IR performance measures efficiently in the presence of tied
+scores". ECIR 2008 (``ties=averaged``).
+trec_eval 9.0.8 ``m_ndcg.c`` / ``m_ndcg_cut.c`` (global ideal, positive gains only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import kernels as K
+from .registry import INPUT_KNOBS, MetricSpec, register
+
+
+def _row_gains(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
+    g = K.gain(r.grade, r.judged, measure.flavor)
+    if measure.flavor.ties == "averaged" and len(g):
+        # McSherry-Najork: every row of a tie group earns the group's mean gain.
+        sums = np.bincount(r.tie_group, weights=g)
+        sizes = np.bincount(r.tie_group)
+        g = (sums / sizes)[r.tie_group]
+    return g
+
+
+def _dcg(r, measure, denom) -> np.ndarray:  # type: ignore[no-untyped-def]
+    g = _row_gains(r, measure)
+    mask = np.ones(len(g), dtype=bool) if measure.k is None else r.rank <= measure.k
+    return K.segment_sum(r.q[mask], g[mask] / denom[r.rank[mask]], r.n_queries)
+
+
+def _ideal_cut(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
+    f = measure.flavor
+    n = r.n_queries
+    if f.ideal_cut == "none":
+        return np.full(n, np.inf)
+    limit = np.inf if measure.k is None else float(measure.k)
+    if f.ideal_cut == "hits":
+        return np.minimum(limit, r.n_ret.astype(np.float64))
+    return np.full(n, limit)
+
+
+def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
+    denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
+    dcg = _dcg(r, measure, denom)
+    return dcg, np.zeros(r.n_queries, dtype=bool)
+
+
+def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
+    f = measure.flavor
+    n = r.n_queries
+    cut = _ideal_cut(r, measure)
+    longest = max(r.max_len, int(np.bincount(r.jq, minlength=n).max()) if len(r.jq) else 0, 1)
+    longest = max(longest, f.recall_depth or 0, measure.k or 0)
+    denom = K.discount_denominators(f, longest)
+    dcg = _dcg(r, measure, denom)
+    if f.ideal == "global":
+        jg = K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)
+        idcg = K.ideal_dcg(r.jq, jg, cut, denom, n)
+    elif f.ideal == "max":
+        top = f.top_grade
+        if top is None:
+            from ..errors import FlavorError
+
+            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
+        # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
+        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+        cum = np.concatenate([[0.0], np.cumsum(g_top / denom[1:])])
+        idcg = cum[slots]
+    else:
+        g = K.gain(r.grade, r.judged, f)
+        pick = np.ones(len(g), dtype=bool) if f.ideal == "local" else r.rank <= (f.recall_depth or 0)
+        idcg = K.ideal_dcg(r.q[pick], g[pick], cut, denom, n)
+    empty = idcg <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(empty, 0.0, dcg / np.where(empty, 1.0, idcg))
+    return values, empty
+
+
+register(
+    MetricSpec(
+        "ndcg",
+        ("gain", "discount", "ideal", "ideal_cut", "max_grade", "rel", *INPUT_KNOBS),
+        ndcg_kernel,
+        aliases=("nDCG", "ndcg_cut"),
+        doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
+    )
+)
+register(
+    MetricSpec(
+        "dcg",
+        ("gain", "discount", "rel", *INPUT_KNOBS),
+        dcg_kernel,
+        doc="Discounted cumulative gain (not normalised).",
+        uses_empty=False,
+    )
+)

@@ -1,0 +1,68 @@
+"""The metric registry: what each metric is called, which flavor knobs it reads, its kernel.
+
+Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
+tests. Nothing else dispatches on metric names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..measure import Measure
+    from ..order import Ranked
+
+#: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
+INPUT_KNOBS: tuple[str, ...] = ("unjudged", "negatives", "ties", "precision", "depth", "duplicates", "missing")
+
+#: ``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the query
+#: had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy.
+Kernel = Callable[["Ranked", "Measure"], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric: its canonical name, the knobs it reads, cutoff rule and kernel.
+
+    Attributes
+    ----------
+    name : canonical name, printed in every flavor string.
+    knobs : flavor knobs this metric reads; the rest are not printed and do not change it.
+    cutoff : ``"optional"``, ``"required"`` or ``"none"`` (whether ``@k`` is allowed).
+    summary : ``"mean"`` over queries, or ``"sum"`` for counts (trec_eval's num_* rows).
+    aliases : other accepted spellings (case-insensitive).
+    doc : one line for ``rankflavor flavors`` and the docs.
+    """
+
+    name: str
+    knobs: tuple[str, ...]
+    kernel: Kernel
+    cutoff: str = "optional"
+    summary: str = "mean"
+    aliases: tuple[str, ...] = ()
+    doc: str = ""
+    uses_empty: bool = True
+
+
+REGISTRY: dict[str, MetricSpec] = {}
+_LOOKUP: dict[str, str] = {}
+
+
+def register(spec: MetricSpec) -> MetricSpec:
+    REGISTRY[spec.name] = spec
+    for alias in (spec.name, *spec.aliases):
+        _LOOKUP[alias.lower()] = spec.name
+    return spec
+
+
+def lookup(name: str) -> MetricSpec | None:
+    key = _LOOKUP.get(name.lower())
+    return REGISTRY[key] if key else None
+
+
+def known_names() -> list[str]:
+    return list(REGISTRY)

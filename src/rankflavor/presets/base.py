@@ -1,0 +1,47 @@
+"""What a preset is: a named flavor plus that tool's own metric dialect, with its evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..flavor import Flavor
+from ..measure import Measure
+
+
+@dataclass(frozen=True)
+class Template:
+    """One measure a dialect name stands for, before user overrides are applied."""
+
+    metric: str
+    k: int | None = None
+    knobs: dict[str, str] = field(default_factory=dict)
+    label: str | None = None
+
+
+#: A dialect parses one of the tool's own metric names into templates, or returns None when the
+#: text is not in the dialect (then the canonical parser is tried). Pseudo-measures (``runid``,
+#: ``num_q``) are returned as plain strings.
+Dialect = Callable[[str], "list[Template | str] | None"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A tool's NDCG conventions, pinned.
+
+    Attributes
+    ----------
+    name : the preset name (``--preset NAME``, ``NAME:metric``).
+    flavor : every knob as the tool sets it.
+    summary : one line for the flavor table.
+    evidence : where each setting was verified (tool version, source file, fixture).
+    dialect : parser for the tool's own metric names.
+    finalize : last adjustment after user overrides (for knobs that follow other knobs).
+    """
+
+    name: str
+    flavor: Flavor
+    summary: str
+    evidence: str
+    dialect: Dialect | None = None
+    finalize: Callable[[Measure], Measure] | None = None

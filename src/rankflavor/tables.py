@@ -1,0 +1,60 @@
+"""Columnar containers for judgments and rankings, as read and before any policy is applied.
+
+Ids stay strings (``pyarrow`` string arrays); numbers are NumPy arrays. ``lines`` maps each row
+back to its 1-based line in the source so later stages can name the line of a problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Judgments: one row per (query, document, grade)."""
+
+    query: pa.Array
+    doc: pa.Array
+    grade: np.ndarray
+    source: str = "qrels"
+    lines: np.ndarray | None = None
+    comments: int = 0
+    blank_lines: int = 0
+    from_file: bool = False
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+    def line_of(self, row: int) -> int | None:
+        """1-based source line of ``row``, or None when the input was not a file."""
+        if self.lines is not None:
+            return int(self.lines[row])
+        return row + 1 if self.from_file else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """A ranking: one row per (query, document, score), in file order."""
+
+    query: pa.Array
+    doc: pa.Array
+    score: np.ndarray
+    source: str = "run"
+    lines: np.ndarray | None = None
+    tag: str | None = None
+    comments: int = 0
+    blank_lines: int = 0
+    extra_fields: int = 0
+    from_file: bool = False
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def line_of(self, row: int) -> int | None:
+        """1-based source line of ``row``, or None when the input was not a file."""
+        if self.lines is not None:
+            return int(self.lines[row])
+        return row + 1 if self.from_file else None
