@@ -1,8 +1,8 @@
 """Join a run to its judgments once: ids become integer codes, duplicates are resolved, and
 everything dropped or resolved is counted.
 
-Query and document codes are assigned in byte order of the id strings, so sorting by code is
-sorting by ``strcmp`` (trec_eval's order for topics and for its docno tie-break).
+Query codes are assigned in byte order of the id strings, so sorting by code is sorting by
+``strcmp`` (trec_eval's topic order). Document codes are identities only (hash order).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ class Aligned:
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
     run_q, run_doc, run_score, run_row : run rows (duplicates resolved), file order kept;
-        ``run_doc`` codes follow the byte order of the docno; ``run_row`` is the original row.
+        ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
+        the original row, and ``run_doc_strings[run_row]`` the docno.
     run_grade : the judged grade of each run row, NaN when the pair is not in the qrels.
     qrels_q, qrels_grade : judgments (duplicates resolved).
     """
@@ -66,7 +67,7 @@ class Aligned:
     run_grade: np.ndarray
     qrels_q: np.ndarray
     qrels_grade: np.ndarray
-    doc_ids: pa.Array
+    run_doc_strings: pa.Array
     counts: Counts
     run_tag: str | None
     run_source: str
@@ -82,10 +83,11 @@ class Aligned:
 
 
 def _codes_in_byte_order(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Dictionary-encode strings; codes ranked by byte order of the string. Returns (codes, sorted uniques)."""
-    encoded = pc.dictionary_encode(values)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
+    """Dictionary-encode strings; codes ranked by byte order of the string. Returns (codes, sorted uniques).
+
+    Used for query ids (few distinct values), whose byte order is trec_eval's output order.
+    """
+    encoded = _encode(values)
     dictionary = encoded.dictionary
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
@@ -94,10 +96,54 @@ def _codes_in_byte_order(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return rank[indices], dictionary.take(pa.array(order))
 
 
+def _encode(values: pa.Array) -> pa.DictionaryArray:
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return encoded
+
+
+_CANONICAL_INT = r"^(0|[1-9][0-9]{0,17})$"
+
+
+def _doc_codes(run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Identity codes for docnos (equal strings, equal codes), and the code span.
+
+    Docnos that are canonical decimal integers (MS MARCO style) are their own codes, which avoids
+    hashing millions of strings; otherwise the strings are dictionary-encoded. Codes carry no
+    order: the docno tie-break compares strings (order.py).
+    """
+    try:
+        run_num = pc.cast(run_doc, pa.int64()).to_numpy(zero_copy_only=False)
+        canonical = pc.all(pc.equal(pc.cast(pa.array(run_num), pa.string()), run_doc)).as_py()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        canonical = False
+    if canonical and len(run_num) and run_num.min() >= 0:
+        numeric = pc.match_substring_regex(qrels_doc, _CANONICAL_INT).to_numpy(zero_copy_only=False)
+        jd = np.full(len(qrels_doc), -1, dtype=np.int64)
+        if numeric.any():
+            jd[numeric] = pc.cast(qrels_doc.filter(pa.array(numeric)), pa.int64()).to_numpy(zero_copy_only=False)
+        lo = int(min(run_num.min(), jd[numeric].min() if numeric.any() else run_num.min()))
+        others = ~numeric
+        span = int(max(run_num.max(), jd.max())) - lo + 1
+        if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
+            extra = _encode(qrels_doc.filter(pa.array(others))).indices.to_numpy(zero_copy_only=False)
+            jd[others] = span + lo + extra.astype(np.int64)
+            span += int(extra.max()) + 1
+        if span * max(n_queries, 1) < 1 << 62:
+            return run_num.astype(np.int64) - lo, jd - lo, span
+    encoded = _encode(pa.concat_arrays([run_doc, qrels_doc]))
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1)
+
+
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved."""
+    plain = np.sort(keys)
+    if not (plain[1:] == plain[:-1]).any():
+        return np.arange(len(keys)), 0
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
     dup = np.flatnonzero(sk[1:] == sk[:-1]) + 1
@@ -136,10 +182,8 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades."""
     nr, nj = len(run), len(qrels)
     q_all, query_ids = _codes_in_byte_order(pa.concat_arrays([run.query, qrels.query]))
-    d_all, doc_ids = _codes_in_byte_order(pa.concat_arrays([run.doc, qrels.doc]))
     rq, jq = q_all[:nr], q_all[nr:]
-    rd, jd = d_all[:nr], d_all[nr:]
-    n_docs = max(len(doc_ids), 1)
+    rd, jd, n_docs = _doc_codes(run.doc, qrels.doc, len(query_ids))
     rkey = rq * n_docs + rd
     jkey = jq * n_docs + jd
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
@@ -178,7 +222,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         run_lines_with_extra_fields=run.extra_fields,
     )
     return Aligned(
-        query_ids=np.asarray(query_ids.to_numpy(zero_copy_only=False), dtype=object),
+        query_ids=np.array(query_ids.to_pylist(), dtype=object),
         in_run=in_run,
         in_qrels=in_qrels,
         run_q=rq.astype(np.int64),
@@ -188,7 +232,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         run_grade=rgrade,
         qrels_q=jq.astype(np.int64),
         qrels_grade=jgrade,
-        doc_ids=doc_ids,
+        run_doc_strings=run.doc,
         counts=counts,
         run_tag=run.tag,
         run_source=run.source,

@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .align import Aligned
 from .errors import InputError
 from .flavor import Flavor
 
-ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth")
+ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Ranked:
     tie_group : id of the run of equal scores a row belongs to (increasing; never shared across queries).
     n_ret : rows per query code.
     jq, jgrade : usable judgments (query code, grade) of every query, for ideals and R.
+    row : index of each ranked row in the aligned run arrays (which document sits at each rank),
+        for per-document explanations; None when built elsewhere.
     """
 
     aligned: Aligned
@@ -46,6 +50,7 @@ class Ranked:
     jgrade: np.ndarray
     dropped_by_depth: int
     dropped_unjudged: int
+    row: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -94,21 +99,11 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
     if flavor.precision == "float32":
         score = score.astype(np.float32).astype(np.float64)
     q = aligned.run_q
-    ties = flavor.ties
-    if ties in ("docno_desc", "averaged"):
-        tie_key = -aligned.run_doc
-    elif ties == "docno_asc":
-        tie_key = aligned.run_doc
-    elif ties == "input_order":
-        tie_key = aligned.run_row
-    elif ties == "pessimistic":
-        tie_key = grade  # lowest grade first; lexsort keys below break remaining ties by file order
-    else:  # optimistic
-        tie_key = -grade
-    if ties in ("pessimistic", "optimistic"):
-        order = np.lexsort((aligned.run_row, tie_key, -score, q))
-    else:
-        order = np.lexsort((tie_key, -score, q))
+    order = _by_query_and_score(q, score)
+    order = _break_ties(order, q, score, grade, aligned, flavor.ties)
+    if flavor.self_hits == "drop":
+        # BEIR ignore_identical_ids: a document named like its query leaves the ranking first.
+        order = order[~_self_hits(aligned)[order]]
 
     q_s = q[order]
     score_s = score[order]
@@ -150,7 +145,72 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
         jgrade=jgrade,
         dropped_by_depth=dropped_depth,
         dropped_unjudged=dropped_unjudged,
+        row=order,
     )
+
+
+def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Rows grouped by query, score descending, equal scores in file order.
+
+    Most runs arrive grouped by query and sorted by score; checking that in O(n) replaces the sort.
+    Groups need not be in query-code order: kernels reduce by code, not by position.
+    """
+    n = len(q)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = q[1:] != q[:-1]
+    grouped = int(change.sum()) + 1 == int((np.bincount(q) > 0).sum())
+    if grouped and not ((score[1:] > score[:-1]) & ~change).any():
+        return np.arange(n, dtype=np.int64)
+    by_score = np.argsort(-score, kind="stable")
+    small = q.astype(np.uint16) if q.max(initial=0) < 1 << 16 else q  # 16-bit keys take numpy's radix sort
+    return by_score[np.argsort(small[by_score], kind="stable")]
+
+
+def _break_ties(
+    order: np.ndarray, q: np.ndarray, score: np.ndarray, grade: np.ndarray, aligned: Aligned, ties: str
+) -> np.ndarray:
+    """Reorder rows inside each run of equal scores by the tie rule; file order stays otherwise.
+
+    Only tied rows are touched, so the docno comparison (byte order, as trec_eval's ``strcmp``)
+    sorts just the strings of tied documents.
+    """
+    if ties in ("input_order", "averaged") or len(order) < 2:
+        return order
+    qs, ss = q[order], score[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    pos = np.flatnonzero(tied)
+    group = np.cumsum(np.concatenate([[True], ~same]))[pos]
+    rows = order[pos]
+    if ties in ("docno_desc", "docno_asc"):
+        strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
+        by_string = pc.sort_indices(strings).to_numpy()
+        key = np.empty(len(rows), dtype=np.int64)
+        key[by_string] = np.arange(len(rows))
+        if ties == "docno_desc":
+            key = -key
+        local = np.lexsort((key, group))
+    else:  # pessimistic: lowest grade first; optimistic: highest first; then file order
+        g = grade[rows] if ties == "pessimistic" else -grade[rows]
+        local = np.lexsort((aligned.run_row[rows], g, group))
+    out = order.copy()
+    out[pos] = rows[local]
+    return out
+
+
+def _self_hits(aligned: Aligned) -> np.ndarray:
+    """Per run row: does the document id equal its query id?"""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    same_doc = pc.index_in(pa.array(aligned.query_ids.tolist(), type=pa.string()), value_set=aligned.doc_ids)
+    doc_of_query = np.asarray(same_doc.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return aligned.run_doc == doc_of_query[aligned.run_q]
 
 
 def _segment_starts(q_sorted: np.ndarray) -> np.ndarray:

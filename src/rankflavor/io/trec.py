@@ -18,13 +18,15 @@ counted in the returned table.
 from __future__ import annotations
 
 import gzip
-import io
 import math
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..tables import Qrels, Run
@@ -53,42 +55,61 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
-def _is_clean(data: bytes) -> bool:
-    """True when single spaces separate every field and no line needs special handling."""
-    return not (
-        b"\t" in data
-        or b"\r" in data
-        or b"  " in data
-        or b" \n" in data
-        or b"\n " in data
-        or b"\n\n" in data
-        or b"\n#" in data
-        or data[:1] in (b" ", b"#", b"\n")
-        or b"\x0b" in data
-        or b"\x0c" in data
-    )
+def _is_gzip(path: str | os.PathLike[str]) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
-def _fast_read(data: bytes, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
+def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
+    """Parse single-space-separated lines with pyarrow; None when any line needs the line path.
+
+    Blank lines make pyarrow fail (``ignore_empty_lines=False``) rather than vanish, and extra
+    blanks or tabs change the field count, so a success here means row i is line i + 1.
+    """
     from pyarrow import csv
 
     names = [f"f{i}" for i in range(n_fields)]
     try:
-        table = csv.read_csv(
-            io.BytesIO(data),
-            read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
-            convert_options=csv.ConvertOptions(
-                column_types={names[i]: t for i, t in keep.items()},
-                include_columns=[names[i] for i in sorted(keep)],
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        if isinstance(source, (str, os.PathLike)):
+            stream = pa.CompressedInputStream(pa.OSFile(str(source)), "gzip") if _is_gzip(source) else pa.OSFile(str(source))
+        else:
+            stream = pa.BufferReader(source)
+        with stream:
+            table = csv.read_csv(
+                stream,
+                read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
+                parse_options=csv.ParseOptions(
+                    delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
+                ),
+                convert_options=csv.ConvertOptions(
+                    column_types={names[i]: t for i, t in keep.items()},
+                    include_columns=[names[i] for i in sorted(keep)],
+                    null_values=[],
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError, OSError):
         return None
-    return [table.column(names[i]).combine_chunks() for i in sorted(keep)]
+    if table.num_rows == 0:
+        return None
+    cols = [table.column(names[i]).combine_chunks() for i in sorted(keep)]
+    if pc.any(pc.starts_with(cols[0], "#")).as_py():
+        return None  # comment lines: the line path skips and counts them
+    return cols
+
+
+def _normalized(data: bytes) -> bytes | None:
+    """Tabs and runs of blanks folded to one space, lines stripped; None if comments or blank
+    lines remain (those need the line path, which counts them)."""
+    text = re.sub(rb"[ \t\r\v\f]+", b" ", data)
+    text = re.sub(rb" ?\n ?", b"\n", text).strip(b" ")
+    if not text or text.startswith((b"#", b"\n")) or b"\n#" in text or b"\n\n" in text.rstrip(b"\n"):
+        return None
+    return text
 
 
 def _finite(values: np.ndarray) -> bool:
@@ -136,15 +157,19 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
-    data = read_bytes(path)
-    _check_not_empty(source, data, "qrels", "query iteration doc grade")
-    if _is_clean(data):
-        cols = _fast_read(data, QRELS_FIELDS, {0: pa.string(), 2: pa.string(), 3: pa.float64()})
-        if cols is not None:
-            grade = cols[2].to_numpy(zero_copy_only=False)
-            if _finite(grade):
-                return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
-    return _slow_qrels(source, data)
+    kinds = {0: pa.string(), 2: pa.string(), 3: pa.float64()}
+    data: bytes | None = None
+    cols = _fast_read(path, QRELS_FIELDS, kinds) if _exists(path) else None
+    if cols is None:
+        data = read_bytes(path)
+        _check_not_empty(source, data, "qrels", "query iteration doc grade")
+        text = _normalized(data)
+        cols = _fast_read(text, QRELS_FIELDS, kinds) if text is not None else None
+    if cols is not None:
+        grade = cols[2].to_numpy(zero_copy_only=False)
+        if _finite(grade):
+            return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
+    return _slow_qrels(source, data if data is not None else read_bytes(path))
 
 
 def _slow_qrels(source: str, data: bytes) -> Qrels:
@@ -194,20 +219,24 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     The run tag reported is the last line's, as trec_eval reports it.
     """
     source = str(path)
-    data = read_bytes(path)
-    _check_not_empty(source, data, "run", "query Q0 doc rank score tag")
-    if _is_clean(data):
-        cols = _fast_read(data, RUN_FIELDS, {0: pa.string(), 2: pa.string(), 4: pa.float64()})
-        if cols is not None:
-            score = cols[2].to_numpy(zero_copy_only=False)
-            if _finite(score):
-                return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=_last_tag(data), from_file=True)
-    return _slow_run(source, data)
+    kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64(), 5: pa.dictionary(pa.int32(), pa.string())}
+    data: bytes | None = None
+    cols = _fast_read(path, RUN_FIELDS, kinds) if _exists(path) else None
+    if cols is None:
+        data = read_bytes(path)
+        _check_not_empty(source, data, "run", "query Q0 doc rank score tag")
+        text = _normalized(data)
+        cols = _fast_read(text, RUN_FIELDS, kinds) if text is not None else None
+    if cols is not None:
+        score = cols[2].to_numpy(zero_copy_only=False)
+        if _finite(score):
+            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip()
+            return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True)
+    return _slow_run(source, data if data is not None else read_bytes(path))
 
 
-def _last_tag(data: bytes) -> str | None:
-    tail = data.rstrip().rsplit(b"\n", 1)[-1].split()
-    return tail[5].decode("utf-8", "replace") if len(tail) >= RUN_FIELDS else None
+def _exists(path: str | os.PathLike[str]) -> bool:
+    return os.path.isfile(path)
 
 
 def _slow_run(source: str, data: bytes) -> Run:
