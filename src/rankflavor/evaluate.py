@@ -88,10 +88,21 @@ def evaluate_tables(
 
 
 def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: Aligned) -> MeasureResult:
-    """Apply the ``empty`` and ``missing`` policies and summarise (mean, or sum for counts)."""
+    """Apply the ``empty``, ``missing`` and ``run_only`` policies and summarise (mean, or sum for counts)."""
     f = measure.flavor
     spec = measure.spec
     evaluated = aligned.evaluated
+    run_only = aligned.in_run & ~aligned.in_qrels
+    if run_only.any() and f.run_only != "skip":
+        if f.run_only == "error":
+            names = ", ".join(map(str, aligned.query_ids[run_only][:5]))
+            raise EvaluationError(
+                f"{int(run_only.sum())} run query(ies) have no judgments ({names}"
+                f"{'...' if run_only.sum() > 5 else ''}) and {measure.name} says run_only=error; "
+                "choose run_only=skip (trec_eval) or run_only=include (trectools)"
+            )
+        # include: judged against nothing, so ``empty`` below gives the value (trectools).
+        evaluated = evaluated | run_only
     missing = aligned.in_qrels & ~aligned.in_run
     vals = values.astype(np.float64, copy=True)
     status = np.full(aligned.n_queries, OK, dtype=object)

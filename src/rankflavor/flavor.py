@@ -14,6 +14,16 @@ References
 .. [Sak07] T. Sakai. "Alternatives to Bpref". SIGIR 2007 (condensed lists).
 .. [TE] usnistgov/trec_eval 9.0.8: ``form_res_rels.c`` (ties, negative grades, float scores),
    ``m_ndcg.c``, ``m_ndcg_cut.c``, ``trec_eval.c`` (-c, -l, -M, -J).
+.. [RX] AmenRa/ranx 0.3.21: ``ranx/metrics/ndcg.py`` and ``common.py`` (``clean_qrels`` drops grades
+   below the level before DCG and IDCG), ``ranx/meta/evaluate.py`` (``check_keys``, ``-lN``).
+.. [TT] joaopalotti/trectools 0.0.50: ``trectools/trec_eval.py`` (``get_ndcg``: mean = sum over
+   topics / number of run topics).
+.. [ES] elastic/elasticsearch ``modules/rank-eval/.../DiscountedCumulativeGain.java``
+   (``unknown_doc_rating``, ideal cut at the number of hits); OpenSearch shares the code.
+.. [SPK] apache/spark ``mllib/.../evaluation/RankingMetrics.scala`` (``ndcgAt``, 3.4+ triples).
+.. [GD] TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures 0.4.3): ``$MAX_JUDGMENT = 4``.
+.. [QP] o19s/quepid ``db/scorers/p@10.js`` (divides by the documents processed, at most k).
+.. [BEIR] beir-cellar/beir ``beir/retrieval/evaluation.py`` (``ignore_identical_ids``).
 """
 
 from __future__ import annotations
@@ -122,7 +132,7 @@ def _parse_ideal(text: str) -> str:
         return f"recall@{depth}"
     if t.lower() == "recall":
         raise FlavorError("ideal 'recall' needs its candidate depth K, e.g. ideal=recall@100")
-    return _choice("ideal", ("global", "local", "recall@K", "max"))(t)
+    return _choice("ideal", ("global", "local", "recall@K", "max", "as_supplied"))(t)
 
 
 def _parse_optional_number(name: str, *, integer: bool, minimum: float) -> Callable[[str], str]:
@@ -153,6 +163,9 @@ class Knob:
     values: str
     doc: str
     parse: Callable[[str], str]
+    #: Printed in a canonical string only when set away from its default. Knobs added after the
+    #: first release are quiet, so canonical strings written before them stay valid and unchanged.
+    quiet: bool = False
 
 
 KNOBS: dict[str, Knob] = {
@@ -173,10 +186,12 @@ KNOBS: dict[str, Knob] = {
             _parse_discount,
         ),
         Knob(
-            "ideal", "global", "global | local | recall@K | max",
+            "ideal", "global", "global | local | recall@K | max | as_supplied",
             "What IDCG is computed from: global = every judgment of the query (trec_eval); local = "
             "the retrieved list re-sorted (sklearn, LightGBM); recall@K = the top K retrieved "
-            "re-sorted; max = max_grade in every slot.",
+            "re-sorted; max = max_grade in every slot; as_supplied = the query's judgments in qrels "
+            "file order, NOT sorted, zero grades keeping their slot, so NDCG can exceed 1 (Spark "
+            "RankingMetrics.ndcgAt with relevance triples [SPK]).",
             _parse_ideal,
         ),
         Knob(
@@ -188,8 +203,17 @@ KNOBS: dict[str, Knob] = {
         Knob(
             "max_grade", "none", "none | number",
             "Top grade G of the label scale, used by ideal=max. Taken from configuration, never "
-            "from the observed data.",
+            "from the observed data. When set, NDCG/DCG reject a judgment above G as bad input "
+            "(gdeval fixes G = 4 and dies on larger grades [GD]).",
             _parse_optional_number("max_grade", integer=False, minimum=0),
+        ),
+        Knob(
+            "min_grade", "none", "none | number",
+            "Grade floor of NDCG/DCG: grades below it gain 0 in the DCG and leave the ideal. ranx "
+            "applies its relevance level (default 1, metric suffix -lN) this way to NDCG too [RX]; "
+            "trec_eval never does (-l only changes binary metrics).",
+            _parse_optional_number("min_grade", integer=False, minimum=-math.inf),
+            quiet=True,
         ),
         Knob(
             "rel", "1", "number",
@@ -202,6 +226,14 @@ KNOBS: dict[str, Knob] = {
             "Retrieved documents without a judgment: zero = grade 0, rank kept; condensed = "
             "removed before ranking [Sak07] (trec_eval -J).",
             _choice("unjudged", ("zero", "condensed")),
+        ),
+        Knob(
+            "unjudged_grade", "none", "none | number",
+            "Grade assumed in the DCG for retrieved documents absent from the qrels; never added to "
+            "the ideal, so NDCG can exceed 1 (Elasticsearch/OpenSearch rank_eval dcg "
+            "unknown_doc_rating [ES]). none = they gain 0.",
+            _parse_optional_number("unjudged_grade", integer=False, minimum=-math.inf),
+            quiet=True,
         ),
         Knob(
             "negatives", "unjudged", "unjudged | zero | error",
@@ -239,6 +271,30 @@ KNOBS: dict[str, Knob] = {
             "A query in the qrels that the run does not answer: zero (trec_eval -c, ir_measures), "
             "skip (trec_eval 9.0.x default, pytrec_eval), error (trec_eval 10.0 without -c).",
             _choice("missing", ("zero", "skip", "error")),
+        ),
+        Knob(
+            "run_only", "skip", "skip | include | error",
+            "A query in the run that has no judgments at all: skip (trec_eval, ir_measures, ranx "
+            "make_comparable=True); include = evaluated as a query with nothing relevant, so empty "
+            "sets its value and it counts in the mean (trectools divides by the run's topics [TT]); "
+            "error (ranx without make_comparable [RX]).",
+            _choice("run_only", ("skip", "include", "error")),
+            quiet=True,
+        ),
+        Knob(
+            "self_hits", "keep", "keep | drop",
+            "Retrieved documents whose id equals the query id: keep, or drop before ranking (BEIR "
+            "EvaluateRetrieval.evaluate ignore_identical_ids=True, its default [BEIR]).",
+            _choice("self_hits", ("keep", "drop")),
+            quiet=True,
+        ),
+        Knob(
+            "p_divisor", "k", "k | hits",
+            "What P@k divides by: k (trec_eval: a short list counts as padded with non-relevant "
+            "documents) or hits = min(k, documents returned) (Quepid P@k [QP], Elasticsearch "
+            "precision).",
+            _choice("p_divisor", ("k", "hits")),
+            quiet=True,
         ),
         Knob(
             "duplicates", "error", "error | first | best",
@@ -286,6 +342,11 @@ class Flavor:
     missing: str = KNOBS["missing"].default
     duplicates: str = KNOBS["duplicates"].default
     total: str = KNOBS["total"].default
+    min_grade: str = KNOBS["min_grade"].default
+    unjudged_grade: str = KNOBS["unjudged_grade"].default
+    run_only: str = KNOBS["run_only"].default
+    self_hits: str = KNOBS["self_hits"].default
+    p_divisor: str = KNOBS["p_divisor"].default
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -331,6 +392,14 @@ class Flavor:
     @property
     def recall_depth(self) -> int | None:
         return int(self.ideal.split("@")[1]) if self.ideal.startswith("recall@") else None
+
+    @property
+    def grade_floor(self) -> float | None:
+        return None if self.min_grade == "none" else float(self.min_grade)
+
+    @property
+    def assumed_grade(self) -> float | None:
+        return None if self.unjudged_grade == "none" else float(self.unjudged_grade)
 
 
 @lru_cache(maxsize=4096)

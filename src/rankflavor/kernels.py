@@ -29,6 +29,8 @@ def gain(grade: np.ndarray, judged: np.ndarray, flavor: Flavor) -> np.ndarray:
     [0.0, 1.0, 3.0, 7.0]
     >>> gain(g, j, Flavor(gain="{2:5}")).tolist()   # unlisted grades keep gain g
     [0.0, 1.0, 5.0, 3.0]
+    >>> gain(g, j, Flavor(min_grade=2)).tolist()     # ranx -l2: grades below 2 gain nothing
+    [0.0, 0.0, 2.0, 3.0]
     """
     kind = flavor.gain
     if kind == "linear":
@@ -42,6 +44,9 @@ def gain(grade: np.ndarray, judged: np.ndarray, flavor: Flavor) -> np.ndarray:
         table = flavor.gain_table or ()
         for g, v in table:
             out[grade == g] = v
+    floor = flavor.grade_floor
+    if floor is not None:  # ranx: grades below its level are dropped from DCG and IDCG alike
+        out[grade < floor] = 0.0
     out[~judged] = 0.0
     return out
 

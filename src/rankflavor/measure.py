@@ -22,14 +22,19 @@ _DEFAULT = Flavor()
 _MEASURE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>[^\[\]]+))?(?:\[(?P<knobs>.*)\])?$", re.DOTALL)
 
 
-def relevant_knobs(metric: str, k: int | None, flavor: Flavor) -> tuple[str, ...]:
-    """The knobs that change ``metric`` under ``flavor``, in canonical print order."""
+def relevant_knobs(metric: str, k: int | None, flavor: Flavor, *, quiet_defaults: bool = False) -> tuple[str, ...]:
+    """The knobs that change ``metric`` under ``flavor``, in canonical print order.
+
+    Quiet knobs (``Knob.quiet``) left at their default are omitted unless ``quiet_defaults``.
+    """
     spec = registry.REGISTRY[metric]
     wanted = set(spec.knobs)
     if "rel" in wanted and metric in ("ndcg", "dcg") and flavor.gain != "binary":
         wanted.discard("rel")
-    if "max_grade" in wanted and flavor.ideal != "max":
+    if "max_grade" in wanted and flavor.ideal != "max" and flavor.max_grade == "none":
         wanted.discard("max_grade")
+    if not quiet_defaults:
+        wanted = {n for n in wanted if not (KNOBS[n].quiet and getattr(flavor, n) == KNOBS[n].default)}
     if spec.uses_empty:
         wanted.add("empty")
     order = [*KNOBS]
@@ -165,7 +170,7 @@ def build_measure(
     """Combine base, overrides and explicit knobs into a measure, checking explicit knobs apply."""
     flavor = base.with_knobs(**overrides, **explicit) if (overrides or explicit) else base
     measure = Measure(metric, k, flavor, label=label, preset=preset)
-    kept = set(relevant_knobs(measure.metric, measure.k, flavor))
+    kept = set(relevant_knobs(measure.metric, measure.k, flavor, quiet_defaults=True))
     for name in explicit:
         if name not in kept:
             raise FlavorError(

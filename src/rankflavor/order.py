@@ -204,13 +204,13 @@ def _break_ties(
 
 
 def _self_hits(aligned: Aligned) -> np.ndarray:
-    """Per run row: does the document id equal its query id?"""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    same_doc = pc.index_in(pa.array(aligned.query_ids.tolist(), type=pa.string()), value_set=aligned.doc_ids)
-    doc_of_query = np.asarray(same_doc.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return aligned.run_doc == doc_of_query[aligned.run_q]
+    """Per aligned run row: is the docno the same string as its query id?"""
+    docs = aligned.run_doc_strings.take(pa.array(aligned.run_row))
+    queries = pa.array(aligned.query_ids.tolist(), type=pa.string()).take(pa.array(aligned.run_q))
+    same = pc.equal(pc.cast(docs, pa.string()), queries)
+    if isinstance(same, pa.ChunkedArray):
+        same = same.combine_chunks()
+    return np.asarray(same.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _segment_starts(q_sorted: np.ndarray) -> np.ndarray:

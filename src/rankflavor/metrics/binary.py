@@ -33,6 +33,9 @@ def precision(r, measure):  # type: ignore[no-untyped-def]
     if measure.k is None:  # whole list: relevant retrieved / retrieved (trec_eval set_P)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(r.n_ret > 0, hits / np.maximum(r.n_ret, 1), 0.0), R == 0
+    if measure.flavor.p_divisor == "hits":  # Quepid, Elasticsearch: divide by what was shown
+        shown = np.minimum(r.n_ret, measure.k)
+        return np.where(shown > 0, hits / np.maximum(shown, 1), 0.0), R == 0
     return hits / measure.k, R == 0
 
 
@@ -93,7 +96,7 @@ def judged(r, measure):  # type: ignore[no-untyped-def]
 
 
 for spec in (
-    MetricSpec("P", BINARY_KNOBS, precision, aliases=("precision", "p"),
+    MetricSpec("P", ("p_divisor", *BINARY_KNOBS), precision, aliases=("precision", "p"),
                doc="Precision: relevant in the top k / k (short lists padded with non-relevant)."),
     MetricSpec("recall", BINARY_KNOBS, recall, aliases=("R",), doc="Recall: relevant in the top k / R."),
     MetricSpec("AP", BINARY_KNOBS, average_precision, aliases=("map", "map_cut"),

@@ -6,6 +6,8 @@ K. Järvelin, J. Kekäläinen. "Cumulated gain-based evaluation of IR techniques
 F. McSherry, M. Najork. "Computing IR performance measures efficiently in the presence of tied
 scores". ECIR 2008 (``ties=averaged``).
 trec_eval 9.0.8 ``m_ndcg.c`` / ``m_ndcg_cut.c`` (global ideal, positive gains only).
+Elasticsearch ``DiscountedCumulativeGain.java`` (``unknown_doc_rating``: DCG only); Spark
+``RankingMetrics.ndcgAt`` (relevance triples: unsorted ideal); gdeval.pl (grades > 4 rejected).
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels as K
+from ..flavor import format_number
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 
 def _row_gains(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
     g = K.gain(r.grade, r.judged, measure.flavor)
+    assumed = measure.flavor.assumed_grade
+    if assumed is not None:
+        # Elasticsearch unknown_doc_rating: documents absent from the qrels earn this grade's gain
+        # in the DCG only (the ideals below never see it).
+        g_assumed = K.gain(np.array([assumed]), np.array([True]), measure.flavor)[0]
+        g = np.where(r.pooled, g, g_assumed)
     if measure.flavor.ties == "averaged" and len(g):
         # McSherry-Najork: every row of a tie group earns the group's mean gain.
         sums = np.bincount(r.tie_group, weights=g)
@@ -43,7 +52,24 @@ def _ideal_cut(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
     return np.full(n, limit)
 
 
+def _check_scale(r, measure) -> None:  # type: ignore[no-untyped-def]
+    """Reject a judgment above ``max_grade`` (gdeval dies on grades > 4 rather than score them)."""
+    top = measure.flavor.top_grade
+    if top is not None and len(r.jgrade) and float(r.jgrade.max()) > top:
+        from ..errors import InputError
+
+        bad = int((r.jgrade > top).sum())
+        raise InputError(
+            r.aligned.qrels_source,
+            None,
+            f"{bad} judgment(s) have a grade above max_grade={format_number(top)} (largest "
+            f"{format_number(float(r.jgrade.max()))}); {measure.name} rejects them as its tool does. "
+            "Raise max_grade or remap the grades",
+        )
+
+
 def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
+    _check_scale(r, measure)
     denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
     return dcg, np.zeros(r.n_queries, dtype=bool)
@@ -52,6 +78,7 @@ def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
 def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     f = measure.flavor
     n = r.n_queries
+    _check_scale(r, measure)
     cut = _ideal_cut(r, measure)
     longest = max(r.max_len, int(np.bincount(r.jq, minlength=n).max()) if len(r.jq) else 0, 1)
     longest = max(longest, f.recall_depth or 0, measure.k or 0)
@@ -71,6 +98,14 @@ def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
         slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
         cum = np.concatenate([[0.0], np.cumsum(g_top / denom[1:])])
         idcg = cum[slots]
+    elif f.ideal == "as_supplied":
+        # Spark triples: the judgments in file order, unsorted; every judgment keeps its slot.
+        by_query = np.argsort(r.jq, kind="stable")
+        jq = r.jq[by_query]
+        jg = K.gain(r.jgrade[by_query], np.ones(len(jq), dtype=bool), f)
+        slot = K.rank_within(jq)
+        keep = slot <= cut[jq]
+        idcg = K.segment_sum(jq[keep], jg[keep] / denom[slot[keep]], n)
     else:
         g = K.gain(r.grade, r.judged, f)
         pick = np.ones(len(g), dtype=bool) if f.ideal == "local" else r.rank <= (f.recall_depth or 0)
@@ -84,7 +119,7 @@ def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
 register(
     MetricSpec(
         "ndcg",
-        ("gain", "discount", "ideal", "ideal_cut", "max_grade", "rel", *INPUT_KNOBS),
+        ("gain", "discount", "ideal", "ideal_cut", "max_grade", "min_grade", "unjudged_grade", "rel", *INPUT_KNOBS),
         ndcg_kernel,
         aliases=("nDCG", "ndcg_cut"),
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
@@ -93,7 +128,7 @@ register(
 register(
     MetricSpec(
         "dcg",
-        ("gain", "discount", "rel", *INPUT_KNOBS),
+        ("gain", "discount", "max_grade", "min_grade", "unjudged_grade", "rel", *INPUT_KNOBS),
         dcg_kernel,
         doc="Discounted cumulative gain (not normalised).",
         uses_empty=False,

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from ..order import Ranked
 
 #: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
-INPUT_KNOBS: tuple[str, ...] = ("unjudged", "negatives", "ties", "precision", "depth", "duplicates", "missing")
+INPUT_KNOBS: tuple[str, ...] = (
+    "unjudged", "negatives", "ties", "precision", "depth", "duplicates", "missing", "self_hits", "run_only",
+)
 
 #: ``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the query
 #: had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy.
