@@ -3,11 +3,16 @@
 Public API (imported lazily so ``import rankflavor`` stays cheap)::
 
     evaluate(qrels, run, metrics, preset=None, **knobs) -> Results
+    spread(qrels, runs, measure="ndcg@10", grid=None, presets=True) -> Spread
+    explain(qrels, run, query, measure="ndcg@10") -> Explanation
+    diff(qrels, run, a, b) -> Diff
     Flavor, Measure, parse_measure, KNOBS
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -22,14 +27,20 @@ __all__ = [
     "RankflavorError",
     "Results",
     "UsageError",
+    "diff",
     "evaluate",
+    "explain",
     "parse_measure",
     "read_qrels",
     "read_run",
+    "spread",
 ]
 
 _LAZY = {
     "evaluate": ("rankflavor.evaluate", "evaluate"),
+    "spread": ("rankflavor.spread", "spread"),
+    "explain": ("rankflavor.explain", "explain"),
+    "diff": ("rankflavor.attribution", "diff"),
     "Results": ("rankflavor.results", "Results"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
@@ -45,12 +56,30 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from .attribution import diff
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from .evaluate import evaluate
+    from .explain import explain
     from .flavor import KNOBS, Flavor
     from .io.trec import read_qrels, read_run
     from .measure import Measure, parse_measure
     from .results import Results
+    from .spread import spread
+
+
+class _Package(types.ModuleType):
+    """Keep ``rankflavor.evaluate`` (and ``spread``, ``explain``) the function once the same-named
+    submodule is imported: the import system binds a submodule onto its package with setattr,
+    which would otherwise replace the lazily exported function by the module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        target = _LAZY.get(name)
+        if target and isinstance(value, types.ModuleType) and value.__name__ == target[0]:
+            value = getattr(value, target[1])
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

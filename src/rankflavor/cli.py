@@ -143,5 +143,78 @@ def demo_cmd(out_dir: str | None) -> None:
     click.echo(run_demo(out_dir), nl=False)
 
 
+@cli.command("spread")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-m", "--metric", "measure", default="ndcg@10", show_default=True, metavar="MEASURE",
+              help="The measure whose flavor the grid varies (canonical, dialect or PRESET:NAME).")
+@click.option("-k", "cutoff", type=int, default=None, metavar="K", help="Cutoff of the measure (metric@K).")
+@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names the measure uses.")
+@click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of the base flavor. Repeatable.")
+@click.option("--vary", multiple=True, metavar="KNOB=V1,V2,...",
+              help="A grid knob and its values. Repeatable; replaces the default grid "
+              "(gain x discount x ideal x unjudged x ties).")
+@click.option("--no-presets", is_flag=True, help="Leave out the flavors of the registered presets.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
+               flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, fmt: str) -> None:
+    """Evaluate RUNs under a grid of flavors and every preset: spread, knob effects, order flips."""
+    from .flavor import parse_knob_assignments
+    from .render.spreadfmt import render_spread
+    from .spread import parse_grid, spread
+
+    grid = parse_grid(vary) if vary else None
+    result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
+                    **parse_knob_assignments(list(flavor_knobs)))
+    click.echo(render_spread(result, fmt), nl=False)
+
+
+@cli.command("explain")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("-Q", "--query", required=True, metavar="QUERY", help="The query id to explain.")
+@click.option("-m", "--metric", "measure", default="ndcg@10", show_default=True, metavar="MEASURE",
+              help="One ndcg or dcg measure (canonical, dialect or PRESET:NAME).")
+@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names the measure uses.")
+@click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Flavor knob. Repeatable.")
+@click.option("--show-ignored", type=int, default=5, show_default=True, metavar="N",
+              help="Documents listed per reason for being left out (table format).")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | None, flavor_knobs: tuple[str, ...],
+                show_ignored: int, fmt: str) -> None:
+    """Per-position table of one query: gains, discounts, contributions, the ideal list, what was ignored."""
+    from .explain import explain
+    from .flavor import parse_knob_assignments
+    from .render.explainfmt import render_explanation
+
+    result = explain(qrels, run, query, measure, preset=preset, **parse_knob_assignments(list(flavor_knobs)))
+    click.echo(render_explanation(result, fmt, show_ignored), nl=False)
+
+
+@cli.command("diff")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.argument("flavor_a", metavar="FLAVOR_A")
+@click.argument("flavor_b", metavar="FLAVOR_B")
+@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names unprefixed measures use.")
+@click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob applied to both. Repeatable.")
+@click.option("--order", "path_order", default=None, metavar="KNOB,KNOB,...",
+              help="Knobs to change first, in this order (k = the cutoff); the rest follow the default order.")
+@click.option("--scale", type=click.Choice(("value", "mean")), default="value", show_default=True,
+              help="Per-query deltas as the query's own value, or as its share of the mean.")
+@click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
+             path_order: str | None, scale: str, top: int, fmt: str) -> None:
+    """Why FLAVOR_A and FLAVOR_B differ on RUN: the gap attributed to each knob, per query and in the mean."""
+    from .attribution import diff
+    from .flavor import parse_knob_assignments
+    from .render.difffmt import render_diff
+
+    order = path_order.split(",") if path_order else None
+    result = diff(qrels, run, flavor_a, flavor_b, order=order, preset=preset,
+                  **parse_knob_assignments(list(flavor_knobs)))
+    click.echo(render_diff(result, fmt, scale, top), nl=False)
+
 def main() -> None:
     cli(prog_name="rankflavor")

@@ -1,0 +1,509 @@
+"""Explain one query's NDCG (or DCG) under one flavor, position by position.
+
+For each ranked document: its grade (or unjudged), gain, discount, contribution and running DCG;
+the ideal list with its own contributions; DCG, IDCG and NDCG; tie groups; and every document the
+flavor left out, with the reason (duplicate, below ``depth``, unjudged under ``unjudged=condensed``,
+below the cutoff).
+
+The numbers come from the engine itself: the query's rows are aligned and sorted by
+:mod:`rankflavor.align` and :mod:`rankflavor.order` with the measure's flavor, gains and
+discounts come from :mod:`rankflavor.kernels` and :mod:`rankflavor.metrics.ndcg`, and the final
+value from the metric kernel and :func:`rankflavor.evaluate.aggregate`. Running sums are
+accumulated rank by rank like the kernels' segment sums, so DCG, IDCG and NDCG equal the values
+:func:`rankflavor.evaluate` reports for that query, bit for bit.
+
+References
+----------
+.. [JK02] K. Järvelin, J. Kekäläinen. "Cumulated gain-based evaluation of IR techniques".
+   ACM TOIS 20(4):422-446, 2002.
+.. [MN08] F. McSherry, M. Najork. "Computing Information Retrieval Performance Measures
+   Efficiently in the Presence of Tied Scores". ECIR 2008 (``ties=averaged``).
+
+Examples
+--------
+>>> qrels = {"q1": {"a": 2, "b": 0, "c": 1}}
+>>> run = {"q1": {"a": 0.2, "b": 0.9, "c": 0.5}}
+>>> e = explain(qrels, run, "q1", "ndcg@3")
+>>> [(r.rank, r.doc, r.gain, round(r.contribution, 4)) for r in e.rows]
+[(1, 'b', 0.0, 0.0), (2, 'c', 1.0, 0.6309), (3, 'a', 2.0, 1.0)]
+>>> round(e.dcg, 4), round(e.idcg, 4), round(e.ndcg, 4)
+(1.6309, 2.6309, 0.6199)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import kernels as K
+from .align import Aligned, align
+from .errors import EvaluationError, UsageError, did_you_mean
+from .evaluate import aggregate
+from .flavor import Flavor
+from .io.inputs import as_qrels, as_run
+from .measure import Measure
+from .metrics.ndcg import _ideal_cut, _row_gains
+from .order import Ranked, rank
+from .tables import Qrels, Run
+
+#: Metrics explain can break down position by position.
+EXPLAINED = ("ndcg", "dcg")
+
+TIE_RULES = {
+    "docno_desc": "equal scores ordered by docno, descending (trec_eval)",
+    "docno_asc": "equal scores ordered by docno, ascending",
+    "input_order": "equal scores kept in file order",
+    "averaged": "each tie group's rows earn the group's mean gain (McSherry-Najork)",
+    "pessimistic": "equal scores ordered lowest grade first",
+    "optimistic": "equal scores ordered highest grade first",
+}
+
+
+@dataclass(frozen=True)
+class Position:
+    """One ranked document that the flavor keeps.
+
+    Attributes
+    ----------
+    rank : 1-based rank after the flavor's ordering, depth and condensing.
+    doc, score : the document and its score as read; ``line`` is its line in the run file.
+    grade : judged grade, or None when unjudged; ``judged`` is False also for negative grades
+        under ``negatives=unjudged``.
+    raw_gain : gain of the grade; ``gain`` is what enters DCG (the tie group's mean under
+        ``ties=averaged``).
+    discount : the divisor at this rank (``log2(rank + 1)`` for log2): contribution = gain / discount.
+    contribution, cumulative : this rank's share of DCG and DCG up to here; 0 and unchanged
+        below the cutoff.
+    in_cut : the rank is within the cutoff k.
+    tie_group : ``T1``, ``T2``... for rows whose score ties another row's, else None.
+    """
+
+    rank: int
+    doc: str
+    score: float
+    grade: float | None
+    judged: bool
+    raw_gain: float
+    gain: float
+    discount: float
+    contribution: float
+    cumulative: float
+    in_cut: bool
+    tie_group: str | None
+    line: int | None
+
+
+@dataclass(frozen=True)
+class IdealSlot:
+    """One slot of the ideal list (within its cut).
+
+    ``doc`` is None where the ideal is not made of documents (``ideal=max``) or their ids are not
+    recoverable; ``retrieved_rank`` is the document's rank in the evaluated list, if it is there.
+    """
+
+    rank: int
+    doc: str | None
+    grade: float | None
+    gain: float
+    discount: float
+    contribution: float
+    cumulative: float
+    retrieved_rank: int | None
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A retrieved document that does not enter DCG, and why.
+
+    ``kind`` is one of ``duplicate``, ``self_hit``, ``depth``, ``condensed``, ``cutoff``;
+    ``reason`` says it in words, with the knob responsible.
+    """
+
+    doc: str
+    score: float
+    grade: float | None
+    kind: str
+    reason: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What :func:`explain` returns.
+
+    Attributes
+    ----------
+    query : the query id.
+    measure : the measure explained (``flavor`` is its canonical string).
+    status : ``ok``, ``empty`` (nothing relevant: IDCG = 0), ``missing`` (not in the run).
+    dcg, idcg : DCG at the cutoff and the ideal's DCG (``idcg`` None for the dcg metric).
+    ndcg : the value evaluate() reports for this query (after the ``empty``/``missing`` policy),
+        None when the policy leaves the query out (``skip``) or refuses it (``error``); for the
+        dcg metric, None (see ``value``).
+    value : the evaluate() value of the measure itself (NDCG or DCG), or None as above.
+    ideal_cut : how many ideal slots count (None = all).
+    rows, ideal, ignored : the ranked documents, the ideal list, the documents left out.
+    notes : how the flavor treated this query (tie rule, policies applied, errors).
+    """
+
+    query: str
+    measure: Measure
+    status: str
+    dcg: float
+    idcg: float | None
+    ndcg: float | None
+    value: float | None
+    ideal_cut: int | None
+    rows: tuple[Position, ...]
+    ideal: tuple[IdealSlot, ...]
+    ignored: tuple[Ignored, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def flavor(self) -> str:
+        return str(self.measure)
+
+    @property
+    def tie_groups(self) -> dict[str, list[int]]:
+        """``{group label: [ranks]}`` for every group of tied scores."""
+        out: dict[str, list[int]] = {}
+        for r in self.rows:
+            if r.tie_group:
+                out.setdefault(r.tie_group, []).append(r.rank)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``dcg``, ``idcg``, ``ndcg``, ``flavor``, ``rows``, ``ideal``, ``ignored`` and more."""
+        return {
+            "query": self.query,
+            "flavor": self.flavor,
+            "metric": self.measure.metric,
+            "k": self.measure.k,
+            "status": self.status,
+            "dcg": _json(self.dcg),
+            "idcg": _json(self.idcg),
+            "ndcg": _json(self.ndcg),
+            "value": _json(self.value),
+            "ideal_cut": self.ideal_cut,
+            "rows": [
+                {"rank": r.rank, "doc": r.doc, "score": _json(r.score), "grade": _json(r.grade), "judged": r.judged,
+                 "raw_gain": r.raw_gain, "gain": r.gain, "discount": r.discount, "contribution": r.contribution,
+                 "cumulative": r.cumulative, "in_cut": r.in_cut, "tie_group": r.tie_group, "line": r.line}
+                for r in self.rows
+            ],
+            "ideal": [
+                {"rank": s.rank, "doc": s.doc, "grade": _json(s.grade), "gain": s.gain, "discount": s.discount,
+                 "contribution": s.contribution, "cumulative": s.cumulative, "retrieved_rank": s.retrieved_rank}
+                for s in self.ideal
+            ],
+            "ignored": [
+                {"doc": i.doc, "score": _json(i.score), "grade": _json(i.grade), "kind": i.kind, "reason": i.reason,
+                 "line": i.line}
+                for i in self.ignored
+            ],
+            "tie_groups": self.tie_groups,
+            "notes": list(self.notes),
+        }
+
+
+def _json(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else float(x)
+
+
+def explain(
+    qrels: Any,
+    run: Any,
+    query: str,
+    measure: str | Measure = "ndcg@10",
+    *,
+    preset: str | None = None,
+    **knobs: Any,
+) -> Explanation:
+    """Break one query's NDCG (or DCG) down position by position under one flavor.
+
+    Parameters
+    ----------
+    qrels, run : path, dict or DataFrame
+        As for :func:`rankflavor.evaluate`.
+    query : str
+        The query id (as written in the files).
+    measure : str or Measure, default ``"ndcg@10"``
+        One ndcg or dcg measure: canonical (``ndcg@10[gain=exp2]``), a dialect name
+        (``trec_eval:ndcg_cut.10``) or a :class:`Measure`.
+    preset : str, optional
+        Preset whose flavor and dialect ``measure`` uses.
+    **knobs
+        Flavor knobs applied to the measure.
+
+    Returns
+    -------
+    Explanation
+        Per-position rows, the ideal list, DCG, IDCG, NDCG, ignored documents and notes.
+    """
+    from .spread import one_measure
+
+    m = one_measure(measure, preset, knobs)
+    return explain_tables(as_qrels(qrels), as_run(run), str(query), m)
+
+
+def _only_query(aligned: Aligned, code: int) -> Aligned:
+    """The aligned data of one query; every other query is neither in the run nor in the qrels."""
+    rows = aligned.run_q == code
+    judged = aligned.qrels_q == code
+    only = np.arange(aligned.n_queries) == code
+    return replace(
+        aligned,
+        in_run=aligned.in_run & only,
+        in_qrels=aligned.in_qrels & only,
+        run_q=aligned.run_q[rows],
+        run_doc=aligned.run_doc[rows],
+        run_score=aligned.run_score[rows],
+        run_row=aligned.run_row[rows],
+        run_grade=aligned.run_grade[rows],
+        qrels_q=aligned.qrels_q[judged],
+        qrels_grade=aligned.qrels_grade[judged],
+    )
+
+
+def _query_code(aligned: Aligned, query: str, flavor: Flavor) -> int:
+    found = np.flatnonzero(aligned.query_ids == query)
+    if len(found) == 0:
+        ids = [str(q) for q in aligned.query_ids]
+        raise UsageError(f"query: {query!r} is in neither the run nor the qrels ({len(ids)} queries known)."
+                         + did_you_mean(query, ids))
+    code = int(found[0])
+    if not aligned.in_qrels[code] and getattr(flavor, "run_only", "skip") != "include":
+        raise UsageError(f"query: {query!r} is only in the run; it has no judgments, so evaluate() leaves it out "
+                         "(run_only=include would score it)")
+    return code
+
+
+def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Explanation:
+    """:func:`explain` on tables already read."""
+    if measure.metric not in EXPLAINED:
+        raise UsageError(f"measure: explain breaks down {' and '.join(EXPLAINED)} by position; received "
+                         f"{measure.name}")
+    f = measure.flavor
+    k = measure.k
+    full = align(qrels, run, duplicates=f.duplicates)
+    code = _query_code(full, query, f)
+    aligned = _only_query(full, code)
+    ranked = rank(aligned, f)
+    # Docno of each of the query's aligned rows (run_doc_strings is indexed by the input row).
+    docs = [str(d) for d in aligned.run_doc_strings.take(pa.array(aligned.run_row)).to_pylist()]
+    notes: list[str] = []
+
+    # Per-row numbers, computed by the engine's own gain, tie-averaging and discount functions.
+    n_judgments = int((ranked.jq == code).sum())
+    longest = max(len(ranked.q), n_judgments, f.recall_depth or 0, k or 0, 1)
+    denom = K.discount_denominators(f, longest)
+    gain = _row_gains(ranked, measure)
+    # The same gains before tie-averaging: the kernel's own function under a non-averaging tie rule.
+    raw_gain = gain if f.ties != "averaged" else _row_gains(ranked, replace(measure, flavor=f.with_knobs(ties="docno_desc")))
+    in_cut = np.ones(len(gain), dtype=bool) if k is None else ranked.rank <= k
+    contribution = np.where(in_cut, gain / denom[ranked.rank], 0.0)
+    # Accumulate in rank order, as the kernel's segment sum does, so the last value is DCG exactly.
+    cumulative = np.cumsum(contribution)
+    dcg = float(cumulative[-1]) if len(cumulative) else 0.0
+
+    assert ranked.row is not None  # order.rank always records it
+    row_idx = ranked.row
+    sizes = np.bincount(ranked.tie_group) if len(ranked.tie_group) else np.zeros(0, dtype=np.int64)
+    labels: dict[int, str] = {}
+    rows: list[Position] = []
+    grades = aligned.run_grade
+    for i in range(len(row_idx)):
+        j = int(row_idx[i])
+        group = int(ranked.tie_group[i])
+        tie = None
+        if sizes[group] > 1:
+            tie = labels.setdefault(group, f"T{len(labels) + 1}")
+        grade = None if np.isnan(grades[j]) else float(grades[j])
+        rows.append(Position(
+            rank=int(ranked.rank[i]), doc=docs[j], score=float(aligned.run_score[j]),
+            grade=grade, judged=bool(ranked.judged[i]), raw_gain=float(raw_gain[i]), gain=float(gain[i]),
+            discount=float(denom[ranked.rank[i]]), contribution=float(contribution[i]),
+            cumulative=float(cumulative[i]), in_cut=bool(in_cut[i]), tie_group=tie,
+            line=run.line_of(int(aligned.run_row[j])),
+        ))
+    if labels:
+        notes.append(f"ties={f.ties}: {TIE_RULES.get(f.ties, f.ties)}; {len(labels)} tie group(s) among the kept rows")
+    negatives = sum(1 for r in rows if r.grade is not None and not r.judged)
+    if negatives:
+        notes.append(f"{negatives} document(s) have a negative grade, treated as unjudged (negatives={f.negatives})")
+
+    ignored = _ignored(run, aligned, docs, ranked, measure, query, rows)
+
+    idcg: float | None = None
+    ideal: list[IdealSlot] = []
+    cut_slots: int | None = None
+    if measure.metric == "ndcg":
+        cut = float(_ideal_cut(ranked, measure)[code])
+        cut_slots = None if math.isinf(cut) else int(cut)
+        idcg, ideal = _ideal(qrels, ranked, measure, code, query, denom, cut, rows, notes)
+
+    values, empty = measure.spec.kernel(ranked, measure)
+    status = "missing" if not full.in_run[code] else ("empty" if empty[code] else "ok")
+    if not full.in_qrels[code]:
+        notes.append("the query has no judgments; run_only=include scores it as a query with nothing relevant")
+    value: float | None
+    try:
+        result = aggregate(measure, values, empty, aligned)
+        hit = np.flatnonzero(result.queries == query)
+        value = float(result.values[hit[0]]) if len(hit) else None
+        if value is None:
+            notes.append(f"this query is left out of the mean ({'missing' if status == 'missing' else 'empty'}="
+                         f"{f.missing if status == 'missing' else f.empty})")
+    except EvaluationError as exc:
+        value = None
+        notes.append(f"evaluate() refuses this query: {exc}")
+    if status == "empty" and value is not None:
+        notes.append(f"IDCG is 0 (nothing relevant): value set by empty={f.empty}")
+    if status == "missing" and value is not None:
+        notes.append(f"the run does not answer this query: value set by missing={f.missing}")
+    ndcg = value if measure.metric == "ndcg" else None
+    return Explanation(query, measure, status, dcg, idcg, ndcg, value, cut_slots, tuple(rows), tuple(ideal),
+                       tuple(ignored), tuple(notes))
+
+
+def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str, denom: np.ndarray, cut: float,
+           rows: list[Position], notes: list[str]) -> tuple[float, list[IdealSlot]]:
+    """The ideal list of one query under the flavor, and its DCG accumulated as the kernel does."""
+    f = measure.flavor
+    retrieved_rank = {r.doc: r.rank for r in rows}
+    docs: list[str | None]
+    if f.ideal == "max":
+        top = f.top_grade
+        if top is None:
+            from .errors import FlavorError
+
+            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+        slots = len(rows) if math.isinf(cut) else int(cut)
+        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
+        gains = np.full(slots, g_top)
+        grades: list[float | None] = [top] * slots
+        docs = [None] * slots
+        notes.append(f"ideal=max: grade {top:g} in every slot")
+    else:
+        if f.ideal in ("global", "as_supplied"):
+            pick = ranked.jq == code
+            cand_grade = ranked.jgrade[pick]
+            cand_gain = K.gain(cand_grade, np.ones(len(cand_grade), dtype=bool), f)
+            cand_docs = _judged_docs(qrels, query, f.duplicates, f.negatives, cand_grade)
+        else:
+            keep = np.ones(len(rows), dtype=bool)
+            if f.ideal != "local":
+                keep = ranked.rank <= (f.recall_depth or 0)
+            cand_gain = K.gain(ranked.grade, ranked.judged, f)[keep]
+            cand_grade = np.array([np.nan if r.grade is None else r.grade for r in rows], dtype=np.float64)[keep]
+            cand_docs = [r.doc for r, k in zip(rows, keep, strict=True) if k]
+        if f.ideal == "as_supplied":  # the judgments in file order, unsorted, zero gains keep their slot
+            order = list(range(len(cand_gain)))
+        else:
+            # Positive gains, largest first; equal gains are interchangeable in the sum, shown in docno order.
+            order = sorted(np.flatnonzero(cand_gain > 0).tolist(),
+                           key=lambda i: (-cand_gain[i], "" if cand_docs is None else str(cand_docs[i])))
+        if not math.isinf(cut):
+            if len(order) > cut:
+                notes.append(f"ideal list cut at {int(cut)} slot(s) (ideal_cut={f.ideal_cut}); "
+                             f"{len(order) - int(cut)} positive gain(s) left out")
+            order = order[: int(cut)]
+        gains = cand_gain[order]
+        grades = [float(cand_grade[i]) for i in order]
+        docs = [None if cand_docs is None else cand_docs[i] for i in order]
+    ranks = np.arange(1, len(gains) + 1)
+    contrib = gains / denom[ranks] if len(gains) else np.zeros(0)
+    cumulative = np.cumsum(contrib)
+    idcg = float(cumulative[-1]) if len(cumulative) else 0.0
+    slots_out = [
+        IdealSlot(int(r), d, g, float(gn), float(denom[r]), float(c), float(cu),
+                  retrieved_rank.get(d) if d is not None else None)
+        for r, d, g, gn, c, cu in zip(ranks, docs, grades, gains, contrib, cumulative, strict=True)
+    ]
+    return idcg, slots_out
+
+
+def _judged_docs(qrels: Qrels, query: str, duplicates: str, negatives: str, grades: np.ndarray) -> list[str] | None:
+    """Doc ids of the query's usable judgments, in the engine's order; None if they cannot be matched."""
+    mask = pc.equal(qrels.query, pa.scalar(query, qrels.query.type))
+    idx = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+    docs = [str(d) for d in qrels.doc.take(pa.array(idx)).to_pylist()]
+    raw = qrels.grade[idx]
+    kept: dict[str, tuple[int, float]] = {}
+    for i, (d, g) in enumerate(zip(docs, raw, strict=True)):
+        if d not in kept or (duplicates == "best" and g > kept[d][1]):
+            kept[d] = (i if d not in kept else kept[d][0], float(g))
+    # File order of the kept judgment, as align keeps them; then the negatives policy as order.rank applies it.
+    pairs = sorted(((i, d, g) for d, (i, g) in kept.items()))
+    if negatives == "zero":
+        out = [(d, max(g, 0.0)) for _, d, g in pairs]
+    else:
+        out = [(d, g) for _, d, g in pairs if g >= 0]
+    if len(out) != len(grades) or any(g != e for (_, g), e in zip(out, grades, strict=True)):
+        return None
+    return [d for d, _ in out]
+
+
+def _ignored(run: Run, aligned: Aligned, docs: list[str], ranked: Ranked, measure: Measure, query: str,
+             rows: list[Position]) -> list[Ignored]:
+    """Every run line of the query that does not enter DCG, with the reason, in the order the flavor ranks them."""
+    f = measure.flavor
+    out: list[Ignored] = []
+
+    def ignored_row(j: int, kind: str, reason: str) -> Ignored:
+        g = aligned.run_grade[j]
+        return Ignored(docs[j], float(aligned.run_score[j]), None if np.isnan(g) else float(g), kind, reason,
+                       run.line_of(int(aligned.run_row[j])))
+
+    # 1. Duplicate lines resolved away by align (duplicates=first|best).
+    mask = pc.equal(run.query, pa.scalar(query, run.query.type)).to_numpy(zero_copy_only=False)
+    dropped = np.setdiff1d(np.flatnonzero(mask), aligned.run_row)
+    for row in dropped.tolist():
+        out.append(Ignored(str(run.doc[row].as_py()), float(run.score[row]), None, "duplicate",
+                           f"duplicate line for this document (duplicates={f.duplicates}: another line kept)",
+                           run.line_of(row)))
+    # 2. Rows order.rank removed: self-hits, then below depth, then unjudged under condensing,
+    #    placed by their position in the order before depth and condensing apply.
+    assert ranked.row is not None  # order.rank always records it
+    kept = set(ranked.row.tolist())
+    if len(kept) < len(aligned.run_q):
+        relaxed = {"depth": "none", "unjudged": "zero"}
+        if getattr(f, "self_hits", "keep") != "keep":
+            relaxed["self_hits"] = "keep"
+        before = rank(aligned, f.with_knobs(**relaxed))
+        assert before.row is not None
+        depth = f.depth_limit
+        pos = 0
+        self_hit: set[int] = set()
+        if "self_hits" in relaxed:
+            without = rank(aligned, f.with_knobs(depth="none", unjudged="zero"))
+            assert without.row is not None
+            self_hit = set(before.row.tolist()) - set(without.row.tolist())
+        for j in before.row.tolist():
+            if j in self_hit:
+                out.append(ignored_row(j, "self_hit", f"document id equals the query id (self_hits={f.self_hits})"))
+                continue
+            if j not in kept:
+                if depth is not None and pos >= depth:
+                    out.append(ignored_row(j, "depth", f"below depth {depth} (depth={f.depth})"))
+                else:
+                    out.append(ignored_row(j, "condensed", "unjudged, removed before ranking (unjudged=condensed)"))
+            pos += 1
+    # 3. Kept but below the cutoff.
+    k = measure.k
+    if k is not None:
+        for r in rows:
+            if r.rank > k:
+                why = f"rank {r.rank} > k={k}: outside the cutoff"
+                if measure.metric == "ndcg" and (f.ideal == "local" or r.rank <= (f.recall_depth or 0)):
+                    why += f" (still a candidate for the ideal: ideal={f.ideal})"
+                out.append(Ignored(r.doc, r.score, r.grade, "cutoff", why, r.line))
+    return out
+
+
+__all__ = ["EXPLAINED", "Explanation", "IdealSlot", "Ignored", "Position", "explain", "explain_tables"]
