@@ -3,6 +3,7 @@
 Public API (imported lazily so ``import rankflavor`` stays cheap)::
 
     evaluate(qrels, run, metrics, preset=None, **knobs) -> Results
+    ndcg_score(y_true, y_score, k=None, preset="sklearn", ...) -> float   (scikit-learn style arrays)
     spread(qrels, runs, measure="ndcg@10", grid=None, presets=True) -> Spread
     explain(qrels, run, query, measure="ndcg@10") -> Explanation
     diff(qrels, run, a, b) -> Diff
@@ -27,9 +28,11 @@ __all__ = [
     "RankflavorError",
     "Results",
     "UsageError",
+    "dcg_score",
     "diff",
     "evaluate",
     "explain",
+    "ndcg_score",
     "parse_measure",
     "read_qrels",
     "read_run",
@@ -38,6 +41,8 @@ __all__ = [
 
 _LAZY = {
     "evaluate": ("rankflavor.evaluate", "evaluate"),
+    "ndcg_score": ("rankflavor.arrays", "ndcg_score"),
+    "dcg_score": ("rankflavor.arrays", "dcg_score"),
     "spread": ("rankflavor.spread", "spread"),
     "explain": ("rankflavor.explain", "explain"),
     "diff": ("rankflavor.attribution", "diff"),
@@ -56,6 +61,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from .arrays import dcg_score, ndcg_score
     from .attribution import diff
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from .evaluate import evaluate

@@ -84,6 +84,12 @@ def eval_cmd(
 
 
 def _default_metrics(preset: str | None) -> list[str]:
+    if preset:
+        from .presets import get_preset
+
+        chosen = get_preset(preset).default_metrics  # the measures that tool's users quote
+        if chosen:
+            return list(chosen)
     if preset and preset.lower() in ("trec_eval", "pytrec_eval"):
         # trec_eval's defaults, less gm_map and iprec_at_recall (not implemented yet).
         return ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P"]

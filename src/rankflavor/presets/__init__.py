@@ -20,7 +20,7 @@ NATIVE = Preset(
 
 #: Modules of this package that define presets; each exposes ``PRESETS: list[Preset]``.
 #: Adding a tool family = one module here (its dialect, pinned knobs, evidence) + its tests.
-_MODULES = ("trec_eval",)
+_MODULES = ("trec_eval", "ir", "engines")
 
 
 def _load() -> dict[str, Preset]:
@@ -101,4 +101,54 @@ def _finish(preset: Preset, measure: Measure) -> Measure:
     return preset.finalize(measure) if preset.finalize else measure
 
 
-__all__ = ["PRESETS", "Preset", "Template", "get_preset", "resolve_measures"]
+#: Knobs shown as columns of the flavor table; every other knob a preset sets away from its
+#: default is listed under "other knobs".
+_TABLE_KNOBS = ("gain", "discount", "ideal", "ideal_cut", "unjudged", "negatives", "ties", "precision", "empty", "missing")
+
+
+def flavor_table_markdown() -> str:
+    """The preset flavor table of ``docs/flavors.md``, generated from the registry.
+
+    Three parts: the pinned knobs of every preset, what each reproduces with its evidence, and the
+    canonical flavor string of each preset's default measures (what ``rankflavor eval QRELS RUN
+    --preset NAME`` prints). ``tests/test_presets_ir.py`` fails when the document drifts from it.
+    """
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    default = Flavor()
+    head = ["preset", *_TABLE_KNOBS, "other knobs"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in PRESETS.values():
+        others = [f"{n}={v}" for n, v in p.flavor.knobs().items() if n not in _TABLE_KNOBS and v != getattr(default, n)]
+        row = [f"`{p.name}`", *(f"`{getattr(p.flavor, n)}`" for n in _TABLE_KNOBS), ", ".join(f"`{o}`" for o in others)]
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    lines += ["", "| preset | what it reproduces | evidence |", "|---|---|---|"]
+    lines += [f"| `{p.name}` | {cell(p.summary)} | {cell(p.evidence)} |" for p in PRESETS.values()]
+    lines += ["", "Default measures (`rankflavor eval QRELS RUN --preset NAME` without `-m`) and their full flavor:", ""]
+    for p in PRESETS.values():
+        if not p.default_metrics:
+            continue
+        measures, _ = resolve_measures(list(p.default_metrics), p.name, {})
+        lines += [f"- `{p.name}`:"]
+        lines += [f"  - {cell(m.display)}: `{m}`" for m in measures]
+    return "\n".join(lines) + "\n"
+
+
+#: The block of ``docs/flavors.md`` that :func:`write_flavor_doc` owns.
+GENERATED = re.compile(r"(<!-- BEGIN GENERATED[^>]*-->\n)(.*?)(<!-- END GENERATED -->)", re.DOTALL)
+
+
+def write_flavor_doc(path: str = "docs/flavors.md") -> None:
+    """Regenerate the preset table inside ``path`` (between its GENERATED markers)."""
+    from pathlib import Path
+
+    doc = Path(path)
+    text, n = GENERATED.subn(lambda m: m.group(1) + flavor_table_markdown() + m.group(3), doc.read_text())
+    if n != 1:
+        raise FlavorError(f"{path}: expected one <!-- BEGIN GENERATED --> ... <!-- END GENERATED --> block, found {n}")
+    doc.write_text(text)
+
+
+__all__ = ["PRESETS", "Preset", "Template", "flavor_table_markdown", "get_preset", "resolve_measures", "write_flavor_doc"]

@@ -37,6 +37,8 @@ class Preset:
     evidence : where each setting was verified (tool version, source file, fixture).
     dialect : parser for the tool's own metric names.
     finalize : last adjustment after user overrides (for knobs that follow other knobs).
+    default_metrics : what ``rankflavor eval --preset NAME`` reports when no ``-m`` is given, in
+        the tool's own names (the measures its users quote: BEIR's NDCG@10, MS MARCO's MRR@10).
     """
 
     name: str
@@ -45,3 +47,4 @@ class Preset:
     evidence: str
     dialect: Dialect | None = None
     finalize: Callable[[Measure], Measure] | None = None
+    default_metrics: tuple[str, ...] = ()

@@ -1,0 +1,521 @@
+"""IR toolkits and leaderboards: ir_measures, gdeval, ranx, trectools, NTCIREVAL, MS MARCO, TREC DL, BEIR.
+
+Each preset pins the tool's flavor and parses the tool's own metric names. Where the tool installs
+from PyPI it is checked by differential tests on thousands of random queries and on the real
+TREC DL 2019 run (``tests/test_presets_ir.py``); the evidence string of every preset says how.
+
+References
+----------
+terrierteam/ir_measures 0.4.3: ``providers/pytrec_eval_provider.py``, ``msmarco_provider.py``
+(RR@k: score desc, docno asc), ``judged_provider.py``, ``gdeval_provider.py``,
+``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0).
+TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures): exp2 gain, score desc then docno desc,
+grades > 4 rejected, topics without a positive judgment omitted.
+AmenRa/ranx 0.3.21: ``ranx/metrics/*.py`` (``clean_qrels`` drops grades below the level for every
+metric, NDCG included), ``ranx/meta/evaluate.py`` (``-lN`` suffix, ``check_keys``).
+joaopalotti/trectools 0.0.50: ``trectools/trec_eval.py``, ``trec_run.py`` (``read_run`` sorts by
+score desc, docid asc; ``get_ndcg`` never re-sorts; means divide by the run's topics).
+mpkato/pyNTCIREVAL 0.0.3: ``metrics/ndcg.py`` (Järvelin-Kekäläinen ``logb``), ``metrics/ms_ndcg.py``.
+microsoft MS MARCO ``ms_marco_eval.py`` (MRR@10 over every reference query).
+beir-cellar/beir ``beir/retrieval/evaluation.py`` (pytrec_eval ``ndcg_cut``/``map_cut``/``recall``/
+``P``, mean over the queries pytrec_eval returns, ``ignore_identical_ids=True``) and
+``custom_metrics.py`` (``mrr``: Python sort, divided by every qrels query).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from ..errors import FlavorError
+from ..flavor import Flavor, format_number
+from .base import Preset, Template
+
+# ---------------------------------------------------------------------------------------------
+# ir_measures
+
+
+IR_MEASURES_FLAVOR = Flavor(
+    gain="linear",
+    discount="log2",
+    ideal="global",
+    ideal_cut="k",
+    unjudged="zero",
+    negatives="unjudged",
+    ties="docno_desc",
+    precision="float32",
+    empty="zero",
+    missing="zero",
+    run_only="skip",
+    duplicates="error",
+)
+
+#: ir_measures measure names (and registered aliases) -> (rankflavor metric, parameters it accepts,
+#: whether a cutoff is required).
+_IRM_MEASURES: dict[str, tuple[str, frozenset[str], bool]] = {
+    "nDCG": ("ndcg", frozenset({"dcg", "gains", "judged_only"}), False),
+    "P": ("P", frozenset({"rel", "judged_only"}), True),
+    "RR": ("RR", frozenset({"rel", "judged_only"}), False),
+    "AP": ("AP", frozenset({"rel", "judged_only"}), False),
+    "R": ("recall", frozenset({"judged_only"}), True),
+    "Judged": ("judged", frozenset(), False),
+    "Success": ("success", frozenset({"rel", "judged_only"}), True),
+    "Rprec": ("Rprec", frozenset({"rel", "judged_only"}), False),
+    "Bpref": ("bpref", frozenset({"rel"}), False),
+    "NumRet": ("num_ret", frozenset({"rel"}), False),
+    "NumRelRet": ("num_rel_ret", frozenset({"rel"}), False),
+    "NumRel": ("num_rel", frozenset(), False),
+}
+_IRM_ALIASES = {"NDCG": "nDCG", "Precision": "P", "MRR": "RR", "MAP": "AP", "Recall": "R", "RPrec": "Rprec",
+                "BPref": "Bpref"}
+_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\d+))?$", re.DOTALL)
+
+#: ir_measures answers RR@k and Judged in Python (msmarco and judged providers): scores compared
+#: as float64, ties by docno ascending, not pytrec_eval's float32 and docno descending.
+_PYTHON_SORT = {"ties": "docno_asc", "precision": "float64"}
+
+
+def _irm_params(text: str, params: str | None) -> dict[str, Any]:
+    if not params or not params.strip():
+        return {}
+    try:
+        call = ast.parse(f"_({params})", mode="eval").body
+    except SyntaxError:
+        raise FlavorError(f"ir_measures measure {text!r}: cannot read the parameters {params!r}") from None
+    if not isinstance(call, ast.Call) or call.args:
+        raise FlavorError(f"ir_measures measure {text!r}: parameters are name=value pairs, received {params!r}")
+    out: dict[str, Any] = {}
+    for kw in call.keywords:
+        try:
+            out[str(kw.arg)] = ast.literal_eval(kw.value)
+        except ValueError:
+            raise FlavorError(f"ir_measures measure {text!r}: parameter {kw.arg} must be a literal") from None
+    return out
+
+
+def _gains_knob(text: str, gains: Any) -> str:
+    if not isinstance(gains, dict) or not gains:
+        raise FlavorError(f"ir_measures measure {text!r}: gains must be a non-empty dict like {{0:0,1:1,2:3}}")
+    pairs = []
+    for grade, gain in sorted(gains.items()):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (grade, gain)):
+            raise FlavorError(f"ir_measures measure {text!r}: gains maps numbers to numbers, received {gains!r}")
+        pairs.append(f"{format_number(grade)}:{format_number(gain)}")
+    return "{" + ",".join(pairs) + "}"
+
+
+def parse_ir_measures(text: str) -> list[Template | str] | None:
+    """Read an ir_measures measure name (``nDCG(judged_only=True)@10``, ``P(rel=2)@10``, ``RR@10``).
+
+    Returns None for names that are not ir_measures measures, so canonical names still work.
+
+    >>> [t.knobs for t in parse_ir_measures("RR@10")]  # msmarco provider: Python sort
+    [{'ties': 'docno_asc', 'precision': 'float64'}]
+    >>> parse_ir_measures("nDCG(dcg='exp-log2')@10")[0].knobs["gain"]
+    'exp2'
+    """
+    m = _IRM_NAME.match(text.strip())
+    if not m:
+        return None
+    name = _IRM_ALIASES.get(m.group("name"), m.group("name"))
+    if name == "NumQ" and not m.group("params") and not m.group("cutoff"):
+        return ["num_q"]
+    if name in ("ERR", "nERR", "RBP", "SDCG", "infAP", "IPrec", "SetP", "SetR", "SetF", "SetAP"):
+        raise FlavorError(f"ir_measures measure {name} is not reproduced by the ir_measures preset yet")
+    if name not in _IRM_MEASURES:
+        return None
+    metric, allowed, needs_cutoff = _IRM_MEASURES[name]
+    params = _irm_params(text, m.group("params"))
+    unknown = set(params) - allowed
+    if unknown:
+        raise FlavorError(
+            f"ir_measures measure {text!r}: {name} takes {', '.join(sorted(allowed)) or 'no parameters'} "
+            f"(and @cutoff), received {', '.join(sorted(unknown))}"
+        )
+    k = int(m.group("cutoff")) if m.group("cutoff") else None
+    if needs_cutoff and k is None:
+        raise FlavorError(f"ir_measures measure {name} needs a cutoff, e.g. {name}@10; received {text!r}")
+    knobs: dict[str, str] = {}
+    if "rel" in params:
+        knobs["rel"] = format_number(float(params["rel"]))
+    if params.get("judged_only"):
+        knobs["unjudged"] = "condensed"
+    if name == "nDCG":
+        knobs["ideal_cut"] = "k" if k is not None else "none"
+        if "gains" in params:
+            knobs["gain"] = _gains_knob(text, params["gains"])
+        dcg = params.get("dcg", "log2")
+        if dcg == "exp-log2":  # answered by gdeval.pl
+            if k is None or "gains" in params or params.get("judged_only"):
+                raise FlavorError(
+                    f"ir_measures measure {text!r}: dcg='exp-log2' runs gdeval, which needs a cutoff and "
+                    "takes neither gains nor judged_only"
+                )
+            knobs.update(gain="exp2", precision="float64", max_grade="4")
+        elif dcg != "log2":
+            raise FlavorError(f"ir_measures measure {text!r}: dcg is 'log2' or 'exp-log2', received {dcg!r}")
+    if (name == "RR" and k is not None) or name == "Judged":
+        if params.get("judged_only"):
+            raise FlavorError(f"ir_measures has no provider for {text!r} (RR@k is MS MARCO's, without judged_only)")
+        knobs.update(_PYTHON_SORT)
+    if name == "NumRet" and "rel" in params:
+        metric = "num_rel_ret"
+    return [Template(metric, k, knobs, text.strip())]
+
+
+IR_MEASURES = Preset(
+    name="ir_measures",
+    flavor=IR_MEASURES_FLAVOR,
+    summary="ir_measures 0.4.3: pytrec_eval's numbers, but qrels topics missing from the run score 0; "
+    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') is gdeval",
+    evidence="ir_measures 0.4.3 providers/pytrec_eval_provider.py, msmarco_provider.py, judged_provider.py, "
+    "gdeval_provider.py, providers/base.py (missing topics = DEFAULT 0); differential tests against "
+    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py)",
+    dialect=parse_ir_measures,
+    default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# gdeval.pl
+
+_AT = re.compile(r"^(?P<name>[A-Za-z_\-]+)\s*@\s*(?P<k>\d+)$")
+
+
+def parse_gdeval(text: str) -> list[Template | str] | None:
+    """gdeval's output columns: ``ndcg@K`` (the cutoff is required)."""
+    t = text.strip()
+    m = _AT.match(t)
+    name = (m.group("name") if m else t).lower()
+    if name not in ("ndcg", "err"):
+        return None
+    if not m:
+        raise FlavorError(f"gdeval always takes a cutoff (its argument k): write {name}@20, received {text!r}")
+    if name == "err":
+        raise FlavorError("gdeval err@k is not reproduced yet (rankflavor has no ERR metric)")
+    return [Template("ndcg", int(m.group("k")), {}, f"ndcg@{m.group('k')}")]
+
+
+GDEVAL = Preset(
+    name="gdeval",
+    flavor=Flavor(
+        gain="exp2",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        max_grade="4",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="docno_desc",
+        precision="float64",
+        empty="skip",
+        missing="skip",
+        duplicates="error",
+    ),
+    summary="gdeval.pl 1.2a (TREC Web 2010-14): 2^g-1 gain, cutoff required, grades above 4 rejected, "
+    "topics without a positive judgment or without a ranking left out of the mean",
+    evidence="gdeval.pl 1.2a as bundled with ir_measures 0.4.3 (ir_measures/bin/gdeval.pl: dcg(), runOrder, "
+    "$MAX_JUDGMENT = 4); differential tests running the perl script on random queries "
+    "(tests/test_presets_ir.py; values agree to its 5 printed decimals)",
+    dialect=parse_gdeval,
+    default_metrics=("ndcg@20",),
+)
+
+# ---------------------------------------------------------------------------------------------
+# ranx
+
+_RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>-?\d+))?$")
+#: ranx metric -> (rankflavor metric, extra knobs); the level N becomes min_grade (NDCG/DCG) or rel.
+_RANX_METRICS: dict[str, tuple[str, dict[str, str]]] = {
+    "ndcg": ("ndcg", {}),
+    "ndcg_burges": ("ndcg", {"gain": "exp2"}),
+    "dcg": ("dcg", {}),
+    "dcg_burges": ("dcg", {"gain": "exp2"}),
+    "mrr": ("RR", {}),
+    "map": ("AP", {}),
+    "recall": ("recall", {}),
+    "precision": ("P", {}),
+    "hit_rate": ("success", {}),
+    "r-precision": ("Rprec", {}),
+}
+
+
+def parse_ranx(text: str) -> list[Template | str] | None:
+    """ranx metric names: ``ndcg@10``, ``ndcg_burges@10-l2``, ``map@100``, ``r-precision``.
+
+    >>> parse_ranx("ndcg@10-l2")[0].knobs
+    {'min_grade': '2'}
+    >>> parse_ranx("precision@10-l2")[0].knobs
+    {'rel': '2'}
+    """
+    m = _RANX.match(text.strip())
+    if not m:
+        return None
+    name = m.group("name")
+    if name in ("bpref", "f1", "rbp", "hits"):
+        raise FlavorError(f"ranx {name} is not reproduced by the ranx preset (ranx bpref differs from trec_eval's)")
+    if name not in _RANX_METRICS:
+        return None
+    metric, knobs = _RANX_METRICS[name]
+    k = int(m.group("k")) if m.group("k") else None
+    if metric == "Rprec" and k is not None:
+        raise FlavorError(f"ranx r-precision takes no cutoff, received {text!r}")
+    level = format_number(float(m.group("level"))) if m.group("level") else "1"
+    level_knob = "min_grade" if metric in ("ndcg", "dcg") else "rel"
+    return [Template(metric, k, {**knobs, level_knob: level}, text.strip())]
+
+
+RANX = Preset(
+    name="ranx",
+    flavor=Flavor(
+        gain="linear",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        min_grade="1",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="input_order",
+        precision="float64",
+        empty="zero",
+        missing="error",
+        run_only="error",
+        duplicates="error",
+    ),
+    summary="ranx 0.3.21: its relevance level (default 1, suffix -lN) drops lower grades from NDCG and the "
+    "ideal too; query sets must match (make_comparable=True = missing=zero, run_only=skip); tie order "
+    "undefined (numba sort)",
+    evidence="ranx 0.3.21 ranx/metrics/ndcg.py, common.py (clean_qrels), meta/evaluate.py; differential "
+    "tests against ranx.evaluate on tie-free random queries and DL19 BM25 (tests/test_presets_ir.py)",
+    dialect=parse_ranx,
+    default_metrics=("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# trectools
+
+_TT_LABEL = re.compile(r"^(?P<name>NDCG|P|R|MAP|recip_rank)@(?P<depth>\d+)$")
+_TT_CALL = re.compile(r"^(?P<fn>get_ndcg|get_precision|get_recall|get_map|get_reciprocal_rank)\((?P<args>.*)\)$", re.DOTALL)
+_TT_FUNCTIONS = {"NDCG": "get_ndcg", "P": "get_precision", "R": "get_recall", "MAP": "get_map",
+                 "recip_rank": "get_reciprocal_rank"}
+_TT_METRIC = {"get_ndcg": "ndcg", "get_precision": "P", "get_recall": "recall", "get_map": "AP",
+              "get_reciprocal_rank": "RR"}
+
+
+def _trectools_template(fn: str, depth: int, trec_eval: bool, remove_unjudged: bool, label: str) -> Template:
+    knobs: dict[str, str] = {}
+    if fn == "get_ndcg":
+        # trec_eval=True only picks linear gain; get_ndcg never re-sorts the run (docid ascending).
+        knobs["gain"] = "linear" if trec_eval else "exp2"
+    else:
+        # the other functions re-sort by score, then docid *descending*, when trec_eval=True.
+        knobs["ties"] = "docno_desc" if trec_eval else "docno_asc"
+    # get_map has no removeUnjudged; get_reciprocal_rank accepts it but reads the unfiltered run.
+    if remove_unjudged and fn in ("get_ndcg", "get_precision", "get_recall"):
+        knobs["unjudged"] = "condensed"
+    return Template(_TT_METRIC[fn], depth, knobs, label)
+
+
+def parse_trectools(text: str) -> list[Template | str] | None:
+    """trectools result labels (``NDCG@10``, ``P@10``) or calls (``get_ndcg(depth=10, trec_eval=False)``)."""
+    t = text.strip()
+    m = _TT_LABEL.match(t)
+    if m:
+        return [_trectools_template(_TT_FUNCTIONS[m.group("name")], int(m.group("depth")), True, False, t)]
+    c = _TT_CALL.match(t)
+    if not c:
+        return None
+    args = _irm_params(t, c.group("args"))
+    unknown = set(args) - {"depth", "trec_eval", "removeUnjudged", "per_query"}
+    if unknown:
+        raise FlavorError(f"trectools call {t!r}: unsupported argument(s) {', '.join(sorted(unknown))}")
+    depth = args.get("depth", 1000)
+    if not isinstance(depth, int) or depth < 1:
+        raise FlavorError(f"trectools call {t!r}: depth must be a whole number >= 1, received {depth!r}")
+    return [_trectools_template(c.group("fn"), depth, bool(args.get("trec_eval", True)),
+                                bool(args.get("removeUnjudged", False)), t)]
+
+
+TRECTOOLS = Preset(
+    name="trectools",
+    flavor=Flavor(
+        gain="linear",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="docno_asc",
+        precision="float64",
+        empty="zero",
+        missing="skip",
+        run_only="include",
+        duplicates="error",
+    ),
+    summary="trectools 0.0.50: means divide by the run's topics (run-only topics count 0, qrels-only topics "
+    "are left out); get_ndcg keeps read_run's docid-ascending ties, the other functions re-sort docid descending",
+    evidence="trectools 0.0.50 trectools/trec_eval.py (get_ndcg, get_precision, get_recall, get_map, "
+    "get_reciprocal_rank), trec_run.py (read_run sort); differential tests against TrecEval on random "
+    "queries and DL19 BM25 (tests/test_presets_ir.py)",
+    dialect=parse_trectools,
+    default_metrics=("NDCG@10", "P@10", "R@100", "MAP@1000", "recip_rank@1000"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# NTCIREVAL
+
+_NTCIR = re.compile(r"^(?P<name>nDCG|MSnDCG)(?:@(?P<l>\d+))?(?:\s+-g\s+(?P<gains>[0-9.:]+))?$")
+
+
+def parse_ntcireval(text: str) -> list[Template | str] | None:
+    """NTCIREVAL names: ``nDCG@l`` (Järvelin-Kekäläinen, b=2), ``MSnDCG@l``; optional ``-g 1:3:7`` gains.
+
+    >>> parse_ntcireval("MSnDCG@10 -g 1:3:7")[0].knobs
+    {'discount': 'log2', 'gain': '{1:1,2:3,3:7}', 'max_grade': '3'}
+    """
+    m = _NTCIR.match(text.strip())
+    if not m:
+        return None
+    knobs: dict[str, str] = {} if m.group("name") == "nDCG" else {"discount": "log2"}
+    if m.group("gains"):
+        try:
+            gains = [float(g) for g in m.group("gains").split(":")]
+        except ValueError:
+            raise FlavorError(f"NTCIREVAL -g takes gains like 1:3:7, received {m.group('gains')!r}") from None
+        # -g gives one gain per relevance level L1..Ln; a grade above Ln has no level.
+        knobs["gain"] = "{" + ",".join(f"{i}:{format_number(g)}" for i, g in enumerate(gains, 1)) + "}"
+        knobs["max_grade"] = str(len(gains))
+    cutoff = int(m.group("l")) if m.group("l") else 1000  # NTCIREVAL's default cutoff
+    return [Template("ndcg", cutoff, knobs, text.strip())]
+
+
+NTCIREVAL = Preset(
+    name="ntcireval",
+    flavor=Flavor(
+        gain="linear",
+        discount="jk(2)",
+        ideal="global",
+        ideal_cut="k",
+        unjudged="zero",
+        negatives="error",
+        ties="input_order",
+        precision="float64",
+        empty="error",
+        missing="zero",
+        duplicates="error",
+    ),
+    summary="NTCIREVAL / pyNTCIREVAL 0.0.3: nDCG@l = Järvelin-Kekäläinen discount (ranks below b=2 "
+    "undiscounted) with user gains (-g), MSnDCG@l = log2(i+1); ranked list as given; IDCG = 0 is undefined",
+    evidence="pyNTCIREVAL 0.0.3 metrics/ndcg.py (_orig_dcglog), ms_ndcg.py, normalized_metric.py (ideal from "
+    "per-level counts), labeler.py; differential tests against pyNTCIREVAL on random queries "
+    "(tests/test_presets_ir.py); flavor-facts 4.1 fingerprints",
+    dialect=parse_ntcireval,
+    default_metrics=("nDCG@10", "MSnDCG@10", "nDCG@1000"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# Leaderboards: MS MARCO, TREC Deep Learning, BEIR
+
+
+def parse_msmarco(text: str) -> list[Template | str] | None:
+    """``MRR@10`` (the official metric) or ``MRR@k``."""
+    m = re.match(r"^MRR\s*@\s*(\d+)$", text.strip(), re.IGNORECASE)
+    if not m:
+        return None
+    return [Template("RR", int(m.group(1)), {}, f"MRR@{m.group(1)}")]
+
+
+MSMARCO = Preset(
+    name="msmarco",
+    flavor=Flavor(
+        gain="linear",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="input_order",
+        precision="float64",
+        empty="zero",
+        missing="zero",
+        duplicates="error",
+    ),
+    summary="MS MARCO passage/document leaderboards: MRR@10 from ms_marco_eval.py, averaged over every "
+    "reference query (missing = 0); the ranking is the file's order",
+    evidence="microsoft MS MARCO ms_marco_eval.py (as bundled in ir_measures 0.4.3 bin/msmarco_eval.py: "
+    "compute_metrics, MaxMRRRank = 10; the original divides by len(qids_to_relevant_passageids)); "
+    "it orders by the rank column, rankflavor by score then file order (equal when ranks follow scores); "
+    "checked against ir_measures RR@10 on DL19 (tests/test_presets_ir.py)",
+    dialect=parse_msmarco,
+    default_metrics=("MRR@10",),
+)
+
+TREC_DL = Preset(
+    name="trec_dl",
+    flavor=Flavor(
+        gain="linear",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        rel="2",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="docno_desc",
+        precision="float32",
+        empty="zero",
+        missing="zero",
+        duplicates="error",
+    ),
+    summary="TREC Deep Learning passage (NIST, Anserini): trec_eval -c; graded NDCG on 0-3, binary "
+    "measures with -l 2 (grade 1 = related, not relevant); document task: add -l 1",
+    evidence="trec.nist.gov deep2019/2020 overview conventions; Anserini DL19/DL20 passage regressions "
+    "(-c -m ndcg_cut.10; -c -l 2 -m map / recall.1000; -c -l 2 -M 10 -m recip_rank); checked against "
+    "trec_eval 9.0.8 outputs in shared/data/expected (tests/test_presets_ir.py)",
+    dialect=None,
+    default_metrics=("ndcg@10", "AP", "RR@10", "recall@100", "recall@1000"),
+)
+
+_BEIR = re.compile(r"^(?P<name>NDCG|MAP|Recall|P|MRR)@(?P<k>\d+)$")
+_BEIR_METRIC = {"NDCG": "ndcg", "MAP": "AP", "Recall": "recall", "P": "P", "MRR": "RR"}
+
+
+def parse_beir(text: str) -> list[Template | str] | None:
+    """BEIR's result keys: ``NDCG@10``, ``MAP@10``, ``Recall@100``, ``P@10`` and ``MRR@10`` (evaluate_custom)."""
+    m = _BEIR.match(text.strip())
+    if not m:
+        return None
+    name = m.group("name")
+    knobs: dict[str, str] = {}
+    if name == "MRR":
+        # custom_metrics.mrr: Python's stable sort on scores (dict order on ties), divided by every
+        # qrels query rather than by the queries pytrec_eval returns.
+        knobs = {"ties": "input_order", "precision": "float64", "missing": "zero"}
+    return [Template(_BEIR_METRIC[name], int(m.group("k")), knobs, text.strip())]
+
+
+BEIR = Preset(
+    name="beir",
+    flavor=Flavor(
+        gain="linear",
+        discount="log2",
+        ideal="global",
+        ideal_cut="k",
+        unjudged="zero",
+        negatives="unjudged",
+        ties="docno_desc",
+        precision="float32",
+        empty="zero",
+        missing="skip",
+        self_hits="drop",
+        duplicates="error",
+    ),
+    summary="BEIR leaderboard (EvaluateRetrieval.evaluate): pytrec_eval ndcg_cut = LINEAR gain, mean over the "
+    "queries the run answers, documents named like the query dropped; BEIR rounds to 5 decimals",
+    evidence="beir-cellar/beir beir/retrieval/evaluation.py (pytrec_eval map_cut/ndcg_cut/recall/P, "
+    "ignore_identical_ids=True, sum / len(scores)), custom_metrics.py (mrr); pytrec_eval parity via "
+    "tests/test_presets_ir.py on random queries and DL19",
+    dialect=parse_beir,
+    default_metrics=("NDCG@10", "Recall@100", "MAP@10", "P@10"),
+)
+
+PRESETS = [IR_MEASURES, GDEVAL, RANX, TRECTOOLS, NTCIREVAL, MSMARCO, TREC_DL, BEIR]
