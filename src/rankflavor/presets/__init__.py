@@ -20,7 +20,7 @@ NATIVE = Preset(
 
 #: Modules of this package that define presets; each exposes ``PRESETS: list[Preset]``.
 #: Adding a tool family = one module here (its dialect, pinned knobs, evidence) + its tests.
-_MODULES = ("trec_eval", "ir", "engines")
+_MODULES = ("trec_eval", "ml", "ir", "engines")
 
 
 def _load() -> dict[str, Preset]:
