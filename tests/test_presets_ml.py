@@ -644,6 +644,8 @@ def test_every_ml_preset_is_registered_with_evidence() -> None:
     for name in ("sklearn", "torchmetrics", "lightgbm", "xgboost", "catboost", "ranklib", "ranklib_qrel"):
         preset = get_preset(name)
         assert preset.flavor.ideal in ("local", "global") and preset.evidence and preset.dialect is not None
+        measures, _ = resolve_measures(list(preset.default_metrics), name, {})
+        assert measures and all(m.metric == "ndcg" and m.preset == name for m in measures)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -224,6 +224,7 @@ SKLEARN = Preset(
     evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK]; tests/test_presets_ml.py compares "
     "ndcg_score and dcg_score on thousands of random rows",
     dialect=parse_sklearn,
+    default_metrics=("ndcg@10", "ndcg"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -266,6 +267,7 @@ TORCHMETRICS = Preset(
     evidence="torchmetrics 1.9.0 functional/retrieval/ndcg.py, retrieval/base.py [TM]; "
     "tests/test_presets_ml.py (agreement to float32 rounding)",
     dialect=parse_torchmetrics,
+    default_metrics=("ndcg@10", "ndcg"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -317,6 +319,7 @@ LIGHTGBM = Preset(
     evidence="lightgbm 4.7.0 dcg_calculator.cpp, rank_metric.hpp [LGB]; shared/data/letor (LightGBM's own "
     "recorded ndcg@1,3,5,10) and random groups through Booster.eval_valid in tests/test_presets_ml.py",
     dialect=parse_lightgbm,
+    default_metrics=("ndcg", "ndcg@10"),  # LightGBM's default eval_at is 1..5
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -361,6 +364,7 @@ XGBOOST = Preset(
     evidence="xgboost 3.2.0 rank_metric.cc, ranking_utils.h/.cc [XGB]; random groups through "
     "Booster.eval on a DMatrix carrying the scores as base_margin in tests/test_presets_ml.py",
     dialect=parse_xgboost,
+    default_metrics=("ndcg", "ndcg@10"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -443,6 +447,7 @@ CATBOOST = Preset(
     evidence="catboost 1.2.10 dcg.cpp, doc_comparator.h [CB]; random groups through "
     "catboost.utils.eval_metric in tests/test_presets_ml.py",
     dialect=parse_catboost,
+    default_metrics=("NDCG", "NDCG:top=10"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -492,6 +497,7 @@ RANKLIB = Preset(
     evidence="codelibs/ranklib NDCGScorer.java, DCGScorer.java [RL] (source only; Java, not on PyPI); "
     "fingerprints of flavor-facts §4.2 in tests/test_presets_ml.py",
     dialect=_ranklib_dialect(qrel=False),
+    default_metrics=("NDCG@10",),
 )
 
 RANKLIB_QREL = Preset(
@@ -500,6 +506,7 @@ RANKLIB_QREL = Preset(
     summary="RankLib with -qrel FILE: as ranklib, but the ideal comes from every judgment of the query, cut at k",
     evidence="codelibs/ranklib NDCGScorer.loadExternalRelevanceJudgment [RL]; flavor-facts §4.2 -qrel probe",
     dialect=_ranklib_dialect(qrel=True),
+    default_metrics=("NDCG@10",),
 )
 
 PRESETS = [SKLEARN, TORCHMETRICS, LIGHTGBM, XGBOOST, CATBOOST, RANKLIB, RANKLIB_QREL]
