@@ -40,7 +40,11 @@ def cli() -> None:
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
               "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")
-@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names to use.")
+@click.option("--preset", default=None, metavar="NAME",
+              help="Tool whose flavor and metric names to use (beir, trec_dl, msmarco, ir_measures, ranx, "
+              "trectools, gdeval, ntcireval, elasticsearch, quepid, spark, sklearn, lightgbm, ...). Without -m, "
+              "reports the measures that tool's users quote, each with its full flavor: --preset beir gives "
+              "the BEIR leaderboard's NDCG@10. All presets: rankflavor flavors --presets.")
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE",
               help="Set a flavor knob on every measure that reads it. Repeatable; see `rankflavor flavors`.")
 @click.option("-q", "per_query", is_flag=True, help="Per-query values as well as the summary.")
