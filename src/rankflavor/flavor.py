@@ -245,7 +245,8 @@ KNOBS: dict[str, Knob] = {
             "ties", "docno_desc", "docno_desc | docno_asc | input_order | averaged | pessimistic | optimistic",
             "Order of equal scores: docno_desc = docno descending by bytes (trec_eval); docno_asc; "
             "input_order = file order (LightGBM, XGBoost); averaged = tie-averaged gain [MN08] "
-            "(sklearn); pessimistic = lowest grade first (CatBoost); optimistic = highest first.",
+            "(sklearn; metrics that do not average gains order ties docno_desc); pessimistic = "
+            "lowest grade first (CatBoost); optimistic = highest first; equal grades docno_desc.",
             _choice("ties", ("docno_desc", "docno_asc", "input_order", "averaged", "pessimistic", "optimistic")),
         ),
         Knob(

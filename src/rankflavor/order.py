@@ -173,9 +173,13 @@ def _break_ties(
     """Reorder rows inside each run of equal scores by the tie rule; file order stays otherwise.
 
     Only tied rows are touched, so the docno comparison (byte order, as trec_eval's ``strcmp``)
-    sorts just the strings of tied documents.
+    sorts just the strings of tied documents. Every rule but ``input_order`` ends in docno
+    order, so no result depends on the line order of the run: ``averaged`` (only NDCG/DCG
+    average gains; P@k, AP, Judged@k need an order) and equal grades under ``pessimistic``/
+    ``optimistic`` (a judged grade 0 and an unjudged document differ for Judged@k) use
+    docno descending.
     """
-    if ties in ("input_order", "averaged") or len(order) < 2:
+    if ties == "input_order" or len(order) < 2:
         return order
     qs, ss = q[order], score[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
@@ -187,17 +191,17 @@ def _break_ties(
     pos = np.flatnonzero(tied)
     group = np.cumsum(np.concatenate([[True], ~same]))[pos]
     rows = order[pos]
-    if ties in ("docno_desc", "docno_asc"):
-        strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
-        by_string = pc.sort_indices(strings).to_numpy()
-        key = np.empty(len(rows), dtype=np.int64)
-        key[by_string] = np.arange(len(rows))
-        if ties == "docno_desc":
-            key = -key
-        local = np.lexsort((key, group))
-    else:  # pessimistic: lowest grade first; optimistic: highest first; then file order
+    strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
+    by_string = pc.sort_indices(strings).to_numpy()
+    key = np.empty(len(rows), dtype=np.int64)
+    key[by_string] = np.arange(len(rows))
+    if ties != "docno_asc":
+        key = -key
+    if ties in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
         g = grade[rows] if ties == "pessimistic" else -grade[rows]
-        local = np.lexsort((aligned.run_row[rows], g, group))
+        local = np.lexsort((key, g, group))
+    else:
+        local = np.lexsort((key, group))
     out = order.copy()
     out[pos] = rows[local]
     return out

@@ -1,0 +1,306 @@
+"""Flavors and measures: canonical strings parse back to equal values, and bad text is refused
+with the valid choices and the closest one.
+
+Round trip coverage. Knob values come from each knob's own ``values`` text in ``KNOBS`` (so a
+new knob or value is covered without editing this file; a placeholder such as ``jk(b)`` is
+replaced by concrete examples, and an unknown placeholder fails the test). For every metric the
+knobs that interact in the canonical string (the metric's own knobs: gain, discount, ideal,
+ideal_cut, max_grade, rel, param, total, and the cutoff k, which decides how ideal_cut and rel
+print) run through their full ``itertools.product``; the input-policy knobs, whose text never
+depends on another knob, are cycled alongside so every value of each appears; and for ndcg@10
+the multi-valued input-policy knobs also run through their own full product.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankflavor.errors import FlavorError, UsageError
+from rankflavor.flavor import KNOBS, Flavor, Knob, parse_knob_assignments
+from rankflavor.measure import Measure, parse_measure
+from rankflavor.metrics import REGISTRY
+from rankflavor.metrics.registry import INPUT_KNOBS
+
+#: Concrete examples for the placeholders used in ``Knob.values``.
+PLACEHOLDER_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "{grade:gain,...}": ("{0:0,1:1,2:3}", "{-1:0,0.5:2.5,3:7}"),
+    "jk(b)": ("jk(2)", "jk(3.5)"),
+    "recall@K": ("recall@20",),
+    "number": ("3",),
+    "N": ("5",),
+    "(number,...)": ("(1,-1,0,0)",),
+}
+
+
+def representative_values(knob: Knob) -> list[str]:
+    """The default and every listed value of ``knob`` (placeholders replaced), canonicalised."""
+    out = [knob.default]
+    for token in (t.strip() for t in knob.values.split("|")):
+        for example in PLACEHOLDER_EXAMPLES.get(token, (token,)):
+            try:
+                value = knob.parse(example)
+            except FlavorError as exc:
+                raise AssertionError(
+                    f"knob {knob.name!r} lists {token!r}, which is neither a value nor a placeholder with "
+                    f"an example in PLACEHOLDER_EXAMPLES: {exc}"
+                ) from None
+            if value not in out:
+                out.append(value)
+    return out
+
+
+VALUES = {name: representative_values(knob) for name, knob in KNOBS.items()}
+
+
+def _knobs_read(metric: str) -> list[str]:
+    spec = REGISTRY[metric]
+    return [*spec.knobs, *(["empty"] if spec.uses_empty else [])]
+
+
+def _independent(name: str) -> bool:
+    """Knobs whose canonical text never depends on another knob: input policies, quiet knobs, empty."""
+    return name in INPUT_KNOBS or name == "empty" or KNOBS[name].quiet
+
+
+def _cutoffs(metric: str) -> tuple[int | None, ...]:
+    return {"optional": (None, 10), "required": (10,), "none": (None,)}[REGISTRY[metric].cutoff]
+
+
+def _cycled(names: list[str], i: int) -> dict[str, str]:
+    return {n: VALUES[n][i % len(VALUES[n])] for n in names}
+
+
+def combinations(metric: str) -> Iterator[tuple[int | None, dict[str, str]]]:
+    """Full product of the interacting knobs and k, with the independent knobs cycled."""
+    read = _knobs_read(metric)
+    shape = [n for n in read if not _independent(n)]
+    independent = [n for n in read if _independent(n)]
+    rows = list(itertools.product(_cutoffs(metric), *(VALUES[n] for n in shape)))
+    longest = max((len(VALUES[n]) for n in independent), default=1)
+    for i in range(max(len(rows), longest)):
+        k, *values = rows[i % len(rows)]
+        yield k, {**dict(zip(shape, values, strict=True)), **_cycled(independent, i)}
+
+
+def assert_round_trip(measure: Measure) -> None:
+    text = str(measure)
+    back = parse_measure(text)
+    assert back == measure, (text, back)
+    assert str(back) == text
+    assert hash(back) == hash(measure)
+    # Every knob the string leaves out is at its default: nothing that matters is hidden.
+    printed = measure.knobs
+    for name, value in measure.flavor.knobs().items():
+        if name not in printed:
+            assert value == KNOBS[name].default, (text, name, value)
+
+
+@pytest.mark.parametrize("metric", sorted(REGISTRY))
+def test_canonical_string_round_trips_for_every_knob_combination(metric: str) -> None:
+    n = 0
+    for k, knobs in combinations(metric):
+        assert_round_trip(Measure(metric, k, Flavor(**knobs)))
+        n += 1
+    assert n >= max(len(VALUES[name]) for name in _knobs_read(metric))  # every value of every knob seen
+
+
+def test_ndcg_combinations_cover_the_brief() -> None:
+    """The product includes the cases the issue names (so they cannot silently drop out)."""
+    seen = {str(Measure("ndcg", k, Flavor(**knobs))) for k, knobs in combinations("ndcg")}
+    assert len(seen) > 1000
+    for fragment in ("gain={0:0,1:1,2:3}", "discount=jk(2)", "discount=jk(3.5)", "ideal=recall@20",
+                     "ideal=max,ideal_cut=k,max_grade=3", "ties=averaged", "empty=nan"):
+        assert any(fragment in s for s in seen), fragment
+
+
+def test_input_policy_knobs_full_product_round_trips() -> None:
+    """Full product of the multi-valued input policies for ndcg@10 (precision and depth, two
+    values each, are cycled in the per-metric test; the product with them takes seconds)."""
+    names = [n for n in _knobs_read("ndcg") if _independent(n) and not KNOBS[n].quiet and n not in ("precision", "depth")]
+    assert {"unjudged", "negatives", "ties", "duplicates", "missing", "empty"} <= set(names)
+    n = 0
+    for values in itertools.product(*(VALUES[name] for name in names)):
+        assert_round_trip(Measure("ndcg", 10, Flavor(**dict(zip(names, values, strict=True)))))
+        n += 1
+    assert n == math.prod(len(VALUES[name]) for name in names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical forms of loosely written input
+
+
+@pytest.mark.parametrize(
+    "text,canonical_fragment",
+    [
+        ("ndcg@10[gain=EXP2]", "gain=exp2"),
+        ("ndcg@10[gain={2:3, 0:0 ,1:1}]", "gain={0:0,1:1,2:3}"),
+        ("ndcg@10[gain={1=1,2=3}]", "gain={1:1,2:3}"),
+        ("ndcg@10[discount=jk( 2 )]", "discount=jk(2)"),
+        ("ndcg@10[discount=JK(3.50)]", "discount=jk(3.5)"),
+        ("ndcg@10[ideal=Recall@020]", "ideal=recall@20"),
+        ("ndcg@10[ideal=max,max_grade=3.0]", "max_grade=3"),
+        ("AP[rel=2.0]", "rel=2"),
+        ("P@5[depth=100.0]", "depth=100"),
+        ("ndcg[ideal_cut=k]", "ideal_cut=none"),  # no cutoff: the ideal is not cut
+        (" nDCG@3 ", "ndcg@3["),
+        ("map@5", "AP@5["),
+    ],
+)
+def test_loose_spellings_parse_to_the_canonical_form(text: str, canonical_fragment: str) -> None:
+    measure = parse_measure(text)
+    assert canonical_fragment in str(measure)
+    assert_round_trip(measure)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),
+        st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(1.01, 50, allow_nan=False),
+    st.integers(1, 10_000),
+)
+def test_numbers_in_knobs_round_trip_exactly(table: dict[float, float], base: float, depth: int) -> None:
+    """Gain tables, jk bases and depths keep their exact float value through str -> parse."""
+    flavor = Flavor(gain=table, discount=f"jk({base!r})", ideal=f"recall@{depth}")
+    measure = Measure("ndcg", 5, flavor)
+    assert_round_trip(measure)
+    assert dict(measure.flavor.gain_table or ()) == {float(g): float(v) for g, v in table.items()}
+    assert measure.flavor.jk_base == base
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+def _error(text: str) -> str:
+    with pytest.raises(FlavorError) as info:
+        parse_measure(text)
+    return str(info.value)
+
+
+def test_misspelled_knob_lists_every_knob_and_suggests_the_closest() -> None:
+    message = _error("ndcg@10[gian=exp2]")
+    assert "'gian'" in message and "Did you mean 'gain'?" in message
+    assert all(name in message for name in KNOBS)
+
+
+def test_misspelled_value_lists_the_valid_values_and_suggests_the_closest() -> None:
+    message = _error("ndcg@10[ties=docno_dsc]")
+    assert "Did you mean 'docno_desc'?" in message
+    assert all(value in message for value in VALUES["ties"])
+    assert "Did you mean 'exp2'?" in _error("ndcg@10[gain=exp3]")
+    assert "Did you mean 'condensed'?" in _error("AP[unjudged=condenced]")
+
+
+def test_misspelled_metric_suggests_the_closest() -> None:
+    message = _error("ndgc@10")
+    assert "Did you mean 'ndcg'?" in message and "valid metrics:" in message
+
+
+def test_the_same_checks_apply_to_flavor_options() -> None:
+    """``--flavor KNOB=VALUE`` (and ``evaluate(**knobs)``) use the same knob table."""
+    with pytest.raises(FlavorError, match="Did you mean 'gain'"):
+        parse_knob_assignments(["gian=exp2"])
+    with pytest.raises(FlavorError, match="Did you mean 'docno_desc'"):
+        parse_knob_assignments(["ties=docno_dsc"])
+    with pytest.raises(FlavorError, match="knob=value"):
+        parse_knob_assignments(["exp2"])
+
+
+@pytest.mark.parametrize(
+    "text,knob",
+    [
+        ("P@10[gain=exp2]", "gain"),
+        ("AP[discount=jk(2)]", "discount"),
+        ("ndcg@10[rel=2]", "rel"),  # graded NDCG never reads rel (trec_eval -l leaves ndcg alone)
+        ("num_rel[ties=input_order]", "ties"),
+        ("judged@10[unjudged=condensed]", "unjudged"),
+    ],
+)
+def test_a_knob_the_metric_does_not_read_is_an_error_inside_brackets(text: str, knob: str) -> None:
+    message = _error(text)
+    assert f"knob '{knob}' does not change" in message and "it reads:" in message
+
+
+def test_a_knob_the_metric_reads_only_in_some_flavors_is_accepted_there() -> None:
+    assert "rel=2" in str(parse_measure("ndcg@10[gain=binary,rel=2]"))
+    assert "max_grade=3" in str(parse_measure("ndcg@10[ideal=max,max_grade=3]"))
+
+
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("ndcg@0", ">= 1"),
+        ("ndcg@x", "whole number"),
+        ("Rprec@10", "takes no cutoff"),
+        ("ndcg@10[gain]", "knob=value"),
+        ("ndcg@10[discount=jk(1)]", "b > 1"),
+        ("ndcg@10[depth=0]", ">= 1"),
+        ("ndcg@10[depth=2.5]", "whole number"),
+        ("ndcg@10[gain={1:1,1:2}]", "twice"),
+        ("ndcg@10[gain={}]", "at least one"),
+        ("ndcg@10[gain={1:x}]", "number"),
+        ("ndcg@10[rel=inf]", "finite"),
+        ("ndcg@10[ideal=recall]", "recall@100"),
+        ("ndcg@10[[", "cannot parse"),
+    ],
+)
+def test_malformed_measures_say_what_was_expected(text: str, fragment: str) -> None:
+    assert fragment in _error(text)
+
+
+def test_flavor_errors_are_usage_errors_with_exit_status_2() -> None:
+    assert issubclass(FlavorError, UsageError) and issubclass(FlavorError, ValueError)
+    assert FlavorError.exit_code == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Equality and hashing
+
+
+def test_flavor_equality_and_hash_follow_the_canonical_text() -> None:
+    assert Flavor(rel=2) == Flavor(rel="2.0") == Flavor(rel=2.0)
+    assert hash(Flavor(rel=2)) == hash(Flavor(rel="2.0"))
+    assert Flavor(gain={2: 3, 1: 1}) == Flavor(gain="{1:1,2:3}")
+    assert Flavor(discount="jk") == Flavor(discount="jk(2)")
+    assert Flavor(gain="exp2") != Flavor()
+    assert len({Flavor(), Flavor(gain="linear"), Flavor(ties="docno_desc")}) == 1
+
+
+def test_flavor_is_immutable() -> None:
+    flavor = Flavor()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        flavor.gain = "exp2"  # type: ignore[misc]
+
+
+def test_measures_compare_on_what_changes_the_number() -> None:
+    # Knobs the metric does not read are normalised away: same number, equal and equally hashed.
+    assert Measure("P", 10, Flavor(gain="exp2", ideal="local")) == Measure("P", 10)
+    assert hash(Measure("P", 10, Flavor(gain="exp2"))) == hash(Measure("P", 10))
+    assert Measure("ndcg", 10, Flavor(gain="exp2")) != Measure("ndcg", 10)
+    assert Measure("ndcg", 10) != Measure("ndcg", 5) != Measure("ndcg")
+    # The label (the user's own name) is not part of equality.
+    assert Measure("ndcg", 10, label="ndcg_cut_10") == Measure("ndcg", 10)
+    # Aliases resolve to the canonical metric.
+    assert parse_measure("map") == parse_measure("AP") and parse_measure("mrr") == parse_measure("RR")
+    # Uncut NDCG: ideal_cut k and none mean the same, so they are the same measure.
+    assert Measure("ndcg", None, Flavor(ideal_cut="k")) == Measure("ndcg", None, Flavor(ideal_cut="none"))
+    assert len({parse_measure("ndcg@10"), parse_measure("nDCG@10[gain=linear]"), parse_measure("ndcg_cut@10")}) == 1
+
+
+def test_unknown_flavor_field_is_refused() -> None:
+    with pytest.raises(FlavorError, match="Did you mean 'gain'"):
+        Flavor().with_knobs(gian="exp2")
+    with pytest.raises(FlavorError):
+        Flavor(gain=object())  # type: ignore[arg-type]
