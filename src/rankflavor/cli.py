@@ -139,7 +139,7 @@ def flavors_cmd(show_presets: bool) -> None:
     m.add_column("knobs it reads")
     m.add_column("meaning")
     for spec in REGISTRY.values():
-        m.add_row(spec.name, spec.cutoff, ", ".join(spec.knobs + (("empty",) if spec.uses_empty else ())), spec.doc)
+        m.add_row(spec.name, spec.cutoff, ", ".join(spec.knobs + (("empty",) if spec.uses_empty else ())), escape(spec.doc))
     console.print(m)
 
 

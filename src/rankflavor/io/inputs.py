@@ -100,7 +100,7 @@ def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tupl
         raise InputError(source, None, f"column {vc!r} holds values that are not numbers") from None
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
-        raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {values[bad[0]]!r} is not a finite number")
+        raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {float(values[bad[0]])!r} is not a finite number")
     q = pa.array([str(x) for x in frame[qc]], pa.string())
     d = pa.array([str(x) for x in frame[dc]], pa.string())
     return q, d, values

@@ -21,6 +21,7 @@ import gzip
 import math
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # zlib.error (damaged deflate blocks) is no OSError
             raise InputError(str(p), None, f"gzip data is corrupt: {exc}") from None
     return data
 

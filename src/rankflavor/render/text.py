@@ -28,7 +28,7 @@ def render_table(results: Results, per_query: bool) -> str:
     table.add_column("flavor", overflow="fold")
     for m in results.measures:
         is_sum = m.measure.spec.summary == "sum"
-        table.add_row(m.measure.display, _fmt(m.summary, is_sum), str(m.n_queries), escape(str(m.measure)))
+        table.add_row(escape(m.measure.display), _fmt(m.summary, is_sum), str(m.n_queries), escape(str(m.measure)))
     console.print(table)
     if per_query:
         pq = Table(title="per query")
@@ -39,7 +39,7 @@ def render_table(results: Results, per_query: bool) -> str:
         for m in results.measures:
             is_sum = m.measure.spec.summary == "sum"
             for q, v, s in zip(m.queries, m.values, m.status, strict=True):
-                pq.add_row(m.measure.display, str(q), _fmt(float(v), is_sum), str(s))
+                pq.add_row(escape(m.measure.display), escape(str(q)), _fmt(float(v), is_sum), str(s))
         console.print(pq)
     c = results.counts
     console.print(

@@ -1,0 +1,363 @@
+"""Bad input gives a typed error that names the file, the line and what was expected, with a
+documented exit status and no traceback: through the CLI and through the Python API.
+
+Exit statuses (``rankflavor.cli``): 2 usage or flavor error, 3 bad input file, 4 an evaluation
+policy that says fail (``missing=error``, ``empty=error``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner, Result
+
+import rankflavor
+from rankflavor.cli import cli
+from rankflavor.errors import EvaluationError, FlavorError, InputError, UsageError
+
+QRELS = "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 e1 1\n"
+RUN = "q1 Q0 d1 1 3.0 tag\nq1 Q0 d2 2 2.0 tag\nq1 Q0 d9 3 1.0 tag\nq2 Q0 e1 1 5.0 tag\n"
+
+
+def run_cli(*args: object) -> Result:
+    """Invoke the CLI; fail if anything escaped as an exception (a user would see a traceback)."""
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(
+            "uncaught exception (a traceback for the user):\n" + "".join(traceback.format_exception(*result.exc_info))
+        )
+    assert "Traceback" not in result.output
+    return result
+
+
+def expect_error(status: int, *args: object) -> str:
+    result = run_cli("eval", *args)
+    assert result.exit_code == status, result.output
+    assert result.output.startswith("rankflavor: error: ") or "Error:" in result.output
+    return result.output
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return qrels, run
+
+
+def _bad_file(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Malformed lines: file, line number, the line, what was expected
+
+
+QRELS_CASES = [
+    ("three fields", "q1 0 d1 1\nq1 0 d2\n", 2, "expected 4 whitespace-separated fields 'query iteration doc grade', found 3"),
+    ("five fields", "q1 0 d1 1\nq1 0 d1x 1 extra\n", 2, "found 5"),
+    ("grade not a number", "q1 0 d1 1\nq1 0 d2 high\n", 2, "grade 'high' is not a number"),
+    ("grade NaN", "q1 0 d1 nan\n", 1, "grade 'nan' is not a finite number"),
+    ("grade inf", "q1 0 d1 1\n\nq1 0 d2 -inf\n", 3, "grade '-inf' is not a finite number"),
+    ("tabs and a bad grade", "q1\t0\td1\t1\nq1\t0\td2\tx\n", 2, "grade 'x' is not a number"),
+]
+
+RUN_CASES = [
+    ("five fields", "q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0\n", 2, "expected 6 whitespace-separated fields 'query Q0 doc rank score tag', found 5"),
+    ("score not a number", "q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 abc t\n", 2, "score 'abc' is not a number"),
+    ("score NaN", "q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 NaN t\n", 2, "score 'NaN' is not a finite number"),
+    ("score inf", "q1 Q0 d1 1 inf t\n", 1, "score 'inf' is not a finite number"),
+    ("score overflows to inf", "q1 Q0 d1 1 1e999 t\n", 1, "score '1e999' is not a finite number"),
+    ("comment then bad", "# header\nq1 Q0 d1 1 3.0 t\nq1 Q0 d2 x 2.0\n", 3, "found 5"),
+]
+
+
+@pytest.mark.parametrize("label,content,line,expected", QRELS_CASES, ids=[c[0] for c in QRELS_CASES])
+def test_malformed_qrels_line(tmp_path: Path, files: tuple[Path, Path], label: str, content: str, line: int,
+                              expected: str) -> None:
+    bad = _bad_file(tmp_path, "bad.qrels", content)
+    output = expect_error(3, bad, files[1], "-m", "ndcg")
+    assert f"{bad}:{line}:" in output and expected in output
+    assert "line: " in output  # the offending line is echoed
+    with pytest.raises(InputError) as info:
+        rankflavor.evaluate(bad, files[1], "ndcg")
+    assert info.value.source == str(bad) and info.value.line == line
+
+
+@pytest.mark.parametrize("label,content,line,expected", RUN_CASES, ids=[c[0] for c in RUN_CASES])
+def test_malformed_run_line(tmp_path: Path, files: tuple[Path, Path], label: str, content: str, line: int,
+                            expected: str) -> None:
+    bad = _bad_file(tmp_path, "bad.run", content)
+    output = expect_error(3, files[0], bad, "-m", "ndcg")
+    assert f"{bad}:{line}:" in output and expected in output
+    with pytest.raises(InputError) as info:
+        rankflavor.evaluate(files[0], bad, "ndcg")
+    assert info.value.source == str(bad) and info.value.line == line
+
+
+@pytest.mark.parametrize("content", ["", "   \n\t\n\n", "\r\n"], ids=["empty", "whitespace", "crlf-only"])
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_empty_and_whitespace_only_files(tmp_path: Path, files: tuple[Path, Path], content: str, which: str) -> None:
+    bad = _bad_file(tmp_path, f"empty.{which}", content)
+    args = (bad, files[1]) if which == "qrels" else (files[0], bad)
+    output = expect_error(3, *args, "-m", "ndcg")
+    assert str(bad) in output and f"{which} file is empty" in output
+    layout = "query iteration doc grade" if which == "qrels" else "query Q0 doc rank score tag"
+    assert layout in output
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_file_with_only_comments_has_no_data(tmp_path: Path, files: tuple[Path, Path], which: str) -> None:
+    bad = _bad_file(tmp_path, f"comments.{which}", "# nothing here\n# still nothing\n")
+    args = (bad, files[1]) if which == "qrels" else (files[0], bad)
+    output = expect_error(3, *args, "-m", "ndcg")
+    assert str(bad) in output and "no " in output and "lines" in output
+
+
+# ---------------------------------------------------------------------------------------------
+# Swapped arguments
+
+
+def test_run_given_as_qrels_says_the_arguments_look_swapped(files: tuple[Path, Path]) -> None:
+    qrels, run = files
+    output = expect_error(3, run, qrels, "-m", "ndcg")
+    assert f"{run}:1:" in output and "looks like a run line" in output and "wrong order" in output
+
+
+def test_qrels_given_as_run_says_the_arguments_look_swapped(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels, _ = files
+    other_qrels = _bad_file(tmp_path, "other.qrels", QRELS)
+    output = expect_error(3, qrels, other_qrels, "-m", "ndcg")
+    assert f"{other_qrels}:1:" in output and "looks like a qrels line" in output and "wrong order" in output
+
+
+# ---------------------------------------------------------------------------------------------
+# Duplicates
+
+
+def test_duplicate_run_document_names_file_and_both_lines(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    run = _bad_file(tmp_path, "dup.run", RUN + "q1 Q0 d2 9 0.5 tag\n")
+    output = expect_error(3, files[0], run, "-m", "ndcg")
+    assert f"{run}:5:" in output and "also at line 2" in output and "'d2'" in output and "'q1'" in output
+    assert "duplicates=first" in output and "duplicates=best" in output
+
+
+def test_duplicate_qrels_document_names_file_and_both_lines(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels = _bad_file(tmp_path, "dup.qrels", "# judged twice\n" + QRELS + "\nq1 0 d1 0\n")
+    output = expect_error(3, qrels, files[1], "-m", "ndcg")
+    assert f"{qrels}:7:" in output and "also at line 2" in output and "'d1'" in output
+
+
+def test_duplicates_first_and_best_resolve_and_count(tmp_path: Path) -> None:
+    qrels = _bad_file(tmp_path, "q", "q 0 a 0\nq 0 b 1\nq 0 a 2\n")  # a judged 0, then 2
+    run = _bad_file(tmp_path, "r", "q Q0 b 1 2.0 t\nq Q0 a 2 1.0 t\nq Q0 a 3 3.0 t\n")  # a at 1.0, then 3.0
+    first = rankflavor.evaluate(qrels, run, ["RR", "num_rel"], duplicates="first")
+    best = rankflavor.evaluate(qrels, run, ["RR", "num_rel"], duplicates="best")
+    for res in (first, best):
+        assert res.counts.run_duplicates_resolved == 1 and res.counts.qrels_duplicates_resolved == 1
+    # first: a keeps grade 0 and score 1.0 -> b (relevant) first: RR 1, one relevant judgment
+    assert first["RR"].values[0] == 1.0 and first["num_rel"].values[0] == 1
+    # best: a keeps grade 2 and score 3.0 -> a (relevant) first: RR 1, two relevant judgments
+    assert best["num_rel"].values[0] == 2
+    assert rankflavor.evaluate(qrels, run, "RR[rel=2]", duplicates="best")[0].values[0] == 1.0
+    assert rankflavor.evaluate(qrels, run, "RR[rel=2]", duplicates="first")[0].values[0] == 0.0
+    shown = run_cli("eval", qrels, run, "-m", "RR", "--flavor", "duplicates=best")
+    assert shown.exit_code == 0 and "duplicates resolved: run 1, qrels 1" in shown.output
+
+
+# ---------------------------------------------------------------------------------------------
+# Encoding, compression, missing files
+
+
+def test_invalid_utf8_names_the_line(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    run = _bad_file(tmp_path, "latin1.run", RUN.encode() + "q2 Q0 caf\xe9 2 1.0 tag\n".encode("latin-1"))
+    output = expect_error(3, files[0], run, "-m", "ndcg")
+    assert f"{run}:5:" in output and "not valid UTF-8" in output
+    qrels = _bad_file(tmp_path, "latin1.qrels", "q1 0 d1 1\nq1 0 \xff 1\n".encode("latin-1"))
+    output = expect_error(3, qrels, files[1], "-m", "ndcg")
+    assert f"{qrels}:2:" in output and "not valid UTF-8" in output
+
+
+def test_missing_file(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    missing = tmp_path / "nope.run"
+    output = expect_error(3, files[0], missing, "-m", "ndcg")
+    assert str(missing) in output and "file not found" in output
+    with pytest.raises(InputError, match="file not found"):
+        rankflavor.evaluate(missing, files[1], "ndcg")
+
+
+def test_gzip_inputs_read_like_plain_ones(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels_gz = _bad_file(tmp_path, "qrels.gz", gzip.compress(QRELS.encode()))
+    run_gz = _bad_file(tmp_path, "run.txt.gz", gzip.compress(RUN.encode()))
+    run_no_suffix = _bad_file(tmp_path, "run-compressed", gzip.compress(RUN.encode()))  # detected by magic number
+    plain = rankflavor.evaluate(*files, ["ndcg", "AP", "P@2"]).per_query()
+    assert rankflavor.evaluate(qrels_gz, run_gz, ["ndcg", "AP", "P@2"]).per_query() == plain
+    assert rankflavor.evaluate(files[0], run_no_suffix, ["ndcg", "AP", "P@2"]).per_query() == plain
+    assert run_cli("eval", qrels_gz, run_gz, "-m", "ndcg").exit_code == 0
+
+
+def _corrupt_gzips() -> dict[str, bytes]:
+    good = gzip.compress(RUN.encode() * 20)
+    return {
+        "truncated": good[: len(good) // 2],
+        "bad-crc": good[:-8] + b"\0" * 8,
+        "bad-deflate-block": good[:10] + bytes(b ^ 0x55 for b in good[10:30]) + good[30:],
+        "bad-method": good[:2] + b"\x09" + good[3:],
+        "magic-only": b"\x1f\x8b",
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_corrupt_gzips()))
+def test_corrupt_gzip_is_an_input_error(tmp_path: Path, files: tuple[Path, Path], kind: str) -> None:
+    bad = _bad_file(tmp_path, "run.gz", _corrupt_gzips()[kind])
+    output = expect_error(3, files[0], bad, "-m", "ndcg")
+    assert str(bad) in output and "gzip" in output
+    with pytest.raises(InputError, match="gzip"):
+        rankflavor.evaluate(files[0], bad, "ndcg")
+
+
+def test_corrupt_gzip_regression_no_traceback_from_the_real_command(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    """Regression: a gzip stream whose deflate blocks are damaged raised ``zlib.error``, which is
+    not an ``OSError``, so it escaped as a traceback with exit status 1."""
+    bad = _bad_file(tmp_path, "run.gz", _corrupt_gzips()["bad-deflate-block"])
+    proc = subprocess.run([sys.executable, "-m", "rankflavor", "eval", str(files[0]), str(bad), "-m", "ndcg"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and f"rankflavor: error: {bad}: gzip data is corrupt" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout tolerance like trec_eval; comments and blank lines counted
+
+
+def test_crlf_tabs_and_runs_of_blanks_parse_like_single_spaces(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels = _bad_file(tmp_path, "crlf.qrels", QRELS.replace("\n", "\r\n").replace(" ", "\t"))
+    run = _bad_file(tmp_path, "spaces.run", "  " + RUN.replace(" ", "   \t ").replace("\n", "  \n"))
+    measures = ["ndcg", "AP", "P@2", "num_ret", "bpref"]
+    plain = rankflavor.evaluate(*files, measures)
+    messy = rankflavor.evaluate(qrels, run, measures)
+    assert messy.per_query() == plain.per_query()
+    assert messy.counts.run_rows == plain.counts.run_rows == 4
+    assert messy.provenance["run"]["tag"] == "tag"
+
+
+def test_comment_and_blank_lines_are_skipped_and_counted(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels = _bad_file(tmp_path, "c.qrels", "# judged by A\n\n" + QRELS + "\n# end\n")
+    run = _bad_file(tmp_path, "c.run", "# run header\n" + RUN.replace("\n", "\n\n", 1))
+    res = rankflavor.evaluate(qrels, run, ["ndcg", "AP"])
+    assert res.per_query() == rankflavor.evaluate(*files, ["ndcg", "AP"]).per_query()
+    assert res.counts.comment_lines == 3
+    assert res.counts.blank_lines == 3  # one and one in the qrels, one in the run
+
+
+def test_extra_run_fields_are_ignored_and_counted(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    run = _bad_file(tmp_path, "wide.run", RUN.replace("tag\n", "tag extra stuff\n", 2))
+    res = rankflavor.evaluate(files[0], run, ["ndcg"])
+    assert res.per_query() == rankflavor.evaluate(*files, ["ndcg"]).per_query()
+    assert res.counts.run_lines_with_extra_fields == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Flavor, usage and policy errors
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["-m", "ndcg@10[gian=exp2]"], "Did you mean 'gain'?"),
+        (["-m", "ndcg@10[ties=docno_dsc]"], "Did you mean 'docno_desc'?"),
+        (["-m", "P@10[gain=exp2]"], "does not change P@10"),
+        (["-m", "ndgc"], "Did you mean 'ndcg'?"),
+        (["-m", "ndcg", "--flavor", "gian=exp2"], "Did you mean 'gain'?"),
+        (["-m", "ndcg", "--flavor", "exp2"], "knob=value"),
+        (["-m", "ndcg", "--preset", "trec_evl"], "Did you mean 'trec_eval'?"),
+        (["-m", "ndcg", "-M", "0"], "depth"),
+        (["-m", "ndcg@0"], ">= 1"),
+        (["-m", "ndcg", "-l", "abc"], "'abc' is not a valid float"),
+        (["-m", "ndcg", "--format", "xml"], "'xml' is not one of"),
+        (["-m", "ndcg", "--bogus"], "No such option"),
+    ],
+)
+def test_flavor_and_usage_errors_exit_2(files: tuple[Path, Path], args: list[str], fragment: str) -> None:
+    output = expect_error(2, *files, *args)
+    assert fragment in output
+
+
+def test_directory_instead_of_file_is_a_usage_error(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    output = expect_error(2, files[0], tmp_path, "-m", "ndcg")
+    assert "is a directory" in output
+
+
+def test_missing_and_empty_policies_that_say_error_exit_4(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels = _bad_file(tmp_path, "more.qrels", QRELS + "q3 0 f1 1\nq4 0 g1 0\n")
+    run = _bad_file(tmp_path, "more.run", RUN + "q4 Q0 g1 1 1.0 tag\n")
+    output = expect_error(4, qrels, run, "-m", "ndcg[missing=error]")
+    assert "absent from the run (q3)" in output and "missing=error" in output
+    output = expect_error(4, qrels, run, "-m", "ndcg[empty=error]")
+    assert "nothing relevant (q4)" in output and "empty=error" in output
+    with pytest.raises(EvaluationError):
+        rankflavor.evaluate(qrels, run, "AP", missing="error")
+    # the same data evaluates fine under the default policies
+    assert run_cli("eval", qrels, run, "-m", "ndcg").exit_code == 0
+
+
+def test_negatives_error_rejects_negative_grades(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    qrels = _bad_file(tmp_path, "neg.qrels", QRELS + "q1 0 d4 -1\n")
+    output = expect_error(3, qrels, files[1], "-m", "ndcg[negatives=error]")
+    assert str(qrels) in output and "negative grade" in output
+
+
+# ---------------------------------------------------------------------------------------------
+# In-memory inputs
+
+
+@pytest.mark.parametrize(
+    "qrels,run,fragment",
+    [
+        ({"q": {"a": "high"}}, {"q": {"a": 1.0}}, "grade 'high' is not a number"),
+        ({"q": {"a": 1}}, {"q": {"a": float("nan")}}, "not a finite number"),
+        ({"q": {"a": 1}}, {"q": {"a": float("inf")}}, "not a finite number"),
+        ({"q": [1, 2]}, {"q": {"a": 1.0}}, "expected {doc: grade}"),
+        ({}, {"q": {"a": 1.0}}, "is empty"),
+        ({"q": {"a": 1}}, {"q": {}}, "is empty"),
+    ],
+)
+def test_bad_dicts(qrels: object, run: object, fragment: str) -> None:
+    with pytest.raises(InputError) as info:
+        rankflavor.evaluate(qrels, run, "ndcg")
+    assert fragment in str(info.value)
+    assert "dict" in info.value.source
+
+
+def test_bad_dataframes() -> None:
+    good_run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(InputError, match="needs one of the columns query_id"):
+        rankflavor.evaluate(pd.DataFrame({"q": ["q"], "doc_id": ["a"], "relevance": [1]}), good_run, "ndcg")
+    # Regression: the value printed as numpy's repr, "np.float64(nan)", under NumPy 2.
+    with pytest.raises(InputError, match=r"column 'score' row 1: nan is not a finite number"):
+        rankflavor.evaluate({"q": {"a": 1}}, pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"],
+                                                            "score": [1.0, float("nan")]}), "ndcg")
+    with pytest.raises(InputError, match="not numbers"):
+        rankflavor.evaluate(pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": ["x"]}), good_run, "ndcg")
+    with pytest.raises(InputError, match="has no rows"):
+        rankflavor.evaluate(pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}), good_run, "ndcg")
+
+
+def test_wrong_input_types_and_arguments_are_usage_errors(files: tuple[Path, Path]) -> None:
+    with pytest.raises(UsageError, match="qrels must be a path"):
+        rankflavor.evaluate(42, files[1], "ndcg")
+    with pytest.raises(UsageError, match="at least one measure"):
+        rankflavor.evaluate(*files, [])
+    with pytest.raises(FlavorError, match="Did you mean 'gain'"):
+        rankflavor.evaluate(*files, "ndcg", gian="exp2")
