@@ -2,7 +2,8 @@
 
 Expected files come from trec_eval itself (its test suite, and 9.0.8 runs on real TREC DL /
 TREC-COVID runs in ../shared/data/expected). Only the measures rankflavor implements are
-compared; every such line must match exactly, and the set of lines compared must be non-trivial.
+compared (every all_trec family now, so every line: tests/test_trec_all.py asserts nothing is
+filtered out); every such line must match exactly.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES
 
 from .conftest import shared_path
 
-_CUT = "|".join(f for f, spec in FAMILIES.items() if spec[1])
-_PLAIN = "|".join([f for f, spec in FAMILIES.items() if not spec[1]] + ["runid", "num_q"])
-IMPLEMENTED = re.compile(rf"^({_PLAIN})$|^({_CUT})_\d+$|^ndcg_.*=")
+# A family's lines are named FAMILY or FAMILY_<parameters> (P_10, iprec_at_recall_0.10,
+# utility_2,-1,0,0, ndcg_1=3,2=9); the alternation tries longer names first (Rprec_mult, Rprec).
+_NAMES = "|".join(re.escape(f) for f in sorted([*FAMILIES, "runid", "num_q"], key=len, reverse=True))
+IMPLEMENTED = re.compile(rf"^({_NAMES})(_.+)?$")
 
 RUNS = {
     "dl19": "qrels.dl19-passage.txt",
@@ -72,10 +74,11 @@ TREC_SUITE = {
     "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
     "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
     "out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M", "100", "qrels.test", "results.trunc"],
-    "out.test.aql": ["-m", "all_trec", "-q", "-l", "2", "qrels.rel_level", "results.test"],
+    "out.test.aql": ["-m", "all_trec", "-m", "relstring.20", "-q", "-l", "2", "qrels.rel_level", "results.test"],
     "out.test.meas_params": [
-        "-q", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m", "ndcg.1=3,2=9,4=4.5",
-        "-m", "ndcg_cut.10,20,23.4", "-m", "success.2,5,20", "qrels.test", "results.test",
+        "-q", "-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-m", "utility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-m", "ndcg.1=3,2=9,4=4.5", "-m", "ndcg_cut.10,20,23.4", "-m", "success.2,5,20", "qrels.test", "results.test",
     ],
 }
 

@@ -95,8 +95,7 @@ def _default_metrics(preset: str | None) -> list[str]:
         if chosen:
             return list(chosen)
     if preset and preset.lower() in ("trec_eval", "pytrec_eval"):
-        # trec_eval's defaults, less gm_map and iprec_at_recall (not implemented yet).
-        return ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P"]
+        return ["official"]  # trec_eval's default measure set (its "official" nickname)
     return ["ndcg@10", "AP", "P@10", "recall@100", "RR"]
 
 

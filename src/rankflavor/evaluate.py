@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -104,7 +105,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         # include: judged against nothing, so ``empty`` below gives the value (trectools).
         evaluated = evaluated | run_only
     missing = aligned.in_qrels & ~aligned.in_run
-    vals = values.astype(np.float64, copy=True)
+    text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
+    vals = values.astype(object if text_valued else np.float64, copy=True)
     status = np.full(aligned.n_queries, OK, dtype=object)
     rows = evaluated.copy()
     skipped_empty = skipped_missing = 0
@@ -136,13 +138,17 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
                 "choose missing=zero (trec_eval -c) or missing=skip"
             )
         if f.missing == "zero":
-            vals[missing] = 0.0
+            vals[missing] = "" if text_valued else 0.0
             status[missing] = MISSING
             rows |= missing
         else:
             skipped_missing = int(missing.sum())
     picked = vals[rows]
-    if spec.summary == "sum":
+    if text_valued:
+        summary, n = float("nan"), int(rows.sum())
+    elif spec.summary == "geometric":
+        summary, n = _geometric_mean(vals, rows, rows & missing)
+    elif spec.summary == "sum":
         if measure.metric == "num_rel" and f.total == "qrels_positive":
             summary = float((aligned.qrels_grade > 0).sum())
         else:
@@ -164,6 +170,27 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         skipped_empty=skipped_empty,
         skipped_missing=skipped_missing,
     )
+
+
+def _geometric_mean(vals: np.ndarray, rows: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:
+    """exp(mean(log(max(v, floor)))) over the finite rows, as trec_eval ``meas_avg.c`` computes it.
+
+    trec_eval sums the logs of evaluated topics in topic order, then (``-c``) adds
+    ``n_missing * log(floor)`` once, divides and exponentiates; the same order is kept here.
+    """
+    from .metrics.registry import GEO_MEAN_FLOOR
+
+    evaluated = vals[rows & ~missing_rows]
+    evaluated = evaluated[~np.isnan(evaluated)]
+    n_missing = int(missing_rows.sum())
+    n = len(evaluated) + n_missing
+    if n == 0:
+        return float("nan"), 0
+    logs = np.log(np.maximum(evaluated, GEO_MEAN_FLOOR))
+    total = float(np.cumsum(logs)[-1]) if len(logs) else 0.0
+    if n_missing:
+        total += n_missing * math.log(GEO_MEAN_FLOOR)
+    return math.exp(total / n), n
 
 
 def _provenance(qrels: Qrels, run: Run, aligned: Aligned) -> dict[str, Any]:

@@ -154,6 +154,16 @@ def _parse_rel(text: str) -> str:
     return format_number(_number(text, "rel"))
 
 
+def _parse_param(text: str) -> str:
+    """``none``, one number (``0.1``) or a list (``(1,-1,0,0)``); order kept, it can matter."""
+    t = text.strip()
+    if t.lower() in ("", "none"):
+        return "none"
+    body = t[1:-1] if t.startswith("(") and t.endswith(")") else t
+    values = [format_number(_number(part, "param")) for part in body.split(",")]
+    return values[0] if len(values) == 1 else "(" + ",".join(values) + ")"
+
+
 @dataclass(frozen=True)
 class Knob:
     """One axis of the flavor: name, default, valid values, meaning and where it comes from."""
@@ -171,6 +181,14 @@ class Knob:
 KNOBS: dict[str, Knob] = {
     k.name: k
     for k in (
+        Knob(
+            "param", "none", "none | number | (number,...)",
+            "The metric's own numeric parameter(s), as trec_eval's measure parameters: the recall "
+            "level of IPrec (iprec_at_recall), the multiple of R of Rprec_mult, the recall levels of "
+            "IPrec_avg (11pt_avg), the coefficients (a,b,c,d) of utility, x = beta^2 of F (set_F). "
+            "none = the metric's default.",
+            _parse_param,
+        ),
         Knob(
             "gain", "linear", "linear | exp2 | binary | {grade:gain,...}",
             "How a grade becomes gain: linear g (trec_eval, sklearn), exp2 2^g-1 [Bur05] "
@@ -348,6 +366,7 @@ class Flavor:
     run_only: str = KNOBS["run_only"].default
     self_hits: str = KNOBS["self_hits"].default
     p_divisor: str = KNOBS["p_divisor"].default
+    param: str = KNOBS["param"].default
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -401,6 +420,13 @@ class Flavor:
     @property
     def assumed_grade(self) -> float | None:
         return None if self.unjudged_grade == "none" else float(self.unjudged_grade)
+
+    @property
+    def param_values(self) -> tuple[float, ...] | None:
+        """The ``param`` knob as numbers, or None for the metric's default."""
+        if self.param == "none":
+            return None
+        return tuple(float(v) for v in self.param.strip("()").split(","))
 
 
 @lru_cache(maxsize=4096)

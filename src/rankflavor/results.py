@@ -26,10 +26,11 @@ class MeasureResult:
     ----------
     measure : the measure (``str(measure)`` is its canonical flavor string).
     queries : query ids of the rows, in byte order.
-    values : per-query values (NaN where ``empty=nan``).
+    values : per-query values (NaN where ``empty=nan``); text for text-valued metrics (relstring).
     status : ``ok``, ``empty`` (nothing relevant; value from the ``empty`` knob) or ``missing``
         (in the qrels, absent from the run; value from the ``missing`` knob).
-    summary : the mean over rows (NaN rows left out), or the sum for count metrics.
+    summary : the mean over rows (NaN rows left out), the sum for count metrics, the geometric
+        mean for gm_* metrics, NaN for per-query-only metrics (``spec.summary == "none"``).
     n_queries : rows that entered the summary.
     """
 
@@ -50,8 +51,8 @@ class MeasureResult:
     def mean(self) -> float:
         return self.summary
 
-    def per_query(self) -> dict[str, float]:
-        return {str(q): float(v) for q, v in zip(self.queries, self.values, strict=True)}
+    def per_query(self) -> dict[str, float | str]:
+        return {str(q): plain_value(v) for q, v in zip(self.queries, self.values, strict=True)}
 
 
 @dataclass(frozen=True)
@@ -84,13 +85,13 @@ class Results:
         """``{canonical flavor string: summary}``."""
         return {str(m.measure): m.summary for m in self.measures}
 
-    def per_query(self) -> dict[str, dict[str, float]]:
+    def per_query(self) -> dict[str, dict[str, float | str]]:
         """pytrec_eval-style ``{query: {canonical flavor string: value}}``."""
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, dict[str, float | str]] = {}
         for m in self.measures:
             key = str(m.measure)
             for q, v in zip(m.queries, m.values, strict=True):
-                out.setdefault(str(q), {})[key] = float(v)
+                out.setdefault(str(q), {})[key] = plain_value(v)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,13 +105,13 @@ class Results:
                     "k": m.measure.k,
                     "preset": m.measure.preset,
                     "knobs": m.measure.knobs,
-                    "summary": "sum" if m.measure.spec.summary == "sum" else "mean",
+                    "summary": m.measure.spec.summary,
                     "value": _json_float(m.summary),
                     "n_queries": m.n_queries,
                     "skipped_empty": m.skipped_empty,
                     "skipped_missing": m.skipped_missing,
                     "per_query": [
-                        {"query": str(q), "value": _json_float(float(v)), "status": str(s)}
+                        {"query": str(q), "value": _json_value(v), "status": str(s)}
                         for q, v, s in zip(m.queries, m.values, m.status, strict=True)
                     ],
                 }
@@ -129,10 +130,19 @@ class Results:
         for m in self.measures:
             flavor = str(m.measure)
             for q, v, s in zip(m.queries, m.values, m.status, strict=True):
-                rows.append({"measure": flavor, "name": m.measure.display, "query": str(q), "value": float(v), "status": s})
+                rows.append({"measure": flavor, "name": m.measure.display, "query": str(q), "value": plain_value(v), "status": s})
             rows.append({"measure": flavor, "name": m.measure.display, "query": "all", "value": m.summary, "status": "summary"})
         return pd.DataFrame(rows, columns=["measure", "name", "query", "value", "status"])
 
 
 def _json_float(x: float) -> float | None:
     return None if math.isnan(x) else x
+
+
+def plain_value(v: Any) -> float | str:
+    """A per-query value as a Python float, or as text for text-valued metrics (relstring)."""
+    return v if isinstance(v, str) else float(v)
+
+
+def _json_value(v: Any) -> float | str | None:
+    return v if isinstance(v, str) else _json_float(float(v))

@@ -87,7 +87,9 @@ class SharedEvaluation:
 
     Alignment is shared per ``duplicates`` policy and sorting per combination of ordering knobs
     (:data:`rankflavor.order.ORDER_KNOBS`), exactly as :func:`rankflavor.evaluate.evaluate_tables`
-    does, so every value equals the one :func:`rankflavor.evaluate` returns.
+    does, so every value equals the one :func:`rankflavor.evaluate` returns. Only the latest
+    ranking is kept (a ranking of a large run is several arrays of its length): evaluate the
+    measures grouped by :meth:`key` (as :func:`spread` does) so each ordering is sorted once.
     """
 
     def __init__(self, qrels: Qrels, run: Run):
@@ -107,11 +109,17 @@ class SharedEvaluation:
             raise found
         return found
 
+    @staticmethod
+    def key(measure: Measure) -> tuple[str, ...]:
+        """Measures with equal keys share one alignment and one ranking."""
+        return (measure.flavor.duplicates, *order_key(measure.flavor))
+
     def evaluate(self, measure: Measure) -> MeasureResult:
         """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
         aligned = self.aligned(measure.flavor.duplicates)
-        key = (measure.flavor.duplicates, *order_key(measure.flavor))
+        key = self.key(measure)
         if key not in self._ranked:
+            self._ranked.clear()
             try:
                 self._ranked[key] = rank(aligned, measure.flavor)
             except RankflavorError as exc:
@@ -485,11 +493,16 @@ def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
     """Split ``runs`` into names and inputs: one run, a list of runs, or ``{name: run}``."""
     if isinstance(runs, Mapping) and runs and not _is_nested_run(runs):
         return [str(k) for k in runs], list(runs.values())
-    single = isinstance(runs, (str, os.PathLike, Mapping)) or hasattr(runs, "columns")
+    single = isinstance(runs, (str, os.PathLike, Mapping, Run)) or hasattr(runs, "columns")
     items = [runs] if single else list(runs)
     names: list[str] = []
     for i, r in enumerate(items):
-        name = os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else f"run{i + 1}"
+        if isinstance(r, (str, os.PathLike)):
+            name = os.path.basename(os.fspath(r))
+        elif isinstance(r, Run) and r.from_file:
+            name = os.path.basename(r.source)
+        else:
+            name = f"run{i + 1}"
         if name in names:  # same file name in two folders: fall back to the path, then a number
             path = os.fspath(r) if isinstance(r, (str, os.PathLike)) else ""
             name = path if path and path not in names else f"{name}#{i + 1}"
@@ -565,9 +578,12 @@ def spread(
     counts = np.zeros((len(items), len(flavors)), dtype=np.int64)
     errors: dict[tuple[str, str], str] = {}
     first_error: RankflavorError | None = None
+    # Grouped by ordering so each distinct ordering is sorted once per run (the flavor list keeps its order).
+    by_ordering = sorted(range(len(flavors)), key=lambda j: SharedEvaluation.key(flavors[j].measure))
     for r, item in enumerate(items):
         shared = SharedEvaluation(q_table, as_run(item))
-        for j, f in enumerate(flavors):
+        for j in by_ordering:
+            f = flavors[j]
             try:
                 res = shared.evaluate(f.measure)
             except RankflavorError as exc:

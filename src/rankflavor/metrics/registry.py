@@ -21,6 +21,13 @@ INPUT_KNOBS: tuple[str, ...] = (
     "unjudged", "negatives", "ties", "precision", "depth", "duplicates", "missing", "self_hits", "run_only",
 )
 
+#: Summary kinds a :class:`MetricSpec` may declare.
+SUMMARIES: tuple[str, ...] = ("mean", "sum", "geometric", "none")
+
+#: Floor applied before the log of a geometric-mean summary: trec_eval's ``MIN_GEO_MEAN``
+#: (``trec_eval.h``), so one zero does not zero the whole summary.
+GEO_MEAN_FLOOR = 1e-5
+
 #: ``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the query
 #: had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy.
 Kernel = Callable[["Ranked", "Measure"], tuple[np.ndarray, np.ndarray]]
@@ -35,7 +42,10 @@ class MetricSpec:
     name : canonical name, printed in every flavor string.
     knobs : flavor knobs this metric reads; the rest are not printed and do not change it.
     cutoff : ``"optional"``, ``"required"`` or ``"none"`` (whether ``@k`` is allowed).
-    summary : ``"mean"`` over queries, or ``"sum"`` for counts (trec_eval's num_* rows).
+    summary : ``"mean"`` over queries, ``"sum"`` for counts (trec_eval's num_* rows), ``"geometric"``
+        (geometric mean of values floored at ``GEO_MEAN_FLOOR``, trec_eval gm_map/gm_bpref; per-query
+        values stay the plain ones), or ``"none"`` for per-query-only values that may be text
+        (trec_eval relstring).
     aliases : other accepted spellings (case-insensitive).
     doc : one line for ``rankflavor flavors`` and the docs.
     """
@@ -55,6 +65,8 @@ _LOOKUP: dict[str, str] = {}
 
 
 def register(spec: MetricSpec) -> MetricSpec:
+    if spec.summary not in SUMMARIES:
+        raise ValueError(f"MetricSpec {spec.name!r}: summary must be one of {SUMMARIES}, received {spec.summary!r}")
     REGISTRY[spec.name] = spec
     for alias in (spec.name, *spec.aliases):
         _LOOKUP[alias.lower()] = spec.name

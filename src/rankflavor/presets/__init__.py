@@ -56,6 +56,8 @@ def resolve_measures(
     default = get_preset(preset)
     measures: list[Measure] = []
     extras: list[str] = []
+    if default.combine is not None:
+        items = default.combine(list(items))
     for item in items:
         if isinstance(item, Measure):
             measures.append(item)

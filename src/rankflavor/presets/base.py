@@ -39,6 +39,8 @@ class Preset:
     finalize : last adjustment after user overrides (for knobs that follow other knobs).
     default_metrics : what ``rankflavor eval --preset NAME`` reports when no ``-m`` is given, in
         the tool's own names (the measures its users quote: BEIR's NDCG@10, MS MARCO's MRR@10).
+    combine : rewrites the whole list of metric arguments before they are parsed, for tools whose
+        arguments interact (trec_eval: ``-m all_trec -m relstring.20`` means relstring_20 only).
     """
 
     name: str
@@ -48,3 +50,4 @@ class Preset:
     dialect: Dialect | None = None
     finalize: Callable[[Measure], Measure] | None = None
     default_metrics: tuple[str, ...] = ()
+    combine: Callable[[list[str | Measure]], list[str | Measure]] | None = None

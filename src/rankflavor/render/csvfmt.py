@@ -1,4 +1,4 @@
-"""CSV with stable columns ``metric,query,value,flavor``; values at full precision (repr)."""
+"""CSV with stable columns ``metric,query,value,flavor``; values at full precision (repr), text as is."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def render_csv(results: Results, per_query: bool) -> str:
         name = m.measure.display
         if per_query:
             for q, v in zip(m.queries, m.values, strict=True):
-                w.writerow([name, str(q), repr(float(v)), flavor])
-        w.writerow([name, "all", repr(float(m.summary)), flavor])
+                w.writerow([name, str(q), v if isinstance(v, str) else repr(float(v)), flavor])
+        if m.measure.spec.summary != "none":  # per-query-only metrics (relstring) have no summary
+            w.writerow([name, "all", repr(float(m.summary)), flavor])
     return buf.getvalue()

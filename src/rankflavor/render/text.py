@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import math
 
-from ..results import Results
+from ..results import Results, plain_value
 
 
-def _fmt(v: float, is_sum: bool) -> str:
+def _fmt(v: float | str, is_sum: bool) -> str:
+    if isinstance(v, str):  # text-valued metric (relstring)
+        return repr(v)
     if math.isnan(v):
         return "nan"
     return str(round(v)) if is_sum else f"{v:.4f}"
@@ -28,7 +30,8 @@ def render_table(results: Results, per_query: bool) -> str:
     table.add_column("flavor", overflow="fold")
     for m in results.measures:
         is_sum = m.measure.spec.summary == "sum"
-        table.add_row(escape(m.measure.display), _fmt(m.summary, is_sum), str(m.n_queries), escape(str(m.measure)))
+        summary = "-" if m.measure.spec.summary == "none" else _fmt(m.summary, is_sum)
+        table.add_row(escape(m.measure.display), summary, str(m.n_queries), escape(str(m.measure)))
     console.print(table)
     if per_query:
         pq = Table(title="per query")
@@ -39,7 +42,7 @@ def render_table(results: Results, per_query: bool) -> str:
         for m in results.measures:
             is_sum = m.measure.spec.summary == "sum"
             for q, v, s in zip(m.queries, m.values, m.status, strict=True):
-                pq.add_row(escape(m.measure.display), escape(str(q)), _fmt(float(v), is_sum), str(s))
+                pq.add_row(escape(m.measure.display), escape(str(q)), escape(_fmt(plain_value(v), is_sum)), str(s))
         console.print(pq)
     c = results.counts
     console.print(
