@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import rankflavor
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Doc ids whose byte order differs from numeric and case-insensitive order, so the docno
 #: tie-break is exercised.
