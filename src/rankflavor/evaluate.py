@@ -24,6 +24,7 @@ def evaluate(
     run: Any,
     metrics: str | Measure | Iterable[str | Measure],
     preset: str | None = None,
+    chunk_rows: int | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments under explicit flavors.
@@ -39,6 +40,9 @@ def evaluate(
         (``"ndcg_cut.10"`` under ``preset="trec_eval"``), or ``"PRESET:NAME"``.
     preset : str, optional
         Tool whose defaults and metric names to use (see ``rankflavor flavors --presets``).
+    chunk_rows : int, optional
+        Stream a run file in chunks of about this many rows, whole queries per chunk, so memory
+        is bounded by the chunk (see :mod:`rankflavor.chunked`); per-query values are identical.
     **knobs
         Flavor knobs applied to every measure that reads them (``gain="exp2"``, ``rel=2``).
 
@@ -62,6 +66,12 @@ def evaluate(
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
     measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()})
     q_table = as_qrels(qrels)
+    if chunk_rows is not None:
+        if not isinstance(run, (str, os.PathLike)):
+            raise UsageError("chunk_rows: chunked evaluation streams a run file; pass its path")
+        from .chunked import evaluate_chunked
+
+        return evaluate_chunked(q_table, run, measures, chunk_rows, extras)
     r_table = as_run(run)
     return evaluate_tables(q_table, r_table, measures, extras=extras)
 
@@ -143,23 +153,7 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
             rows |= missing
         else:
             skipped_missing = int(missing.sum())
-    picked = vals[rows]
-    if text_valued:
-        summary, n = float("nan"), int(rows.sum())
-    elif spec.summary == "geometric":
-        summary, n = _geometric_mean(vals, rows, rows & missing)
-    elif spec.summary == "sum":
-        if measure.metric == "num_rel" and f.total == "qrels_positive":
-            summary = float((aligned.qrels_grade > 0).sum())
-        else:
-            summary = float(np.nansum(picked))
-        n = int(rows.sum())
-    else:
-        finite = picked[~np.isnan(picked)]
-        n = len(finite)
-        # Sequential sum in query order (np.cumsum, unlike np.sum, is not pairwise), as
-        # trec_eval accumulates, then one division.
-        summary = float(np.cumsum(finite)[-1] / n) if n else float("nan")
+    summary, n = summarize(measure, vals[rows], missing[rows], aligned.qrels_grade)
     return MeasureResult(
         measure=measure,
         queries=aligned.query_ids[rows],
@@ -170,6 +164,29 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         skipped_empty=skipped_empty,
         skipped_missing=skipped_missing,
     )
+
+
+def summarize(measure: Measure, values: np.ndarray, missing: np.ndarray, qrels_grade: np.ndarray) -> tuple[float, int]:
+    """The summary of a measure over the rows of its per-query table, and how many rows entered it.
+
+    ``values`` are the per-query values in query order, ``missing`` flags rows scored by the
+    ``missing`` policy. Mean, geometric mean or sum by the metric's ``summary``; NaN rows are
+    left out. Shared by one-shot and chunked evaluation, so both summarise identically.
+    """
+    spec = measure.spec
+    if spec.summary == "none":  # per-query only, may be text (trec_eval relstring)
+        return float("nan"), len(values)
+    if spec.summary == "geometric":
+        return _geometric_mean(values, np.ones(len(values), dtype=bool), missing)
+    if spec.summary == "sum":
+        if measure.metric == "num_rel" and measure.flavor.total == "qrels_positive":
+            return float((qrels_grade > 0).sum()), len(values)
+        return float(np.nansum(values)), len(values)
+    finite = values[~np.isnan(values)]
+    n = len(finite)
+    # Sequential sum in query order (np.cumsum, unlike np.sum, is not pairwise), as trec_eval
+    # accumulates, then one division.
+    return (float(np.cumsum(finite)[-1] / n) if n else float("nan")), n
 
 
 def _geometric_mean(vals: np.ndarray, rows: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:

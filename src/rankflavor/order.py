@@ -26,7 +26,7 @@ class Ranked:
 
     Attributes
     ----------
-    q : query code per row.
+    q : query code per row; rows are sorted by (query code, rank).
     rank : 1-based rank per row within its query.
     grade : judged grade per row, 0 where the row is not judged.
     judged : the row has a usable judgment (negatives count as unjudged unless negatives=zero).
@@ -153,7 +153,7 @@ def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Rows grouped by query, score descending, equal scores in file order.
 
     Most runs arrive grouped by query and sorted by score; checking that in O(n) replaces the sort.
-    Groups need not be in query-code order: kernels reduce by code, not by position.
+    The result is sorted by query code (kernels may search segments by code).
     """
     n = len(q)
     if n == 0:
@@ -161,10 +161,29 @@ def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray:
     change = q[1:] != q[:-1]
     grouped = int(change.sum()) + 1 == int((np.bincount(q) > 0).sum())
     if grouped and not ((score[1:] > score[:-1]) & ~change).any():
-        return np.arange(n, dtype=np.int64)
+        return _segments_in_code_order(np.arange(n, dtype=np.int64), q)
     by_score = np.argsort(-score, kind="stable")
     small = q.astype(np.uint16) if q.max(initial=0) < 1 << 16 else q  # 16-bit keys take numpy's radix sort
     return by_score[np.argsort(small[by_score], kind="stable")]
+
+
+def _segments_in_code_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Move whole query segments into query-code order: an O(n) gather, not a sort.
+
+    Runs are usually grouped by query but not in byte order of the query ids; kernels may rely
+    on rows being sorted by query code.
+    """
+    qs = q[order]
+    starts = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]]))
+    codes = qs[starts]
+    if not (codes[1:] < codes[:-1]).any():
+        return order
+    lengths = np.diff(np.append(starts, len(order)))
+    perm = np.argsort(codes, kind="stable")
+    new_lengths = lengths[perm]
+    new_starts = np.cumsum(new_lengths) - new_lengths
+    idx = np.arange(len(order)) - np.repeat(new_starts - starts[perm], new_lengths)
+    return order[idx]
 
 
 def _break_ties(

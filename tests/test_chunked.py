@@ -1,0 +1,111 @@
+"""Chunked evaluation: per-query values and summaries equal a one-shot evaluation."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import rankflavor
+from rankflavor.cli import cli
+from rankflavor.errors import InputError
+
+from .conftest import shared_path
+
+MEASURES = [
+    "trec_eval:ndcg_cut.10",
+    "trec_eval:map",
+    "trec_eval:num_rel",
+    "trec_eval:num_ret",
+    "ndcg@10[ties=averaged,ideal=local]",
+    "ndcg@20[gain=exp2,ideal=recall@50,ties=input_order,empty=one]",
+    "P@5[unjudged=condensed]",
+    "bpref",
+]
+
+
+def _same(a: rankflavor.Results, b: rankflavor.Results) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert str(x.measure) == str(y.measure)
+        assert list(x.queries) == list(y.queries)
+        np.testing.assert_array_equal(x.values, y.values)
+        assert list(x.status) == list(y.status)
+        assert x.summary == y.summary
+        assert x.n_queries == y.n_queries
+    assert a.counts == b.counts
+
+
+@pytest.mark.parametrize("chunk", [1, 137, 1000, 10**7])
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_chunked_equals_one_shot_on_real_run(chunk: int, missing: str) -> None:
+    qrels = shared_path("qrels", "qrels.dl20-passage.txt")
+    run = shared_path("runs", "rankllm.dl20.splade-p-p-ensemble-distil.top100.run")
+    _same(
+        rankflavor.evaluate(qrels, run, MEASURES, missing=missing),
+        rankflavor.evaluate(qrels, run, MEASURES, missing=missing, chunk_rows=chunk),
+    )
+
+
+def _random_files(tmp_path, seed: int, sep: str = " ") -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for qi in range(60):
+        q = f"q{qi:03d}"
+        docs = [f"d{j}" for j in rng.choice(500, 40, replace=False)]
+        if qi % 7:  # some queries only in the run
+            for d in docs[::2]:
+                qrels.append(f"{q} 0 {d} {int(rng.integers(-1, 4))}")
+            qrels.append(f"{q} 0 never{qi} 2")
+        if qi % 11 == 3:
+            continue  # qrels-only query
+        for r, d in enumerate(docs, 1):
+            run.append(sep.join([q, "Q0", d, str(r), f"{rng.integers(0, 8) / 4:.2f}", "t"]))
+    qp, rp = tmp_path / "q.txt", tmp_path / "r.txt"
+    qp.write_text("\n".join(qrels) + "\n")
+    rp.write_text("\n".join(run) + "\n")
+    return str(qp), str(rp)
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_chunked_equals_one_shot_on_random_data(tmp_path, sep: str) -> None:  # type: ignore[no-untyped-def]
+    q, r = _random_files(tmp_path, 5, sep)
+    for missing in ("zero", "skip"):
+        _same(
+            rankflavor.evaluate(q, r, MEASURES, missing=missing),
+            rankflavor.evaluate(q, r, MEASURES, missing=missing, chunk_rows=53),
+        )
+
+
+def test_chunked_reads_gzip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    q, r = _random_files(tmp_path, 6)
+    gz = tmp_path / "r.txt.gz"
+    gz.write_bytes(gzip.compress(open(r, "rb").read()))
+    _same(rankflavor.evaluate(q, r, MEASURES), rankflavor.evaluate(q, str(gz), MEASURES, chunk_rows=40))
+
+
+def test_query_split_across_the_file_is_an_error(write) -> None:  # type: ignore[no-untyped-def]
+    q = write("q.txt", "a 0 x 1\nb 0 y 1\n")
+    r = write("r.txt", "a Q0 x 1 2 t\nb Q0 y 1 2 t\na Q0 z 2 1 t\n")
+    with pytest.raises(InputError, match="appears again"):
+        rankflavor.evaluate(q, r, ["ndcg@10"], chunk_rows=1)
+    # One-shot evaluation does not need contiguous queries.
+    assert rankflavor.evaluate(q, r, ["ndcg@10"])[0].n_queries == 2
+
+
+def test_bad_line_in_chunked_mode_names_the_line(write) -> None:  # type: ignore[no-untyped-def]
+    q = write("q.txt", "a 0 x 1\n")
+    r = write("r.txt", "a Q0 x 1 2 t\na Q0 y 2 oops t\n")
+    with pytest.raises(InputError, match=r"r.txt:2: score 'oops' is not a number"):
+        rankflavor.evaluate(q, r, ["ndcg@10"], chunk_rows=1)
+
+
+def test_cli_chunk_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    q, r = _random_files(tmp_path, 7)
+    args = ["eval", q, r, "--preset", "trec_eval", "-m", "all_trec", "-q", "-c", "--format", "trec"]
+    whole = CliRunner().invoke(cli, args)
+    chunked = CliRunner().invoke(cli, [*args, "--chunk-rows", "25"])
+    assert whole.exit_code == 0 and chunked.exit_code == 0, chunked.output
+    assert whole.output == chunked.output
