@@ -7,7 +7,8 @@ Query codes are assigned in byte order of the id strings, so sorting by code is 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -72,6 +73,9 @@ class Aligned:
     run_tag: str | None
     run_source: str
     qrels_source: str
+    #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
+    #: filled by order.rank; not part of equality.
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:

@@ -95,12 +95,20 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
         jgrade = jgrade_all[jmask]
     jq = aligned.qrels_q[jmask]
 
-    score = aligned.run_score
-    if flavor.precision == "float32":
-        score = score.astype(np.float32).astype(np.float64)
     q = aligned.run_q
-    order = _by_query_and_score(q, score)
-    order = _break_ties(order, q, score, grade, aligned, flavor.ties)
+    # The score sort and the docno ranks of tied rows depend only on the precision: computed
+    # once per alignment and shared by every tie rule, depth, condensing and measure.
+    memo = aligned.memo
+    if ("score", flavor.precision) not in memo:
+        score = aligned.run_score
+        if flavor.precision == "float32":
+            score = score.astype(np.float32).astype(np.float64)
+        base = _by_query_and_score(q, score)
+        memo["score", flavor.precision] = score
+        memo["base", flavor.precision] = base
+        memo["ties", flavor.precision] = _tied_rows(base, q, score, aligned)
+    score = memo["score", flavor.precision]
+    order = _break_ties(memo["base", flavor.precision], memo["ties", flavor.precision], grade, flavor.ties)
     if flavor.self_hits == "drop":
         # BEIR ignore_identical_ids: a document named like its query leaves the ranking first.
         order = order[~_self_hits(aligned)[order]]
@@ -186,36 +194,48 @@ def _segments_in_code_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
     return order[idx]
 
 
-def _break_ties(
-    order: np.ndarray, q: np.ndarray, score: np.ndarray, grade: np.ndarray, aligned: Aligned, ties: str
-) -> np.ndarray:
-    """Reorder rows inside each run of equal scores by the tie rule; file order stays otherwise.
+def _tied_rows(
+    order: np.ndarray, q: np.ndarray, score: np.ndarray, aligned: Aligned
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Positions (in ``order``) of rows that share their query and score with a neighbour, their
+    tie-group number, and the byte-order rank of their docno among all tied rows.
 
-    Only tied rows are touched, so the docno comparison (byte order, as trec_eval's ``strcmp``)
-    sorts just the strings of tied documents. Every rule but ``input_order`` ends in docno
-    order, so no result depends on the line order of the run: ``averaged`` (only NDCG/DCG
-    average gains; P@k, AP, Judged@k need an order) and equal grades under ``pessimistic``/
-    ``optimistic`` (a judged grade 0 and an unjudged document differ for Judged@k) use
-    docno descending.
+    Only tied rows need a docno comparison (trec_eval's ``strcmp``), so only their strings are
+    sorted. None when nothing is tied.
     """
-    if ties == "input_order" or len(order) < 2:
-        return order
+    if len(order) < 2:
+        return None
     qs, ss = q[order], score[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
-        return order
+        return None
     tied = np.zeros(len(order), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
     pos = np.flatnonzero(tied)
     group = np.cumsum(np.concatenate([[True], ~same]))[pos]
-    rows = order[pos]
-    strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
+    strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[order[pos]]))
     by_string = pc.sort_indices(strings).to_numpy()
-    key = np.empty(len(rows), dtype=np.int64)
-    key[by_string] = np.arange(len(rows))
-    if ties != "docno_asc":
-        key = -key
+    docno_rank = np.empty(len(pos), dtype=np.int64)
+    docno_rank[by_string] = np.arange(len(pos))
+    return pos, group, docno_rank
+
+
+def _break_ties(
+    order: np.ndarray, tied: tuple[np.ndarray, np.ndarray, np.ndarray] | None, grade: np.ndarray, ties: str
+) -> np.ndarray:
+    """Reorder rows inside each run of equal scores by the tie rule; file order stays otherwise.
+
+    Every rule but ``input_order`` ends in docno order, so no result depends on the line order
+    of the run: ``averaged`` (only NDCG/DCG average gains; P@k, AP, Judged@k need an order) and
+    equal grades under ``pessimistic``/``optimistic`` (a judged grade 0 and an unjudged document
+    differ for Judged@k) use docno descending.
+    """
+    if ties == "input_order" or tied is None:
+        return order
+    pos, group, docno_rank = tied
+    rows = order[pos]
+    key = docno_rank if ties == "docno_asc" else -docno_rank
     if ties in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
         g = grade[rows] if ties == "pessimistic" else -grade[rows]
         local = np.lexsort((key, g, group))
