@@ -73,6 +73,8 @@ class Aligned:
     run_tag: str | None
     run_source: str
     qrels_source: str
+    #: When docnos are canonical integers: run_doc + doc_value_offset is the docno's value.
+    doc_value_offset: int | None = None
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -110,12 +112,15 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 _CANONICAL_INT = r"^(0|[1-9][0-9]{0,17})$"
 
 
-def _doc_codes(run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _doc_codes(
+    run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int
+) -> tuple[np.ndarray, np.ndarray, int, int | None]:
     """Identity codes for docnos (equal strings, equal codes), and the code span.
 
-    Docnos that are canonical decimal integers (MS MARCO style) are their own codes, which avoids
-    hashing millions of strings; otherwise the strings are dictionary-encoded. Codes carry no
-    order: the docno tie-break compares strings (order.py).
+    Docnos that are canonical decimal integers (MS MARCO style) are their own codes (less an
+    offset, returned last; None otherwise), which avoids hashing millions of strings; otherwise
+    the strings are dictionary-encoded. Codes carry no order: the docno tie-break compares
+    strings (order.py).
     """
     try:
         run_num = pc.cast(run_doc, pa.int64()).to_numpy(zero_copy_only=False)
@@ -135,10 +140,10 @@ def _doc_codes(run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int) -> tuple[
             jd[others] = span + lo + extra.astype(np.int64)
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
-            return run_num.astype(np.int64) - lo, jd - lo, span
+            return run_num.astype(np.int64) - lo, jd - lo, span, lo
     encoded = _encode(pa.concat_arrays([run_doc, qrels_doc]))
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1)
+    return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1), None
 
 
 def _resolve_duplicates(
@@ -187,7 +192,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     nr, nj = len(run), len(qrels)
     q_all, query_ids = _codes_in_byte_order(pa.concat_arrays([run.query, qrels.query]))
     rq, jq = q_all[:nr], q_all[nr:]
-    rd, jd, n_docs = _doc_codes(run.doc, qrels.doc, len(query_ids))
+    rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids))
     rkey = rq * n_docs + rd
     jkey = jq * n_docs + jd
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
@@ -237,6 +242,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         qrels_q=jq.astype(np.int64),
         qrels_grade=jgrade,
         run_doc_strings=run.doc,
+        doc_value_offset=doc_offset,
         counts=counts,
         run_tag=run.tag,
         run_source=run.source,
