@@ -245,7 +245,7 @@ def _docno_byte_order(aligned: Aligned, rows: np.ndarray) -> np.ndarray:
         width = int(digits.max())
         if width <= 16:
             padded = value * 10 ** (width - digits)
-            return np.argsort(padded * 32 + digits, kind="stable")
+            return np.argsort(padded * 32 + digits)  # keys are distinct within a query
     strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
     return pc.sort_indices(strings).to_numpy()
 
@@ -266,10 +266,16 @@ def _break_ties(
     rows = order[pos]
     key = docno_rank if ties == "docno_asc" else len(pos) - 1 - docno_rank
     if ties in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
-        g = grade[rows] if ties == "pessimistic" else -grade[rows]
-        local = np.lexsort((key, g, group))
+        levels = np.unique(grade[rows])
+        level = np.searchsorted(levels, grade[rows])
+        if ties == "optimistic":
+            level = len(levels) - 1 - level
+        if float(len(pos)) ** 2 * len(levels) < 2.0**62:  # one int64 key beats a three-key lexsort
+            local = np.argsort((group * len(levels) + level) * len(pos) + key)
+        else:
+            local = np.lexsort((key, level, group))
     else:  # one int64 key (group, then docno rank) sorts faster than a two-key lexsort
-        local = np.argsort(group * len(pos) + key, kind="stable")
+        local = np.argsort(group * len(pos) + key)  # distinct keys: any sort is exact
     out = order.copy()
     out[pos] = rows[local]
     return out

@@ -19,15 +19,19 @@ from ..flavor import format_number
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 
-def _row_gains(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = K.gain(r.grade, r.judged, measure.flavor)
+def _row_gains(r, measure, rows: np.ndarray | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Gain of every ranked row, or of ``rows`` only (not with averaged ties, which need whole groups)."""
+    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
+    g = K.gain(pick(r.grade), pick(r.judged), measure.flavor)
     assumed = measure.flavor.assumed_grade
     if assumed is not None:
         # Elasticsearch unknown_doc_rating: documents absent from the qrels earn this grade's gain
         # in the DCG only (the ideals below never see it).
         g_assumed = K.gain(np.array([assumed]), np.array([True]), measure.flavor)[0]
-        g = np.where(r.pooled, g, g_assumed)
+        g = np.where(pick(r.pooled), g, g_assumed)
     if measure.flavor.ties == "averaged" and len(g):
+        if rows is not None:
+            raise ValueError("averaged ties need the gains of whole tie groups")
         # McSherry-Najork: every row of a tie group earns the group's mean gain.
         sums = np.bincount(r.tie_group, weights=g)
         sizes = np.bincount(r.tie_group)
@@ -36,6 +40,11 @@ def _row_gains(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
 
 
 def _dcg(r, measure, denom) -> np.ndarray:  # type: ignore[no-untyped-def]
+    if measure.k is not None and measure.flavor.ties != "averaged":
+        # Only the top k rows count: gains for them alone (a large run has ~100x more rows).
+        top = np.flatnonzero(r.rank <= measure.k)
+        g = _row_gains(r, measure, top)
+        return K.segment_sum(r.q[top], g / denom[r.rank[top]], r.n_queries)
     g = _row_gains(r, measure)
     mask = np.ones(len(g), dtype=bool) if measure.k is None else r.rank <= measure.k
     return K.segment_sum(r.q[mask], g[mask] / denom[r.rank[mask]], r.n_queries)
