@@ -37,6 +37,9 @@ def cli() -> None:
 @cli.command("eval")
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("run", type=click.Path(dir_okay=False))
+@click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
+              help="local: this process (NumPy). spark: Spark DataFrame operations on a local[2] session "
+              "(needs pyspark and Java 17+); same measures, flavors and output.")
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
               "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")
@@ -58,6 +61,7 @@ def cli() -> None:
 def eval_cmd(
     qrels: str,
     run: str,
+    engine: str,
     metrics: tuple[str, ...],
     preset: str | None,
     flavor_knobs: tuple[str, ...],
@@ -83,6 +87,14 @@ def eval_cmd(
     if judged_only:
         knobs["unjudged"] = "condensed"
     wanted = list(metrics) or _default_metrics(preset)
+    if engine == "spark":
+        from .errors import UsageError
+        from .spark import evaluate_spark
+
+        if click.get_current_context().params.get("chunk_rows"):
+            raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
+        click.echo(render(evaluate_spark(qrels, run, wanted, preset=preset, **knobs), fmt, per_query), nl=False)
+        return
     results = evaluate(qrels, run, wanted, preset=preset, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
 

@@ -1,0 +1,789 @@
+"""The Spark engine: the same measures and flavors, evaluated with Spark DataFrame operations.
+
+:func:`evaluate_spark` takes qrels and run tables (PySpark DataFrames or TREC file paths) and
+returns the same :class:`~rankflavor.results.Results` as :func:`rankflavor.evaluate`, with the same
+canonical flavor strings, so every renderer works unchanged. The stages mirror the local engine:
+
+* align - duplicates resolved by a window over (query, doc); run rows left-joined to grades;
+  everything dropped counted (:class:`~rankflavor.align.Counts`);
+* order - ``row_number()`` over each query, ordered by the score at the flavor's precision
+  (``float32`` = a cast to ``float``), descending, then the tie key of :mod:`rankflavor.order`;
+  ``depth`` then ``unjudged=condensed`` as trec_eval applies ``-M`` before ``-J``;
+* kernels - per-row columns (gains, discounts, running counts as window sums) reduced per query
+  by ``groupBy``; ideal DCGs rank the candidate gains with another window;
+* policy - only the per-query table (one row per query) reaches the driver, where the local
+  engine's own :func:`rankflavor.evaluate.aggregate` applies ``empty``/``missing`` and averages.
+
+Nothing row-level is collected. Float sums are added in Spark's order, not rank by rank, and
+Spark's ``log2`` is ``ln(x) / ln(2)``, so values can differ from the local engine in the last bits
+(the tests hold them to 1e-9). Every metric and every knob of the local engine is supported.
+
+References
+----------
+Apache Spark SQL window functions (``row_number``, frames ``rowsBetween``);
+trec_eval 9.0.8 ``form_res_rels.c`` (ordering, negatives), ``m_*.c`` (measure definitions).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from . import __version__
+from .align import Counts
+from .errors import InputError, UsageError
+from .flavor import Flavor
+from .io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
+from .measure import Measure
+from .order import order_key
+from .results import Results
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+    from .align import Aligned
+
+DEFAULT_MASTER = "local[2]"
+
+_WHITESPACE = r"[ \t\n\r\x0b\x0c]+"  # what trec_eval's and the local reader's split() treat as blanks
+
+
+def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, driver_memory: str = "4g") -> SparkSession:
+    """A local Spark session for the CLI and tests (no UI, few shuffle partitions, quiet logs).
+
+    Parameters
+    ----------
+    master : Spark master URL, ``local[2]`` by default (one worker thread per core here).
+    shuffle_partitions : ``spark.sql.shuffle.partitions``; Spark's 200 is far too many locally.
+    driver_memory : heap of the local JVM (it holds the data in local mode); only honoured when
+        this call starts the JVM.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise UsageError("the Spark engine needs PySpark: python3 -m pip install pyspark (and Java 17+)") from None
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("rankflavor")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.session.timeZone", "UTC")
+        # The inputs are hash-partitioned by query once (see _align), so every later join is
+        # co-partitioned; broadcasting small per-query tables and adaptive re-planning only add
+        # jobs in a local session.
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs: Spark DataFrames or TREC files read by Spark, as (q, d, v, row) tables.
+
+
+@dataclass
+class _Table:
+    """One input as a Spark table ``q, d, v, row`` (row = input order) plus what reading saw."""
+
+    frame: DataFrame
+    source: str
+    rows: int
+    tag: str | None = None
+    comments: int = 0
+    blanks: int = 0
+    extra_fields: int = 0
+    cached: DataFrame | None = None  # what to unpersist when done (when not ``frame`` itself)
+
+
+def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
+    for name in wanted:
+        if name in columns:
+            return name
+    raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
+
+
+def _from_frame(frame: DataFrame, source: str, value_columns: tuple[str, ...]) -> _Table:
+    from pyspark.sql import functions as F
+
+    columns = list(frame.columns)
+    qc = _pick(columns, QUERY_COLUMNS, source)
+    dc = _pick(columns, DOC_COLUMNS, source)
+    vc = _pick(columns, value_columns, source)
+    raw = F.col(vc).cast("string") if dict(frame.dtypes)[vc] == "string" else F.col(vc)
+    table = frame.select(
+        F.col(qc).cast("string").alias("q"),
+        F.col(dc).cast("string").alias("d"),
+        raw.try_cast("double").alias("v"),
+        F.monotonically_increasing_id().alias("row"),
+    ).persist()
+    stats = table.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.sum((F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf)).cast("long")).alias("bad"),
+        F.sum((F.col("q").isNull() | F.col("d").isNull()).cast("long")).alias("null_ids"),
+    ).first()
+    assert stats is not None  # an aggregate without grouping always returns one row
+    if stats["n"] == 0:
+        raise InputError(source, None, "has no rows")
+    if stats["null_ids"]:
+        raise InputError(source, None, f"{stats['null_ids']} row(s) have a null {qc!r} or {dc!r}")
+    if stats["bad"]:
+        example = table.filter(F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf)).limit(1).collect()
+        raise InputError(
+            source,
+            None,
+            f"column {vc!r} holds {stats['bad']} value(s) that are not finite numbers"
+            + (f", e.g. at query {example[0]['q']!r}, doc {example[0]['d']!r}" if example else ""),
+        )
+    return _Table(table, source, int(stats["n"]))
+
+
+def _read_trec(spark: SparkSession, path: str, kind: str) -> _Table:
+    """Read a TREC qrels or run file with Spark; a malformed file is re-read by the local reader,
+    whose error names the line."""
+    from pyspark.sql import functions as F
+
+    from .io import trec
+
+    n_fields = trec.QRELS_FIELDS if kind == "qrels" else trec.RUN_FIELDS
+    if not os.path.exists(path):
+        raise InputError(path, None, "file not found")
+    if os.path.isdir(path):
+        raise InputError(path, None, "is a directory, expected a file")
+    lines = spark.read.text(path).select(F.col("value").alias("line"), F.monotonically_increasing_id().alias("row"))
+    text = F.regexp_replace("line", r"^[ \t\r\x0b\x0c]+|[ \t\r\x0b\x0c]+$", "")
+    value_at = 3 if kind == "qrels" else 4
+    fields = (
+        lines.select("row", text.alias("text"))
+        .select(
+            "row",
+            (F.col("text") == "").alias("blank"),
+            F.col("text").startswith("#").alias("comment"),
+            F.split("text", _WHITESPACE).alias("f"),
+        )
+        .select(
+            "row",
+            "blank",
+            "comment",
+            (~F.col("blank") & ~F.col("comment")).alias("body"),
+            F.size("f").alias("n"),
+            # get() gives null past the end of a short line (plain indexing fails under ANSI mode).
+            F.get("f", 0).alias("q"),
+            F.get("f", 2).alias("d"),
+            F.get("f", value_at).try_cast("double").alias("v"),
+            (F.get("f", 5) if kind == "run" else F.lit(None).cast("string")).alias("tag"),
+        )
+        .persist()
+    )
+    ok_fields = (F.col("n") == n_fields) if kind == "qrels" else (F.col("n") >= n_fields)
+    valid = ok_fields & F.col("v").isNotNull() & ~F.isnan("v") & (F.abs("v") != math.inf)
+    body = F.col("body")
+    stats = fields.agg(
+        _count(body).alias("n"),
+        _count(body & ~valid).alias("bad"),
+        _count(body & (F.col("n") > n_fields)).alias("extra"),
+        _count(F.col("blank")).alias("blank"),
+        _count(F.col("comment")).alias("comment"),
+        F.max_by(F.when(body, F.col("tag")), F.when(body, F.col("row"))).alias("tag"),
+    ).first()
+    assert stats is not None  # an aggregate without grouping returns one row
+    if not stats["n"] or stats["bad"]:
+        fields.unpersist()
+        # The local reader names the file, line and what was expected; it is only asked when the
+        # file is already known to be malformed.
+        (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
+        raise InputError(path, None, f"{stats['bad'] or 0} malformed {kind} line(s)")
+    return _Table(
+        fields.filter(body).select("q", "d", "v", "row"),
+        path,
+        int(stats["n"]),
+        tag=stats["tag"],
+        comments=int(stats["comment"] or 0),
+        blanks=int(stats["blank"] or 0),
+        extra_fields=int(stats["extra"] or 0),
+        cached=fields,
+    )
+
+
+def _as_table(spark: SparkSession, obj: Any, kind: str) -> _Table:
+    if isinstance(obj, (str, os.PathLike)):
+        return _read_trec(spark, os.fspath(obj), kind)
+    if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
+        return _from_frame(obj, f"{kind} DataFrame", GRADE_COLUMNS if kind == "qrels" else SCORE_COLUMNS)
+    raise UsageError(f"{kind} must be a Spark DataFrame or a TREC file path for the Spark engine; received {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Align: duplicates, join, counts.
+
+
+def _deduplicate(table: _Table, policy: str) -> tuple[DataFrame, int]:
+    """Resolve (query, doc) duplicates under ``policy``; return the table and rows dropped."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    keys = table.frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c"))
+    distinct = keys.count()
+    dropped = table.rows - distinct
+    if dropped == 0:
+        return table.frame, 0
+    if policy == "error":
+        example = keys.filter(F.col("c") > 1).orderBy("q", "d").limit(1).collect()[0]
+        raise InputError(
+            table.source,
+            None,
+            f"document {example['d']!r} appears more than once for query {example['q']!r}; trec_eval rejects this. "
+            f"{dropped} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
+        )
+    order = [F.col("row")] if policy == "first" else [F.col("v").desc(), F.col("row")]
+    w = Window.partitionBy("q", "d").orderBy(*order)
+    kept = table.frame.withColumn("_k", F.row_number().over(w)).filter(F.col("_k") == 1).drop("_k")
+    return kept, dropped
+
+
+@dataclass(frozen=True)
+class _QueryIndex:
+    """The per-query facts :func:`rankflavor.evaluate.aggregate` reads from an aligned input:
+    query ids in byte order and whether each is in the run and in the qrels."""
+
+    query_ids: np.ndarray
+    in_run: np.ndarray
+    in_qrels: np.ndarray
+    positive_judgments: int
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def evaluated(self) -> np.ndarray:
+        return self.in_run & self.in_qrels
+
+    @property
+    def qrels_grade(self) -> np.ndarray:
+        """Stand-in for the grades, read only by ``total=qrels_positive`` as the number of
+        judgments with a grade > 0; the grades themselves stay in Spark."""
+        return np.ones(self.positive_judgments)
+
+
+@dataclass
+class _Aligned:
+    """Spark counterpart of :class:`rankflavor.align.Aligned`: joined rows and query flags."""
+
+    rows: DataFrame  # q, d, score, row, grade (null = not in the qrels); queries with judgments only
+    judgments: DataFrame  # q, d, grade (duplicates resolved)
+    queries: DataFrame  # q, in_run, in_qrels for every query
+    counts: Counts
+    index: _QueryIndex
+
+
+def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
+    from pyspark.sql import functions as F
+
+    # qrels first, as the local engine checks them first (the same error for the same input).
+    judgments, qrels_dups = _deduplicate(qrels, policy)
+    run_rows, run_dups = _deduplicate(run, policy)
+    # Everything downstream (ranking windows, per-query sums, joins of per-query tables) is keyed
+    # by query: hash-partitioning the two cached tables by query once lets Spark plan all of it
+    # without another shuffle.
+    parts = int(judgments.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8)
+    judgments = judgments.select("q", "d", F.col("v").alias("grade")).repartition(parts, "q").persist()
+    run_q = run_rows.select("q").distinct().withColumn("in_run", F.lit(True))
+    qrels_q = judgments.select("q").distinct().withColumn("in_qrels", F.lit(True))
+    queries = run_q.join(qrels_q, "q", "full_outer").select(
+        "q", F.coalesce("in_run", F.lit(False)).alias("in_run"), F.coalesce("in_qrels", F.lit(False)).alias("in_qrels")
+    )
+    joined = (
+        run_rows.select("q", "d", F.col("v").alias("score"), "row")
+        .join(qrels_q.select("q"), "q")
+        .join(judgments, ["q", "d"], "left")
+        .repartition(parts, "q")
+        .persist()
+    )
+    row_stats = joined.agg(
+        F.count(F.lit(1)).alias("n"),
+        _count(F.col("grade").isNull()).alias("unjudged"),
+        _count(F.col("grade") < 0).alias("negative"),
+    ).first()
+    j_stats = judgments.agg(_count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive")).first()
+    assert row_stats is not None and j_stats is not None  # aggregates without grouping return one row
+    # One row per query: the size of the final result, and needed there anyway.
+    flags = queries.collect()
+    ids = sorted((r["q"] for r in flags), key=lambda text: text.encode("utf-8"))
+    by_id = {r["q"]: (bool(r["in_run"]), bool(r["in_qrels"])) for r in flags}
+    in_run = np.array([by_id[q][0] for q in ids], dtype=bool)
+    in_qrels = np.array([by_id[q][1] for q in ids], dtype=bool)
+    n_run, n_qrels, n_both = int(in_run.sum()), int(in_qrels.sum()), int((in_run & in_qrels).sum())
+    counts = Counts(
+        run_rows=run.rows,
+        qrels_rows=qrels.rows,
+        queries_in_run=n_run,
+        queries_in_qrels=n_qrels,
+        queries_evaluated=n_both,
+        queries_only_in_run=n_run - n_both,
+        queries_only_in_qrels=n_qrels - n_both,
+        run_duplicates_resolved=run_dups,
+        qrels_duplicates_resolved=qrels_dups,
+        unjudged_retrieved=int(row_stats["unjudged"] or 0),
+        negative_grades=int(j_stats["negative"] or 0),
+        negative_grades_retrieved=int(row_stats["negative"] or 0),
+        run_rows_of_unjudged_queries=run.rows - run_dups - int(row_stats["n"] or 0),
+        comment_lines=qrels.comments + run.comments,
+        blank_lines=qrels.blanks + run.blanks,
+        run_lines_with_extra_fields=run.extra_fields,
+    )
+    index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, int(j_stats["positive"] or 0))
+    return _Aligned(joined, judgments, queries, counts, index)
+
+
+# ---------------------------------------------------------------------------------------------
+# Order: the same rules as rankflavor.order.rank, as window functions.
+
+
+@dataclass
+class _Ranked:
+    rows: DataFrame  # q, rank, grade, judged, pooled, score_p
+    judgments: DataFrame  # q, jgrade (usable judgments under the negatives policy)
+
+
+def _rank(aligned: _Aligned, flavor: Flavor) -> _Ranked:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if flavor.negatives == "error" and aligned.counts.negative_grades:
+        raise InputError(
+            "qrels",
+            None,
+            f"{aligned.counts.negative_grades} judgment(s) have a negative grade and the flavor says negatives=error; "
+            "use negatives=unjudged (trec_eval) or negatives=zero",
+        )
+    pooled = F.col("grade").isNotNull()
+    if flavor.negatives == "zero":
+        judged = pooled
+        grade = F.when(pooled, F.greatest(F.col("grade"), F.lit(0.0))).otherwise(F.lit(0.0))
+        jgrade = aligned.judgments.select("q", F.greatest(F.col("grade"), F.lit(0.0)).alias("jgrade"))
+    else:
+        judged = pooled & (F.col("grade") >= 0)
+        grade = F.when(judged, F.col("grade")).otherwise(F.lit(0.0))
+        jgrade = aligned.judgments.filter(F.col("grade") >= 0).select("q", F.col("grade").alias("jgrade"))
+    score = F.col("score").cast("float").cast("double") if flavor.precision == "float32" else F.col("score")
+    rows = aligned.rows.select(
+        "q", "d", "row", score.alias("score_p"), grade.alias("grade"), judged.alias("judged"), pooled.alias("pooled")
+    )
+    ties = flavor.ties
+    if ties in ("docno_desc", "averaged"):
+        tie = [F.col("d").desc()]
+    elif ties == "docno_asc":
+        tie = [F.col("d").asc()]
+    elif ties == "input_order":
+        tie = [F.col("row").asc()]
+    elif ties == "pessimistic":
+        tie = [F.col("grade").asc(), F.col("row").asc()]
+    else:  # optimistic
+        tie = [F.col("grade").desc(), F.col("row").asc()]
+    by_score = Window.partitionBy("q").orderBy(F.col("score_p").desc(), *tie)
+    rows = rows.withColumn("rank", F.row_number().over(by_score))
+    depth = flavor.depth_limit
+    if depth is not None:
+        rows = rows.filter(F.col("rank") <= depth)
+    if flavor.unjudged == "condensed":
+        rows = rows.filter(F.col("judged")).withColumn(
+            "rank", F.row_number().over(Window.partitionBy("q").orderBy("rank"))
+        )
+    ranked = rows.select("q", "rank", "grade", "judged", "pooled", "score_p").persist()
+    return _Ranked(ranked, jgrade)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels as column expressions.
+
+
+def _gain(grade: Column, judged: Column | None, flavor: Flavor) -> Column:
+    """Spark twin of :func:`rankflavor.kernels.gain`."""
+    from pyspark.sql import functions as F
+
+    kind = flavor.gain
+    if kind == "linear":
+        out = grade
+    elif kind == "exp2":
+        out = F.pow(F.lit(2.0), grade) - F.lit(1.0)
+    elif kind == "binary":
+        out = (grade >= F.lit(flavor.rel_threshold)).cast("double")
+    else:
+        out = grade
+        for g, v in reversed(flavor.gain_table or ()):
+            out = F.when(grade == F.lit(g), F.lit(v)).otherwise(out)
+    out = out.cast("double")
+    return out if judged is None else F.when(judged, out).otherwise(F.lit(0.0))
+
+
+def _denominator(rank: Column, flavor: Flavor) -> Column:
+    """Spark twin of :func:`rankflavor.kernels.discount_denominators` at ``rank``."""
+    from pyspark.sql import functions as F
+
+    if flavor.discount == "log2":
+        return F.log2(rank.cast("double") + F.lit(1.0))
+    if flavor.discount == "reciprocal":
+        return rank.cast("double")
+    base = flavor.jk_base or 2.0
+    return F.when(rank < F.lit(base), F.lit(1.0)).otherwise(F.log(rank.cast("double")) / F.lit(math.log(base)))
+
+
+def _ratio(num: Column, den: Column) -> Column:
+    """``num / den`` where ``den > 0``, else 0 (no division by zero even under ANSI mode)."""
+    from pyspark.sql import functions as F
+
+    return F.when(den > 0, num / F.when(den > 0, den).otherwise(F.lit(1.0))).otherwise(F.lit(0.0))
+
+
+def _count(cond: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.sum(F.when(cond, F.lit(1)).otherwise(F.lit(0)))
+
+
+@dataclass
+class _Plan:
+    """Columns to compute for a group of measures that share one ordering."""
+
+    row_columns: dict[str, Column] = field(default_factory=dict)  # on ranked rows (may be windows)
+    aggregates: dict[str, Column] = field(default_factory=dict)  # per query over ranked rows
+    judgment_aggregates: dict[str, Column] = field(default_factory=dict)  # per query over judgments
+    tables: list[DataFrame] = field(default_factory=list)  # extra per-query tables (q, ...)
+    needs_row_judgment_stats: bool = False
+    outputs: list[tuple[Column, Column]] = field(default_factory=list)  # (value, empty) per measure
+
+
+def _plan_measures(measures: Sequence[Measure], ranked: _Ranked) -> _Plan:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    plan = _Plan()
+    by_rank = Window.partitionBy("q").orderBy("rank").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    rank, judged = F.col("rank"), F.col("judged")
+    plan.aggregates["n_ret"] = F.count(F.lit(1))
+    n_ret = F.coalesce(F.col("n_ret"), F.lit(0))
+
+    def threshold_stats(t: float) -> tuple[Column, Column]:
+        """Per-query R (relevant judgments) and N (judged non-relevant) at threshold ``t``."""
+        key = _key(t)
+        plan.judgment_aggregates[f"R_{key}"] = _count(F.col("jgrade") >= F.lit(t))
+        plan.judgment_aggregates[f"N_{key}"] = _count(F.col("jgrade") < F.lit(t))
+        return F.coalesce(F.col(f"R_{key}"), F.lit(0)), F.coalesce(F.col(f"N_{key}"), F.lit(0))
+
+    for i, m in enumerate(measures):
+        f = m.flavor
+        t = f.rel_threshold
+        k = m.k
+        in_cut = F.lit(True) if k is None else rank <= F.lit(k)
+        rel = judged & (F.col("grade") >= F.lit(t))
+        name = f"m{i}"
+        metric = _KERNEL_OF.get(m.metric, m.metric)
+        if metric in ("P", "recall", "AP", "RR", "Rprec", "bpref", "success", "num_rel", "num_rel_ret"):
+            R, N = threshold_stats(t)
+        empty = F.lit(False)
+        if metric in ("P", "recall", "success"):
+            plan.aggregates[name] = _count(rel & in_cut)
+            hits = F.coalesce(F.col(name), F.lit(0))
+            if metric == "P":
+                value = _ratio(hits, n_ret) if k is None else hits / F.lit(float(k))
+            elif metric == "recall":
+                value = _ratio(hits, R)
+            else:
+                value = (hits > 0).cast("double")
+            empty = R == 0
+        elif metric == "AP":
+            running = F.sum(F.when(rel, F.lit(1)).otherwise(F.lit(0))).over(by_rank)
+            plan.row_columns[f"{name}_c"] = F.when(rel & in_cut, running / rank).otherwise(F.lit(0.0))
+            plan.aggregates[name] = F.sum(f"{name}_c")
+            value, empty = _ratio(F.coalesce(F.col(name), F.lit(0.0)), R), R == 0
+        elif metric == "RR":
+            plan.aggregates[name] = F.min(F.when(rel & in_cut, rank))
+            first = F.coalesce(F.col(name), F.lit(0))
+            value, empty = _ratio(F.lit(1.0), first), R == 0
+        elif metric == "Rprec":
+            plan.needs_row_judgment_stats = True
+            plan.aggregates[name] = _count(rel & (rank <= R))
+            value, empty = _ratio(F.coalesce(F.col(name), F.lit(0)), R), R == 0
+        elif metric == "bpref":
+            plan.needs_row_judgment_stats = True
+            nonrel = judged & ~rel
+            above = F.sum(F.when(nonrel, F.lit(1)).otherwise(F.lit(0))).over(by_rank) - F.when(nonrel, 1).otherwise(0)
+            term = F.when(above > 0, F.lit(1.0) - _ratio(F.least(above, R), F.least(N, R))).otherwise(F.lit(1.0))
+            plan.row_columns[f"{name}_c"] = F.when(rel & in_cut, term).otherwise(F.lit(0.0))
+            plan.aggregates[name] = F.sum(f"{name}_c")
+            value, empty = _ratio(F.coalesce(F.col(name), F.lit(0.0)), R), R == 0
+        elif metric == "judged":
+            plan.aggregates[name] = _count(F.col("pooled") & in_cut)
+            shown = n_ret if k is None else F.least(n_ret, F.lit(k))
+            value = _ratio(F.coalesce(F.col(name), F.lit(0)), shown)
+        elif metric == "num_ret":
+            value = n_ret.cast("double")
+        elif metric == "num_rel":
+            value = R.cast("double")
+        elif metric == "num_rel_ret":
+            plan.aggregates[name] = _count(rel)
+            value = F.coalesce(F.col(name), F.lit(0)).cast("double")
+        elif metric in ("dcg", "ndcg"):
+            g = _gain(F.col("grade"), judged, f)
+            if f.ties == "averaged":
+                # McSherry-Najork: each row of a run of equal scores earns the run's mean gain.
+                g = F.avg(g).over(Window.partitionBy("q", "score_p"))
+            plan.row_columns[f"{name}_c"] = F.when(in_cut, g / _denominator(rank, f)).otherwise(F.lit(0.0))
+            plan.aggregates[name] = F.sum(f"{name}_c")
+            dcg = F.coalesce(F.col(name), F.lit(0.0))
+            if metric == "dcg":
+                value = dcg
+            else:
+                idcg = _ideal(m, ranked, plan, name, n_ret)
+                empty = idcg <= 0
+                value = _ratio(dcg, idcg)
+        else:  # pragma: no cover - every registered metric is handled above
+            raise UsageError(f"the Spark engine has no kernel for metric {metric!r}")
+        plan.outputs.append((value.cast("double"), empty))
+    return plan
+
+
+#: Metrics that are another metric's per-query values under a different summary.
+_KERNEL_OF = {"GMAP": "AP", "gm_bpref": "bpref"}
+
+
+def _key(t: float) -> str:
+    return format(t, "g").replace("-", "m").replace(".", "p").replace("+", "")
+
+
+def _ideal(m: Measure, ranked: _Ranked, plan: _Plan, name: str, n_ret: Column) -> Column:
+    """IDCG of ``m`` per query, as a column of the final per-query table."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    f = m.flavor
+    k = m.k
+    # The ideal cut per query: None = no cut; else a column (k, or min(k, hits returned)).
+    cut: Column | None
+    if f.ideal_cut == "none" or (k is None and f.ideal_cut == "k"):
+        cut = None
+    elif f.ideal_cut == "hits":
+        cut = n_ret if k is None else F.least(F.lit(k), n_ret)
+    else:
+        cut = F.lit(k)
+    col = f"{name}_ideal"
+    if f.ideal == "max":
+        top = f.top_grade
+        if top is None:
+            from .errors import FlavorError
+
+            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+        g_top = _gain(F.lit(top), None, f)
+        slots = n_ret if cut is None else cut
+        # The same slot-by-slot sum as the local engine's cumulative sum over the discounts.
+        total = F.aggregate(
+            F.sequence(F.lit(1), F.greatest(slots, F.lit(1))),
+            F.lit(0.0),
+            lambda acc, i: acc + g_top / _denominator(i, f),
+        )
+        return F.when(slots > 0, total).otherwise(F.lit(0.0))
+    if f.ideal == "global":
+        candidates = ranked.judgments.select("q", _gain(F.col("jgrade"), None, f).alias("g"))
+    else:
+        rows = ranked.rows
+        if f.ideal != "local":
+            rows = rows.filter(F.col("rank") <= F.lit(f.recall_depth or 0))
+        candidates = rows.select("q", _gain(F.col("grade"), F.col("judged"), f).alias("g"))
+    ideal_rank = F.row_number().over(Window.partitionBy("q").orderBy(F.col("g").desc()))
+    ordered = candidates.filter(F.col("g") > 0).withColumn("i", ideal_rank)
+    if cut is not None and f.ideal_cut == "hits":
+        # min(k, hits returned) needs each query's number of ranked rows.
+        n_rows = ranked.rows.groupBy("q").agg(F.count(F.lit(1)).alias("n_ret"))
+        ordered = ordered.join(n_rows, "q", "left")
+    keep = F.lit(True) if cut is None else F.col("i") <= cut
+    table = ordered.groupBy("q").agg(
+        F.sum(F.when(keep, F.col("g") / _denominator(F.col("i"), f)).otherwise(F.lit(0.0))).alias(col)
+    )
+    plan.tables.append(table)
+    return F.coalesce(F.col(col), F.lit(0.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point.
+
+
+def evaluate_spark(
+    qrels: Any,
+    run: Any,
+    metrics: str | Measure | Iterable[str | Measure],
+    preset: str | None = None,
+    *,
+    spark: Any = None,
+    **knobs: Any,
+) -> Results:
+    """Evaluate a run against judgments with Spark; same measures, flavors and Results as
+    :func:`rankflavor.evaluate`.
+
+    Parameters
+    ----------
+    qrels : Spark DataFrame (``query_id, doc_id, relevance``) or TREC qrels path
+    run : Spark DataFrame (``query_id, doc_id, score``) or TREC run path
+        Column names follow :mod:`rankflavor.io.inputs` (``qid``/``query``, ``docno``/``doc``,
+        ``grade``/``label``, ``sim``...). A DataFrame's row order is its input order
+        (``ties=input_order``, ``duplicates=first``).
+    metrics, preset, **knobs
+        As for :func:`rankflavor.evaluate`.
+    spark : SparkSession, optional
+        Defaults to the DataFrames' own session, or :func:`local_session` for paths.
+
+    Returns
+    -------
+    Results
+        Per-query values (only these reach the driver), summaries, counts, flavor strings.
+
+    Raises
+    ------
+    UsageError
+        For a metric or knob value the Spark engine does not implement (it names it).
+    """
+    from pyspark.sql import functions as F
+
+    from .evaluate import aggregate
+    from .presets import resolve_measures
+
+    items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
+    if not items:
+        raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
+    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()})
+    for m in measures:
+        check_supported(m)
+    if spark is None:
+        frame = qrels if hasattr(qrels, "sparkSession") else run if hasattr(run, "sparkSession") else None
+        spark = frame.sparkSession if frame is not None else local_session()
+    q_table = _as_table(spark, qrels, "qrels")
+    r_table = _as_table(spark, run, "run")
+    cached: list[DataFrame] = [t.cached or t.frame for t in (q_table, r_table)]
+    try:
+        aligned_by_policy: dict[str, _Aligned] = {}
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for i, m in enumerate(measures):
+            policy = m.flavor.duplicates
+            if policy not in aligned_by_policy:
+                aligned_by_policy[policy] = _align(r_table, q_table, policy)
+                cached += [aligned_by_policy[policy].rows, aligned_by_policy[policy].judgments]
+            groups.setdefault((policy, *order_key(m.flavor)), []).append(i)
+        first = next(iter(aligned_by_policy.values()))
+        evaluated = first.queries.filter(F.col("in_run") & F.col("in_qrels")).select("q").persist()
+        cached.append(evaluated)
+        n = len(measures)
+        values: list[np.ndarray] = [np.zeros(0)] * n
+        empty: list[np.ndarray] = [np.zeros(0, dtype=bool)] * n
+        # One Spark job per ordering: one plan for everything would be smaller in jobs but slow to
+        # plan and hungry for memory (every sort and aggregate of every ordering in one task).
+        for key, members in groups.items():
+            aligned = aligned_by_policy[key[0]]
+            ranked = _rank(aligned, measures[members[0]].flavor)
+            cached.append(ranked.rows)
+            table = _per_query(ranked, [(i, measures[i]) for i in members], evaluated)
+            for i, v, e in zip(members, *_collect(table, first.index, members), strict=True):
+                values[i], empty[i] = v, e
+            ranked.rows.unpersist()
+        results = [
+            aggregate(m, values[i], empty[i], cast("Aligned", aligned_by_policy[m.flavor.duplicates].index))
+            for i, m in enumerate(measures)
+        ]
+        provenance = {
+            "rankflavor": __version__,
+            "engine": "spark",
+            "spark": spark.version,
+            "qrels": {"source": q_table.source},
+            "run": {"source": r_table.source, "tag": r_table.tag},
+        }
+        return Results(results, first.counts, provenance, extras)
+    finally:
+        for frame_ in cached:
+            frame_.unpersist()
+
+
+#: Metrics with a Spark kernel here (GMAP and gm_bpref are AP and bpref with a geometric mean,
+#: which the shared aggregation step computes).
+SUPPORTED_METRICS = frozenset(
+    ("P", "recall", "AP", "RR", "Rprec", "bpref", "success", "judged", "num_ret", "num_rel", "num_rel_ret",
+     "ndcg", "dcg", "GMAP", "gm_bpref")
+)
+#: Knobs the Spark kernels read; any other knob must be left at its default.
+SUPPORTED_KNOBS = frozenset(
+    ("gain", "discount", "ideal", "ideal_cut", "max_grade", "rel", "unjudged", "negatives", "ties", "precision",
+     "depth", "empty", "missing", "duplicates", "total")
+)
+
+
+def check_supported(measure: Measure) -> None:
+    """Raise :class:`UsageError` unless the Spark engine computes ``measure`` exactly as the local one."""
+    from .flavor import KNOBS
+
+    if measure.metric not in SUPPORTED_METRICS:
+        raise UsageError(
+            f"the Spark engine does not implement metric {measure.metric!r} (in {measure.display!r}); "
+            f"it implements {', '.join(sorted(SUPPORTED_METRICS))}. Use the local engine for it."
+        )
+    flavor = measure.flavor
+    for name, knob in KNOBS.items():
+        value = getattr(flavor, name, knob.default)
+        if name not in SUPPORTED_KNOBS and value != knob.default:
+            raise UsageError(
+                f"the Spark engine does not implement knob {name}={value} (in {measure.display!r}); "
+                f"leave it at {knob.default} or use the local engine"
+            )
+    if flavor.ideal not in ("global", "local", "max") and flavor.recall_depth is None:
+        raise UsageError(
+            f"the Spark engine does not implement ideal={flavor.ideal} (in {measure.display!r}); "
+            "it implements global, local, recall@K and max"
+        )
+
+
+def _per_query(ranked: _Ranked, members: Sequence[tuple[int, Measure]], evaluated: DataFrame) -> DataFrame:
+    """Per-query table ``q, v{i}, e{i}`` of the measures ``members`` that share ``ranked``, one
+    row per ``evaluated`` query (a query left with no ranked rows or usable judgments included)."""
+    from pyspark.sql import functions as F
+
+    plan = _plan_measures([m for _, m in members], ranked)
+    rows = ranked.rows
+    judgment_stats = (
+        ranked.judgments.groupBy("q").agg(*[c.alias(n) for n, c in plan.judgment_aggregates.items()])
+        if plan.judgment_aggregates
+        else None
+    )
+    if plan.needs_row_judgment_stats and judgment_stats is not None:
+        rows = rows.join(judgment_stats, "q", "left")
+    if plan.row_columns:
+        rows = rows.select("*", *[c.alias(n) for n, c in plan.row_columns.items()])
+    table = evaluated.join(rows.groupBy("q").agg(*[c.alias(n) for n, c in plan.aggregates.items()]), "q", "left")
+    if judgment_stats is not None:
+        table = table.join(judgment_stats, "q", "left")
+    for extra in plan.tables:
+        table = table.join(extra, "q", "left")
+    outputs = [F.col("q")]
+    for (i, _), (value, empty) in zip(members, plan.outputs, strict=True):
+        outputs += [value.alias(f"v{i}"), empty.alias(f"e{i}")]
+    return table.select(*outputs)
+
+
+def _collect(
+    table: DataFrame, index: _QueryIndex, members: Sequence[int]
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Collect a per-query table (one row per evaluated query) into arrays by query code."""
+    position = {q: i for i, q in enumerate(index.query_ids)}
+    n = index.n_queries
+    values = [np.zeros(n) for _ in members]
+    empty = [np.zeros(n, dtype=bool) for _ in members]
+    for row in table.collect():
+        p = position[row["q"]]
+        for j, i in enumerate(members):
+            values[j][p] = row[f"v{i}"]
+            empty[j][p] = row[f"e{i}"]
+    return values, empty

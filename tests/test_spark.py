@@ -1,0 +1,266 @@
+"""The Spark engine equals the local engine: same per-query values (to 1e-9), statuses, summaries,
+counts and flavor strings, on real runs and on random data with ties, unjudged documents,
+negative grades, missing and run-only queries and duplicates.
+
+The local engine is the oracle here because it is itself checked line by line against trec_eval
+9.0.8 (tests/test_trec_parity.py). One local[2] session serves every test; the whole module runs
+in a few minutes on two cores. Skipped, saying why, without PySpark or Java.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark", reason="the Spark engine tests need PySpark (python3 -m pip install pyspark)")
+if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+    pytest.skip("the Spark engine tests need Java 17+ on PATH or JAVA_HOME", allow_module_level=True)
+
+import pandas as pd
+from click.testing import CliRunner
+
+import rankflavor
+from rankflavor.cli import cli
+from rankflavor.errors import EvaluationError, InputError, UsageError
+from rankflavor.results import Results
+from rankflavor.spark import check_supported, evaluate_spark, local_session
+
+from .conftest import shared_path
+
+TOLERANCE = 1e-9
+
+
+@pytest.fixture(scope="module")
+def spark():  # type: ignore[no-untyped-def]
+    try:
+        session = local_session("local[2]", shuffle_partitions=2, driver_memory="1g")
+    except Exception as exc:  # pragma: no cover - depends on the machine's Java
+        pytest.skip(f"cannot start a local Spark session: {exc}")
+    yield session
+
+
+def assert_same(local: Results, spark_result: Results) -> None:
+    """Every measure: same flavor string, queries, statuses, values (1e-9), summary; same counts."""
+    assert local.counts == spark_result.counts
+    assert len(local) == len(spark_result)
+    for a, b in zip(local, spark_result, strict=True):
+        assert str(a.measure) == str(b.measure)
+        where = a.measure.display
+        assert list(a.queries) == list(b.queries), where
+        assert list(a.status) == list(b.status), where
+        np.testing.assert_allclose(b.values, a.values, rtol=0, atol=TOLERANCE, err_msg=where)
+        assert a.n_queries == b.n_queries, where
+        assert (a.skipped_empty, a.skipped_missing) == (b.skipped_empty, b.skipped_missing), where
+        if np.isnan(a.summary):
+            assert np.isnan(b.summary), where
+        else:
+            assert abs(a.summary - b.summary) <= TOLERANCE, where
+
+
+#: One of every metric, and every value of every knob the Spark engine implements. The ordering
+#: knobs (ties, precision, depth, unjudged, negatives) are combined so that six orderings cover
+#: them all: each ordering costs a Spark job, the metrics within one are nearly free.
+MEASURES = [
+    "ndcg@5", "ndcg", "dcg@5", "P@5", "P", "recall@10", "AP", "AP@5", "RR", "RR@3", "Rprec", "bpref",
+    "success@3", "judged@5", "judged", "num_ret", "num_rel", "num_rel_ret",
+    "ndcg@5[gain=exp2]", "ndcg@5[gain=binary,rel=2]", "ndcg@5[gain={0:0,1:1,2:5,3:10}]",
+    "ndcg@5[discount=jk(2)]", "ndcg@5[discount=reciprocal]", "ndcg@5[discount=jk(3.5)]",
+    "ndcg@5[ideal=local]", "ndcg@5[ideal=recall@8]", "ndcg@5[ideal=max,max_grade=3]", "ndcg[ideal=max,max_grade=3]",
+    "ndcg@5[ideal_cut=hits]", "ndcg@5[ideal_cut=none]", "ndcg@5[ideal=local,ideal_cut=hits]",
+    "ndcg@5[ideal=max,max_grade=4,ideal_cut=hits]",
+    "ndcg@5[empty=one]", "ndcg@5[empty=nan]", "ndcg@5[empty=skip]", "AP[empty=skip]", "ndcg@5[missing=skip]",
+    "P@5[rel=2]", "AP[rel=2]", "bpref[rel=2]", "Rprec[rel=2]", "recall@10[rel=0]", "num_rel[total=qrels_positive]",
+    # orderings
+    "ndcg@5[ties=docno_asc,precision=float32]", "P@5[ties=docno_asc,precision=float32]",
+    "ndcg@5[ties=input_order,depth=7]", "AP[ties=input_order,depth=7]", "num_ret[ties=input_order,depth=7]",
+    "ndcg@5[ties=averaged,unjudged=condensed]", "dcg@5[ties=averaged,unjudged=condensed]",
+    "bpref[ties=averaged,unjudged=condensed]", "ndcg@5[ties=averaged,unjudged=condensed,ideal_cut=hits]",
+    "ndcg@5[ties=pessimistic,unjudged=condensed,depth=7]", "P@5[ties=pessimistic,unjudged=condensed,depth=7]",
+    "ndcg@5[ties=optimistic,negatives=zero]", "AP[ties=optimistic,negatives=zero]",
+    "bpref[ties=optimistic,negatives=zero]", "ndcg@5[ties=optimistic,negatives=zero,ideal=local]",
+]  # fmt: skip
+
+
+def random_inputs(seed: int, duplicates: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Qrels and run with score ties (also ties only in float32), unjudged documents, negative
+    grades, queries with nothing relevant, qrels-only and run-only queries, and optionally
+    duplicate (query, doc) rows."""
+    rng = np.random.default_rng(seed)
+    qrels_rows: list[tuple[str, str, float]] = []
+    run_rows: list[tuple[str, str, float]] = []
+    for qi in range(40):
+        q = f"q{rng.integers(0, 10**rng.integers(1, 4))}_{qi}"  # ids whose byte order is not numeric order
+        docs = [f"d{x}" for x in rng.choice(200, size=30, replace=False)]
+        kind = qi % 8
+        judged = docs[: rng.integers(0, 20)] if kind != 0 else docs[:5]
+        for d in judged:
+            g = float(rng.choice([-1, 0, 0, 1, 2, 3])) if kind != 0 else 0.0  # kind 0: nothing relevant
+            qrels_rows.append((q, d, g))
+        if kind == 1:
+            continue  # a qrels query the run does not answer
+        n = int(rng.integers(1, 25))
+        retrieved = list(rng.permutation(docs))[:n]
+        if kind == 2:
+            q = q + "_run_only"
+        for d in retrieved:
+            s = float(np.round(rng.normal(), 1))  # one decimal: many exact ties
+            if rng.random() < 0.15:
+                s = 0.25 + float(rng.integers(1, 4)) * 1e-10  # distinct in float64, tied in float32
+            run_rows.append((q, d, s))
+    if duplicates:
+        for rows, n in ((run_rows, 12), (qrels_rows, 8)):
+            for i in rng.choice(len(rows), size=n, replace=False):
+                q, d, v = rows[int(i)]
+                rows.append((q, d, v + float(rng.choice([-1.0, 0.5, 1.0]))))
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    return qrels, run
+
+
+def test_random_inputs_every_knob(spark) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = random_inputs(7)
+    local = rankflavor.evaluate(qrels, run, MEASURES)
+    assert local.counts.negative_grades > 0 and local.counts.queries_only_in_qrels > 0
+    assert local.counts.queries_only_in_run > 0 and local.counts.unjudged_retrieved > 0
+    got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), MEASURES)
+    assert_same(local, got)
+
+
+def test_random_inputs_trec_eval_flavor(spark) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = random_inputs(11)
+    wanted = ["ndcg", "ndcg_cut.5,10", "map", "map_cut.5", "P.5", "recall.10", "recip_rank", "Rprec", "bpref",
+              "success.1,5", "num_ret", "num_rel", "num_rel_ret"]  # fmt: skip
+    for knobs in ({}, {"missing": "zero", "rel": 2}):
+        local = rankflavor.evaluate(qrels, run, wanted, preset="trec_eval", **knobs)
+        got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), wanted, preset="trec_eval", **knobs)
+        assert_same(local, got)
+
+
+def test_duplicates_first_and_best(spark) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = random_inputs(3, duplicates=True)
+    wanted = [f"{m}[duplicates={p},ties=input_order]" for p in ("first", "best") for m in ("ndcg@5", "AP")]
+    wanted += ["num_rel[duplicates=first]", "num_rel[duplicates=best]"]
+    local = rankflavor.evaluate(qrels, run, wanted)
+    assert local.counts.run_duplicates_resolved == 12 and local.counts.qrels_duplicates_resolved == 8
+    got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), wanted)
+    assert_same(local, got)
+    with pytest.raises(InputError, match="appears more than once"):
+        evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), ["ndcg@5"])
+
+
+REAL = [
+    ("qrels.dl19-passage.txt", "rankllm.dl19.splade-p-p-ensemble-distil.top100.run"),
+    ("qrels.dl20-passage.txt", "rankllm.dl20.bm25.top100.run"),
+    ("qrels.beir-v1.0.0-trec-covid.test.txt", "rankllm.covid.bm25.top100.run"),
+]
+
+
+@pytest.mark.parametrize(("qrels_name", "run_name"), REAL)
+def test_real_runs_from_files(spark, qrels_name: str, run_name: str) -> None:  # type: ignore[no-untyped-def]
+    """Real files read by Spark: trec_eval's core measures at its default cutoffs, and graded variants."""
+    qrels = str(shared_path("qrels", qrels_name))
+    run = str(shared_path("runs", run_name))
+    families = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg",
+                "ndcg_cut", "map_cut", "success")  # fmt: skip
+    wanted = [f"trec_eval:{f}" for f in families] + ["ndcg@10", "ndcg@10[gain=exp2,ideal=local]", "judged@10", "AP[rel=2]"]
+    local = rankflavor.evaluate(qrels, run, wanted)
+    got = evaluate_spark(qrels, run, wanted, spark=spark)
+    assert_same(local, got)
+    assert got.provenance["run"]["tag"] == local.provenance["run"]["tag"]
+
+
+def test_every_real_run(spark) -> None:  # type: ignore[no-untyped-def]
+    """All eight real runs as Spark DataFrames, in one table: each run's query ids are prefixed
+    with the run's name (and its qrels copied under the same prefix), so per-query values are
+    each run's own and one Spark evaluation covers them all."""
+    qrels_of = {"dl19": "qrels.dl19-passage.txt", "dl20": "qrels.dl20-passage.txt", "covid": "qrels.beir-v1.0.0-trec-covid.test.txt"}
+    qrels_parts, run_parts = [], []
+    for run_path in sorted(shared_path("runs").glob("*.run")):
+        q = rankflavor.read_qrels(shared_path("qrels", qrels_of[run_path.name.split(".")[1]]))
+        r = rankflavor.read_run(run_path)
+        prefix = run_path.stem + "/"
+        qrels_parts.append(pd.DataFrame(
+            {"query_id": [prefix + x for x in q.query.to_pylist()], "doc_id": q.doc.to_pylist(), "relevance": q.grade}
+        ))
+        run_parts.append(pd.DataFrame(
+            {"query_id": [prefix + x for x in r.query.to_pylist()], "doc_id": r.doc.to_pylist(), "score": r.score}
+        ))
+    assert len(run_parts) == 8
+    qrels, run = pd.concat(qrels_parts, ignore_index=True), pd.concat(run_parts, ignore_index=True)
+    wanted = ["trec_eval:ndcg_cut.10", "trec_eval:map", "trec_eval:bpref", "ndcg@10[ties=averaged]"]
+    local = rankflavor.evaluate(qrels, run, wanted)
+    got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), wanted)
+    assert_same(local, got)
+
+
+def test_irregular_file_counts_and_tag(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("# judged\nq1 0 a 2\n\nq1\t0  b 0\nq1 0 c -1\nq2 0 a 1\r\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 0.5 first\n  q1 Q0 b 2 0.5 mid extra\n# note\nq1 Q0 x 3 0.1 mid\nq3 Q0 a 1 1 last\n")
+    wanted = ["ndcg@3", "P@2", "num_ret", "judged@3"]
+    local = rankflavor.evaluate(str(qrels), str(run), wanted)
+    got = evaluate_spark(str(qrels), str(run), wanted, spark=spark)
+    assert got.counts.comment_lines == 2 and got.counts.run_lines_with_extra_fields == 1
+    assert_same(local, got)
+    assert got.provenance["run"]["tag"] == "last"
+
+
+def test_malformed_file_names_the_line(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 high t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    with pytest.raises(InputError, match=r"run.txt:2: score 'high' is not a number"):
+        evaluate_spark(str(qrels), str(run), ["ndcg@10"], spark=spark)
+
+
+def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
+    qrels, run = random_inputs(5)
+    q, r = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    with pytest.raises(EvaluationError, match="missing=error"):
+        evaluate_spark(q, r, ["ndcg@5[missing=error]"])
+    with pytest.raises(EvaluationError, match="empty=error"):
+        evaluate_spark(q, r, ["ndcg@5[empty=error]"])
+    with pytest.raises(InputError, match="negatives=error"):
+        evaluate_spark(q, r, ["ndcg@5[negatives=error]"])
+
+
+def test_unsupported_is_a_clear_error() -> None:
+    from rankflavor.errors import FlavorError
+    from rankflavor.measure import parse_measure
+    from rankflavor.metrics import REGISTRY
+
+    implemented = {"P", "recall", "AP", "RR", "Rprec", "bpref", "success", "judged", "num_ret", "num_rel",
+                   "num_rel_ret", "ndcg", "dcg", "GMAP", "gm_bpref"}  # fmt: skip
+    for name, spec in REGISTRY.items():
+        try:
+            measure = parse_measure(f"{name}@5" if spec.cutoff == "required" else name)
+        except FlavorError:  # a metric that needs more than its name; nothing to check
+            continue
+        if name in implemented:
+            check_supported(measure)
+        else:
+            with pytest.raises(UsageError, match="Spark engine does not implement metric"):
+                check_supported(measure)
+    with pytest.raises(UsageError, match="does not implement knob"):
+        check_supported(parse_measure("ndcg@5").with_knobs(self_hits="drop"))
+
+
+def test_cli_engine_spark_matches_local(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
+    run = str(shared_path("runs", "rankllm.dl19.bm25.top100.run"))
+    args = ["eval", qrels, run, "--preset", "trec_eval", "-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-q", "-c",
+            "--format", "trec"]  # fmt: skip
+    runner = CliRunner()
+    local = runner.invoke(cli, args)
+    remote = runner.invoke(cli, [*args, "--engine", "spark"])
+    assert local.exit_code == 0, local.output
+    assert remote.exit_code == 0, remote.output
+    assert remote.output == local.output
+    # trec_eval 9.0.8's own summary line (shared/data/expected), not ours.
+    assert "ndcg_cut_10           \tall\t0.5058" in remote.output
