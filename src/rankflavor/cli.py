@@ -7,6 +7,7 @@ Exit codes: 0 ok, 2 usage or flavor error, 3 bad input file, 4 evaluation policy
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -58,6 +59,8 @@ def cli() -> None:
               help="Evaluate only the top N documents per query (depth=N), as trec_eval -M.")
 @click.option("-J", "judged_only", is_flag=True, help="Drop unjudged documents before ranking (unjudged=condensed).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -71,13 +74,14 @@ def eval_cmd(
     max_docs: int | None,
     judged_only: bool,
     fmt: str,
+    chunk_rows: int | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
     from .flavor import parse_knob_assignments
     from .render import render
 
-    knobs = parse_knob_assignments(list(flavor_knobs))
+    knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
     if complete:
         knobs["missing"] = "zero"
     if level is not None:
@@ -95,7 +99,7 @@ def eval_cmd(
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
         click.echo(render(evaluate_spark(qrels, run, wanted, preset=preset, **knobs), fmt, per_query), nl=False)
         return
-    results = evaluate(qrels, run, wanted, preset=preset, **knobs)
+    results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
 
 
