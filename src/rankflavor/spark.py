@@ -4,7 +4,11 @@
 returns the same :class:`~rankflavor.results.Results` as :func:`rankflavor.evaluate`, with the same
 canonical flavor strings, so every renderer works unchanged. The stages mirror the local engine:
 
-* align - duplicates resolved by a window over (query, doc); run rows left-joined to grades;
+* read - DataFrames as given (their row order is the input order), or TREC files read by
+  Spark's text reader and split on the same whitespace as trec_eval; a malformed file is handed
+  to the local reader only to name the bad line;
+* align - duplicates resolved by a window over (query, doc); run rows left-joined to grades and
+  hash-partitioned by query once, so later windows, aggregates and joins need no shuffle;
   everything dropped counted (:class:`~rankflavor.align.Counts`);
 * order - ``row_number()`` over each query, ordered by the score at the flavor's precision
   (``float32`` = a cast to ``float``), descending, then the tie key of :mod:`rankflavor.order`;
@@ -16,7 +20,14 @@ canonical flavor strings, so every renderer works unchanged. The stages mirror t
 
 Nothing row-level is collected. Float sums are added in Spark's order, not rank by rank, and
 Spark's ``log2`` is ``ln(x) / ln(2)``, so values can differ from the local engine in the last bits
-(the tests hold them to 1e-9). Every metric and every knob of the local engine is supported.
+(the tests hold them to 1e-9).
+
+Covered: ``ndcg``, ``dcg``, ``P``, ``recall``, ``AP`` (``map``, ``map_cut``, ``GMAP``), ``RR``,
+``Rprec``, ``bpref`` (``gm_bpref``), ``success``, ``judged``, ``num_ret``, ``num_rel``,
+``num_rel_ret``, under every value of gain, discount, ideal (global, local, recall@K, max),
+ideal_cut, max_grade, rel, unjudged, negatives, ties (averaged included), precision, depth,
+empty, missing, duplicates and total. Any other metric or knob value is refused with a
+:class:`~rankflavor.errors.UsageError` naming it (:func:`check_supported`), never approximated.
 
 References
 ----------
@@ -101,7 +112,33 @@ class _Table:
     comments: int = 0
     blanks: int = 0
     extra_fields: int = 0
-    cached: DataFrame | None = None  # what to unpersist when done (when not ``frame`` itself)
+    cached: DataFrame | None = None  # what to unpersist when done
+
+
+@dataclass
+class _Pending:
+    """An input before its one-row check (``stats``) has run: all inputs are checked in one job."""
+
+    kind: str
+    source: str
+    cached: DataFrame
+    frame: DataFrame
+    stats: DataFrame  # one row: kind, n, bad, extra, blank, comment, tag
+    on_error: Any  # called with the stats row when a line or value is bad; raises InputError
+
+
+def _stats(kind: str, n: Column, bad: Column, extra: Column, blank: Column, comment: Column, tag: Column) -> list[Column]:
+    from pyspark.sql import functions as F
+
+    return [
+        F.lit(kind).alias("kind"),
+        n.cast("long").alias("n"),
+        bad.cast("long").alias("bad"),
+        extra.cast("long").alias("extra"),
+        blank.cast("long").alias("blank"),
+        comment.cast("long").alias("comment"),
+        tag.cast("string").alias("tag"),
+    ]
 
 
 def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
@@ -111,44 +148,39 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
     raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
 
 
-def _from_frame(frame: DataFrame, source: str, value_columns: tuple[str, ...]) -> _Table:
+def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
     from pyspark.sql import functions as F
 
     columns = list(frame.columns)
     qc = _pick(columns, QUERY_COLUMNS, source)
     dc = _pick(columns, DOC_COLUMNS, source)
-    vc = _pick(columns, value_columns, source)
-    raw = F.col(vc).cast("string") if dict(frame.dtypes)[vc] == "string" else F.col(vc)
+    vc = _pick(columns, GRADE_COLUMNS if kind == "qrels" else SCORE_COLUMNS, source)
     table = frame.select(
         F.col(qc).cast("string").alias("q"),
         F.col(dc).cast("string").alias("d"),
-        raw.try_cast("double").alias("v"),
+        F.col(vc).try_cast("double").alias("v"),
         F.monotonically_increasing_id().alias("row"),
     ).persist()
-    stats = table.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum((F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf)).cast("long")).alias("bad"),
-        F.sum((F.col("q").isNull() | F.col("d").isNull()).cast("long")).alias("null_ids"),
-    ).first()
-    assert stats is not None  # an aggregate without grouping always returns one row
-    if stats["n"] == 0:
-        raise InputError(source, None, "has no rows")
-    if stats["null_ids"]:
-        raise InputError(source, None, f"{stats['null_ids']} row(s) have a null {qc!r} or {dc!r}")
-    if stats["bad"]:
-        example = table.filter(F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf)).limit(1).collect()
+    bad = F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf) | F.col("q").isNull() | F.col("d").isNull()
+    stats = table.agg(*_stats(kind, F.count(F.lit(1)), _count(bad), F.lit(0), F.lit(0), F.lit(0), F.lit(None)))
+
+    def on_error(row: Any) -> None:
+        if not row["n"]:
+            raise InputError(source, None, "has no rows")
+        example = table.filter(bad).limit(1).collect()[0]
         raise InputError(
             source,
             None,
-            f"column {vc!r} holds {stats['bad']} value(s) that are not finite numbers"
-            + (f", e.g. at query {example[0]['q']!r}, doc {example[0]['d']!r}" if example else ""),
+            f"{row['bad']} row(s) have a null {qc!r} or {dc!r}, or a {vc!r} that is not a finite number; "
+            f"e.g. query {example['q']!r}, doc {example['d']!r}, {vc} {example['v']!r}",
         )
-    return _Table(table, source, int(stats["n"]))
+
+    return _Pending(kind, source, table, table, stats, on_error)
 
 
-def _read_trec(spark: SparkSession, path: str, kind: str) -> _Table:
-    """Read a TREC qrels or run file with Spark; a malformed file is re-read by the local reader,
-    whose error names the line."""
+def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
+    """Read a TREC qrels or run file with Spark. A malformed file is re-read by the local reader,
+    whose error names the line (Spark's line order is not a line number)."""
     from pyspark.sql import functions as F
 
     from .io import trec
@@ -187,66 +219,90 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Table:
     valid = ok_fields & F.col("v").isNotNull() & ~F.isnan("v") & (F.abs("v") != math.inf)
     body = F.col("body")
     stats = fields.agg(
-        _count(body).alias("n"),
-        _count(body & ~valid).alias("bad"),
-        _count(body & (F.col("n") > n_fields)).alias("extra"),
-        _count(F.col("blank")).alias("blank"),
-        _count(F.col("comment")).alias("comment"),
-        F.max_by(F.when(body, F.col("tag")), F.when(body, F.col("row"))).alias("tag"),
-    ).first()
-    assert stats is not None  # an aggregate without grouping returns one row
-    if not stats["n"] or stats["bad"]:
-        fields.unpersist()
-        # The local reader names the file, line and what was expected; it is only asked when the
-        # file is already known to be malformed.
-        (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
-        raise InputError(path, None, f"{stats['bad'] or 0} malformed {kind} line(s)")
-    return _Table(
-        fields.filter(body).select("q", "d", "v", "row"),
-        path,
-        int(stats["n"]),
-        tag=stats["tag"],
-        comments=int(stats["comment"] or 0),
-        blanks=int(stats["blank"] or 0),
-        extra_fields=int(stats["extra"] or 0),
-        cached=fields,
+        *_stats(
+            kind,
+            _count(body),
+            _count(body & ~valid),
+            _count(body & (F.col("n") > n_fields)),
+            _count(F.col("blank")),
+            _count(F.col("comment")),
+            F.max_by(F.when(body, F.col("tag")), F.when(body, F.col("row"))),
+        )
     )
 
+    def on_error(row: Any) -> None:
+        # Only asked once the file is known to be malformed; it raises naming the line.
+        (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
+        raise InputError(path, None, f"{row['bad'] or 0} malformed {kind} line(s)")
 
-def _as_table(spark: SparkSession, obj: Any, kind: str) -> _Table:
+    return _Pending(kind, path, fields, fields.filter(body).select("q", "d", "v", "row"), stats, on_error)
+
+
+def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
     if isinstance(obj, (str, os.PathLike)):
         return _read_trec(spark, os.fspath(obj), kind)
     if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
-        return _from_frame(obj, f"{kind} DataFrame", GRADE_COLUMNS if kind == "qrels" else SCORE_COLUMNS)
+        return _from_frame(obj, f"{kind} DataFrame", kind)
     raise UsageError(f"{kind} must be a Spark DataFrame or a TREC file path for the Spark engine; received {type(obj).__name__}")
+
+
+def _load(spark: SparkSession, qrels: Any, run: Any) -> tuple[_Table, _Table]:
+    """Both inputs, checked by one Spark job (qrels first, as the local engine reports them)."""
+    pending = [_pending(spark, qrels, "qrels"), _pending(spark, run, "run")]
+    rows = {r["kind"]: r for r in pending[0].stats.unionByName(pending[1].stats).collect()}
+    tables = []
+    for p in pending:
+        row = rows[p.kind]
+        if not row["n"] or row["bad"]:
+            for other in pending:
+                other.cached.unpersist()
+            p.on_error(row)
+        tables.append(
+            _Table(
+                p.frame,
+                p.source,
+                rows=int(row["n"]),
+                tag=row["tag"],
+                comments=int(row["comment"]),
+                blanks=int(row["blank"]),
+                extra_fields=int(row["extra"]),
+                cached=p.cached,
+            )
+        )
+    return tables[0], tables[1]
 
 
 # ---------------------------------------------------------------------------------------------
 # Align: duplicates, join, counts.
 
 
-def _deduplicate(table: _Table, policy: str) -> tuple[DataFrame, int]:
-    """Resolve (query, doc) duplicates under ``policy``; return the table and rows dropped."""
+def _deduplicate(table: _Table, policy: str) -> DataFrame:
+    """Keep one row per (query, doc) under ``policy`` (``first``: earliest row; ``best``: highest
+    value, earliest among equals). ``error`` keeps every row: duplicates are counted by
+    :func:`_align` and refused there."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    keys = table.frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c"))
-    distinct = keys.count()
-    dropped = table.rows - distinct
-    if dropped == 0:
-        return table.frame, 0
     if policy == "error":
-        example = keys.filter(F.col("c") > 1).orderBy("q", "d").limit(1).collect()[0]
-        raise InputError(
-            table.source,
-            None,
-            f"document {example['d']!r} appears more than once for query {example['q']!r}; trec_eval rejects this. "
-            f"{dropped} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
-        )
+        return table.frame
     order = [F.col("row")] if policy == "first" else [F.col("v").desc(), F.col("row")]
     w = Window.partitionBy("q", "d").orderBy(*order)
-    kept = table.frame.withColumn("_k", F.row_number().over(w)).filter(F.col("_k") == 1).drop("_k")
-    return kept, dropped
+    return table.frame.withColumn("_k", F.row_number().over(w)).filter(F.col("_k") == 1).drop("_k")
+
+
+def _refuse_duplicates(table: _Table, dropped: int) -> None:
+    from pyspark.sql import functions as F
+
+    example = (
+        table.frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).filter(F.col("c") > 1).orderBy("q", "d").first()
+    )
+    assert example is not None  # only called when rows outnumber distinct (query, doc) pairs
+    raise InputError(
+        table.source,
+        None,
+        f"document {example['d']!r} appears more than once for query {example['q']!r}; trec_eval rejects this. "
+        f"{dropped} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
+    )
 
 
 @dataclass(frozen=True)
@@ -280,45 +336,63 @@ class _Aligned:
 
     rows: DataFrame  # q, d, score, row, grade (null = not in the qrels); queries with judgments only
     judgments: DataFrame  # q, d, grade (duplicates resolved)
-    queries: DataFrame  # q, in_run, in_qrels for every query
+    evaluated: DataFrame  # q of every query in both the run and the qrels
     counts: Counts
     index: _QueryIndex
 
 
 def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
+    """Resolve duplicates, join run rows to grades, and count everything in one Spark job."""
     from pyspark.sql import functions as F
 
-    # qrels first, as the local engine checks them first (the same error for the same input).
-    judgments, qrels_dups = _deduplicate(qrels, policy)
-    run_rows, run_dups = _deduplicate(run, policy)
     # Everything downstream (ranking windows, per-query sums, joins of per-query tables) is keyed
     # by query: hash-partitioning the two cached tables by query once lets Spark plan all of it
     # without another shuffle.
-    parts = int(judgments.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8)
-    judgments = judgments.select("q", "d", F.col("v").alias("grade")).repartition(parts, "q").persist()
-    run_q = run_rows.select("q").distinct().withColumn("in_run", F.lit(True))
-    qrels_q = judgments.select("q").distinct().withColumn("in_qrels", F.lit(True))
-    queries = run_q.join(qrels_q, "q", "full_outer").select(
-        "q", F.coalesce("in_run", F.lit(False)).alias("in_run"), F.coalesce("in_qrels", F.lit(False)).alias("in_qrels")
+    parts = int(run.frame.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8)
+    judgments = (
+        _deduplicate(qrels, policy).select("q", "d", F.col("v").alias("grade")).repartition(parts, "q").persist()
     )
+    run_rows = _deduplicate(run, policy)
+    qrels_q = judgments.select("q").distinct()
     joined = (
         run_rows.select("q", "d", F.col("v").alias("score"), "row")
-        .join(qrels_q.select("q"), "q")
+        .join(qrels_q, "q")
         .join(judgments, ["q", "d"], "left")
         .repartition(parts, "q")
         .persist()
     )
-    row_stats = joined.agg(
-        F.count(F.lit(1)).alias("n"),
-        _count(F.col("grade").isNull()).alias("unjudged"),
+    # One row per query (the size of the final result): presence, distinct documents (rows left
+    # after resolving duplicates), and the counts of Counts, summed on the driver.
+    distinct_docs = F.count_distinct("d") if policy == "error" else F.count(F.lit(1))
+    run_side = run_rows.groupBy("q").agg(distinct_docs.alias("run_docs"))
+    qrels_side = judgments.groupBy("q").agg(
+        distinct_docs.alias("qrels_docs"),
         _count(F.col("grade") < 0).alias("negative"),
-    ).first()
-    j_stats = judgments.agg(_count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive")).first()
-    assert row_stats is not None and j_stats is not None  # aggregates without grouping return one row
-    # One row per query: the size of the final result, and needed there anyway.
-    flags = queries.collect()
-    ids = sorted((r["q"] for r in flags), key=lambda text: text.encode("utf-8"))
-    by_id = {r["q"]: (bool(r["in_run"]), bool(r["in_qrels"])) for r in flags}
+        _count(F.col("grade") > 0).alias("positive"),
+    )
+    joined_side = joined.groupBy("q").agg(
+        F.count(F.lit(1)).alias("joined"),
+        _count(F.col("grade").isNull()).alias("unjudged"),
+        _count(F.col("grade") < 0).alias("negative_retrieved"),
+    )
+    queries = run_side.join(qrels_side, "q", "full_outer").join(joined_side, "q", "left")
+    per_query = queries.collect()
+
+    def total(name: str) -> int:
+        return sum(int(r[name] or 0) for r in per_query)
+
+    qrels_dups, run_dups = qrels.rows - total("qrels_docs"), run.rows - total("run_docs")
+    if policy == "error":  # qrels first, as the local engine checks them first
+        if qrels_dups:
+            joined.unpersist()
+            judgments.unpersist()
+            _refuse_duplicates(qrels, qrels_dups)
+        if run_dups:
+            joined.unpersist()
+            judgments.unpersist()
+            _refuse_duplicates(run, run_dups)
+    ids = sorted((r["q"] for r in per_query), key=lambda text: text.encode("utf-8"))
+    by_id = {r["q"]: (r["run_docs"] is not None, r["qrels_docs"] is not None) for r in per_query}
     in_run = np.array([by_id[q][0] for q in ids], dtype=bool)
     in_qrels = np.array([by_id[q][1] for q in ids], dtype=bool)
     n_run, n_qrels, n_both = int(in_run.sum()), int(in_qrels.sum()), int((in_run & in_qrels).sum())
@@ -332,16 +406,18 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
         queries_only_in_qrels=n_qrels - n_both,
         run_duplicates_resolved=run_dups,
         qrels_duplicates_resolved=qrels_dups,
-        unjudged_retrieved=int(row_stats["unjudged"] or 0),
-        negative_grades=int(j_stats["negative"] or 0),
-        negative_grades_retrieved=int(row_stats["negative"] or 0),
-        run_rows_of_unjudged_queries=run.rows - run_dups - int(row_stats["n"] or 0),
+        unjudged_retrieved=total("unjudged"),
+        negative_grades=total("negative"),
+        negative_grades_retrieved=total("negative_retrieved"),
+        run_rows_of_unjudged_queries=run.rows - run_dups - total("joined"),
         comment_lines=qrels.comments + run.comments,
         blank_lines=qrels.blanks + run.blanks,
         run_lines_with_extra_fields=run.extra_fields,
     )
-    index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, int(j_stats["positive"] or 0))
-    return _Aligned(joined, judgments, queries, counts, index)
+    index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, total("positive"))
+    # The run rows kept are those of judged queries, so their queries are the evaluated ones.
+    evaluated = joined.select("q").distinct()
+    return _Aligned(joined, judgments, evaluated, counts, index)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,13 +527,23 @@ def _count(cond: Column) -> Column:
 
 
 @dataclass
+class _IdealCandidates:
+    """Positive gains of one ideal source (judgments or retrieved rows, under one gain), ranked
+    once per query; every IDCG over them (cut at k, at min(k, hits), or not) is one sum."""
+
+    ordered: DataFrame  # q, g, i (1-based rank of g among the query's gains, largest first)
+    sums: dict[str, Column] = field(default_factory=dict)
+    needs_n_ret: bool = False
+
+
+@dataclass
 class _Plan:
     """Columns to compute for a group of measures that share one ordering."""
 
     row_columns: dict[str, Column] = field(default_factory=dict)  # on ranked rows (may be windows)
     aggregates: dict[str, Column] = field(default_factory=dict)  # per query over ranked rows
     judgment_aggregates: dict[str, Column] = field(default_factory=dict)  # per query over judgments
-    tables: list[DataFrame] = field(default_factory=list)  # extra per-query tables (q, ...)
+    ideals: dict[tuple[str, ...], _IdealCandidates] = field(default_factory=dict)  # by gain source
     needs_row_judgment_stats: bool = False
     outputs: list[tuple[Column, Column]] = field(default_factory=list)  # (value, empty) per measure
 
@@ -546,7 +632,7 @@ def _plan_measures(measures: Sequence[Measure], ranked: _Ranked) -> _Plan:
                 idcg = _ideal(m, ranked, plan, name, n_ret)
                 empty = idcg <= 0
                 value = _ratio(dcg, idcg)
-        else:  # pragma: no cover - every registered metric is handled above
+        else:  # pragma: no cover - check_supported admits only the metrics handled above
             raise UsageError(f"the Spark engine has no kernel for metric {metric!r}")
         plan.outputs.append((value.cast("double"), empty))
     return plan
@@ -591,24 +677,22 @@ def _ideal(m: Measure, ranked: _Ranked, plan: _Plan, name: str, n_ret: Column) -
             lambda acc, i: acc + g_top / _denominator(i, f),
         )
         return F.when(slots > 0, total).otherwise(F.lit(0.0))
-    if f.ideal == "global":
-        candidates = ranked.judgments.select("q", _gain(F.col("jgrade"), None, f).alias("g"))
-    else:
-        rows = ranked.rows
-        if f.ideal != "local":
-            rows = rows.filter(F.col("rank") <= F.lit(f.recall_depth or 0))
-        candidates = rows.select("q", _gain(F.col("grade"), F.col("judged"), f).alias("g"))
-    ideal_rank = F.row_number().over(Window.partitionBy("q").orderBy(F.col("g").desc()))
-    ordered = candidates.filter(F.col("g") > 0).withColumn("i", ideal_rank)
-    if cut is not None and f.ideal_cut == "hits":
-        # min(k, hits returned) needs each query's number of ranked rows.
-        n_rows = ranked.rows.groupBy("q").agg(F.count(F.lit(1)).alias("n_ret"))
-        ordered = ordered.join(n_rows, "q", "left")
+    key = (f.ideal, f.gain, f.rel if f.gain == "binary" else "")
+    if key not in plan.ideals:
+        if f.ideal == "global":
+            candidates = ranked.judgments.select("q", _gain(F.col("jgrade"), None, f).alias("g"))
+        else:
+            rows = ranked.rows
+            if f.ideal != "local":
+                rows = rows.filter(F.col("rank") <= F.lit(f.recall_depth or 0))
+            candidates = rows.select("q", _gain(F.col("grade"), F.col("judged"), f).alias("g"))
+        ideal_rank = F.row_number().over(Window.partitionBy("q").orderBy(F.col("g").desc()))
+        plan.ideals[key] = _IdealCandidates(candidates.filter(F.col("g") > 0).withColumn("i", ideal_rank))
+    source = plan.ideals[key]
+    # min(k, hits returned) needs each query's number of ranked rows next to the candidates.
+    source.needs_n_ret |= cut is not None and f.ideal_cut == "hits"
     keep = F.lit(True) if cut is None else F.col("i") <= cut
-    table = ordered.groupBy("q").agg(
-        F.sum(F.when(keep, F.col("g") / _denominator(F.col("i"), f)).otherwise(F.lit(0.0))).alias(col)
-    )
-    plan.tables.append(table)
+    source.sums[col] = F.sum(F.when(keep, F.col("g") / _denominator(F.col("i"), f)).otherwise(F.lit(0.0)))
     return F.coalesce(F.col(col), F.lit(0.0))
 
 
@@ -650,8 +734,6 @@ def evaluate_spark(
     UsageError
         For a metric or knob value the Spark engine does not implement (it names it).
     """
-    from pyspark.sql import functions as F
-
     from .evaluate import aggregate
     from .presets import resolve_measures
 
@@ -664,8 +746,7 @@ def evaluate_spark(
     if spark is None:
         frame = qrels if hasattr(qrels, "sparkSession") else run if hasattr(run, "sparkSession") else None
         spark = frame.sparkSession if frame is not None else local_session()
-    q_table = _as_table(spark, qrels, "qrels")
-    r_table = _as_table(spark, run, "run")
+    q_table, r_table = _load(spark, qrels, run)
     cached: list[DataFrame] = [t.cached or t.frame for t in (q_table, r_table)]
     try:
         aligned_by_policy: dict[str, _Aligned] = {}
@@ -677,8 +758,6 @@ def evaluate_spark(
                 cached += [aligned_by_policy[policy].rows, aligned_by_policy[policy].judgments]
             groups.setdefault((policy, *order_key(m.flavor)), []).append(i)
         first = next(iter(aligned_by_policy.values()))
-        evaluated = first.queries.filter(F.col("in_run") & F.col("in_qrels")).select("q").persist()
-        cached.append(evaluated)
         n = len(measures)
         values: list[np.ndarray] = [np.zeros(0)] * n
         empty: list[np.ndarray] = [np.zeros(0, dtype=bool)] * n
@@ -688,7 +767,7 @@ def evaluate_spark(
             aligned = aligned_by_policy[key[0]]
             ranked = _rank(aligned, measures[members[0]].flavor)
             cached.append(ranked.rows)
-            table = _per_query(ranked, [(i, measures[i]) for i in members], evaluated)
+            table = _per_query(ranked, [(i, measures[i]) for i in members], aligned.evaluated)
             for i, v, e in zip(members, *_collect(table, first.index, members), strict=True):
                 values[i], empty[i] = v, e
             ranked.rows.unpersist()
@@ -765,8 +844,11 @@ def _per_query(ranked: _Ranked, members: Sequence[tuple[int, Measure]], evaluate
     table = evaluated.join(rows.groupBy("q").agg(*[c.alias(n) for n, c in plan.aggregates.items()]), "q", "left")
     if judgment_stats is not None:
         table = table.join(judgment_stats, "q", "left")
-    for extra in plan.tables:
-        table = table.join(extra, "q", "left")
+    n_rows = ranked.rows.groupBy("q").agg(F.count(F.lit(1)).alias("n_ret"))
+    for source in plan.ideals.values():
+        candidates = source.ordered.join(n_rows, "q", "left") if source.needs_n_ret else source.ordered
+        ideal = candidates.groupBy("q").agg(*[c.alias(n) for n, c in source.sums.items()])
+        table = table.join(ideal, "q", "left")
     outputs = [F.col("q")]
     for (i, _), (value, empty) in zip(members, plan.outputs, strict=True):
         outputs += [value.alias(f"v{i}"), empty.alias(f"e{i}")]
