@@ -91,6 +91,8 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         # jobs in a local session.
         .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         .config("spark.sql.adaptive.enabled", "false")
+        # Let the (query, doc) join of two query-partitioned tables use that partitioning as is.
+        .config("spark.sql.requireAllClusterKeysForCoPartition", "false")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -276,7 +278,7 @@ def _load(spark: SparkSession, qrels: Any, run: Any) -> tuple[_Table, _Table]:
 # Align: duplicates, join, counts.
 
 
-def _deduplicate(table: _Table, policy: str) -> DataFrame:
+def _deduplicate(frame: DataFrame, policy: str) -> DataFrame:
     """Keep one row per (query, doc) under ``policy`` (``first``: earliest row; ``best``: highest
     value, earliest among equals). ``error`` keeps every row: duplicates are counted by
     :func:`_align` and refused there."""
@@ -284,10 +286,23 @@ def _deduplicate(table: _Table, policy: str) -> DataFrame:
     from pyspark.sql import functions as F
 
     if policy == "error":
-        return table.frame
+        return frame
     order = [F.col("row")] if policy == "first" else [F.col("v").desc(), F.col("row")]
     w = Window.partitionBy("q", "d").orderBy(*order)
-    return table.frame.withColumn("_k", F.row_number().over(w)).filter(F.col("_k") == 1).drop("_k")
+    return frame.withColumn("_k", F.row_number().over(w)).filter(F.col("_k") == 1).drop("_k")
+
+
+def _distinct_docs(rows: DataFrame, policy: str) -> DataFrame:
+    """``q, docs``: distinct documents per query (rows are already distinct unless duplicates=error).
+
+    Two grouping levels rather than ``count_distinct``: on query-partitioned rows neither needs a
+    shuffle.
+    """
+    from pyspark.sql import functions as F
+
+    if policy != "error":
+        return rows.groupBy("q").agg(F.count(F.lit(1)).alias("docs"))
+    return rows.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).groupBy("q").agg(F.count(F.lit(1)).alias("docs"))
 
 
 def _refuse_duplicates(table: _Table, dropped: int) -> None:
@@ -349,26 +364,28 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
     # by query: hash-partitioning the two cached tables by query once lets Spark plan all of it
     # without another shuffle.
     parts = int(run.frame.sparkSession.conf.get("spark.sql.shuffle.partitions") or 8)
+    # The only shuffles of the whole evaluation: each input hash-partitioned by query, once.
+    run_rows = _deduplicate(run.frame.repartition(parts, "q"), policy)
     judgments = (
-        _deduplicate(qrels, policy).select("q", "d", F.col("v").alias("grade")).repartition(parts, "q").persist()
+        _deduplicate(qrels.frame.repartition(parts, "q"), policy)
+        .select("q", "d", F.col("v").alias("grade"))
+        .persist()
     )
-    run_rows = _deduplicate(run, policy)
     qrels_q = judgments.select("q").distinct()
     joined = (
         run_rows.select("q", "d", F.col("v").alias("score"), "row")
         .join(qrels_q, "q")
         .join(judgments, ["q", "d"], "left")
-        .repartition(parts, "q")
         .persist()
     )
     # One row per query (the size of the final result): presence, distinct documents (rows left
     # after resolving duplicates), and the counts of Counts, summed on the driver.
-    distinct_docs = F.count_distinct("d") if policy == "error" else F.count(F.lit(1))
-    run_side = run_rows.groupBy("q").agg(distinct_docs.alias("run_docs"))
-    qrels_side = judgments.groupBy("q").agg(
-        distinct_docs.alias("qrels_docs"),
-        _count(F.col("grade") < 0).alias("negative"),
-        _count(F.col("grade") > 0).alias("positive"),
+    run_side = _distinct_docs(run_rows, policy).withColumnRenamed("docs", "run_docs")
+    qrels_side = _distinct_docs(judgments, policy).withColumnRenamed("docs", "qrels_docs").join(
+        judgments.groupBy("q").agg(
+            _count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive")
+        ),
+        "q",
     )
     joined_side = joined.groupBy("q").agg(
         F.count(F.lit(1)).alias("joined"),
