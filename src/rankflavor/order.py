@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from .align import Aligned
 from .errors import InputError
 from .flavor import Flavor
+from .kernels import rank_within
 
 ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits")
 
@@ -124,8 +125,7 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
     q_s = q[order]
     score_s = score[order]
     keep = np.ones(len(order), dtype=bool)
-    starts = _segment_starts(q_s)
-    position = np.arange(len(order)) - starts
+    position = rank_within(q_s) - 1
     dropped_depth = 0
     depth = flavor.depth_limit
     if depth is not None:
@@ -140,8 +140,7 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
         order = order[keep]
         q_s = q_s[keep]
         score_s = score_s[keep]
-        starts = _segment_starts(q_s)
-        position = np.arange(len(order)) - starts
+        position = rank_within(q_s) - 1
 
     new_group = np.ones(len(order), dtype=bool)
     if len(order) > 1:
@@ -289,14 +288,3 @@ def _self_hits(aligned: Aligned) -> np.ndarray:
     if isinstance(same, pa.ChunkedArray):
         same = same.combine_chunks()
     return np.asarray(same.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _segment_starts(q_sorted: np.ndarray) -> np.ndarray:
-    """For each row of a query-sorted array, the index of its query's first row."""
-    n = len(q_sorted)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.ones(n, dtype=bool)
-    first[1:] = q_sorted[1:] != q_sorted[:-1]
-    idx = np.where(first, np.arange(n), 0)
-    return np.maximum.accumulate(idx)

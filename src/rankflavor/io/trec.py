@@ -159,13 +159,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     source = str(path)
     kinds = {0: pa.string(), 2: pa.string(), 3: pa.float64()}
-    data: bytes | None = None
-    cols = _fast_read(path, QRELS_FIELDS, kinds) if _exists(path) else None
-    if cols is None:
-        data = read_bytes(path)
-        _check_not_empty(source, data, "qrels", "query iteration doc grade")
-        text = _normalized(data)
-        cols = _fast_read(text, QRELS_FIELDS, kinds) if text is not None else None
+    cols, data = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
     if cols is not None:
         grade = cols[2].to_numpy(zero_copy_only=False)
         if _finite(grade):
@@ -221,13 +215,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     """
     source = str(path)
     kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64(), 5: pa.dictionary(pa.int32(), pa.string())}
-    data: bytes | None = None
-    cols = _fast_read(path, RUN_FIELDS, kinds) if _exists(path) else None
-    if cols is None:
-        data = read_bytes(path)
-        _check_not_empty(source, data, "run", "query Q0 doc rank score tag")
-        text = _normalized(data)
-        cols = _fast_read(text, RUN_FIELDS, kinds) if text is not None else None
+    cols, data = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag")
     if cols is not None:
         score = cols[2].to_numpy(zero_copy_only=False)
         if _finite(score):
@@ -236,8 +224,18 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
-def _exists(path: str | os.PathLike[str]) -> bool:
-    return os.path.isfile(path)
+def _columnar(
+    path: str | os.PathLike[str], n_fields: int, kinds: dict[int, pa.DataType], kind: str, layout: str
+) -> tuple[list[pa.Array] | None, bytes | None]:
+    """Columns from the file as it is, else from its whitespace-normalised text; the bytes are
+    returned when they were read, for the line-by-line path to reuse."""
+    cols = _fast_read(path, n_fields, kinds) if os.path.isfile(path) else None
+    if cols is not None:
+        return cols, None
+    data = read_bytes(path)
+    _check_not_empty(str(path), data, kind, layout)
+    text = _normalized(data)
+    return (_fast_read(text, n_fields, kinds) if text is not None else None), data
 
 
 def _slow_run(source: str, data: bytes) -> Run:
