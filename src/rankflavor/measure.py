@@ -168,7 +168,8 @@ def build_measure(
     source: str | None = None,
 ) -> Measure:
     """Combine base, overrides and explicit knobs into a measure, checking explicit knobs apply."""
-    flavor = base.with_knobs(**overrides, **explicit) if (overrides or explicit) else base
+    # One dict, so a knob in both (``-l 2`` and ``AP[rel=3]``) takes the bracket's value.
+    flavor = base.with_knobs(**{**overrides, **explicit}) if (overrides or explicit) else base
     measure = Measure(metric, k, flavor, label=label, preset=preset)
     kept = set(relevant_knobs(measure.metric, measure.k, flavor, quiet_defaults=True))
     for name in explicit:
