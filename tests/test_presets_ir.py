@@ -430,11 +430,6 @@ def test_quepid_fingerprints() -> None:
     assert math.isnan(nan)  # Quepid's AP@10 divides 0 by 0 when nothing is rated relevant
 
 
-def test_quepid_err_left_out_explicitly() -> None:
-    with pytest.raises(FlavorError, match="ERR"):
-        resolve_measures(["ERR@10"], "quepid", {})
-
-
 def test_spark_fingerprints() -> None:
     pairs = {k: round(ours(FIVE_DOC_QRELS, FIVE_DOC_RUN, f"ndcgAt({k})", "spark")[0], 4) for k in (3, 10)}
     assert pairs == {3: 0.2961, 10: 0.5654}

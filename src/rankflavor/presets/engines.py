@@ -27,7 +27,6 @@ from typing import Any
 
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
-from ..metrics import registry
 from .base import Preset, Template
 
 # ---------------------------------------------------------------------------------------------
@@ -141,16 +140,14 @@ _QUEPID = re.compile(r"^(?P<name>nDCG|NDCG_CUT|P|AP|RR|ERR)@(?P<k>\d+)$", re.IGN
 
 
 def parse_quepid(text: str) -> list[Template | str] | None:
-    """Quepid scorer names: ``nDCG@10`` (uncut ideal), ``NDCG_CUT@10``, ``P@10``, ``AP@10``, ``RR@10``."""
+    """Quepid scorer names: ``nDCG@10`` (uncut ideal), ``NDCG_CUT@10``, ``P@10``, ``AP@10``, ``RR@10``, ``ERR@10``."""
     m = _QUEPID.match(text.strip())
     if not m:
         return None
     name, k = m.group("name"), int(m.group("k"))
     label = text.strip()
-    if name.upper() == "ERR":
-        if registry.lookup("ERR") is None:
-            raise FlavorError("Quepid ERR@k is not reproduced yet: rankflavor has no ERR metric")
-        raise FlavorError("Quepid ERR@k (G = 3, k cut at the hits returned) is not verified against rankflavor's ERR yet")
+    if name.upper() == "ERR":  # Quepid's ERR scorer hard-wires the 0-3 scale (flavor-facts §1.12)
+        return [Template("ERR", k, {"max_grade": "3"}, label)]
     if name.lower() == "ndcg":  # since PR #1242: the ideal is every rated document, not cut at k
         return [Template("ndcg", k, {"ideal_cut": "none"}, label)]
     if name.upper() == "NDCG_CUT":

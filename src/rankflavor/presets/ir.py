@@ -191,8 +191,8 @@ def parse_gdeval(text: str) -> list[Template | str] | None:
         return None
     if not m:
         raise FlavorError(f"gdeval always takes a cutoff (its argument k): write {name}@20, received {text!r}")
-    if name == "err":
-        raise FlavorError("gdeval err@k is not reproduced yet (rankflavor has no ERR metric)")
+    if name == "err":  # G = 4 ($MAX_JUDGMENT), from the preset's max_grade
+        return [Template("ERR", int(m.group("k")), {}, f"err@{m.group('k')}")]
     return [Template("ndcg", int(m.group("k")), {}, f"ndcg@{m.group('k')}")]
 
 
