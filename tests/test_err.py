@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import rankflavor
 from rankflavor.errors import FlavorError
 
-from .test_presets_ir import _gdeval_script, _toy, ours, random_case, write_trec
+from .test_presets_ir import _gdeval_script, _run_gdeval, _toy, ours, random_case, write_trec
 
 
 def _section_4_3() -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
@@ -41,18 +40,12 @@ def test_err_needs_the_top_grade() -> None:
         rankflavor.evaluate(qrels, run, ["ERR@10"])
 
 
-def _run_gdeval_err(script: Path, qpath: Path, rpath: Path, k: int) -> dict[str, float]:
-    out = subprocess.run(["perl", str(script), str(qpath), str(rpath), str(k)], capture_output=True, text=True, check=True)
-    rows = [line.split(",") for line in out.stdout.splitlines()[1:] if line]
-    return {topic: float(err) for _, topic, _, err in rows}
-
-
 @pytest.mark.parametrize("k", [1, 5, 20])
 def test_gdeval_err_random(tmp_path: Path, k: int) -> None:
     script = _gdeval_script()
     qrels, run = random_case(40 + k, 300, negatives=True, numeric_ids=True, max_grade=4)
     qpath, rpath = write_trec(tmp_path, qrels, run)
-    want = _run_gdeval_err(script, qpath, rpath, k)
+    want = _run_gdeval(script, qpath, rpath, k, column="err")
     mean, got = ours(qpath, rpath, f"err@{k}", "gdeval")
     assert len(want) > 150
     assert set(got) == set(want)

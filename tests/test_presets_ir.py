@@ -224,10 +224,11 @@ def _gdeval_script() -> Path:
     return Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
 
 
-def _run_gdeval(script: Path, qpath: Path, rpath: Path, k: int) -> dict[str, float]:
+def _run_gdeval(script: Path, qpath: Path, rpath: Path, k: int, column: str = "ndcg") -> dict[str, float]:
+    """gdeval.pl's per-topic ``ndcg@k`` (or ``err@k``) column."""
     out = subprocess.run(["perl", str(script), str(qpath), str(rpath), str(k)], capture_output=True, text=True, check=True)
     rows = [line.split(",") for line in out.stdout.splitlines()[1:] if line]
-    return {topic: float(ndcg) for _, topic, ndcg, _ in rows}
+    return {topic: float(ndcg if column == "ndcg" else err) for _, topic, ndcg, err in rows}
 
 
 @pytest.mark.parametrize("k", [1, 5, 20])

@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
 from .base import Preset, Template
+from .trec_eval import FLAVOR as TREC_EVAL_FLAVOR
 
 # ---------------------------------------------------------------------------------------------
 # ir_measures
@@ -452,20 +453,7 @@ MSMARCO = Preset(
 
 TREC_DL = Preset(
     name="trec_dl",
-    flavor=Flavor(
-        gain="linear",
-        discount="log2",
-        ideal="global",
-        ideal_cut="k",
-        rel="2",
-        unjudged="zero",
-        negatives="unjudged",
-        ties="docno_desc",
-        precision="float32",
-        empty="zero",
-        missing="zero",
-        duplicates="error",
-    ),
+    flavor=TREC_EVAL_FLAVOR.with_knobs(rel="2", missing="zero"),  # trec_eval -c -l 2
     summary="TREC Deep Learning passage (NIST, Anserini): trec_eval -c; graded NDCG on 0-3, binary "
     "measures with -l 2 (grade 1 = related, not relevant); document task: add -l 1",
     evidence="trec.nist.gov deep2019/2020 overview conventions; Anserini DL19/DL20 passage regressions "
@@ -495,20 +483,7 @@ def parse_beir(text: str) -> list[Template | str] | None:
 
 BEIR = Preset(
     name="beir",
-    flavor=Flavor(
-        gain="linear",
-        discount="log2",
-        ideal="global",
-        ideal_cut="k",
-        unjudged="zero",
-        negatives="unjudged",
-        ties="docno_desc",
-        precision="float32",
-        empty="zero",
-        missing="skip",
-        self_hits="drop",
-        duplicates="error",
-    ),
+    flavor=TREC_EVAL_FLAVOR.with_knobs(self_hits="drop"),  # pytrec_eval, less identical-id hits
     summary="BEIR leaderboard (EvaluateRetrieval.evaluate): pytrec_eval ndcg_cut = LINEAR gain, mean over the "
     "queries the run answers, documents named like the query dropped; BEIR rounds to 5 decimals",
     evidence="beir-cellar/beir beir/retrieval/evaluation.py (pytrec_eval map_cut/ndcg_cut/recall/P, "
