@@ -7,6 +7,7 @@ Query codes are assigned in byte order of the id strings, so sorting by code is 
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -14,8 +15,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .errors import InputError
 from .tables import Qrels, Run
+
+#: Runs longer than this check for duplicates on a second thread.
+_PARALLEL_ROWS = 200_000
+#: Largest document-code span for which the join first marks judged documents in a flat table.
+_FLAT_SPAN = 1 << 27
+_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-align")
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,9 @@ class Aligned:
     ----------
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
-    run_q, run_doc, run_score, run_row : run rows (duplicates resolved), file order kept;
-        ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
+    run_q, run_doc, run_score, run_row : run rows (duplicates resolved) in file order, except
+        that a run whose queries are contiguous has its query blocks moved into code order (each
+        query's rows keep their file order); ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
         the original row, and ``run_doc_strings[run_row]`` the docno.
     run_grade : the judged grade of each run row, NaN when the pair is not in the qrels.
     qrels_q, qrels_grade : judgments (duplicates resolved).
@@ -88,18 +97,31 @@ class Aligned:
         return self.in_run & self.in_qrels
 
 
-def _codes_in_byte_order(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Dictionary-encode strings; codes ranked by byte order of the string. Returns (codes, sorted uniques).
+def _query_codes(run_query: pa.Array, qrels_query: pa.Array) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
+    topic order), and the ids by code. Only the distinct ids are sorted: the readers
+    dictionary-encode query ids, and plain arrays are encoded here."""
+    r_idx, r_names = _indices_and_names(run_query)
+    j_idx, j_names = _indices_and_names(qrels_query)
+    # Python orders str by code point, which is UTF-8 byte order.
+    ids = sorted(set(r_names) | set(j_names))
+    code = {name: i for i, name in enumerate(ids)}
+    r_map = np.array([code[n] for n in r_names], dtype=np.int64)
+    j_map = np.array([code[n] for n in j_names], dtype=np.int64)
+    return r_map[r_idx], j_map[j_idx], ids
 
-    Used for query ids (few distinct values), whose byte order is trec_eval's output order.
-    """
-    encoded = _encode(values)
-    dictionary = encoded.dictionary
-    order = pc.sort_indices(dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    indices = encoded.indices.to_numpy(zero_copy_only=False)
-    return rank[indices], dictionary.take(pa.array(order))
+
+def _indices_and_names(values: pa.Array) -> tuple[np.ndarray, list[str]]:
+    """Dictionary indices and the names they point to, unused dictionary entries left out."""
+    if not pa.types.is_dictionary(values.type):
+        values = _encode(values)
+    idx = as_numpy(values.indices).astype(np.int64)
+    names = to_strings(values.dictionary)
+    used = np.bincount(idx, minlength=len(names)) > 0
+    if used.all():
+        return idx, names
+    renumber = np.cumsum(used) - 1
+    return renumber[idx], [n for n, u in zip(names, used, strict=True) if u]
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
@@ -112,6 +134,34 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 _CANONICAL_INT = r"^(0|[1-9][0-9]{0,17})$"
 
 
+def _canonical_integers(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """The values of docnos that are all canonical decimal integers (no sign, no leading zero,
+    at most 18 digits), else None. Checked on the raw bytes: cheaper than a round trip through
+    strings, and exact where ``cast`` alone would read "007" as 7."""
+    if isinstance(values, pa.ChunkedArray):
+        parts = [_canonical_integers(c) for c in values.chunks]
+        if any(p is None for p in parts):
+            return None
+        return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros(0, dtype=np.int64)
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    buffers = values.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=width, count=n + 1, offset=values.offset * np.dtype(width).itemsize)
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 18:
+        return None
+    data = np.frombuffer(buffers[2], dtype=np.uint8)
+    if (data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9).any():  # a byte below '0' wraps past 9
+        return None
+    if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
+        return None
+    return as_numpy(pc.cast(values, pa.int64()))
+
+
 def _doc_codes(
     run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int
 ) -> tuple[np.ndarray, np.ndarray, int, int | None]:
@@ -122,36 +172,47 @@ def _doc_codes(
     the strings are dictionary-encoded. Codes carry no order: the docno tie-break compares
     strings (order.py).
     """
-    try:
-        run_num = pc.cast(run_doc, pa.int64()).to_numpy(zero_copy_only=False)
-        canonical = pc.all(pc.equal(pc.cast(pa.array(run_num), pa.string()), run_doc)).as_py()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        canonical = False
-    if canonical and len(run_num) and run_num.min() >= 0:
-        numeric = pc.match_substring_regex(qrels_doc, _CANONICAL_INT).to_numpy(zero_copy_only=False)
+    run_num = _canonical_integers(run_doc)
+    if run_num is not None and len(run_num):
+        numeric = as_numpy(pc.match_substring_regex(qrels_doc, _CANONICAL_INT))
         jd = np.full(len(qrels_doc), -1, dtype=np.int64)
         if numeric.any():
-            jd[numeric] = pc.cast(qrels_doc.filter(pa.array(numeric)), pa.int64()).to_numpy(zero_copy_only=False)
+            jd[numeric] = as_numpy(pc.cast(qrels_doc.filter(from_numpy(numeric)), pa.int64()))
         lo = int(min(run_num.min(), jd[numeric].min() if numeric.any() else run_num.min()))
         others = ~numeric
         span = int(max(run_num.max(), jd.max())) - lo + 1
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
-            extra = _encode(qrels_doc.filter(pa.array(others))).indices.to_numpy(zero_copy_only=False)
-            jd[others] = span + lo + extra.astype(np.int64)
+            extra = as_numpy(_encode(qrels_doc.filter(from_numpy(others))).indices).astype(np.int64)
+            jd[others] = span + lo + extra
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
-            return run_num.astype(np.int64) - lo, jd - lo, span, lo
-    encoded = _encode(pa.concat_arrays([run_doc, qrels_doc]))
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            return run_num - lo, jd - lo, span, lo
+    encoded = _encode(pa.concat_arrays([plain_strings(run_doc), plain_strings(qrels_doc)]))
+    codes = as_numpy(encoded.indices).astype(np.int64)
     return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1), None
 
 
-def _resolve_duplicates(
-    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run
-) -> tuple[np.ndarray, int]:
-    """Return row indices to keep (ascending) and how many duplicates were resolved."""
+def _has_duplicates(keys: np.ndarray) -> bool:
     plain = np.sort(keys)
-    if not (plain[1:] == plain[:-1]).any():
+    return bool((plain[1:] == plain[:-1]).any())
+
+
+def _parallel(keys: np.ndarray) -> Future[bool] | None:
+    """Start the duplicate check of many keys on a second core: NumPy sorts without the GIL,
+    so it overlaps the segment move and the join."""
+    if len(keys) <= _PARALLEL_ROWS:
+        return None
+    return _POOL.submit(_has_duplicates, keys)
+
+
+def _resolve_duplicates(
+    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run, check: Future[bool] | None = None
+) -> tuple[np.ndarray, int]:
+    """Return row indices to keep (ascending) and how many duplicates were resolved.
+
+    ``check`` is a duplicate check of these keys already running (see :func:`_parallel`).
+    """
+    if not (check.result() if check is not None else _has_duplicates(keys)):
         return np.arange(len(keys)), 0
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
@@ -187,25 +248,85 @@ def _resolve_duplicates(
     return np.sort(keep), len(dup)
 
 
+def _segments_in_code_order(rq: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """When each query's rows are contiguous but the queries are not in code order, the
+    permutation that moves whole segments into code order (an O(n) gather, not a sort) and the
+    moved codes; None when there is nothing to move or the rows are not grouped by query."""
+    if len(rq) < 2:
+        return None
+    starts = np.flatnonzero(np.concatenate([[True], rq[1:] != rq[:-1]]))
+    codes = rq[starts]
+    if not (codes[1:] < codes[:-1]).any() or len(np.unique(codes)) != len(codes):
+        return None
+    lengths = np.diff(np.append(starts, len(rq)))
+    perm = np.argsort(codes)
+    new_lengths = lengths[perm]
+    new_starts = np.cumsum(new_lengths) - new_lengths
+    shift = np.repeat(new_starts - starts[perm], new_lengths)
+    return np.subtract(np.arange(len(rq)), shift, out=shift), np.repeat(codes[perm], new_lengths)
+
+
+def _placed_and_joined(
+    rq: np.ndarray, rd: np.ndarray, score: np.ndarray, row: np.ndarray | None,
+    jkey: np.ndarray, jd: np.ndarray, jgrade: np.ndarray, n_docs: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run rows with query blocks in code order, and their judgments: (q, doc, score, row, found,
+    grade). ``row`` is each row's input row; None means row i is input row i."""
+    moved = _segments_in_code_order(rq)
+    if moved is not None:  # moved once here, every later stage reads the rows in code order
+        perm, rq = moved
+        rd, score, row = rd[perm], score[perm], (perm if row is None else row[perm])
+    if row is None:
+        row = np.arange(len(rq))
+    found, grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
+    return rq, rd, score, row, found, grade
+
+
+def _join(
+    rq: np.ndarray, rd: np.ndarray, jkey: np.ndarray, jd: np.ndarray, jgrade: np.ndarray, n_docs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per run row: is (query, doc) judged, and its grade (NaN if not).
+
+    Most retrieved documents are judged for no query at all; a flat table of judged documents
+    finds the few candidate rows in one gather, and only those are searched among the judgments.
+    """
+    n = len(rq)
+    found = np.zeros(n, dtype=bool)
+    grade = np.full(n, np.nan)
+    if n == 0 or len(jkey) == 0:
+        return found, grade
+    order = np.argsort(jkey)
+    sorted_keys, sorted_grades = jkey[order], jgrade[order]
+    if n_docs <= _FLAT_SPAN:
+        judged_doc = np.zeros(n_docs, dtype=bool)
+        judged_doc[jd] = True
+        rows = np.flatnonzero(judged_doc[rd])
+        keys = rq[rows] * n_docs + rd[rows]
+    else:
+        rows, keys = np.arange(n), rq * n_docs + rd
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    hit = sorted_keys[pos] == keys
+    found[rows[hit]] = True
+    grade[rows[hit]] = sorted_grades[pos[hit]]
+    return found, grade
+
+
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades."""
     nr, nj = len(run), len(qrels)
-    q_all, query_ids = _codes_in_byte_order(pa.concat_arrays([run.query, qrels.query]))
-    rq, jq = q_all[:nr], q_all[nr:]
+    rq, jq, query_ids = _query_codes(run.query, qrels.query)
     rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids))
-    rkey = rq * n_docs + rd
     jkey = jq * n_docs + jd
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
-    keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run)
     jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], qrels.grade[keep_j], jkey[keep_j]
-    rq, rd, rscore, rkey = rq[keep_r], rd[keep_r], run.score[keep_r], rkey[keep_r]
-
-    order = np.argsort(jkey)
-    sorted_keys = jkey[order]
-    pos = np.searchsorted(sorted_keys, rkey)
-    pos_c = np.minimum(pos, len(sorted_keys) - 1)
-    found = (pos < len(sorted_keys)) & (sorted_keys[pos_c] == rkey)
-    rgrade = np.where(found, jgrade[order][pos_c], np.nan)
+    rkey = rq * n_docs + rd
+    check = _parallel(rkey)
+    rows = _placed_and_joined(rq, rd, run.score, None, jkey, jd, jgrade, n_docs)
+    keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run, check=check)
+    del rkey
+    if dup_r:  # rare: place and join again without the resolved rows
+        rows = _placed_and_joined(rq[keep_r], rd[keep_r], run.score[keep_r], keep_r, jkey, jd, jgrade, n_docs)
+    rq, rd, rscore, keep_r, found, rgrade = rows
 
     nq = len(query_ids)
     in_run = np.bincount(rq, minlength=nq) > 0
@@ -231,15 +352,15 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         run_lines_with_extra_fields=run.extra_fields,
     )
     return Aligned(
-        query_ids=np.array(query_ids.to_pylist(), dtype=object),
+        query_ids=np.array(query_ids, dtype=object),
         in_run=in_run,
         in_qrels=in_qrels,
-        run_q=rq.astype(np.int64),
-        run_doc=rd.astype(np.int64),
+        run_q=rq.astype(np.int64, copy=False),
+        run_doc=rd.astype(np.int64, copy=False),
         run_score=rscore,
-        run_row=keep_r.astype(np.int64),
+        run_row=keep_r.astype(np.int64, copy=False),
         run_grade=rgrade,
-        qrels_q=jq.astype(np.int64),
+        qrels_q=jq.astype(np.int64, copy=False),
         qrels_grade=jgrade,
         run_doc_strings=run.doc,
         doc_value_offset=doc_offset,

@@ -90,9 +90,9 @@ def evaluate_tables(
         aligned = aligned_by_policy[policy]
         key = (policy, *order_key(m.flavor))
         if key not in ranked_by_key:
-            ranked_by_key[key] = rank(aligned, m.flavor)
+            ranked_by_key[key] = rank(aligned, m.flavor, exact_rows=False)
         ranked = ranked_by_key[key]
-        values, empty = m.spec.kernel(ranked, m)
+        values, empty = m.spec.compute(ranked, m)
         out.append(aggregate(m, values, empty, aligned))
     first = next(iter(aligned_by_policy.values()))
     return Results(out, first.counts, _provenance(qrels, run, first), extras)

@@ -347,7 +347,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
         cut_slots = None if math.isinf(cut) else int(cut)
         idcg, ideal = _ideal(qrels, ranked, measure, code, query, denom, cut, rows, notes)
 
-    values, empty = measure.spec.kernel(ranked, measure)
+    values, empty = measure.spec.compute(ranked, measure)
     status = "missing" if not full.in_run[code] else ("empty" if empty[code] else "ok")
     if not full.in_qrels[code]:
         notes.append("the query has no judgments; run_only=include scores it as a query with nothing relevant")

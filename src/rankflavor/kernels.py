@@ -73,11 +73,21 @@ def discount_denominators(flavor: Flavor, n: int) -> np.ndarray:
     return d
 
 
-def rank_within(q_sorted: np.ndarray) -> np.ndarray:
-    """1-based position of each row inside its (contiguous) query segment."""
+def rank_within(q_sorted: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """1-based position of each row inside its (contiguous) query segment.
+
+    ``counts`` (rows per query code, ``np.bincount(q_sorted)``) may be given when the segments
+    are in ascending code order; positions then come from the segment starts directly.
+    """
     n = len(q_sorted)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    if counts is not None:
+        counts = counts.astype(np.int64, copy=False)
+        starts = np.cumsum(counts) - counts
+        out = np.arange(1, n + 1, dtype=np.int64)
+        out -= np.repeat(starts, counts)
+        return out
     first = np.ones(n, dtype=bool)
     first[1:] = q_sorted[1:] != q_sorted[:-1]
     idx = np.where(first, np.arange(n), 0)

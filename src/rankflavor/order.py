@@ -7,13 +7,15 @@ cutoffs cost one sort.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .align import Aligned
+from .columns import as_numpy, from_numpy, plain_strings, string_array
 from .errors import InputError
 from .flavor import Flavor
 from .kernels import rank_within
@@ -32,7 +34,9 @@ class Ranked:
     grade : judged grade per row, 0 where the row is not judged.
     judged : the row has a usable judgment (negatives count as unjudged unless negatives=zero).
     pooled : the row's document appears in the qrels at all (any grade).
-    tie_group : id of the run of equal scores a row belongs to (increasing; never shared across queries).
+    score : the score each row was ordered by (at the flavor's precision).
+    tie_group : id of the run of equal scores a row belongs to (increasing; never shared across
+        queries); computed on first use.
     n_ret : rows per query code.
     jq, jgrade : usable judgments (query code, grade) of every query, for ideals and R.
     row : index of each ranked row in the aligned run arrays (which document sits at each rank),
@@ -45,17 +49,45 @@ class Ranked:
     grade: np.ndarray
     judged: np.ndarray
     pooled: np.ndarray
-    tie_group: np.ndarray
+    score: np.ndarray
     n_ret: np.ndarray
     jq: np.ndarray
     jgrade: np.ndarray
     dropped_by_depth: int
     dropped_unjudged: int
     row: np.ndarray | None = None
+    #: Only the rows with a judgment (see :attr:`judged_rows`); ranks and ``n_ret`` are the full list's.
+    judged_only: bool = False
 
     @property
     def n_queries(self) -> int:
         return self.aligned.n_queries
+
+    @cached_property
+    def judged_rows(self) -> Ranked:
+        """The rows whose document has a judgment (any grade), with their ranks in the full list.
+
+        Kernels that read nothing else of an unjudged row (``MetricSpec.judged_only``) run on
+        this: a few percent of a typical run.
+        """
+        if self.judged_only:
+            return self
+        idx = np.flatnonzero(self.pooled)
+        return replace(
+            self, q=self.q[idx], rank=self.rank[idx], grade=self.grade[idx], judged=self.judged[idx],
+            pooled=self.pooled[idx], score=self.score[idx], row=None if self.row is None else self.row[idx],
+            judged_only=True,
+        )
+
+    @cached_property
+    def tie_group(self) -> np.ndarray:
+        if self.judged_only:
+            raise ValueError("tie groups need every ranked row, not only the judged ones")
+        q, score = self.q, self.score
+        new_group = np.ones(len(q), dtype=bool)
+        if len(q) > 1:
+            new_group[1:] = (q[1:] != q[:-1]) | (score[1:] != score[:-1])
+        return np.cumsum(new_group) - 1
 
     @property
     def max_len(self) -> int:
@@ -66,12 +98,18 @@ def order_key(flavor: Flavor) -> tuple[str, ...]:
     return tuple(getattr(flavor, k) for k in ORDER_KNOBS)
 
 
-def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
+def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     """Sort the aligned run under ``flavor``'s ordering knobs and assign ranks.
 
     Order: query code, score descending (compared at ``precision``), then the ``ties`` rule.
     ``depth`` keeps the top N per query, then ``unjudged=condensed`` removes unjudged rows and
     closes up the ranks (trec_eval applies -M before -J).
+
+    With ``exact_rows=False`` a run of equal scores whose rows all have the same judgment keeps
+    its file order instead of docno order: every metric reads only the grade and judged state at
+    each rank, which no order of such a run changes, so the values are identical; only
+    ``Ranked.row`` (which document sits where, for explanations) may differ. On runs with many
+    ties among unjudged documents this skips nearly all docno comparisons.
     """
     grade_raw = aligned.run_grade
     pooled = ~np.isnan(grade_raw)
@@ -100,62 +138,69 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
     # The score sort and the docno ranks of tied rows depend only on the precision: computed
     # once per alignment and shared by every tie rule, depth, condensing and measure.
     memo = aligned.memo
-    if ("score", flavor.precision) not in memo:
+    prec = flavor.precision
+    if ("score", prec) not in memo:
         score = aligned.run_score
-        if flavor.precision == "float32":
+        if prec == "float32":
             score = score.astype(np.float32).astype(np.float64)
-        base = _by_query_and_score(q, score)
-        memo["score", flavor.precision] = score
-        memo["base", flavor.precision] = base
-        memo["ties", flavor.precision] = _tied_rows(base, q, score, aligned)
-    score = memo["score", flavor.precision]
+        memo["score", prec] = score
+        memo["base", prec] = _by_query_and_score(q, score)
+    score = memo["score", prec]
+    base = memo["base", prec]
+    if base is None:  # already in rank order
+        base = memo["base", prec] = np.arange(len(q))
+        memo["base_identity", prec] = True
+    base_identity = memo.get(("base_identity", prec), False)
+    ties_key = ("ties", prec, exact_rows)
+    if ties_key not in memo:
+        memo[ties_key] = _tied_rows(base, q, score, aligned, exact_rows, base_identity)
+    tied = memo[ties_key]
     if flavor.ties in ("pessimistic", "optimistic"):  # depends on the grades (negatives policy)
-        order = _break_ties(memo["base", flavor.precision], memo["ties", flavor.precision], grade, flavor.ties)
+        order = _break_ties(base, tied, grade, flavor.ties)
     else:
         rule = "docno_desc" if flavor.ties == "averaged" else flavor.ties  # averaged orders like docno_desc
-        if ("order", flavor.precision, rule) not in memo:
-            memo["order", flavor.precision, rule] = _break_ties(
-                memo["base", flavor.precision], memo["ties", flavor.precision], grade, rule
-            )
-        order = memo["order", flavor.precision, rule]
+        if ("order", prec, rule, exact_rows) not in memo:
+            memo["order", prec, rule, exact_rows] = _break_ties(base, tied, grade, rule)
+        order = memo["order", prec, rule, exact_rows]
     if flavor.self_hits == "drop":
         # BEIR ignore_identical_ids: a document named like its query leaves the ranking first.
         order = order[~_self_hits(aligned)[order]]
 
-    q_s = q[order]
-    score_s = score[order]
-    keep = np.ones(len(order), dtype=bool)
-    position = rank_within(q_s) - 1
+    # Most runs arrive in rank order: then ``order`` is the identity and nothing is gathered.
+    identity = base_identity and order is base
+    q_s = q if identity else q[order]
+    score_s = score if identity else score[order]
+    keep: np.ndarray | None = None
+    n_ret = np.bincount(q_s, minlength=aligned.n_queries)
+    ranks = rank_within(q_s, n_ret)
     dropped_depth = 0
     depth = flavor.depth_limit
-    if depth is not None:
-        keep &= position < depth
-        dropped_depth = int((~keep).sum())
+    if depth is not None and len(ranks) and int(n_ret.max()) > depth:
+        keep = ranks <= depth
+        dropped_depth = int(len(keep) - np.count_nonzero(keep))
     dropped_unjudged = 0
     if flavor.unjudged == "condensed":
-        j = judged[order]
-        dropped_unjudged = int((keep & ~j).sum())
-        keep &= j
-    if not keep.all():
+        j = judged if identity else judged[order]
+        unjudged = ~j if keep is None else keep & ~j
+        dropped_unjudged = int(np.count_nonzero(unjudged))
+        keep = j if keep is None else keep & j
+    if keep is not None and not keep.all():
         order = order[keep]
         q_s = q_s[keep]
         score_s = score_s[keep]
-        position = rank_within(q_s) - 1
-
-    new_group = np.ones(len(order), dtype=bool)
-    if len(order) > 1:
-        new_group[1:] = (q_s[1:] != q_s[:-1]) | (score_s[1:] != score_s[:-1])
-    tie_group = np.cumsum(new_group) - 1
+        n_ret = np.bincount(q_s, minlength=aligned.n_queries)
+        ranks = rank_within(q_s, n_ret)
+        identity = False
 
     return Ranked(
         aligned=aligned,
         q=q_s,
-        rank=position + 1,
-        grade=grade[order],
-        judged=judged[order],
-        pooled=pooled[order],
-        tie_group=tie_group,
-        n_ret=np.bincount(q_s, minlength=aligned.n_queries),
+        rank=ranks,
+        grade=grade if identity else grade[order],
+        judged=judged if identity else judged[order],
+        pooled=pooled if identity else pooled[order],
+        score=score_s,
+        n_ret=n_ret,
         jq=jq,
         jgrade=jgrade,
         dropped_by_depth=dropped_depth,
@@ -164,63 +209,58 @@ def rank(aligned: Aligned, flavor: Flavor) -> Ranked:
     )
 
 
-def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """Rows grouped by query, score descending, equal scores in file order.
+def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """Rows grouped by query code, score descending, equal scores in file order; None when the
+    rows are in that order already.
 
-    Most runs arrive grouped by query and sorted by score; checking that in O(n) replaces the sort.
-    The result is sorted by query code (kernels may search segments by code).
+    Most runs arrive grouped by query and sorted by score, and alignment has moved the query
+    blocks into code order: checking that in O(n) replaces the sort.
     """
     n = len(q)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = q[1:] != q[:-1]
-    grouped = int(change.sum()) + 1 == int((np.bincount(q) > 0).sum())
-    if grouped and not ((score[1:] > score[:-1]) & ~change).any():
-        return _segments_in_code_order(np.arange(n, dtype=np.int64), q)
+        return None
+    same_q = q[1:] == q[:-1]
+    if not (q[1:] < q[:-1]).any() and not ((score[1:] > score[:-1]) & same_q).any():
+        return None
     by_score = np.argsort(-score, kind="stable")
     small = q.astype(np.uint16) if q.max(initial=0) < 1 << 16 else q  # 16-bit keys take numpy's radix sort
     return by_score[np.argsort(small[by_score], kind="stable")]
 
 
-def _segments_in_code_order(order: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Move whole query segments into query-code order: an O(n) gather, not a sort.
-
-    Runs are usually grouped by query but not in byte order of the query ids; kernels may rely
-    on rows being sorted by query code.
-    """
-    qs = q[order]
-    starts = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]]))
-    codes = qs[starts]
-    if not (codes[1:] < codes[:-1]).any():
-        return order
-    lengths = np.diff(np.append(starts, len(order)))
-    perm = np.argsort(codes, kind="stable")
-    new_lengths = lengths[perm]
-    new_starts = np.cumsum(new_lengths) - new_lengths
-    idx = np.arange(len(order)) - np.repeat(new_starts - starts[perm], new_lengths)
-    return order[idx]
-
-
 def _tied_rows(
-    order: np.ndarray, q: np.ndarray, score: np.ndarray, aligned: Aligned
+    order: np.ndarray, q: np.ndarray, score: np.ndarray, aligned: Aligned, exact_rows: bool = True,
+    identity: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Positions (in ``order``) of rows that share their query and score with a neighbour, their
     tie-group number, and the byte-order rank of their docno among all tied rows.
 
     Only tied rows need a docno comparison (trec_eval's ``strcmp``), so only their strings are
-    sorted. None when nothing is tied.
+    sorted; without ``exact_rows`` only the tie groups whose rows differ in judgment. None when
+    nothing needs ordering.
     """
     if len(order) < 2:
         return None
-    qs, ss = q[order], score[order]
+    qs = q if identity else q[order]
+    ss = score if identity else score[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return None
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
+    group_of_row = np.cumsum(np.concatenate([[True], ~same]))
+    if exact_rows:
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+    else:
+        g = aligned.run_grade if identity else aligned.run_grade[order]
+        g = np.where(np.isnan(g), np.inf, g)  # unjudged is its own value (grades are finite)
+        mixed = same & (g[1:] != g[:-1])
+        if not mixed.any():
+            return None
+        mixed_group = np.zeros(int(group_of_row[-1]) + 1, dtype=bool)
+        mixed_group[group_of_row[1:][mixed]] = True
+        tied = mixed_group[group_of_row]
     pos = np.flatnonzero(tied)
-    group = np.cumsum(np.concatenate([[True], ~same]))[pos]
+    group = group_of_row[pos]
     by_docno = _docno_byte_order(aligned, order[pos])
     docno_rank = np.empty(len(pos), dtype=np.int64)
     docno_rank[by_docno] = np.arange(len(pos))
@@ -245,8 +285,8 @@ def _docno_byte_order(aligned: Aligned, rows: np.ndarray) -> np.ndarray:
         if width <= 16:
             padded = value * 10 ** (width - digits)
             return np.argsort(padded * 32 + digits)  # keys are distinct within a query
-    strings = aligned.run_doc_strings.take(pa.array(aligned.run_row[rows]))
-    return pc.sort_indices(strings).to_numpy()
+    strings = aligned.run_doc_strings.take(from_numpy(aligned.run_row[rows]))
+    return as_numpy(pc.sort_indices(strings))
 
 
 def _break_ties(
@@ -282,9 +322,9 @@ def _break_ties(
 
 def _self_hits(aligned: Aligned) -> np.ndarray:
     """Per aligned run row: is the docno the same string as its query id?"""
-    docs = aligned.run_doc_strings.take(pa.array(aligned.run_row))
-    queries = pa.array(aligned.query_ids.tolist(), type=pa.string()).take(pa.array(aligned.run_q))
+    docs = plain_strings(aligned.run_doc_strings).take(from_numpy(aligned.run_row))
+    queries = string_array(aligned.query_ids.tolist()).take(from_numpy(aligned.run_q))
     same = pc.equal(pc.cast(docs, pa.string()), queries)
     if isinstance(same, pa.ChunkedArray):
         same = same.combine_chunks()
-    return np.asarray(same.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+    return as_numpy(same.fill_null(False))

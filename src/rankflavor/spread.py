@@ -121,13 +121,13 @@ class SharedEvaluation:
         if key not in self._ranked:
             self._ranked.clear()
             try:
-                self._ranked[key] = rank(aligned, measure.flavor)
+                self._ranked[key] = rank(aligned, measure.flavor, exact_rows=False)
             except RankflavorError as exc:
                 self._ranked[key] = exc
         ranked = self._ranked[key]
         if isinstance(ranked, RankflavorError):
             raise ranked
-        values, empty = measure.spec.kernel(ranked, measure)
+        values, empty = measure.spec.compute(ranked, measure)
         return aggregate(measure, values, empty, aligned)
 
 

@@ -1,6 +1,7 @@
 """Columnar containers for judgments and rankings, as read and before any policy is applied.
 
-Ids stay strings (``pyarrow`` string arrays); numbers are NumPy arrays. ``lines`` maps each row
+Ids stay strings (``pyarrow`` string arrays, possibly chunked; the file readers dictionary-encode
+query ids); numbers are NumPy arrays. ``lines`` maps each row
 back to its 1-based line in the source so later stages can name the line of a problem.
 """
 
@@ -17,7 +18,7 @@ class Qrels:
     """Judgments: one row per (query, document, grade)."""
 
     query: pa.Array
-    doc: pa.Array
+    doc: pa.Array | pa.ChunkedArray
     grade: np.ndarray
     source: str = "qrels"
     lines: np.ndarray | None = None
@@ -40,7 +41,7 @@ class Run:
     """A ranking: one row per (query, document, score), in file order."""
 
     query: pa.Array
-    doc: pa.Array
+    doc: pa.Array | pa.ChunkedArray
     score: np.ndarray
     source: str = "run"
     lines: np.ndarray | None = None

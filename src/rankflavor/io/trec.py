@@ -29,11 +29,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..columns import as_numpy, string_array
 from ..errors import InputError
 from ..tables import Qrels, Run
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
+#: Query ids are dictionary-encoded while reading: a few thousand distinct values over millions
+#: of lines, so alignment works on small integer indices and the dictionary alone.
+_QUERY = pa.dictionary(pa.int32(), pa.string())
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -97,10 +101,21 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
         return None
     if table.num_rows == 0:
         return None
-    cols = [table.column(names[i]).combine_chunks() for i in sorted(keep)]
-    if pc.any(pc.starts_with(cols[0], "#")).as_py():
+    cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
+    first = cols[0].dictionary if pa.types.is_dictionary(cols[0].type) else cols[0]
+    if pc.any(pc.starts_with(first, "#")).as_py():
         return None  # comment lines: the line path skips and counts them
     return cols
+
+
+def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Dictionary chunks (query ids) become one array with one dictionary; string columns
+    (docnos) stay in chunks, as copying millions of strings into one buffer gains nothing."""
+    if pa.types.is_dictionary(column.type):
+        return column.unify_dictionaries().combine_chunks()
+    if pa.types.is_string(column.type):
+        return column.chunk(0) if column.num_chunks == 1 else column
+    return column.combine_chunks()
 
 
 def _normalized(data: bytes) -> bytes | None:
@@ -158,10 +173,10 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
-    kinds = {0: pa.string(), 2: pa.string(), 3: pa.float64()}
-    cols, data = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
+    kinds = {0: _QUERY, 2: pa.string(), 3: pa.float64()}
+    cols, data, _ = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
     if cols is not None:
-        grade = cols[2].to_numpy(zero_copy_only=False)
+        grade = as_numpy(cols[2])
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
     return _slow_qrels(source, data if data is not None else read_bytes(path))
@@ -197,8 +212,8 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
     if not grades:
         raise InputError(source, None, "qrels file has no judgment lines; expected 'query iteration doc grade'")
     return Qrels(
-        pa.array(queries, pa.string()),
-        pa.array(docs, pa.string()),
+        string_array(queries),
+        string_array(docs),
         np.asarray(grades, dtype=np.float64),
         source,
         np.asarray(lines, dtype=np.int64),
@@ -214,28 +229,55 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     The run tag reported is the last line's, as trec_eval reports it.
     """
     source = str(path)
-    kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64(), 5: pa.dictionary(pa.int32(), pa.string())}
-    cols, data = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag")
+    kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
+    gzipped = os.path.isfile(path) and _is_gzip(path)
+    if gzipped:  # no cheap way to the last line: read the tag column
+        kinds[5] = pa.string()
+    cols, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag")
     if cols is not None:
-        score = cols[2].to_numpy(zero_copy_only=False)
+        score = as_numpy(cols[2])
         if _finite(score):
-            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip()
+            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
+def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
+    """The tag (sixth field) of the last line of a file the columnar reader accepted.
+
+    Reading it from the tail of the file spares parsing a whole column for one value."""
+    if isinstance(origin, bytes):
+        tail = origin.rstrip(b"\r\n")
+    else:
+        with open(origin, "rb") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            size = 4096
+            while True:
+                start = max(0, end - size)
+                fh.seek(start)
+                tail = fh.read(end - start).rstrip(b"\r\n")
+                if start == 0 or b"\n" in tail:
+                    break
+                size *= 4
+    field = tail.rsplit(b"\n", 1)[-1].split(b" ")[RUN_FIELDS - 1]
+    try:
+        return field.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise InputError(source, None, "the run tag on the last line is not valid UTF-8 text") from None
+
+
 def _columnar(
     path: str | os.PathLike[str], n_fields: int, kinds: dict[int, pa.DataType], kind: str, layout: str
-) -> tuple[list[pa.Array] | None, bytes | None]:
+) -> tuple[list[pa.Array] | None, bytes | None, str | os.PathLike[str] | bytes]:
     """Columns from the file as it is, else from its whitespace-normalised text; the bytes are
-    returned when they were read, for the line-by-line path to reuse."""
+    returned when they were read, for the line-by-line path to reuse, and what was parsed."""
     cols = _fast_read(path, n_fields, kinds) if os.path.isfile(path) else None
     if cols is not None:
-        return cols, None
+        return cols, None, path
     data = read_bytes(path)
     _check_not_empty(str(path), data, kind, layout)
     text = _normalized(data)
-    return (_fast_read(text, n_fields, kinds) if text is not None else None), data
+    return (_fast_read(text, n_fields, kinds) if text is not None else None), data, text or b""
 
 
 def _slow_run(source: str, data: bytes) -> Run:
@@ -272,8 +314,8 @@ def _slow_run(source: str, data: bytes) -> Run:
     if not scores:
         raise InputError(source, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
     return Run(
-        pa.array(queries, pa.string()),
-        pa.array(docs, pa.string()),
+        string_array(queries),
+        string_array(docs),
         np.asarray(scores, dtype=np.float64),
         source,
         np.asarray(lines, dtype=np.int64),

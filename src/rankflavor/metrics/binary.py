@@ -7,6 +7,8 @@ information", SIGIR 2004), ``m_success.c``; ir_measures ``Judged@k``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import kernels as K
@@ -110,4 +112,4 @@ for spec in (
     MetricSpec("judged", tuple(x for x in INPUT_KNOBS if x != "unjudged"), judged, uses_empty=False,
                doc="Judged@k: documents with any judgment in the top k / min(k, retrieved)."),
 ):
-    register(spec)
+    register(replace(spec, judged_only=True))

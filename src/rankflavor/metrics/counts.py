@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import kernels as K
@@ -31,4 +33,4 @@ for spec in (
     MetricSpec("num_rel_ret", ("rel", *INPUT_KNOBS), num_rel_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Relevant documents retrieved."),
 ):
-    register(spec)
+    register(replace(spec, judged_only=True))

@@ -125,6 +125,11 @@ def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     return values, empty
 
 
+def _judged_only(measure) -> bool:  # type: ignore[no-untyped-def]
+    """Unjudged rows gain nothing unless they earn an assumed grade; averaged ties need whole groups."""
+    return measure.flavor.assumed_grade is None and measure.flavor.ties != "averaged"
+
+
 register(
     MetricSpec(
         "ndcg",
@@ -132,6 +137,7 @@ register(
         ndcg_kernel,
         aliases=("nDCG", "ndcg_cut"),
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
+        judged_only=_judged_only,
     )
 )
 register(
@@ -141,5 +147,6 @@ register(
         dcg_kernel,
         doc="Discounted cumulative gain (not normalised).",
         uses_empty=False,
+        judged_only=_judged_only,
     )
 )

@@ -48,6 +48,10 @@ class MetricSpec:
         (trec_eval relstring).
     aliases : other accepted spellings (case-insensitive).
     doc : one line for ``rankflavor flavors`` and the docs.
+    judged_only : whether, for a given measure, the kernel reads nothing of a retrieved row
+        that has no judgment beyond its rank and the per-query counts (``n_ret``). Such kernels
+        get only the judged rows (:meth:`Ranked.judged_rows`), typically a few percent of a
+        run. ``True``, ``False`` or a predicate on the measure.
     """
 
     name: str
@@ -58,6 +62,12 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     doc: str = ""
     uses_empty: bool = True
+    judged_only: bool | Callable[[Measure], bool] = False
+
+    def compute(self, ranked: Ranked, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+        """Run the kernel on the rows it needs."""
+        only = self.judged_only(measure) if callable(self.judged_only) else self.judged_only
+        return self.kernel(ranked.judged_rows if only else ranked, measure)
 
 
 REGISTRY: dict[str, MetricSpec] = {}

@@ -498,9 +498,10 @@ def relstring(r: Ranked, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
 
 for spec in (
     MetricSpec("GMAP", BINARY_KNOBS, binary.average_precision, summary="geometric", aliases=("gm_map", "gm_ap"),
-               doc="AP per query; summary is the geometric mean with AP floored at 1e-5 (trec_eval gm_map)."),
+               doc="AP per query; summary is the geometric mean with AP floored at 1e-5 (trec_eval gm_map).",
+               judged_only=True),
     MetricSpec("gm_bpref", BINARY_KNOBS, binary.bpref, summary="geometric",
-               doc="bpref per query; summary is the geometric mean with bpref floored at 1e-5."),
+               doc="bpref per query; summary is the geometric mean with bpref floored at 1e-5.", judged_only=True),
     MetricSpec("IPrec", PARAM_KNOBS, iprec_at_recall, cutoff="none", aliases=("iprec_at_recall",),
                doc="Interpolated precision at recall level param (rank cutoff (long)(param*R+0.9), trec_eval 9.0.8)."),
     MetricSpec("IPrec_avg", PARAM_KNOBS, iprec_average, cutoff="none", aliases=("ipavg",),

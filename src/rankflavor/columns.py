@@ -1,0 +1,102 @@
+"""Arrow <-> NumPy for the hot path, through buffers.
+
+``pyarrow``'s own conversions (``pa.array``, ``Array.to_numpy``, ``to_pylist``, scalars in
+compute calls) import pandas when it is installed, which costs about 0.4 s per process: more
+than evaluating a 100,000-line run. These helpers build and read arrays from their buffers
+instead, so a command-line evaluation never imports pandas. They handle exactly the layouts the
+readers produce (no nulls); anything else raises ``TypeError`` rather than guess.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+_NUMERIC = {
+    pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+    pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
+    pa.float32(): np.float32, pa.float64(): np.float64,
+}  # fmt: skip
+_ARROW = {np.dtype(v): k for k, v in _NUMERIC.items()}
+
+
+def as_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A NumPy view (one chunk) or copy (several) of a null-free numeric or boolean array."""
+    if isinstance(values, pa.ChunkedArray):
+        parts = [as_numpy(c) for c in values.chunks]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return np.zeros(0, dtype=_dtype(values.type))
+        return np.concatenate(parts)
+    if values.null_count:
+        raise TypeError(f"as_numpy: array has {values.null_count} null(s)")
+    n, offset = len(values), values.offset
+    data = values.buffers()[1]
+    if pa.types.is_boolean(values.type):
+        if n == 0:
+            return np.zeros(0, dtype=bool)
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        return bits[offset : offset + n].astype(bool)
+    dtype = _dtype(values.type)
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype, count=n, offset=offset * np.dtype(dtype).itemsize)
+
+
+def _dtype(kind: pa.DataType) -> type:
+    try:
+        return _NUMERIC[kind]
+    except KeyError:
+        raise TypeError(f"as_numpy: expected a numeric or boolean array, received {kind}") from None
+
+
+def from_numpy(values: np.ndarray) -> pa.Array:
+    """A zero-copy Arrow array over a 1-d numeric NumPy array (copied first if not contiguous)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype == bool:
+        packed = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(packed)])
+    try:
+        kind = _ARROW[values.dtype]
+    except KeyError:
+        raise TypeError(f"from_numpy: expected a numeric array, received dtype {values.dtype}") from None
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def string_array(values: Sequence[str]) -> pa.Array:
+    """An Arrow string array from Python strings (large_string past 2 GiB of text)."""
+    encoded = [v.encode("utf-8") for v in values]
+    lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    data = pa.py_buffer(b"".join(encoded))
+    if offsets[-1] < 1 << 31:
+        return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets.astype(np.int32)), data])
+    return pa.Array.from_buffers(pa.large_string(), len(encoded), [None, pa.py_buffer(offsets), data])
+
+
+def plain_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One string array, whether ``values`` is chunked or dictionary-encoded."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    return values
+
+
+def to_strings(values: pa.Array) -> list[str]:
+    """Python strings of a (small) string or dictionary array, decoded from its buffers."""
+    values = plain_strings(values)
+    n = len(values)
+    if n == 0:
+        return []
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    buffers = values.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=width, count=n + 1, offset=values.offset * np.dtype(width).itemsize)
+    data = buffers[2].to_pybytes() if buffers[2] is not None else b""
+    bounds = offsets.tolist()
+    return [data[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
