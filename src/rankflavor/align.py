@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -59,11 +60,13 @@ class Aligned:
     ----------
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
-    run_q, run_doc, run_score, run_row : run rows (duplicates resolved) in file order, except
-        that a run whose queries are contiguous has its query blocks moved into code order (each
-        query's rows keep their file order); ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
+    run_q, run_doc, run_score, run_row : run rows (duplicates resolved), file order kept;
+        ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
         the original row, and ``run_doc_strings[run_row]`` the docno.
-    run_grade : the judged grade of each run row, NaN when the pair is not in the qrels.
+    judged_row, judged_grade : the run rows (ascending) whose (query, doc) pair is in the qrels,
+        and its grade; typically a few percent of the run.
+    run_grade : the judged grade of every run row, NaN when the pair is not in the qrels (built
+        on first use).
     qrels_q, qrels_grade : judgments (duplicates resolved).
     """
 
@@ -74,7 +77,8 @@ class Aligned:
     run_doc: np.ndarray
     run_score: np.ndarray
     run_row: np.ndarray
-    run_grade: np.ndarray
+    judged_row: np.ndarray
+    judged_grade: np.ndarray
     qrels_q: np.ndarray
     qrels_grade: np.ndarray
     run_doc_strings: pa.Array
@@ -87,6 +91,12 @@ class Aligned:
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def run_grade(self) -> np.ndarray:
+        grade = np.full(len(self.run_q), np.nan)
+        grade[self.judged_row] = self.judged_grade
+        return grade
 
     @property
     def n_queries(self) -> int:
@@ -248,53 +258,17 @@ def _resolve_duplicates(
     return np.sort(keep), len(dup)
 
 
-def _segments_in_code_order(rq: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """When each query's rows are contiguous but the queries are not in code order, the
-    permutation that moves whole segments into code order (an O(n) gather, not a sort) and the
-    moved codes; None when there is nothing to move or the rows are not grouped by query."""
-    if len(rq) < 2:
-        return None
-    starts = np.flatnonzero(np.concatenate([[True], rq[1:] != rq[:-1]]))
-    codes = rq[starts]
-    if not (codes[1:] < codes[:-1]).any() or len(np.unique(codes)) != len(codes):
-        return None
-    lengths = np.diff(np.append(starts, len(rq)))
-    perm = np.argsort(codes)
-    new_lengths = lengths[perm]
-    new_starts = np.cumsum(new_lengths) - new_lengths
-    shift = np.repeat(new_starts - starts[perm], new_lengths)
-    return np.subtract(np.arange(len(rq)), shift, out=shift), np.repeat(codes[perm], new_lengths)
-
-
-def _placed_and_joined(
-    rq: np.ndarray, rd: np.ndarray, score: np.ndarray, row: np.ndarray | None,
-    jkey: np.ndarray, jd: np.ndarray, jgrade: np.ndarray, n_docs: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run rows with query blocks in code order, and their judgments: (q, doc, score, row, found,
-    grade). ``row`` is each row's input row; None means row i is input row i."""
-    moved = _segments_in_code_order(rq)
-    if moved is not None:  # moved once here, every later stage reads the rows in code order
-        perm, rq = moved
-        rd, score, row = rd[perm], score[perm], (perm if row is None else row[perm])
-    if row is None:
-        row = np.arange(len(rq))
-    found, grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
-    return rq, rd, score, row, found, grade
-
-
 def _join(
     rq: np.ndarray, rd: np.ndarray, jkey: np.ndarray, jd: np.ndarray, jgrade: np.ndarray, n_docs: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per run row: is (query, doc) judged, and its grade (NaN if not).
+    """The run rows whose (query, doc) is judged, ascending, and their grades.
 
     Most retrieved documents are judged for no query at all; a flat table of judged documents
     finds the few candidate rows in one gather, and only those are searched among the judgments.
     """
     n = len(rq)
-    found = np.zeros(n, dtype=bool)
-    grade = np.full(n, np.nan)
     if n == 0 or len(jkey) == 0:
-        return found, grade
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     order = np.argsort(jkey)
     sorted_keys, sorted_grades = jkey[order], jgrade[order]
     if n_docs <= _FLAT_SPAN:
@@ -306,9 +280,7 @@ def _join(
         rows, keys = np.arange(n), rq * n_docs + rd
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     hit = sorted_keys[pos] == keys
-    found[rows[hit]] = True
-    grade[rows[hit]] = sorted_grades[pos[hit]]
-    return found, grade
+    return rows[hit], sorted_grades[pos[hit]]
 
 
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
@@ -321,18 +293,20 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], qrels.grade[keep_j], jkey[keep_j]
     rkey = rq * n_docs + rd
     check = _parallel(rkey)
-    rows = _placed_and_joined(rq, rd, run.score, None, jkey, jd, jgrade, n_docs)
+    judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
     keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run, check=check)
     del rkey
-    if dup_r:  # rare: place and join again without the resolved rows
-        rows = _placed_and_joined(rq[keep_r], rd[keep_r], run.score[keep_r], keep_r, jkey, jd, jgrade, n_docs)
-    rq, rd, rscore, keep_r, found, rgrade = rows
+    rscore = run.score
+    if dup_r:  # rare: drop the resolved rows and join again
+        rq, rd, rscore = rq[keep_r], rd[keep_r], rscore[keep_r]
+        judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
 
     nq = len(query_ids)
-    in_run = np.bincount(rq, minlength=nq) > 0
+    rows_per_query = np.bincount(rq, minlength=nq)
+    in_run = rows_per_query > 0
     in_qrels = np.bincount(jq, minlength=nq) > 0
     evaluated = in_run & in_qrels
-    row_in_judged_query = in_qrels[rq]
+    rows_of_unjudged_queries = int(rows_per_query[~in_qrels].sum())
     counts = Counts(
         run_rows=nr,
         qrels_rows=nj,
@@ -343,10 +317,11 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         queries_only_in_qrels=int((in_qrels & ~in_run).sum()),
         run_duplicates_resolved=dup_r,
         qrels_duplicates_resolved=dup_j,
-        unjudged_retrieved=int((~found & row_in_judged_query).sum()),
+        # a judged row always belongs to a judged query
+        unjudged_retrieved=len(rq) - rows_of_unjudged_queries - len(judged_row),
         negative_grades=int((jgrade < 0).sum()),
-        negative_grades_retrieved=int((found & (rgrade < 0)).sum()),
-        run_rows_of_unjudged_queries=int((~row_in_judged_query).sum()),
+        negative_grades_retrieved=int((judged_grade < 0).sum()),
+        run_rows_of_unjudged_queries=rows_of_unjudged_queries,
         comment_lines=qrels.comments + run.comments,
         blank_lines=qrels.blank_lines + run.blank_lines,
         run_lines_with_extra_fields=run.extra_fields,
@@ -359,7 +334,8 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         run_doc=rd.astype(np.int64, copy=False),
         run_score=rscore,
         run_row=keep_r.astype(np.int64, copy=False),
-        run_grade=rgrade,
+        judged_row=judged_row,
+        judged_grade=judged_grade,
         qrels_q=jq.astype(np.int64, copy=False),
         qrels_grade=jgrade,
         run_doc_strings=run.doc,

@@ -264,9 +264,11 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         run_doc=aligned.run_doc[rows],
         run_score=aligned.run_score[rows],
         run_row=aligned.run_row[rows],
-        run_grade=aligned.run_grade[rows],
+        judged_row=(np.cumsum(rows) - 1)[aligned.judged_row[rows[aligned.judged_row]]],
+        judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],
         qrels_grade=aligned.qrels_grade[judged],
+        memo={},  # the orderings of the whole run do not apply to this subset
     )
 
 

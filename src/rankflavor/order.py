@@ -111,46 +111,22 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     ``Ranked.row`` (which document sits where, for explanations) may differ. On runs with many
     ties among unjudged documents this skips nearly all docno comparisons.
     """
-    grade_raw = aligned.run_grade
-    pooled = ~np.isnan(grade_raw)
-    negative = pooled & (grade_raw < 0)
-    jgrade_all = aligned.qrels_grade
-    if flavor.negatives == "error" and (jgrade_all < 0).any():
-        raise InputError(
-            aligned.qrels_source,
-            None,
-            f"{int((jgrade_all < 0).sum())} judgment(s) have a negative grade and the flavor says negatives=error; "
-            "use negatives=unjudged (trec_eval) or negatives=zero",
-        )
-    if flavor.negatives == "zero":
-        judged = pooled
-        grade = np.where(pooled, np.maximum(np.nan_to_num(grade_raw), 0.0), 0.0)
-        jmask = np.ones(len(jgrade_all), dtype=bool)
-        jgrade = np.maximum(jgrade_all, 0.0)
-    else:
-        judged = pooled & ~negative
-        grade = np.where(judged, grade_raw, 0.0)
-        jmask = jgrade_all >= 0
-        jgrade = jgrade_all[jmask]
-    jq = aligned.qrels_q[jmask]
+    _check_negatives(aligned, flavor)
+    grade, judged, pooled = _grades(aligned.run_grade, flavor)
+    jq, jgrade = _judgments(aligned, flavor)
 
     q = aligned.run_q
     # The score sort and the docno ranks of tied rows depend only on the precision: computed
     # once per alignment and shared by every tie rule, depth, condensing and measure.
     memo = aligned.memo
     prec = flavor.precision
-    if ("score", prec) not in memo:
-        score = aligned.run_score
-        if prec == "float32":
-            score = score.astype(np.float32).astype(np.float64)
-        memo["score", prec] = score
-        memo["base", prec] = _by_query_and_score(q, score)
-    score = memo["score", prec]
+    score, layout = _scored(aligned, prec)
+    if ("base", prec) not in memo:
+        base = _by_query_and_score(q, score, layout)
+        memo["base_identity", prec] = base is None
+        memo["base", prec] = np.arange(len(q)) if base is None else base
     base = memo["base", prec]
-    if base is None:  # already in rank order
-        base = memo["base", prec] = np.arange(len(q))
-        memo["base_identity", prec] = True
-    base_identity = memo.get(("base_identity", prec), False)
+    base_identity = memo["base_identity", prec]
     ties_key = ("ties", prec, exact_rows)
     if ties_key not in memo:
         memo[ties_key] = _tied_rows(base, q, score, aligned, exact_rows, base_identity)
@@ -209,22 +185,215 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     )
 
 
-def _by_query_and_score(q: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
+    """``rank(aligned, flavor).judged_rows`` without ranking every row; None when the run is not
+    in rank order (grouped by query, scores descending) or drops self-hits (use :func:`rank`).
+
+    In a run in rank order a row's rank is its offset in its query's block. Only ties can move
+    a judged row: inside a run of equal scores mixing different judgments, the tie rule orders
+    that run's rows (docno comparisons for those rows alone). Everything else reads the judged
+    rows, a few percent of a typical run.
+    """
+    if flavor.self_hits != "keep":
+        return None
+    _check_negatives(aligned, flavor)
+    score, layout = _scored(aligned, flavor.precision)
+    if layout is None:
+        return None
+    jr = aligned.judged_row
+    grade, judged, _ = _grades(aligned.judged_grade, flavor)
+    block = np.searchsorted(layout.starts, jr, side="right") - 1
+    position = jr.copy()
+    rule = "docno_desc" if flavor.ties == "averaged" else flavor.ties
+    if rule != "input_order" and len(jr):
+        _retie(aligned, score, jr, grade, rule, position)
+    rank = position - layout.starts[block] + 1
+    q = layout.codes[block]
+    n_ret = np.zeros(aligned.n_queries, dtype=np.int64)
+    n_ret[layout.codes] = layout.lengths
+    keep = np.ones(len(jr), dtype=bool)
+    dropped_depth = dropped_unjudged = 0
+    depth = flavor.depth_limit
+    if depth is not None:
+        keep = rank <= depth
+        dropped_depth = int(np.maximum(n_ret - depth, 0).sum())
+        n_ret = np.minimum(n_ret, depth)
+    if flavor.unjudged == "condensed":
+        keep &= judged
+        kept_before = int(n_ret.sum())
+        n_ret = np.bincount(q[keep], minlength=aligned.n_queries)
+        dropped_unjudged = kept_before - int(n_ret.sum())
+    by_rank = np.flatnonzero(keep)
+    by_rank = by_rank[np.argsort(q[by_rank] * (int(rank.max(initial=0)) + 1) + rank[by_rank], kind="stable")]
+    q, rank = q[by_rank], rank[by_rank]
+    if flavor.unjudged == "condensed":  # ranks close up over the removed rows
+        rank = rank_within(q, n_ret)
+    jq, jgrade = _judgments(aligned, flavor)
+    rows = jr[by_rank]
+    return Ranked(
+        aligned=aligned,
+        q=q,
+        rank=rank,
+        grade=grade[by_rank],
+        judged=judged[by_rank],
+        pooled=np.ones(len(rows), dtype=bool),
+        score=score[rows],
+        n_ret=n_ret,
+        jq=jq,
+        jgrade=jgrade,
+        dropped_by_depth=dropped_depth,
+        dropped_unjudged=dropped_unjudged,
+        row=rows,
+        judged_only=True,
+    )
+
+
+def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarray, rule: str,
+           position: np.ndarray) -> None:
+    """Move the judged rows ``jr`` (ascending; ``grade`` under the flavor) to their positions
+    after the tie rule orders every run of equal scores that mixes judgments; in place."""
+    q = aligned.run_q
+    n = len(q)
+    prev_tied = np.zeros(len(jr), dtype=bool)
+    next_tied = np.zeros(len(jr), dtype=bool)
+    has_prev, has_next = jr > 0, jr < n - 1
+    p, nx = jr[has_prev], jr[has_next]
+    prev_tied[has_prev] = (q[p] == q[p - 1]) & (score[p] == score[p - 1])
+    next_tied[has_next] = (q[nx] == q[nx + 1]) & (score[nx] == score[nx + 1])
+    if not (prev_tied | next_tied).any():
+        return
+    same = (q[1:] == q[:-1]) & (score[1:] == score[:-1])
+    group_start = np.flatnonzero(np.concatenate([[True], ~same]))
+    group_end = np.append(group_start[1:], n)
+    tied = prev_tied | next_tied
+    groups = np.unique(np.searchsorted(group_start, jr[tied], side="right") - 1)
+    a, b = group_start[groups], group_end[groups]
+    # A group mixes judgments if it holds an unjudged row or judged rows of different grades.
+    lo, hi = np.searchsorted(jr, a), np.searchsorted(jr, b)
+    raw = aligned.judged_grade
+    member = np.repeat(np.arange(len(groups)), hi - lo)
+    differs = np.zeros(len(groups), dtype=bool)
+    differs[member[raw[_ranges(lo, hi - lo)] != raw[lo][member]]] = True
+    mixed = ((hi - lo) < (b - a)) | differs
+    if not mixed.any():
+        return
+    a, b = a[mixed], b[mixed]
+    group_of = np.repeat(np.arange(len(a)), b - a)
+    rows = _ranges(a, b - a)
+    at = np.minimum(np.searchsorted(jr, rows), len(jr) - 1)
+    is_judged = jr[at] == rows
+    row_grade = np.where(is_judged, grade[at], 0.0)
+    by_docno = _docno_byte_order(aligned, rows)
+    docno_rank = np.empty(len(rows), dtype=np.int64)
+    docno_rank[by_docno] = np.arange(len(rows))
+    local = _tie_order(group_of, docno_rank, row_grade, rule)
+    # The row rows[local[k]] takes the place of rows[k].
+    new_place = np.empty(len(rows), dtype=np.int64)
+    new_place[local] = rows
+    position[at[is_judged]] = new_place[is_judged]
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(start, start + length)`` for each pair."""
+    ends = np.cumsum(lengths)
+    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths - starts, lengths)
+
+
+def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
+    jgrade_all = aligned.qrels_grade
+    if flavor.negatives == "error" and (jgrade_all < 0).any():
+        raise InputError(
+            aligned.qrels_source,
+            None,
+            f"{int((jgrade_all < 0).sum())} judgment(s) have a negative grade and the flavor says negatives=error; "
+            "use negatives=unjudged (trec_eval) or negatives=zero",
+        )
+
+
+def _grades(grade_raw: np.ndarray, flavor: Flavor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(grade, judged, pooled) of rows with raw grades ``grade_raw`` (NaN: not in the qrels)
+    under the negatives policy: a negative grade counts as unjudged, or as grade 0."""
+    pooled = ~np.isnan(grade_raw)
+    if flavor.negatives == "zero":
+        return np.where(pooled, np.maximum(np.nan_to_num(grade_raw), 0.0), 0.0), pooled, pooled
+    judged = pooled & ~(grade_raw < 0)
+    return np.where(judged, grade_raw, 0.0), judged, pooled
+
+
+def _judgments(aligned: Aligned, flavor: Flavor) -> tuple[np.ndarray, np.ndarray]:
+    """Query codes and grades of the usable judgments (for ideals and R)."""
+    jgrade_all = aligned.qrels_grade
+    if flavor.negatives == "zero":
+        return aligned.qrels_q, np.maximum(jgrade_all, 0.0)
+    usable = jgrade_all >= 0
+    return aligned.qrels_q[usable], jgrade_all[usable]
+
+
+def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | None]:
+    """Scores at ``precision`` and the run's query blocks if it is in rank order; computed once
+    per alignment and shared by every ordering (tie rules, depths, condensing, measures)."""
+    memo = aligned.memo
+    if ("score", precision) not in memo:
+        score = aligned.run_score
+        if precision == "float32":
+            score = score.astype(np.float32).astype(np.float64)
+        memo["score", precision] = score
+        memo["layout", precision] = _layout(aligned.run_q, score)
+    return memo["score", precision], memo["layout", precision]
+
+
+def _by_query_and_score(q: np.ndarray, score: np.ndarray, layout: _Layout | None) -> np.ndarray | None:
     """Rows grouped by query code, score descending, equal scores in file order; None when the
     rows are in that order already.
 
-    Most runs arrive grouped by query and sorted by score, and alignment has moved the query
-    blocks into code order: checking that in O(n) replaces the sort.
+    Most runs arrive grouped by query and sorted by score: checking that in O(n) replaces the
+    sort, and query blocks out of code order are moved whole.
     """
-    n = len(q)
-    if n == 0:
-        return None
-    same_q = q[1:] == q[:-1]
-    if not (q[1:] < q[:-1]).any() and not ((score[1:] > score[:-1]) & same_q).any():
+    if layout is not None:
+        return _blocks_in_code_order(layout)
+    if len(q) == 0:
         return None
     by_score = np.argsort(-score, kind="stable")
     small = q.astype(np.uint16) if q.max(initial=0) < 1 << 16 else q  # 16-bit keys take numpy's radix sort
     return by_score[np.argsort(small[by_score], kind="stable")]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """A run grouped by query with scores descending in each query: its query blocks."""
+
+    starts: np.ndarray  # first row of each block, ascending
+    lengths: np.ndarray
+    codes: np.ndarray  # query code of each block
+
+
+def _layout(q: np.ndarray, score: np.ndarray) -> _Layout | None:
+    """The run's query blocks when it is in rank order (grouped by query, scores descending);
+    None otherwise. Two O(n) comparisons instead of a sort."""
+    n = len(q)
+    if n == 0:
+        return None
+    change = q[1:] != q[:-1]
+    if ((score[1:] > score[:-1]) & ~change).any():
+        return None
+    starts = np.flatnonzero(np.concatenate([[True], change]))
+    codes = q[starts]
+    if len(np.unique(codes)) != len(codes):
+        return None  # a query comes back after another one
+    return _Layout(starts, np.diff(np.append(starts, n)), codes)
+
+
+def _blocks_in_code_order(layout: _Layout) -> np.ndarray | None:
+    """The permutation moving whole query blocks into code order (an O(n) gather, not a sort);
+    None when they are in code order already."""
+    codes, starts, lengths = layout.codes, layout.starts, layout.lengths
+    if not (codes[1:] < codes[:-1]).any():
+        return None
+    perm = np.argsort(codes)
+    new_lengths = lengths[perm]
+    new_starts = np.cumsum(new_lengths) - new_lengths
+    shift = np.repeat(new_starts - starts[perm], new_lengths)
+    return np.subtract(np.arange(int(lengths.sum())), shift, out=shift)
 
 
 def _tied_rows(
@@ -303,21 +472,25 @@ def _break_ties(
         return order
     pos, group, docno_rank = tied
     rows = order[pos]
-    key = docno_rank if ties == "docno_asc" else len(pos) - 1 - docno_rank
+    out = order.copy()
+    out[pos] = rows[_tie_order(group, docno_rank, grade[rows], ties)]
+    return out
+
+
+def _tie_order(group: np.ndarray, docno_rank: np.ndarray, grade: np.ndarray, ties: str) -> np.ndarray:
+    """Permutation ordering tied rows (given in rank order, with their tie group, docno rank
+    and grade) by group, then by the tie rule."""
+    n = len(group)
+    key = docno_rank if ties == "docno_asc" else n - 1 - docno_rank
     if ties in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
-        levels = np.unique(grade[rows])
-        level = np.searchsorted(levels, grade[rows])
+        levels = np.unique(grade)
+        level = np.searchsorted(levels, grade)
         if ties == "optimistic":
             level = len(levels) - 1 - level
-        if float(len(pos)) ** 2 * len(levels) < 2.0**62:  # one int64 key beats a three-key lexsort
-            local = np.argsort((group * len(levels) + level) * len(pos) + key)
-        else:
-            local = np.lexsort((key, level, group))
-    else:  # one int64 key (group, then docno rank) sorts faster than a two-key lexsort
-        local = np.argsort(group * len(pos) + key)  # distinct keys: any sort is exact
-    out = order.copy()
-    out[pos] = rows[local]
-    return out
+        if float(n) ** 2 * len(levels) < 2.0**62:  # one int64 key beats a three-key lexsort
+            return np.argsort((group * len(levels) + level) * n + key)
+        return np.lexsort((key, level, group))
+    return np.argsort(group * n + key)  # one int64 key; distinct keys: any sort is exact
 
 
 def _self_hits(aligned: Aligned) -> np.ndarray:

@@ -64,10 +64,12 @@ class MetricSpec:
     uses_empty: bool = True
     judged_only: bool | Callable[[Measure], bool] = False
 
+    def reads_judged_only(self, measure: Measure) -> bool:
+        return self.judged_only(measure) if callable(self.judged_only) else self.judged_only
+
     def compute(self, ranked: Ranked, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
         """Run the kernel on the rows it needs."""
-        only = self.judged_only(measure) if callable(self.judged_only) else self.judged_only
-        return self.kernel(ranked.judged_rows if only else ranked, measure)
+        return self.kernel(ranked.judged_rows if self.reads_judged_only(measure) else ranked, measure)
 
 
 REGISTRY: dict[str, MetricSpec] = {}

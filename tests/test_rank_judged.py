@@ -1,0 +1,110 @@
+"""``order.rank_judged`` (ranks only the judged rows of a run in rank order) must equal the
+judged rows of the full ``order.rank`` under every ordering knob, and every judged-only metric
+must give the same values through either."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from rankflavor.align import align
+from rankflavor.columns import string_array
+from rankflavor.flavor import Flavor
+from rankflavor.order import rank, rank_judged
+from rankflavor.tables import Qrels, Run
+
+
+def _case(seed: int, n_queries: int = 12, integer_docs: bool = True) -> tuple[Qrels, Run]:
+    rng = np.random.default_rng(seed)
+    rq: list[str] = []
+    rd: list[str] = []
+    rs: list[float] = []
+    jq: list[str] = []
+    jd: list[str] = []
+    jg: list[float] = []
+    for i in rng.permutation(n_queries):  # blocks not in byte order of the ids
+        q = f"q{i}"
+        n = int(rng.integers(1, 40))
+        docs = rng.choice(200, size=n, replace=False)
+        names = [str(d) if integer_docs else f"d{d:03d}" for d in docs]
+        scores = np.sort(rng.choice([0.0, 0.5, 1.0, 1.5, 2.0], size=n) if rng.random() < 0.7 else rng.random(n))[::-1]
+        rq += [q] * n
+        rd += names
+        rs += scores.tolist()
+        judged = rng.random(n) < 0.5
+        for name, j in zip(names, judged, strict=True):
+            if j:
+                jq.append(q)
+                jd.append(name)
+                jg.append(float(rng.choice([-1, 0, 1, 2, 3])))
+        for extra in rng.choice(np.arange(200, 260), size=int(rng.integers(0, 4)), replace=False):
+            jq.append(q)
+            jd.append(str(extra) if integer_docs else f"d{extra:03d}")
+            jg.append(float(rng.choice([0, 1, 2])))
+    qrels = Qrels(string_array(jq), string_array(jd), np.array(jg), "qrels")
+    run = Run(string_array(rq), string_array(rd), np.array(rs), "run")
+    return qrels, run
+
+
+ORDERING = list(
+    itertools.product(
+        ("docno_desc", "docno_asc", "input_order", "averaged", "pessimistic", "optimistic"),
+        ("none", "5"),
+        ("zero", "condensed"),
+        ("unjudged", "zero"),
+    )
+)
+
+
+@pytest.mark.parametrize("integer_docs", [True, False])
+@pytest.mark.parametrize("seed", range(12))
+def test_rank_judged_equals_full_rank(seed: int, integer_docs: bool) -> None:
+    qrels, run = _case(seed, integer_docs=integer_docs)
+    aligned = align(qrels, run)
+    for ties, depth, unjudged, negatives in ORDERING:
+        flavor = Flavor(ties=ties, depth=depth, unjudged=unjudged, negatives=negatives)
+        fast = rank_judged(aligned, flavor)
+        assert fast is not None
+        for exact in (True, False):
+            full = rank(aligned, flavor, exact_rows=exact).judged_rows
+            where = f"{flavor} exact_rows={exact}"
+            np.testing.assert_array_equal(fast.q, full.q, err_msg=where)
+            np.testing.assert_array_equal(fast.rank, full.rank, err_msg=where)
+            np.testing.assert_array_equal(fast.grade, full.grade, err_msg=where)
+            np.testing.assert_array_equal(fast.judged, full.judged, err_msg=where)
+            np.testing.assert_array_equal(fast.n_ret, full.n_ret, err_msg=where)
+            assert (fast.dropped_by_depth, fast.dropped_unjudged) == (full.dropped_by_depth, full.dropped_unjudged), where
+            if not exact:  # the same documents sit at each rank (equal-judgment ties keep file order)
+                np.testing.assert_array_equal(fast.row, full.row, err_msg=where)
+
+
+def test_rank_judged_declines_unsorted_runs() -> None:
+    qrels, run = _case(3)
+    scores = run.score.copy()
+    scores[[0, 1]] = scores[[1, 0]] + np.array([0.0, 10.0])  # the second row now outscores the first
+    aligned = align(qrels, Run(run.query, run.doc, scores, "run"))
+    assert rank_judged(aligned, Flavor()) is None
+    assert rank_judged(align(qrels, run), Flavor(self_hits="drop")) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_evaluate_values_equal_full_kernels(seed: int) -> None:
+    """evaluate() (judged-rows fast path) against kernels run on the full exact ranking."""
+    from rankflavor import evaluate
+    from rankflavor.presets import resolve_measures
+
+    qrels, run = _case(100 + seed)
+    names = ["ndcg_cut.5", "ndcg", "map", "P.5", "recall.10", "recip_rank", "Rprec", "bpref", "success.5",
+             "num_rel_ret", "gm_map"]
+    for knobs in ({}, {"unjudged": "condensed"}, {"ties": "pessimistic", "depth": "10"}):
+        got = evaluate(qrels, run, names, preset="trec_eval", **knobs)
+        measures, _ = resolve_measures(names, "trec_eval", knobs)
+        aligned = align(qrels, run)
+        code = {name: i for i, name in enumerate(aligned.query_ids)}
+        for m, res in zip(measures, got, strict=True):
+            values, _ = m.spec.kernel(rank(aligned, m.flavor, exact_rows=True), m)
+            expected = values[[code[q] for q in res.queries]]
+            np.testing.assert_allclose(res.values.astype(float), expected, rtol=0, atol=1e-15, err_msg=f"{m} {knobs}")
+
