@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .errors import InputError
@@ -125,7 +124,7 @@ def _indices_and_names(values: pa.Array) -> tuple[np.ndarray, list[str]]:
     """Dictionary indices and the names they point to, unused dictionary entries left out."""
     if not pa.types.is_dictionary(values.type):
         values = _encode(values)
-    idx = as_numpy(values.indices).astype(np.int64)
+    idx = as_numpy(values.indices)
     names = to_strings(values.dictionary)
     used = np.bincount(idx, minlength=len(names)) > 0
     if used.all():
@@ -135,21 +134,48 @@ def _indices_and_names(values: pa.Array) -> tuple[np.ndarray, list[str]]:
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     return encoded
 
 
-_CANONICAL_INT = r"^(0|[1-9][0-9]{0,17})$"
+#: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
+#: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
+_CAST_ROWS = 200_000
 
 
-def _canonical_integers(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+def _string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data bytes) of a string or large_string array."""
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    buffers = values.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=width, count=len(values) + 1, offset=values.offset * np.dtype(width).itemsize)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets.astype(np.int64), data
+
+
+def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """Integer value of strings made only of 1 to 18 ASCII digits (checked by the caller)."""
+    lengths = np.diff(offsets)
+    first, last = int(offsets[0]), int(offsets[-1])
+    digits = data[first:last].astype(np.int64) - 48
+    place = np.repeat(offsets[1:] - 1 - first, lengths) - np.arange(last - first)  # digits to the right
+    return np.add.reduceat(digits * _POW10_0[place], offsets[:-1] - first)
+
+
+_POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
+
+
+def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> np.ndarray | None:
     """The values of docnos that are all canonical decimal integers (no sign, no leading zero,
     at most 18 digits), else None. Checked on the raw bytes: cheaper than a round trip through
     strings, and exact where ``cast`` alone would read "007" as 7."""
+    if cast is None:
+        cast = len(values) > _CAST_ROWS
     if isinstance(values, pa.ChunkedArray):
-        parts = [_canonical_integers(c) for c in values.chunks]
+        parts = [_canonical_integers(c, cast) for c in values.chunks]
         if any(p is None for p in parts):
             return None
         return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros(0, dtype=np.int64)
@@ -158,22 +184,47 @@ def _canonical_integers(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    buffers = values.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=width, count=n + 1, offset=values.offset * np.dtype(width).itemsize)
+    offsets, data = _string_buffers(values)
     lengths = np.diff(offsets)
     if lengths.min() < 1 or lengths.max() > 18:
         return None
-    data = np.frombuffer(buffers[2], dtype=np.uint8)
     if (data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9).any():  # a byte below '0' wraps past 9
         return None
     if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
         return None
-    return as_numpy(pc.cast(values, pa.int64()))
+    if cast:
+        import pyarrow.compute as pc
+
+        return as_numpy(pc.cast(values, pa.int64()))
+    return _digits_value(offsets, data)
+
+
+def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
+    values = plain_strings(values)
+    offsets, data = _string_buffers(values)
+    lengths = np.diff(offsets)
+    bad = np.concatenate([[0], np.cumsum(data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9)])
+    nondigits = bad[offsets[1:] - offsets[0]] - bad[offsets[:-1] - offsets[0]]
+    ok = (lengths >= 1) & (lengths <= 18) & (nondigits == 0)
+    ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)
+    out = np.zeros(len(values), dtype=np.int64)
+    if ok.any():
+        keep = np.flatnonzero(ok)
+        starts, ends = offsets[keep], offsets[keep + 1]
+        sub_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
+        sub_data = data[_spans(starts, ends - starts)]
+        out[keep] = _digits_value(sub_offsets, sub_data)
+    return ok, out
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    ends = np.cumsum(lengths)
+    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths - starts, lengths)
 
 
 def _doc_codes(
-    run_doc: pa.Array, qrels_doc: pa.Array, n_queries: int
+    run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int
 ) -> tuple[np.ndarray, np.ndarray, int, int | None]:
     """Identity codes for docnos (equal strings, equal codes), and the code span.
 
@@ -184,35 +235,35 @@ def _doc_codes(
     """
     run_num = _canonical_integers(run_doc)
     if run_num is not None and len(run_num):
-        numeric = as_numpy(pc.match_substring_regex(qrels_doc, _CANONICAL_INT))
-        jd = np.full(len(qrels_doc), -1, dtype=np.int64)
-        if numeric.any():
-            jd[numeric] = as_numpy(pc.cast(qrels_doc.filter(from_numpy(numeric)), pa.int64()))
+        numeric, jd = _canonical_mask(qrels_doc)
         lo = int(min(run_num.min(), jd[numeric].min() if numeric.any() else run_num.min()))
         others = ~numeric
         span = int(max(run_num.max(), jd.max())) - lo + 1
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
-            extra = as_numpy(_encode(qrels_doc.filter(from_numpy(others))).indices).astype(np.int64)
+            extra = as_numpy(_encode(plain_strings(qrels_doc).filter(from_numpy(others))).indices).astype(np.int64)
             jd[others] = span + lo + extra
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
-            return run_num - lo, jd - lo, span, lo
+            run_code = np.subtract(run_num, lo, out=run_num) if run_num.flags.writeable else run_num - lo
+            return run_code, jd - lo, span, lo
     encoded = _encode(pa.concat_arrays([plain_strings(run_doc), plain_strings(qrels_doc)]))
     codes = as_numpy(encoded.indices).astype(np.int64)
     return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1), None
 
 
-def _has_duplicates(keys: np.ndarray) -> bool:
-    plain = np.sort(keys)
+def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
+    plain = keys if in_place else np.sort(keys)
+    if in_place:
+        plain.sort()
     return bool((plain[1:] == plain[:-1]).any())
 
 
 def _parallel(keys: np.ndarray) -> Future[bool] | None:
     """Start the duplicate check of many keys on a second core: NumPy sorts without the GIL,
-    so it overlaps the segment move and the join."""
+    so it overlaps the join. The keys are sorted in place (no copy of millions of keys)."""
     if len(keys) <= _PARALLEL_ROWS:
         return None
-    return _POOL.submit(_has_duplicates, keys)
+    return _POOL.submit(_has_duplicates, keys, True)
 
 
 def _resolve_duplicates(
@@ -292,8 +343,10 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], qrels.grade[keep_j], jkey[keep_j]
     rkey = rq * n_docs + rd
-    check = _parallel(rkey)
+    check = _parallel(rkey)  # sorts rkey in place
     judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
+    if check is not None and check.result():
+        check, rkey = None, rq * n_docs + rd  # duplicates: resolve them on keys in row order
     keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run, check=check)
     del rkey
     rscore = run.score

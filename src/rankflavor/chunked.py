@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .align import Counts, align
+from .columns import plain_strings
 from .errors import EvaluationError, InputError
 from .evaluate import _provenance, evaluate_tables, summarize
 from .io.trec import RUN_FIELDS, _is_gzip
@@ -168,6 +169,8 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     counts: list[Counts] = []
     seen: set[str] = set()
     tag: str | None = None
+    qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
+                  qrels.blank_lines, qrels.from_file)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
     for chunk in iter_query_chunks(path, chunk_rows):
         tag = chunk.tag or tag

@@ -48,6 +48,8 @@ def as_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def _dtype(kind: pa.DataType) -> type:
+    if pa.types.is_boolean(kind):
+        return np.bool_
     try:
         return _NUMERIC[kind]
     except KeyError:
@@ -79,6 +81,13 @@ def string_array(values: Sequence[str]) -> pa.Array:
     return pa.Array.from_buffers(pa.large_string(), len(encoded), [None, pa.py_buffer(offsets), data])
 
 
+def dictionary_array(values: Sequence[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded string array (int32 indices, first-seen order) from Python strings."""
+    code: dict[str, int] = {}
+    indices = np.fromiter((code.setdefault(v, len(code)) for v in values), dtype=np.int32, count=len(values))
+    return pa.DictionaryArray.from_arrays(from_numpy(indices), string_array(list(code)))
+
+
 def plain_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """One string array, whether ``values`` is chunked or dictionary-encoded."""
     if isinstance(values, pa.ChunkedArray):
@@ -91,6 +100,10 @@ def plain_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
 def to_strings(values: pa.Array) -> list[str]:
     """Python strings of a (small) string or dictionary array, decoded from its buffers."""
     values = plain_strings(values)
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        raise TypeError(f"to_strings: expected a string array, received {values.type}")
+    if values.null_count:
+        raise TypeError(f"to_strings: array has {values.null_count} null(s)")
     n = len(values)
     if n == 0:
         return []

@@ -14,7 +14,7 @@ from .align import Aligned, align
 from .errors import EvaluationError, UsageError
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .order import Ranked, order_key, rank, rank_judged
+from .order import Ranked, ranked_for
 from .results import EMPTY, MISSING, OK, MeasureResult, Results
 from .tables import Qrels, Run
 
@@ -81,33 +81,18 @@ def evaluate_tables(
 ) -> Results:
     """Evaluate already-read tables; every measure sharing ordering knobs shares one sort."""
     aligned_by_policy: dict[str, Aligned] = {}
-    ranked_by_key: dict[tuple[str, ...], Ranked] = {}
-    judged_by_key: dict[tuple[str, ...], Ranked] = {}
+    rankings: dict[str, dict[tuple[str, ...], Ranked]] = {}
     out: list[MeasureResult] = []
     for m in measures:
         policy = m.flavor.duplicates
         if policy not in aligned_by_policy:
             aligned_by_policy[policy] = align(qrels, run, duplicates=policy)
+            rankings[policy] = {}
         aligned = aligned_by_policy[policy]
-        key = (policy, *order_key(m.flavor))
-        if m.spec.reads_judged_only(m):
-            # Most measures read only the judged rows: rank those alone when the run allows.
-            if key not in judged_by_key:
-                ranked = ranked_by_key[key].judged_rows if key in ranked_by_key else rank_judged(aligned, m.flavor)
-                judged_by_key[key] = ranked if ranked is not None else _full(ranked_by_key, key, aligned, m).judged_rows
-            ranked = judged_by_key[key]
-        else:
-            ranked = _full(ranked_by_key, key, aligned, m)
-        values, empty = m.spec.compute(ranked, m)
+        values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
         out.append(aggregate(m, values, empty, aligned))
     first = next(iter(aligned_by_policy.values()))
     return Results(out, first.counts, _provenance(qrels, run, first), extras)
-
-
-def _full(cache: dict[tuple[str, ...], Ranked], key: tuple[str, ...], aligned: Aligned, m: Measure) -> Ranked:
-    if key not in cache:
-        cache[key] = rank(aligned, m.flavor, exact_rows=False)
-    return cache[key]
 
 
 def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: Aligned) -> MeasureResult:

@@ -73,6 +73,18 @@ def discount_denominators(flavor: Flavor, n: int) -> np.ndarray:
     return d
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique`` without its import of ``numpy.ma`` on first use).
+
+    >>> distinct(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    s = np.sort(values)
+    if len(s) < 2:
+        return s
+    return s[np.concatenate([[True], s[1:] != s[:-1]])]
+
+
 def rank_within(q_sorted: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """1-based position of each row inside its (contiguous) query segment.
 

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .align import Aligned
 from .columns import as_numpy, from_numpy, plain_strings, string_array
 from .errors import InputError
 from .flavor import Flavor
-from .kernels import rank_within
+
+if TYPE_CHECKING:
+    from .measure import Measure
+from .kernels import distinct, rank_within
 
 ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits")
 
@@ -185,6 +188,29 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     )
 
 
+def ranked_for(aligned: Aligned, measure: Measure, cache: dict[tuple[str, ...], Ranked]) -> Ranked:
+    """The ranking ``measure``'s kernel reads, shared through ``cache`` by every measure with the
+    same ordering knobs: only the judged rows when the metric reads no more (from
+    :func:`rank_judged`, or from a full ranking already made), else the full ranking."""
+    key = order_key(measure.flavor)
+    if measure.spec.reads_judged_only(measure):
+        if ("judged", *key) not in cache:
+            if ("full", *key) in cache:
+                cache["judged", *key] = cache["full", *key].judged_rows
+            else:
+                fast = rank_judged(aligned, measure.flavor)
+                cache["judged", *key] = fast if fast is not None else _full(aligned, measure.flavor, cache).judged_rows
+        return cache["judged", *key]
+    return _full(aligned, measure.flavor, cache)
+
+
+def _full(aligned: Aligned, flavor: Flavor, cache: dict[tuple[str, ...], Ranked]) -> Ranked:
+    key = ("full", *order_key(flavor))
+    if key not in cache:
+        cache[key] = rank(aligned, flavor, exact_rows=False)
+    return cache[key]
+
+
 def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     """``rank(aligned, flavor).judged_rows`` without ranking every row; None when the run is not
     in rank order (grouped by query, scores descending) or drops self-hits (use :func:`rank`).
@@ -266,7 +292,7 @@ def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarra
     group_start = np.flatnonzero(np.concatenate([[True], ~same]))
     group_end = np.append(group_start[1:], n)
     tied = prev_tied | next_tied
-    groups = np.unique(np.searchsorted(group_start, jr[tied], side="right") - 1)
+    groups = distinct(np.searchsorted(group_start, jr[tied], side="right") - 1)
     a, b = group_start[groups], group_end[groups]
     # A group mixes judgments if it holds an unjudged row or judged rows of different grades.
     lo, hi = np.searchsorted(jr, a), np.searchsorted(jr, b)
@@ -378,7 +404,7 @@ def _layout(q: np.ndarray, score: np.ndarray) -> _Layout | None:
         return None
     starts = np.flatnonzero(np.concatenate([[True], change]))
     codes = q[starts]
-    if len(np.unique(codes)) != len(codes):
+    if len(distinct(codes)) != len(codes):
         return None  # a query comes back after another one
     return _Layout(starts, np.diff(np.append(starts, n)), codes)
 
@@ -454,6 +480,8 @@ def _docno_byte_order(aligned: Aligned, rows: np.ndarray) -> np.ndarray:
         if width <= 16:
             padded = value * 10 ** (width - digits)
             return np.argsort(padded * 32 + digits)  # keys are distinct within a query
+    import pyarrow.compute as pc
+
     strings = aligned.run_doc_strings.take(from_numpy(aligned.run_row[rows]))
     return as_numpy(pc.sort_indices(strings))
 
@@ -483,7 +511,7 @@ def _tie_order(group: np.ndarray, docno_rank: np.ndarray, grade: np.ndarray, tie
     n = len(group)
     key = docno_rank if ties == "docno_asc" else n - 1 - docno_rank
     if ties in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
-        levels = np.unique(grade)
+        levels = distinct(grade)
         level = np.searchsorted(levels, grade)
         if ties == "optimistic":
             level = len(levels) - 1 - level
@@ -495,6 +523,8 @@ def _tie_order(group: np.ndarray, docno_rank: np.ndarray, grade: np.ndarray, tie
 
 def _self_hits(aligned: Aligned) -> np.ndarray:
     """Per aligned run row: is the docno the same string as its query id?"""
+    import pyarrow.compute as pc
+
     docs = plain_strings(aligned.run_doc_strings).take(from_numpy(aligned.run_row))
     queries = string_array(aligned.query_ids.tolist()).take(from_numpy(aligned.run_q))
     same = pc.equal(pc.cast(docs, pa.string()), queries)

@@ -46,7 +46,7 @@ from .evaluate import aggregate
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .order import Ranked, order_key, rank
+from .order import Ranked, order_key, ranked_for
 from .results import MeasureResult
 from .tables import Qrels, Run
 
@@ -96,7 +96,9 @@ class SharedEvaluation:
         self.qrels = qrels
         self.run = run
         self._aligned: dict[str, Aligned | RankflavorError] = {}
-        self._ranked: dict[tuple[str, ...], Ranked | RankflavorError] = {}
+        self._ranked: dict[tuple[str, ...], Ranked] = {}
+        self._failed: dict[tuple[str, ...], RankflavorError] = {}
+        self._key: tuple[str, ...] | None = None
 
     def aligned(self, policy: str) -> Aligned:
         if policy not in self._aligned:
@@ -118,15 +120,16 @@ class SharedEvaluation:
         """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
         aligned = self.aligned(measure.flavor.duplicates)
         key = self.key(measure)
-        if key not in self._ranked:
+        if key in self._failed:
+            raise self._failed[key]
+        if self._key != key:  # one ordering's rankings at a time bounds memory over big grids
             self._ranked.clear()
-            try:
-                self._ranked[key] = rank(aligned, measure.flavor, exact_rows=False)
-            except RankflavorError as exc:
-                self._ranked[key] = exc
-        ranked = self._ranked[key]
-        if isinstance(ranked, RankflavorError):
-            raise ranked
+            self._key = key
+        try:
+            ranked = ranked_for(aligned, measure, self._ranked)
+        except RankflavorError as exc:
+            self._failed[key] = exc
+            raise
         values, empty = measure.spec.compute(ranked, measure)
         return aggregate(measure, values, empty, aligned)
 

@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ..columns import as_numpy, string_array
+from ..columns import as_numpy, dictionary_array, string_array, to_strings
 from ..errors import InputError
 from ..tables import Qrels, Run
 
@@ -72,9 +71,14 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
     """Parse single-space-separated lines with pyarrow; None when any line needs the line path.
 
     Blank lines make pyarrow fail (``ignore_empty_lines=False``) rather than vanish, and extra
-    blanks or tabs change the field count, so a success here means row i is line i + 1.
+    blanks change the field count, so a success here means row i is line i + 1. Other
+    whitespace would not (pyarrow splits on the space alone, and ends lines at a lone CR), so
+    a source holding any is left to the line path.
     """
     from pyarrow import csv
+
+    if not _only_spaces(source):
+        return None
 
     names = [f"f{i}" for i in range(n_fields)]
     try:
@@ -102,8 +106,7 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
     if table.num_rows == 0:
         return None
     cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
-    first = cols[0].dictionary if pa.types.is_dictionary(cols[0].type) else cols[0]
-    if pc.any(pc.starts_with(first, "#")).as_py():
+    if any(q.startswith("#") for q in to_strings(cols[0].dictionary)):
         return None  # comment lines: the line path skips and counts them
     return cols
 
@@ -116,6 +119,42 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     if pa.types.is_string(column.type):
         return column.chunk(0) if column.num_chunks == 1 else column
     return column.combine_chunks()
+
+
+_OTHER_BLANKS = (b"\t", b"\v", b"\f")
+_SCAN_BYTES = 1 << 24
+
+
+def _only_spaces(source: Any) -> bool:
+    """No tab, vertical tab or form feed, and every CR ends a line (CRLF), in a file or bytes.
+
+    Files are scanned in blocks (memchr speed, no copy of the file in memory); a gzip file is
+    decompressed for it, which costs one more pass over the data.
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return _clean(bytes(source))
+    opener: Any = gzip.open if _is_gzip(source) else open
+    try:
+        with opener(source, "rb") as fh:
+            carry = b""
+            while block := fh.read(_SCAN_BYTES):
+                if not _clean(carry + block if carry else block, final=False):
+                    return False
+                carry = block[-1:]
+            return _clean(carry)
+    except (OSError, EOFError, zlib.error):
+        return False  # the line path reads the file again and names the problem
+
+
+def _clean(data: bytes, final: bool = True) -> bool:
+    if any(b in data for b in _OTHER_BLANKS):
+        return False
+    crs = data.count(b"\r")
+    if not crs:
+        return True
+    # A CR closing a block may be followed by the LF opening the next one.
+    open_cr = 0 if final or not data.endswith(b"\r") else 1
+    return crs - open_cr == data.count(b"\r\n")
 
 
 def _normalized(data: bytes) -> bytes | None:
@@ -212,7 +251,7 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
     if not grades:
         raise InputError(source, None, "qrels file has no judgment lines; expected 'query iteration doc grade'")
     return Qrels(
-        string_array(queries),
+        dictionary_array(queries),
         string_array(docs),
         np.asarray(grades, dtype=np.float64),
         source,
@@ -314,7 +353,7 @@ def _slow_run(source: str, data: bytes) -> Run:
     if not scores:
         raise InputError(source, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
     return Run(
-        string_array(queries),
+        dictionary_array(queries),
         string_array(docs),
         np.asarray(scores, dtype=np.float64),
         source,
