@@ -346,8 +346,12 @@ def _reference_canonical(values: list[str]) -> list[int] | None:
 
 
 def _canonical(values: pa.Array | pa.ChunkedArray) -> list[int] | None:
-    got = _canonical_integers(values)
-    return None if got is None else [int(x) for x in got]
+    """Both readings (NumPy on the bytes for small inputs, pyarrow's cast for large) must agree."""
+    by_bytes = _canonical_integers(values, cast=False)
+    by_cast = _canonical_integers(values, cast=True)
+    as_list = [None if got is None else [int(x) for x in got] for got in (by_bytes, by_cast)]
+    assert as_list[0] == as_list[1], f"bytes {as_list[0]} != cast {as_list[1]}"
+    return as_list[0]
 
 
 @pytest.mark.parametrize("good", ["0", "7", "10", "123456789012345678", "999999999999999999"])

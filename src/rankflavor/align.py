@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .errors import InputError
+from .kernels import ranges
 from .tables import Qrels, Run
 
 #: Runs longer than this check for duplicates on a second thread.
@@ -59,9 +60,10 @@ class Aligned:
     ----------
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
-    run_q, run_doc, run_score, run_row : run rows (duplicates resolved), file order kept;
-        ``run_doc`` is an identity code (equal docnos, equal codes; no order); ``run_row`` is
-        the original row, and ``run_doc_strings[run_row]`` the docno.
+    run_q, run_doc, run_score : run rows (duplicates resolved), file order kept; ``run_doc`` is
+        an identity code (equal docnos, equal codes; no order).
+    input_row : the input row of each run row, None when row i is input row i (no duplicate was
+        resolved); ``run_row`` always gives the array, and ``run_doc_strings[run_row]`` the docno.
     judged_row, judged_grade : the run rows (ascending) whose (query, doc) pair is in the qrels,
         and its grade; typically a few percent of the run.
     run_grade : the judged grade of every run row, NaN when the pair is not in the qrels (built
@@ -75,7 +77,7 @@ class Aligned:
     run_q: np.ndarray
     run_doc: np.ndarray
     run_score: np.ndarray
-    run_row: np.ndarray
+    input_row: np.ndarray | None
     judged_row: np.ndarray
     judged_grade: np.ndarray
     qrels_q: np.ndarray
@@ -90,6 +92,10 @@ class Aligned:
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def run_row(self) -> np.ndarray:
+        return self.input_row if self.input_row is not None else np.arange(len(self.run_q))
 
     @cached_property
     def run_grade(self) -> np.ndarray:
@@ -184,6 +190,8 @@ def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = 
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    if cast:
+        return _cast_canonical(values)
     offsets, data = _string_buffers(values)
     lengths = np.diff(offsets)
     if lengths.min() < 1 or lengths.max() > 18:
@@ -192,11 +200,27 @@ def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = 
         return None
     if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
         return None
-    if cast:
-        import pyarrow.compute as pc
-
-        return as_numpy(pc.cast(values, pa.int64()))
     return _digits_value(offsets, data)
+
+
+def _cast_canonical(values: pa.Array) -> np.ndarray | None:
+    """Many docnos: pyarrow's integer parse, then canonical iff no sign and as many digits as
+    characters (the parse accepts "007" and "-0"; a digit count catches both)."""
+    import pyarrow.compute as pc
+
+    try:
+        value = as_numpy(pc.cast(values, pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    offsets = np.frombuffer(values.buffers()[1], dtype=width, count=len(values) + 1,
+                            offset=values.offset * np.dtype(width).itemsize)
+    lengths = np.diff(offsets)
+    if value.min() < 0 or lengths.min() < 1 or lengths.max() > 18:
+        return None
+    # As many digits as characters: 10^(len-1) <= value < 10^len ("0" is the one 1-digit zero).
+    smallest = np.where(lengths > 1, _POW10_0[lengths - 1], 0)
+    return value if bool(((value >= smallest) & (value < _POW10_0[lengths])).all()) else None
 
 
 def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -213,14 +237,9 @@ def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         keep = np.flatnonzero(ok)
         starts, ends = offsets[keep], offsets[keep + 1]
         sub_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
-        sub_data = data[_spans(starts, ends - starts)]
+        sub_data = data[ranges(starts, ends - starts)]
         out[keep] = _digits_value(sub_offsets, sub_data)
     return ok, out
-
-
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    ends = np.cumsum(lengths)
-    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths - starts, lengths)
 
 
 def _doc_codes(
@@ -251,6 +270,12 @@ def _doc_codes(
     return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1), None
 
 
+def _pair_keys(q: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
+    """One int64 key per (query, doc) pair, built in one array (no temporary of the run's size)."""
+    keys = np.multiply(q, n_docs, dtype=np.int64)
+    return np.add(keys, doc, out=keys)
+
+
 def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
     plain = keys if in_place else np.sort(keys)
     if in_place:
@@ -269,12 +294,13 @@ def _parallel(keys: np.ndarray) -> Future[bool] | None:
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run, check: Future[bool] | None = None
 ) -> tuple[np.ndarray, int]:
-    """Return row indices to keep (ascending) and how many duplicates were resolved.
+    """Return row indices to keep (ascending) and how many duplicates were resolved; with none
+    resolved, every row is kept and the indices are not built (an empty array).
 
     ``check`` is a duplicate check of these keys already running (see :func:`_parallel`).
     """
     if not (check.result() if check is not None else _has_duplicates(keys)):
-        return np.arange(len(keys)), 0
+        return np.zeros(0, dtype=np.int64), 0
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
     dup = np.flatnonzero(sk[1:] == sk[:-1]) + 1
@@ -341,12 +367,14 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids))
     jkey = jq * n_docs + jd
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
-    jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], qrels.grade[keep_j], jkey[keep_j]
-    rkey = rq * n_docs + rd
+    jgrade = qrels.grade
+    if dup_j:
+        jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
+    rkey = _pair_keys(rq, rd, n_docs)
     check = _parallel(rkey)  # sorts rkey in place
     judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
     if check is not None and check.result():
-        check, rkey = None, rq * n_docs + rd  # duplicates: resolve them on keys in row order
+        check, rkey = None, _pair_keys(rq, rd, n_docs)  # duplicates: resolve them on keys in row order
     keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run, check=check)
     del rkey
     rscore = run.score
@@ -386,7 +414,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         run_q=rq.astype(np.int64, copy=False),
         run_doc=rd.astype(np.int64, copy=False),
         run_score=rscore,
-        run_row=keep_r.astype(np.int64, copy=False),
+        input_row=keep_r.astype(np.int64, copy=False) if dup_r else None,
         judged_row=judged_row,
         judged_grade=judged_grade,
         qrels_q=jq.astype(np.int64, copy=False),

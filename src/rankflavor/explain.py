@@ -264,7 +264,7 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         run_q=aligned.run_q[rows],
         run_doc=aligned.run_doc[rows],
         run_score=aligned.run_score[rows],
-        run_row=aligned.run_row[rows],
+        input_row=aligned.run_row[rows],
         judged_row=(np.cumsum(rows) - 1)[aligned.judged_row[rows[aligned.judged_row]]],
         judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],

@@ -18,10 +18,10 @@ from .align import Aligned
 from .columns import as_numpy, from_numpy, plain_strings, string_array
 from .errors import InputError
 from .flavor import Flavor
+from .kernels import distinct, ranges, rank_within
 
 if TYPE_CHECKING:
     from .measure import Measure
-from .kernels import distinct, rank_within
 
 ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits")
 
@@ -299,13 +299,13 @@ def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarra
     raw = aligned.judged_grade
     member = np.repeat(np.arange(len(groups)), hi - lo)
     differs = np.zeros(len(groups), dtype=bool)
-    differs[member[raw[_ranges(lo, hi - lo)] != raw[lo][member]]] = True
+    differs[member[raw[ranges(lo, hi - lo)] != raw[lo][member]]] = True
     mixed = ((hi - lo) < (b - a)) | differs
     if not mixed.any():
         return
     a, b = a[mixed], b[mixed]
     group_of = np.repeat(np.arange(len(a)), b - a)
-    rows = _ranges(a, b - a)
+    rows = ranges(a, b - a)
     at = np.minimum(np.searchsorted(jr, rows), len(jr) - 1)
     is_judged = jr[at] == rows
     row_grade = np.where(is_judged, grade[at], 0.0)
@@ -317,12 +317,6 @@ def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarra
     new_place = np.empty(len(rows), dtype=np.int64)
     new_place[local] = rows
     position[at[is_judged]] = new_place[is_judged]
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(start, start + length)`` for each pair."""
-    ends = np.cumsum(lengths)
-    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths - starts, lengths)
 
 
 def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:

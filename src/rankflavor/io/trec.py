@@ -21,7 +21,9 @@ import gzip
 import math
 import os
 import re
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +79,9 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
     """
     from pyarrow import csv
 
-    if not _only_spaces(source):
-        return None
+    # The scan reads the file once more; on its own thread it overlaps pyarrow's parse.
+    stop = threading.Event()
+    scan = _SCANNER.submit(_only_spaces, source, stop)
 
     names = [f"f{i}" for i in range(n_fields)]
     try:
@@ -102,8 +105,9 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
                 ),
             )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError, OSError):
+        stop.set()
         return None
-    if table.num_rows == 0:
+    if not scan.result() or table.num_rows == 0:
         return None
     cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
     if any(q.startswith("#") for q in to_strings(cols[0].dictionary)):
@@ -122,39 +126,46 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 
 
 _OTHER_BLANKS = (b"\t", b"\v", b"\f")
+_SCANNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-scan")
 _SCAN_BYTES = 1 << 24
 
 
-def _only_spaces(source: Any) -> bool:
+def _only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
     """No tab, vertical tab or form feed, and every CR ends a line (CRLF), in a file or bytes.
 
-    Files are scanned in blocks (memchr speed, no copy of the file in memory); a gzip file is
-    decompressed for it, which costs one more pass over the data.
+    Files are scanned block by block into one reused buffer (memchr speed, no copy of the file
+    in memory); a gzip file is decompressed for it, one more pass over the data.
     """
     if not isinstance(source, (str, os.PathLike)):
-        return _clean(bytes(source))
+        return _clean(bytes(source), 0, len(source))
     opener: Any = gzip.open if _is_gzip(source) else open
+    buf = bytearray(_SCAN_BYTES + 1)
     try:
         with opener(source, "rb") as fh:
-            carry = b""
-            while block := fh.read(_SCAN_BYTES):
-                if not _clean(carry + block if carry else block, final=False):
+            carry = 0  # a CR closing the previous block is kept as the first byte of this one
+            while n := fh.readinto(memoryview(buf)[carry:]):
+                if stop is not None and stop.is_set():
                     return False
-                carry = block[-1:]
-            return _clean(carry)
+                end = carry + n
+                if not _clean(buf, 0, end, final=False):
+                    return False
+                carry = 1 if buf[end - 1] == 13 else 0
+                if carry:
+                    buf[0] = 13
+            return carry == 0
     except (OSError, EOFError, zlib.error):
         return False  # the line path reads the file again and names the problem
 
 
-def _clean(data: bytes, final: bool = True) -> bool:
-    if any(b in data for b in _OTHER_BLANKS):
+def _clean(data: bytes | bytearray, start: int, end: int, final: bool = True) -> bool:
+    if any(data.find(b, start, end) >= 0 for b in _OTHER_BLANKS):  # memchr; nothing is counted
         return False
-    crs = data.count(b"\r")
-    if not crs:
+    if data.find(b"\r", start, end) < 0:
         return True
+    crs = data.count(b"\r", start, end)
     # A CR closing a block may be followed by the LF opening the next one.
-    open_cr = 0 if final or not data.endswith(b"\r") else 1
-    return crs - open_cr == data.count(b"\r\n")
+    open_cr = 0 if final or data[end - 1] != 13 else 1
+    return crs - open_cr == data.count(b"\r\n", start, end)
 
 
 def _normalized(data: bytes) -> bytes | None:

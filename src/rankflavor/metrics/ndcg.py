@@ -19,8 +19,9 @@ from ..flavor import format_number
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 
-def _row_gains(r, measure, rows: np.ndarray | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Gain of every ranked row, or of ``rows`` only (not with averaged ties, which need whole groups)."""
+def _row_gains(r, measure, rows: np.ndarray | None = None, average: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Gain of every ranked row, or of ``rows`` only (then not averaged over tie groups, which
+    needs whole groups: see :func:`_averaged_gains`)."""
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
     g = K.gain(pick(r.grade), pick(r.judged), measure.flavor)
     assumed = measure.flavor.assumed_grade
@@ -29,7 +30,7 @@ def _row_gains(r, measure, rows: np.ndarray | None = None) -> np.ndarray:  # typ
         # in the DCG only (the ideals below never see it).
         g_assumed = K.gain(np.array([assumed]), np.array([True]), measure.flavor)[0]
         g = np.where(pick(r.pooled), g, g_assumed)
-    if measure.flavor.ties == "averaged" and len(g):
+    if measure.flavor.ties == "averaged" and average and len(g):
         if rows is not None:
             raise ValueError("averaged ties need the gains of whole tie groups")
         # McSherry-Najork: every row of a tie group earns the group's mean gain.
@@ -39,11 +40,26 @@ def _row_gains(r, measure, rows: np.ndarray | None = None) -> np.ndarray:  # typ
     return g
 
 
+def _averaged_gains(r, measure, top: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Mean gain of the tie group of each row in ``top``, summing only the groups that reach
+    into ``top`` (in row order, as over the whole list: the same sums bit for bit)."""
+    tie_group = r.tie_group  # non-decreasing along the rows
+    groups = K.distinct(tie_group[top])
+    start = np.searchsorted(tie_group, groups, side="left")
+    size = np.searchsorted(tie_group, groups, side="right") - start
+    g = _row_gains(r, measure, K.ranges(start, size), average=False)
+    mean = np.bincount(np.repeat(np.arange(len(groups)), size), weights=g, minlength=len(groups)) / size
+    return mean[np.searchsorted(groups, tie_group[top])]
+
+
 def _dcg(r, measure, denom) -> np.ndarray:  # type: ignore[no-untyped-def]
-    if measure.k is not None and measure.flavor.ties != "averaged":
+    if measure.k is not None:
         # Only the top k rows count: gains for them alone (a large run has ~100x more rows).
         top = np.flatnonzero(r.rank <= measure.k)
-        g = _row_gains(r, measure, top)
+        if measure.flavor.ties == "averaged" and len(top):
+            g = _averaged_gains(r, measure, top)
+        else:
+            g = _row_gains(r, measure, top)
         return K.segment_sum(r.q[top], g / denom[r.rank[top]], r.n_queries)
     g = _row_gains(r, measure)
     mask = np.ones(len(g), dtype=bool) if measure.k is None else r.rank <= measure.k
