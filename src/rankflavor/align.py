@@ -172,6 +172,10 @@ def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
 
 
 _POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
+#: Bounds of a canonical integer of each length (index = characters); no value meets the bounds
+#: of length 0 or of more than 18 characters.
+_LOW_BY_LENGTH = np.array([1, 0, *(_POW10_0[1:18]), *([np.iinfo(np.int64).max] * 3)], dtype=np.int64)
+_HIGH_BY_LENGTH = np.array([0, *(_POW10_0[1:19]), 0, 0, 0], dtype=np.int64)
 
 
 def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> np.ndarray | None:
@@ -216,11 +220,12 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
     offsets = np.frombuffer(values.buffers()[1], dtype=width, count=len(values) + 1,
                             offset=values.offset * np.dtype(width).itemsize)
     lengths = np.diff(offsets)
-    if value.min() < 0 or lengths.min() < 1 or lengths.max() > 18:
-        return None
-    # As many digits as characters: 10^(len-1) <= value < 10^len ("0" is the one 1-digit zero).
-    smallest = np.where(lengths > 1, _POW10_0[lengths - 1], 0)
-    return value if bool(((value >= smallest) & (value < _POW10_0[lengths])).all()) else None
+    # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
+    # sign, a leading zero or more than 18 characters fails one bound.
+    low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
+    ok = value >= low
+    ok &= value < np.take(_HIGH_BY_LENGTH, lengths, mode="clip")
+    return value if bool(ok.all()) else None
 
 
 def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ counted in the returned table.
 from __future__ import annotations
 
 import gzip
+import importlib
 import math
 import os
 import re
@@ -126,6 +127,8 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 
 
 _OTHER_BLANKS = (b"\t", b"\v", b"\f")
+#: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
+_BIG_RUN_BYTES = 6_000_000
 _SCANNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-scan")
 _SCAN_BYTES = 1 << 24
 
@@ -279,6 +282,10 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     The run tag reported is the last line's, as trec_eval reports it.
     """
     source = str(path)
+    if os.path.isfile(path) and os.path.getsize(path) > _BIG_RUN_BYTES:
+        # Alignment of a big run needs pyarrow.compute (~0.15 s to import): import it on another
+        # thread while pyarrow parses (the parse releases the GIL).
+        threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True).start()
     kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
     gzipped = os.path.isfile(path) and _is_gzip(path)
     if gzipped:  # no cheap way to the last line: read the tag column
