@@ -248,7 +248,8 @@ def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _doc_codes(
-    run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int
+    run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
+    run_integers: Future[np.ndarray | None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int | None]:
     """Identity codes for docnos (equal strings, equal codes), and the code span.
 
@@ -257,9 +258,9 @@ def _doc_codes(
     the strings are dictionary-encoded. Codes carry no order: the docno tie-break compares
     strings (order.py).
     """
-    run_num = _canonical_integers(run_doc)
+    numeric, jd = _canonical_mask(qrels_doc)  # meanwhile ``run_integers`` may run on another thread
+    run_num = _canonical_integers(run_doc) if run_integers is None else run_integers.result()
     if run_num is not None and len(run_num):
-        numeric, jd = _canonical_mask(qrels_doc)
         lo = int(min(run_num.min(), jd[numeric].min() if numeric.any() else run_num.min()))
         others = ~numeric
         span = int(max(run_num.max(), jd.max())) - lo + 1
@@ -368,8 +369,11 @@ def _join(
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades."""
     nr, nj = len(run), len(qrels)
+    # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
+    # cast release the GIL).
+    run_integers = _POOL.submit(_canonical_integers, run.doc) if nr > _PARALLEL_ROWS else None
     rq, jq, query_ids = _query_codes(run.query, qrels.query)
-    rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids))
+    rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids), run_integers)
     jkey = jq * n_docs + jd
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade
