@@ -100,6 +100,24 @@ def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     return dcg, np.zeros(r.n_queries, dtype=bool)
 
 
+#: Knobs the global ideal depends on (with the cutoff): it reads the judgments only, so flavors
+#: that differ in ordering knobs (ties, depth, ...) share it.
+_IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives")
+
+
+def _global_ideal(r, measure, cut: np.ndarray, denom: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    f = measure.flavor
+    memo = r.aligned.memo
+    key = ("global_ideal", measure.k, *(getattr(f, knob) for knob in _IDEAL_KNOBS))
+    if f.ideal_cut == "hits" or key not in memo:  # "hits" cuts at what this ranking retrieved
+        jg = K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)
+        idcg = K.ideal_dcg(r.jq, jg, cut, denom, r.n_queries)
+        if f.ideal_cut == "hits":
+            return idcg
+        memo[key] = idcg
+    return memo[key]
+
+
 def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     f = measure.flavor
     n = r.n_queries
@@ -110,8 +128,7 @@ def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     denom = K.discount_denominators(f, longest)
     dcg = _dcg(r, measure, denom)
     if f.ideal == "global":
-        jg = K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)
-        idcg = K.ideal_dcg(r.jq, jg, cut, denom, n)
+        idcg = _global_ideal(r, measure, cut, denom)
     elif f.ideal == "max":
         top = f.top_grade
         if top is None:
