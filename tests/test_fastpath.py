@@ -1014,3 +1014,21 @@ def test_other_blanks_inside_a_line_read_like_the_line_path(tmp_path: Path, blan
     assert to_strings(fast.doc) == to_strings(slow.doc) == ["d", "e"]
     assert fast.score.tolist() == slow.score.tolist() == [1.0, 0.5]
     assert fast.extra_fields == slow.extra_fields == 1
+
+
+def _evaluate_in_child(paths: tuple[str, str]) -> float:
+    return float(rankflavor.evaluate(paths[0], paths[1], ["ndcg_cut.10"], preset="trec_eval")[0].mean)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_evaluation_works_in_a_process_forked_after_one(tmp_path: Path) -> None:
+    """Worker threads are per call: a module-level pool would be inherited by a forked child
+    without its thread, and the child's evaluation would wait on it forever (it did)."""
+    import multiprocessing
+
+    qrels, run = _layouts(tmp_path)["plain"]
+    paths = (str(qrels), str(run))
+    here = _evaluate_in_child(paths)  # the parent evaluates first, starting its workers
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        there = pool.map_async(_evaluate_in_child, [paths]).get(timeout=120)
+    assert there == [here]

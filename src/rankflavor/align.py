@@ -24,7 +24,6 @@ from .tables import Qrels, Run
 _PARALLEL_ROWS = 200_000
 #: Largest document-code span for which the join first marks judged documents in a flat table.
 _FLAT_SPAN = 1 << 27
-_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-align")
 
 
 @dataclass(frozen=True)
@@ -289,12 +288,12 @@ def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
     return bool((plain[1:] == plain[:-1]).any())
 
 
-def _parallel(keys: np.ndarray) -> Future[bool] | None:
+def _parallel(pool: ThreadPoolExecutor, keys: np.ndarray) -> Future[bool] | None:
     """Start the duplicate check of many keys on a second core: NumPy sorts without the GIL,
     so it overlaps the join. The keys are sorted in place (no copy of millions of keys)."""
     if len(keys) <= _PARALLEL_ROWS:
         return None
-    return _POOL.submit(_has_duplicates, keys, True)
+    return pool.submit(_has_duplicates, keys, True)
 
 
 def _resolve_duplicates(
@@ -368,10 +367,17 @@ def _join(
 
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades."""
+    # A worker thread per call, not per process: a process forked after an evaluation would
+    # inherit a module-level pool whose thread no longer exists, and wait on it forever.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-align") as pool:
+        return _align(qrels, run, duplicates, pool)
+
+
+def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor) -> Aligned:
     nr, nj = len(run), len(qrels)
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
     # cast release the GIL).
-    run_integers = _POOL.submit(_canonical_integers, run.doc) if nr > _PARALLEL_ROWS else None
+    run_integers = pool.submit(_canonical_integers, run.doc) if nr > _PARALLEL_ROWS else None
     rq, jq, query_ids = _query_codes(run.query, qrels.query)
     rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids), run_integers)
     jkey = jq * n_docs + jd
@@ -380,7 +386,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
     if dup_j:
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
     rkey = _pair_keys(rq, rd, n_docs)
-    check = _parallel(rkey)  # sorts rkey in place
+    check = _parallel(pool, rkey)  # sorts rkey in place
     judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
     if check is not None and check.result():
         check, rkey = None, _pair_keys(rq, rd, n_docs)  # duplicates: resolve them on keys in row order

@@ -82,7 +82,10 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
 
     # The scan reads the file once more; on its own thread it overlaps pyarrow's parse.
     stop = threading.Event()
-    scan = _SCANNER.submit(_only_spaces, source, stop)
+    # A worker per call (a process forked later must not inherit a pool without its thread).
+    scanner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-scan")
+    scan = scanner.submit(_only_spaces, source, stop)
+    scanner.shutdown(wait=False)  # the submitted scan still runs; nothing else will
 
     names = [f"f{i}" for i in range(n_fields)]
     try:
@@ -129,7 +132,6 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 _OTHER_BLANKS = (b"\t", b"\v", b"\f")
 #: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
 _BIG_RUN_BYTES = 6_000_000
-_SCANNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-scan")
 _SCAN_BYTES = 1 << 24
 
 
