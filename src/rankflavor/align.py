@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .columns import as_numpy, from_numpy, plain_strings, to_strings
+from .columns import as_numpy, from_numpy, plain_strings, string_buffers, to_strings
 from .errors import InputError
 from .kernels import ranges
 from .tables import Qrels, Run
@@ -152,15 +152,6 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 _CAST_ROWS = 200_000
 
 
-def _string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, data bytes) of a string or large_string array."""
-    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    buffers = values.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=width, count=len(values) + 1, offset=values.offset * np.dtype(width).itemsize)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
-    return offsets.astype(np.int64), data
-
-
 def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
     """Integer value of strings made only of 1 to 18 ASCII digits (checked by the caller)."""
     lengths = np.diff(offsets)
@@ -195,7 +186,7 @@ def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = 
         return np.zeros(0, dtype=np.int64)
     if cast:
         return _cast_canonical(values)
-    offsets, data = _string_buffers(values)
+    offsets, data = string_buffers(values)
     lengths = np.diff(offsets)
     if lengths.min() < 1 or lengths.max() > 18:
         return None
@@ -215,10 +206,7 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
         value = as_numpy(pc.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    offsets = np.frombuffer(values.buffers()[1], dtype=width, count=len(values) + 1,
-                            offset=values.offset * np.dtype(width).itemsize)
-    lengths = np.diff(offsets)
+    lengths = np.diff(string_buffers(values)[0])
     # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
     # sign, a leading zero or more than 18 characters fails one bound.
     low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
@@ -230,7 +218,7 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
 def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
     values = plain_strings(values)
-    offsets, data = _string_buffers(values)
+    offsets, data = string_buffers(values)
     lengths = np.diff(offsets)
     bad = np.concatenate([[0], np.cumsum(data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9)])
     nondigits = bad[offsets[1:] - offsets[0]] - bad[offsets[:-1] - offsets[0]]
@@ -282,9 +270,8 @@ def _pair_keys(q: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
 
 
 def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
-    plain = keys if in_place else np.sort(keys)
-    if in_place:
-        plain.sort()
+    plain = keys if in_place else keys.copy()
+    plain.sort()
     return bool((plain[1:] == plain[:-1]).any())
 
 
@@ -357,9 +344,9 @@ def _join(
         judged_doc = np.zeros(n_docs, dtype=bool)
         judged_doc[jd] = True
         rows = np.flatnonzero(judged_doc[rd])
-        keys = rq[rows] * n_docs + rd[rows]
+        keys = _pair_keys(rq[rows], rd[rows], n_docs)
     else:
-        rows, keys = np.arange(n), rq * n_docs + rd
+        rows, keys = np.arange(n), _pair_keys(rq, rd, n_docs)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     hit = sorted_keys[pos] == keys
     return rows[hit], sorted_grades[pos[hit]]
@@ -380,7 +367,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor) ->
     run_integers = pool.submit(_canonical_integers, run.doc) if nr > _PARALLEL_ROWS else None
     rq, jq, query_ids = _query_codes(run.query, qrels.query)
     rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids), run_integers)
-    jkey = jq * n_docs + jd
+    jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade
     if dup_j:

@@ -104,12 +104,20 @@ def to_strings(values: pa.Array) -> list[str]:
         raise TypeError(f"to_strings: expected a string array, received {values.type}")
     if values.null_count:
         raise TypeError(f"to_strings: array has {values.null_count} null(s)")
-    n = len(values)
-    if n == 0:
+    if len(values) == 0:
         return []
+    offsets, data = string_buffers(values)
+    raw = data[int(offsets[0]) : int(offsets[-1])].tobytes()
+    base = int(offsets[0])
+    return [raw[a - base : b - base].decode("utf-8") for a, b in itertools.pairwise(offsets.tolist())]
+
+
+def string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data bytes) views of a string or large_string array (offsets in the array's own
+    width; the bytes of row i are ``data[offsets[i]:offsets[i + 1]]``)."""
     width = np.int64 if pa.types.is_large_string(values.type) else np.int32
     buffers = values.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=width, count=n + 1, offset=values.offset * np.dtype(width).itemsize)
-    data = buffers[2].to_pybytes() if buffers[2] is not None else b""
-    bounds = offsets.tolist()
-    return [data[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
+    offsets = np.frombuffer(buffers[1], dtype=width, count=len(values) + 1,
+                            offset=values.offset * np.dtype(width).itemsize)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
