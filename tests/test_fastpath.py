@@ -6,7 +6,7 @@ What is protected, and by which oracle (nothing here is copied from rankflavor's
   ``to_pylist``, on sliced, chunked, bit-packed, empty and null-bearing arrays.
 * No pandas import: ``sys.modules`` of a fresh interpreter after evaluating through the library
   and the command line, for every reader path (columnar, whitespace-normalised, line by line, gzip).
-* ``align._canonical_integers``: against a regular-expression reference of "canonical decimal
+* ``docnos.canonical_integers``: against a regular-expression reference of "canonical decimal
   integer"; "7" and "007" stay distinct documents end to end (values worked out by hand).
 * ``order.rank(..., exact_rows=False)``: every metric value equals the one computed from exact
   rows (``exact_rows=True``) through the kernels directly, and the exact rows themselves equal a
@@ -45,8 +45,9 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor import align as align_module
 from rankflavor import order as order_module
-from rankflavor.align import Aligned, _canonical_integers, align
+from rankflavor.align import Aligned, align
 from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
+from rankflavor.docnos import canonical_integers as _canonical_integers
 from rankflavor.errors import InputError
 from rankflavor.evaluate import aggregate
 from rankflavor.io.trec import read_qrels, read_run

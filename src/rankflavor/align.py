@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .columns import as_numpy, from_numpy, plain_strings, string_buffers, to_strings
+from .columns import as_numpy, from_numpy, plain_strings, to_strings
+from .docnos import canonical_integers, canonical_mask
 from .errors import InputError
-from .kernels import ranges
 from .tables import Qrels, Run
 
 #: Runs longer than this check for duplicates on a second thread.
@@ -111,31 +111,41 @@ class Aligned:
         return self.in_run & self.in_qrels
 
 
-def _query_codes(run_query: pa.Array, qrels_query: pa.Array) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _query_codes(
+    run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
     topic order), and the ids by code. Only the distinct ids are sorted: the readers
-    dictionary-encode query ids, and plain arrays are encoded here."""
-    r_idx, r_names = _indices_and_names(run_query)
-    j_idx, j_names = _indices_and_names(qrels_query)
+    dictionary-encode query ids (a dictionary per chunk), and plain arrays are encoded here."""
+    r_parts, j_parts = _dictionary_parts(run_query), _dictionary_parts(qrels_query)
     # Python orders str by code point, which is UTF-8 byte order.
-    ids = sorted(set(r_names) | set(j_names))
+    ids = sorted(set().union(*(names for _, names in r_parts + j_parts)))
     code = {name: i for i, name in enumerate(ids)}
-    r_map = np.array([code[n] for n in r_names], dtype=np.int64)
-    j_map = np.array([code[n] for n in j_names], dtype=np.int64)
-    return r_map[r_idx], j_map[j_idx], ids
-
-
-def _indices_and_names(values: pa.Array) -> tuple[np.ndarray, list[str]]:
-    """Dictionary indices and the names they point to, unused dictionary entries left out."""
-    if not pa.types.is_dictionary(values.type):
-        values = _encode(values)
-    idx = as_numpy(values.indices)
-    names = to_strings(values.dictionary)
-    used = np.bincount(idx, minlength=len(names)) > 0
+    rq, jq = _codes(r_parts, code), _codes(j_parts, code)
+    used = np.bincount(rq, minlength=len(ids)) > 0
+    used |= np.bincount(jq, minlength=len(ids)) > 0
     if used.all():
-        return idx, names
+        return rq, jq, ids
+    # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.
     renumber = np.cumsum(used) - 1
-    return renumber[idx], [n for n, u in zip(names, used, strict=True) if u]
+    return renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u]
+
+
+def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarray, list[str]]]:
+    """(dictionary indices, dictionary names) of each chunk."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if not chunks or not all(pa.types.is_dictionary(c.type) for c in chunks):
+        chunks = [_encode(plain_strings(values))]
+    return [(as_numpy(c.indices), to_strings(c.dictionary)) for c in chunks]
+
+
+def _codes(parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int]) -> np.ndarray:
+    out = np.empty(sum(len(idx) for idx, _ in parts), dtype=np.int64)
+    start = 0
+    for idx, names in parts:
+        np.take(np.array([code[n] for n in names], dtype=np.int64), idx, out=out[start : start + len(idx)])
+        start += len(idx)
+    return out
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
@@ -147,96 +157,9 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
     return encoded
 
 
-#: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
-#: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
-_CAST_ROWS = 200_000
-
-
-def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
-    """Integer value of strings made only of 1 to 18 ASCII digits (checked by the caller)."""
-    lengths = np.diff(offsets)
-    first, last = int(offsets[0]), int(offsets[-1])
-    digits = data[first:last].astype(np.int64) - 48
-    place = np.repeat(offsets[1:] - 1 - first, lengths) - np.arange(last - first)  # digits to the right
-    return np.add.reduceat(digits * _POW10_0[place], offsets[:-1] - first)
-
-
-_POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
-#: Bounds of a canonical integer of each length (index = characters); no value meets the bounds
-#: of length 0 or of more than 18 characters.
-_LOW_BY_LENGTH = np.array([1, 0, *(_POW10_0[1:18]), *([np.iinfo(np.int64).max] * 3)], dtype=np.int64)
-_HIGH_BY_LENGTH = np.array([0, *(_POW10_0[1:19]), 0, 0, 0], dtype=np.int64)
-
-
-def _canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> np.ndarray | None:
-    """The values of docnos that are all canonical decimal integers (no sign, no leading zero,
-    at most 18 digits), else None. Checked on the raw bytes: cheaper than a round trip through
-    strings, and exact where ``cast`` alone would read "007" as 7."""
-    if cast is None:
-        cast = len(values) > _CAST_ROWS
-    if isinstance(values, pa.ChunkedArray):
-        parts = [_canonical_integers(c, cast) for c in values.chunks]
-        if any(p is None for p in parts):
-            return None
-        return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros(0, dtype=np.int64)
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        return None
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if cast:
-        return _cast_canonical(values)
-    offsets, data = string_buffers(values)
-    lengths = np.diff(offsets)
-    if lengths.min() < 1 or lengths.max() > 18:
-        return None
-    if (data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9).any():  # a byte below '0' wraps past 9
-        return None
-    if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
-        return None
-    return _digits_value(offsets, data)
-
-
-def _cast_canonical(values: pa.Array) -> np.ndarray | None:
-    """Many docnos: pyarrow's integer parse, then canonical iff no sign and as many digits as
-    characters (the parse accepts "007" and "-0"; a digit count catches both)."""
-    import pyarrow.compute as pc
-
-    try:
-        value = as_numpy(pc.cast(values, pa.int64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    lengths = np.diff(string_buffers(values)[0])
-    # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
-    # sign, a leading zero or more than 18 characters fails one bound.
-    low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
-    ok = value >= low
-    ok &= value < np.take(_HIGH_BY_LENGTH, lengths, mode="clip")
-    return value if bool(ok.all()) else None
-
-
-def _canonical_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
-    values = plain_strings(values)
-    offsets, data = string_buffers(values)
-    lengths = np.diff(offsets)
-    bad = np.concatenate([[0], np.cumsum(data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9)])
-    nondigits = bad[offsets[1:] - offsets[0]] - bad[offsets[:-1] - offsets[0]]
-    ok = (lengths >= 1) & (lengths <= 18) & (nondigits == 0)
-    ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)
-    out = np.zeros(len(values), dtype=np.int64)
-    if ok.any():
-        keep = np.flatnonzero(ok)
-        starts, ends = offsets[keep], offsets[keep + 1]
-        sub_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
-        sub_data = data[ranges(starts, ends - starts)]
-        out[keep] = _digits_value(sub_offsets, sub_data)
-    return ok, out
-
-
 def _doc_codes(
     run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
-    run_integers: Future[np.ndarray | None] | None = None,
+    run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int | None]:
     """Identity codes for docnos (equal strings, equal codes), and the code span.
 
@@ -245,18 +168,30 @@ def _doc_codes(
     the strings are dictionary-encoded. Codes carry no order: the docno tie-break compares
     strings (order.py).
     """
-    numeric, jd = _canonical_mask(qrels_doc)  # meanwhile ``run_integers`` may run on another thread
-    run_num = _canonical_integers(run_doc) if run_integers is None else run_integers.result()
-    if run_num is not None and len(run_num):
-        lo = int(min(run_num.min(), jd[numeric].min() if numeric.any() else run_num.min()))
+    numeric, jd = canonical_mask(qrels_doc)  # meanwhile ``run_integers`` may run on another thread
+    if isinstance(run_integers, tuple):  # the reader's, in parts
+        parts: tuple[np.ndarray, ...] | None = run_integers
+    else:
+        run_num = canonical_integers(run_doc) if run_integers is None else run_integers.result()
+        parts = None if run_num is None else (run_num,)
+    if parts is not None and any(len(p) for p in parts):
+        lo = min(int(p.min()) for p in parts if len(p))
+        hi = max(int(p.max()) for p in parts if len(p))
+        if numeric.any():
+            lo = min(lo, int(jd[numeric].min()))
+        span = max(hi, int(jd.max())) - lo + 1
         others = ~numeric
-        span = int(max(run_num.max(), jd.max())) - lo + 1
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
             extra = as_numpy(_encode(plain_strings(qrels_doc).filter(from_numpy(others))).indices).astype(np.int64)
             jd[others] = span + lo + extra
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
-            run_code = np.subtract(run_num, lo, out=run_num) if run_num.flags.writeable else run_num - lo
+            # One pass from the parts to the codes; the parts are the Run's, never written.
+            run_code = np.empty(sum(len(p) for p in parts), dtype=np.int64)
+            start = 0
+            for p in parts:
+                np.subtract(p, lo, out=run_code[start : start + len(p)])
+                start += len(p)
             return run_code, jd - lo, span, lo
     encoded = _encode(pa.concat_arrays([plain_strings(run_doc), plain_strings(qrels_doc)]))
     codes = as_numpy(encoded.indices).astype(np.int64)
@@ -341,15 +276,33 @@ def _join(
     order = np.argsort(jkey)
     sorted_keys, sorted_grades = jkey[order], jgrade[order]
     if n_docs <= _FLAT_SPAN:
-        judged_doc = np.zeros(n_docs, dtype=bool)
-        judged_doc[jd] = True
-        rows = np.flatnonzero(judged_doc[rd])
+        rows = np.flatnonzero(_member(rd, jd, n_docs))
         keys = _pair_keys(rq[rows], rd[rows], n_docs)
     else:
         rows, keys = np.arange(n), _pair_keys(rq, rd, n_docs)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     hit = sorted_keys[pos] == keys
     return rows[hit], sorted_grades[pos[hit]]
+
+
+def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
+    """Per code (0 <= code < span): is it one of ``members``? Looked up in a bitset: an eighth of
+    a boolean table, so that the random reads of millions of codes mostly hit the cache. Done
+    in blocks, so the temporaries stay small and are reused."""
+    bits = np.zeros((span + 7) // 8, dtype=np.uint8)
+    np.bitwise_or.at(bits, members >> 3, np.left_shift(1, members & 7).astype(np.uint8))
+    found = np.empty(len(codes), dtype=np.uint8)
+    for start in range(0, len(codes), _BLOCK_ROWS):
+        block = codes[start : start + _BLOCK_ROWS]
+        out = found[start : start + len(block)]
+        np.take(bits, block >> 3, out=out)
+        out >>= (block & 7).astype(np.uint8)
+    found &= 1
+    return found.view(bool)
+
+
+#: Rows per block where a pass over the run is split to keep temporaries in cache.
+_BLOCK_ROWS = 1 << 18
 
 
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
@@ -364,7 +317,9 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor) ->
     nr, nj = len(run), len(qrels)
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
     # cast release the GIL).
-    run_integers = pool.submit(_canonical_integers, run.doc) if nr > _PARALLEL_ROWS else None
+    run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
+    if run_integers is None and nr > _PARALLEL_ROWS:
+        run_integers = pool.submit(canonical_integers, run.doc)
     rq, jq, query_ids = _query_codes(run.query, qrels.query)
     rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids), run_integers)
     jkey = _pair_keys(jq, jd, n_docs)

@@ -1,13 +1,14 @@
 """Columnar containers for judgments and rankings, as read and before any policy is applied.
 
 Ids stay strings (``pyarrow`` string arrays, possibly chunked; the file readers dictionary-encode
-query ids); numbers are NumPy arrays. ``lines`` maps each row
-back to its 1-based line in the source so later stages can name the line of a problem.
+query ids, with a dictionary per chunk when a big file is read in pieces); numbers are NumPy
+arrays. ``lines`` maps each row back to its 1-based line in the source so later stages can name
+the line of a problem.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -17,7 +18,7 @@ import pyarrow as pa
 class Qrels:
     """Judgments: one row per (query, document, grade)."""
 
-    query: pa.Array
+    query: pa.Array | pa.ChunkedArray
     doc: pa.Array | pa.ChunkedArray
     grade: np.ndarray
     source: str = "qrels"
@@ -40,7 +41,7 @@ class Qrels:
 class Run:
     """A ranking: one row per (query, document, score), in file order."""
 
-    query: pa.Array
+    query: pa.Array | pa.ChunkedArray
     doc: pa.Array | pa.ChunkedArray
     score: np.ndarray
     source: str = "run"
@@ -50,6 +51,9 @@ class Run:
     blank_lines: int = 0
     extra_fields: int = 0
     from_file: bool = False
+    #: Every docno's integer value in parts (one per chunk of ``doc``), when the reader found them
+    #: all canonical decimal integers (None: not known; alignment finds out).
+    doc_integers: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.score)

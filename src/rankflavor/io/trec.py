@@ -24,6 +24,7 @@ import os
 import re
 import threading
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..columns import as_numpy, dictionary_array, string_array, to_strings
+from ..docnos import canonical_integers
 from ..errors import InputError
 from ..tables import Qrels, Run
 
@@ -70,14 +72,25 @@ def _is_gzip(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
+#: What a worker derives from one piece's columns (e.g. docnos read as integers), or None.
+Derive = Callable[[list[pa.Array]], Any]
+
+
+def _fast_read(
+    source: Any, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None = None
+) -> tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None:
     """Parse single-space-separated lines with pyarrow; None when any line needs the line path.
+
+    Returns the kept columns and, for a file read in pieces, what ``derive`` made of each piece
+    (None when the file was read whole).
 
     Blank lines make pyarrow fail (``ignore_empty_lines=False``) rather than vanish, and extra
     blanks change the field count, so a success here means row i is line i + 1. Other
     whitespace would not (pyarrow splits on the space alone, and ends lines at a lone CR), so
     a source holding any is left to the line path.
     """
+    if isinstance(source, (str, os.PathLike)) and os.path.getsize(source) > _PIECES_BYTES and not _is_gzip(source):
+        return _read_pieces(source, n_fields, keep, derive)
     from pyarrow import csv
 
     # The scan reads the file once more; on its own thread it overlaps pyarrow's parse.
@@ -94,29 +107,109 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType]) -> list
         else:
             stream = pa.BufferReader(source)
         with stream:
-            table = csv.read_csv(
-                stream,
-                read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
-                parse_options=csv.ParseOptions(
-                    delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False
-                ),
-                convert_options=csv.ConvertOptions(
-                    column_types={names[i]: t for i, t in keep.items()},
-                    include_columns=[names[i] for i in sorted(keep)],
-                    null_values=[],
-                    strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                ),
-            )
+            table = csv.read_csv(stream, **_csv_options(n_fields, keep, 1 << 24, threads=True))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError, OSError):
         stop.set()
         return None
     if not scan.result() or table.num_rows == 0:
         return None
     cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
-    if any(q.startswith("#") for q in to_strings(cols[0].dictionary)):
-        return None  # comment lines: the line path skips and counts them
-    return cols
+    if _has_comments(cols[0]):
+        return None
+    return cols, None
+
+
+def _has_comments(query: pa.DictionaryArray) -> bool:
+    """Comment lines parse as rows whose query starts with '#': the line path skips and counts them."""
+    return any(q.startswith("#") for q in to_strings(query.dictionary))
+
+
+def _csv_options(n_fields: int, keep: dict[int, pa.DataType], block_size: int, threads: bool) -> dict[str, Any]:
+    from pyarrow import csv
+
+    names = [f"f{i}" for i in range(n_fields)]
+    return {
+        "read_options": csv.ReadOptions(column_names=names, block_size=block_size, use_threads=threads),
+        "parse_options": csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
+        "convert_options": csv.ConvertOptions(
+            column_types={names[i]: t for i, t in keep.items()},
+            include_columns=[names[i] for i in sorted(keep)],
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    }
+
+
+def _read_pieces(
+    path: str | os.PathLike[str], n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None
+) -> tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None:
+    """A big uncompressed file, parsed in line-aligned pieces on every core at once.
+
+    Each worker reads its piece, scans it for other blanks, parses it single-threaded and derives
+    from its columns: the per-row work after the parse runs in parallel with the parse of the
+    next piece, and the file is read once. The columns keep one chunk per piece, and dictionary
+    chunks keep their own dictionaries (unifying them would cost a pass over every row).
+    """
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        bounds = _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES)
+        stop = threading.Event()  # the first piece that needs the line path stops the rest
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        with ThreadPoolExecutor(max_workers=max(1, min(cores, len(bounds))), thread_name_prefix="rankflavor-read") as pool:
+            parts = list(pool.map(lambda b: _parse_piece(fd, b[0], b[1], n_fields, keep, derive, stop), bounds))
+    finally:
+        os.close(fd)
+    if stop.is_set() or any(p is None for p in parts):
+        return None
+    pieces = [p for p in parts if p is not None]
+    cols = [pa.chunked_array([p[0][k] for p in pieces]) for k in range(len(keep))]
+    return [c.chunk(0) if c.num_chunks == 1 else c for c in cols], [p[1] for p in pieces]
+
+
+def _piece_bounds(fd: int, size: int, piece: int) -> list[tuple[int, int]]:
+    """Byte ranges of about ``piece`` bytes, each but the last ending just after a newline."""
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    while size - start > piece:
+        pos, cut = start + piece, -1
+        while cut < 0 and pos < size:
+            probe = os.pread(fd, 1 << 16, pos)
+            if not probe:
+                break
+            newline = probe.find(b"\n")
+            cut = pos + newline + 1 if newline >= 0 else -1
+            pos += len(probe)
+        if cut < 0 or cut >= size:
+            break
+        bounds.append((start, cut))
+        start = cut
+    bounds.append((start, size))
+    return bounds
+
+
+def _parse_piece(
+    fd: int, start: int, end: int, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None,
+    stop: threading.Event,
+) -> tuple[list[pa.Array], Any] | None:
+    if stop.is_set():
+        return None
+    data = os.pread(fd, end - start, start)
+    if len(data) != end - start or not _clean(data, 0, len(data)):
+        stop.set()  # a short read (the file changed) or other blanks: the line path decides
+        return None
+    from pyarrow import csv
+
+    try:
+        table = csv.read_csv(pa.BufferReader(data), **_csv_options(n_fields, keep, len(data) + 1, threads=False))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
+        stop.set()
+        return None
+    cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
+    if table.num_rows == 0 or _has_comments(cols[0]):
+        stop.set()
+        return None
+    return cols, derive(cols) if derive is not None else None
 
 
 def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
@@ -133,6 +226,9 @@ _OTHER_BLANKS = (b"\t", b"\v", b"\f")
 #: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
 _BIG_RUN_BYTES = 6_000_000
 _SCAN_BYTES = 1 << 24
+#: Uncompressed files larger than this are parsed in pieces of about _PIECE_BYTES on all cores.
+_PIECES_BYTES = _BIG_RUN_BYTES
+_PIECE_BYTES = 8 << 20
 
 
 def _only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
@@ -229,8 +325,9 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     source = str(path)
     kinds = {0: _QUERY, 2: pa.string(), 3: pa.float64()}
-    cols, data, _ = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
-    if cols is not None:
+    parsed, data, _ = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
+    if parsed is not None:
+        cols = parsed[0]
         grade = as_numpy(cols[2])
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
@@ -292,13 +389,21 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     gzipped = os.path.isfile(path) and _is_gzip(path)
     if gzipped:  # no cheap way to the last line: read the tag column
         kinds[5] = pa.string()
-    cols, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag")
-    if cols is not None:
+    parsed, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag", _docno_values)
+    if parsed is not None:
+        cols, per_piece = parsed
         score = as_numpy(cols[2])
         if _finite(score):
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
-            return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True)
+            values = tuple(per_piece) if per_piece and all(v is not None for v in per_piece) else None
+            return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
+                       doc_integers=values)
     return _slow_run(source, data if data is not None else read_bytes(path))
+
+
+def _docno_values(cols: list[pa.Array]) -> np.ndarray | None:
+    """A piece's docnos as integers when all are canonical (see :mod:`rankflavor.docnos`)."""
+    return canonical_integers(cols[1], cast=True)
 
 
 def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
@@ -326,13 +431,15 @@ def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
 
 
 def _columnar(
-    path: str | os.PathLike[str], n_fields: int, kinds: dict[int, pa.DataType], kind: str, layout: str
-) -> tuple[list[pa.Array] | None, bytes | None, str | os.PathLike[str] | bytes]:
-    """Columns from the file as it is, else from its whitespace-normalised text; the bytes are
-    returned when they were read, for the line-by-line path to reuse, and what was parsed."""
-    cols = _fast_read(path, n_fields, kinds) if os.path.isfile(path) else None
-    if cols is not None:
-        return cols, None, path
+    path: str | os.PathLike[str], n_fields: int, kinds: dict[int, pa.DataType], kind: str, layout: str,
+    derive: Derive | None = None,
+) -> tuple[tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None, bytes | None, str | os.PathLike[str] | bytes]:
+    """Columns (and what ``derive`` made of each piece) from the file as it is, else from its
+    whitespace-normalised text; the bytes are returned when they were read, for the
+    line-by-line path to reuse, and what was parsed."""
+    parsed = _fast_read(path, n_fields, kinds, derive) if os.path.isfile(path) else None
+    if parsed is not None:
+        return parsed, None, path
     data = read_bytes(path)
     _check_not_empty(str(path), data, kind, layout)
     text = _normalized(data)

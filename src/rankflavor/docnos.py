@@ -1,0 +1,116 @@
+"""Docnos that are canonical decimal integers (MS MARCO style: no sign, no leading zero, at most
+18 digits) are read as their values, so alignment compares integers instead of hashing millions
+of strings. Exactness rule: a docno is read as an integer only when the integer's decimal
+form gives back the same string, so "007" and "7" never become one document.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from .columns import as_numpy, from_numpy, plain_strings, string_buffers
+from .kernels import ranges
+
+#: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
+#: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
+_CAST_ROWS = 200_000
+
+
+def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """Integer value of strings made only of 1 to 18 ASCII digits (checked by the caller)."""
+    lengths = np.diff(offsets)
+    first, last = int(offsets[0]), int(offsets[-1])
+    digits = data[first:last].astype(np.int64) - 48
+    place = np.repeat(offsets[1:] - 1 - first, lengths) - np.arange(last - first)  # digits to the right
+    return np.add.reduceat(digits * _POW10_0[place], offsets[:-1] - first)
+
+
+_POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
+#: Bounds of a canonical integer of each length (index = characters); no value meets the bounds
+#: of length 0 or of more than 18 characters.
+_LOW_BY_LENGTH = np.array([1, 0, *(_POW10_0[1:18]), *([np.iinfo(np.int64).max] * 3)], dtype=np.int64)
+_HIGH_BY_LENGTH = np.array([0, *(_POW10_0[1:19]), 0, 0, 0], dtype=np.int64)
+
+
+def canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> np.ndarray | None:
+    """The values of docnos that are all canonical decimal integers (no sign, no leading zero,
+    at most 18 digits), else None. Checked on the raw bytes: cheaper than a round trip through
+    strings, and exact where ``cast`` alone would read "007" as 7."""
+    if cast is None:
+        cast = len(values) > _CAST_ROWS
+    if isinstance(values, pa.ChunkedArray):
+        parts = [canonical_integers(c, cast) for c in values.chunks]
+        if any(p is None for p in parts):
+            return None
+        return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros(0, dtype=np.int64)
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if cast:
+        return _cast_canonical(values)
+    offsets, data = string_buffers(values)
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 18:
+        return None
+    if (data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9).any():  # a byte below '0' wraps past 9
+        return None
+    if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
+        return None
+    return _digits_value(offsets, data)
+
+
+def _cast_canonical(values: pa.Array) -> np.ndarray | None:
+    """Many docnos: pyarrow's integer parse, then canonical iff no sign and as many digits as
+    characters (the parse accepts "007" and "-0"; a digit count catches both)."""
+    import pyarrow.compute as pc
+
+    try:
+        value = as_numpy(pc.cast(values, pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    lengths = np.diff(string_buffers(values)[0])
+    # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
+    # sign, a leading zero or more than 18 characters fails one bound.
+    low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
+    ok = value >= low
+    ok &= value < np.take(_HIGH_BY_LENGTH, lengths, mode="clip")
+    return value if bool(ok.all()) else None
+
+
+def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
+    values = plain_strings(values)
+    if cast if cast is not None else len(values) > _CAST_ROWS:
+        return _cast_mask(values)
+    offsets, data = string_buffers(values)
+    lengths = np.diff(offsets)
+    bad = np.concatenate([[0], np.cumsum(data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9)])
+    nondigits = bad[offsets[1:] - offsets[0]] - bad[offsets[:-1] - offsets[0]]
+    ok = (lengths >= 1) & (lengths <= 18) & (nondigits == 0)
+    ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)
+    out = np.zeros(len(values), dtype=np.int64)
+    if ok.any():
+        keep = np.flatnonzero(ok)
+        starts, ends = offsets[keep], offsets[keep + 1]
+        sub_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
+        sub_data = data[ranges(starts, ends - starts)]
+        out[keep] = _digits_value(sub_offsets, sub_data)
+    return ok, out
+
+
+def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`canonical_mask` by pyarrow's digit test and integer parse (many docnos)."""
+    import pyarrow.compute as pc
+
+    offsets, data = string_buffers(values)
+    lengths = np.diff(offsets)
+    ok = as_numpy(pc.ascii_is_decimal(values))  # false for the empty string
+    ok &= lengths <= 18
+    ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)  # no leading zero
+    out = np.zeros(len(values), dtype=np.int64)
+    if ok.any():
+        out[ok] = as_numpy(pc.cast(values.filter(from_numpy(ok)), pa.int64()))
+    return ok, out

@@ -1,0 +1,285 @@
+"""The piece reader: a big uncompressed file parsed in line-aligned pieces on several threads.
+
+Files here are small, so the tests shrink the thresholds (``_PIECES_BYTES``, ``_PIECE_BYTES``)
+to put them through the piece path, and compare it with the whole-file reader and the
+line-by-line reader: same columns, same tag, same values, same errors naming the same lines.
+Every way a piece can need the line path (other blanks, comments, blank lines, a bad line) is
+placed in a middle piece, where only the piece that holds it can see it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankflavor
+from rankflavor import align as align_module
+from rankflavor.align import _member, _query_codes
+from rankflavor.columns import to_strings
+from rankflavor.docnos import canonical_integers, canonical_mask
+from rankflavor.errors import InputError
+from rankflavor.io import trec
+from rankflavor.io.trec import _piece_bounds, _slow_run, read_qrels, read_run
+
+MEASURES = ["ndcg@10", "ndcg", "AP", "P@5", "R@20", "RR", "bpref", "num_ret", "ndcg@10[ties=averaged]",
+            "AP[ties=optimistic]", "judged@10"]  # fmt: skip
+
+
+@pytest.fixture
+def pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file goes through the piece reader, in pieces of about 300 bytes (a few lines)."""
+    monkeypatch.setattr(trec, "_PIECES_BYTES", 0)
+    monkeypatch.setattr(trec, "_PIECE_BYTES", 300)
+
+
+def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trec, "_PIECES_BYTES", 1 << 40)
+
+
+def _run_lines(seed: int, n_queries: int = 12, depth: int = 30, docnos: str = "integers") -> list[str]:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in rng.permutation(n_queries):
+        scores = np.sort(rng.integers(0, 9, depth))[::-1]  # many ties
+        docs = rng.choice(400, depth, replace=False)
+        for rank, (d, s) in enumerate(zip(docs, scores, strict=True), 1):
+            doc = str(d + 1000) if docnos == "integers" else f"D{d}" if docnos == "text" else f"{d:03d}"
+            lines.append(f"q{q} Q0 {doc} {rank} {s} tag{q}")
+    return lines
+
+
+def _qrels_text(seed: int, n_queries: int = 12, docnos: str = "integers") -> str:
+    rng = np.random.default_rng(seed + 1000)
+    rows = []
+    for q in range(n_queries + 2):  # two judged queries the run never answers
+        for d in rng.choice(400, 40, replace=False):
+            doc = str(d + 1000) if docnos == "integers" else f"D{d}" if docnos == "text" else f"{d:03d}"
+            rows.append(f"q{q} 0 {doc} {int(rng.integers(0, 4))}")
+    return "\n".join(rows) + "\n"
+
+
+def _columns(run: rankflavor.tables.Run) -> tuple[list[str], list[str], list[float], str | None]:
+    return to_strings(run.query), to_strings(run.doc), run.score.tolist(), run.tag
+
+
+@pytest.mark.parametrize("docnos", ["integers", "text", "zero_padded"])
+@pytest.mark.parametrize("seed", range(4))
+def test_pieces_read_what_the_other_readers_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, seed: int, docnos: str
+) -> None:
+    lines = _run_lines(seed, docnos=docnos)
+    path = tmp_path / "run.txt"
+    text = "\n".join(lines) + ("\n" if seed % 2 else "")  # with and without a final newline
+    path.write_text(text)
+    by_pieces = read_run(path)
+    assert isinstance(by_pieces.query, pa.ChunkedArray) and by_pieces.query.num_chunks > 5  # many pieces
+    _whole(monkeypatch)
+    whole = read_run(path)
+    slow = _slow_run(str(path), text.encode())
+    assert _columns(by_pieces) == _columns(whole) == _columns(slow)
+    assert by_pieces.from_file and by_pieces.lines is None  # row i is line i + 1
+    if docnos == "integers":
+        assert by_pieces.doc_integers is not None
+        assert np.concatenate(by_pieces.doc_integers).tolist() == [int(d) for d in to_strings(slow.doc)]
+    else:
+        assert by_pieces.doc_integers is None  # "D7" is no integer; "007" is not canonical
+
+
+@pytest.mark.parametrize("docnos", ["integers", "text", "zero_padded"])
+def test_pieces_give_the_values_of_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, docnos: str
+) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(3, docnos=docnos))
+    run.write_text("\n".join(_run_lines(3, docnos=docnos)) + "\n")
+    by_pieces = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    assert isinstance(read_qrels(qrels).query, pa.ChunkedArray)  # the qrels went through pieces too
+    _whole(monkeypatch)
+    whole = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    assert by_pieces.per_query() == whole.per_query()
+    assert by_pieces.counts == whole.counts
+    assert by_pieces.provenance["run"]["tag"] == whole.provenance["run"]["tag"] == "tag" + _run_lines(3)[-1][-1]
+
+
+def test_one_piece_with_a_leading_zero_docno_turns_off_integer_docnos(tmp_path: Path, pieces: None) -> None:
+    """"007" in a late piece only: the other pieces' integers must not be used, or "007" and "7"
+    would become one document."""
+    lines = _run_lines(5)
+    lines[-3] = lines[-3].replace(" Q0 ", " Q0 00", 1)  # e.g. "q3 Q0 00123 ..."
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.doc_integers is None
+    assert to_strings(run.doc)[-3].startswith("00")
+    qrels = tmp_path / "qrels.txt"
+    doc = lines[-3].split()[2]
+    qrels.write_text(f"{lines[-3].split()[0]} 0 {doc.lstrip('0')} 1\n")  # judges "123", not "00123"
+    res = rankflavor.evaluate(str(qrels), str(path), ["num_rel_ret"], preset="trec_eval")
+    retrieved_plain = any(ln.split()[0] == lines[-3].split()[0] and ln.split()[2] == doc.lstrip("0") for ln in lines)
+    assert res["num_rel_ret"].mean == float(retrieved_plain)
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "line_path_counts"),
+    [
+        # Inside the docno, the field count stays 6 for pyarrow; trec_eval splits there.
+        ("tab", lambda ln: ln.replace(" Q0 ", " Q0 x\t", 1), None),
+        ("vertical_tab", lambda ln: ln.replace(" Q0 ", " Q0 x\v", 1), None),
+        ("form_feed", lambda ln: ln.replace(" Q0 ", " Q0 x\f", 1), None),
+        ("lone_cr", lambda ln: ln.replace(" Q0 ", " Q0 x\r", 1), None),
+        ("double_space", lambda ln: ln.replace(" ", "  ", 1), None),
+        ("comment", lambda ln: "#q Q0 x 1 1 commented\n" + ln, (1, 0)),  # six fields, a '#' query
+        ("blank_line", lambda ln: "\n" + ln, (0, 1)),
+    ],
+)
+def test_a_middle_piece_that_needs_the_line_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, name: str, mutate, line_path_counts
+) -> None:
+    lines = _run_lines(7)
+    middle = len(lines) // 2
+    lines[middle] = mutate(lines[middle])
+    path = tmp_path / "run.txt"
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(_qrels_text(7))
+    run = read_run(path)
+    slow = _slow_run(str(path), text.encode())
+    assert _columns(run) == _columns(slow)
+    if line_path_counts is not None:
+        assert (run.comments, run.blank_lines) == line_path_counts
+    by_pieces = rankflavor.evaluate(str(qrels), str(path), MEASURES)
+    _whole(monkeypatch)
+    assert by_pieces.per_query() == rankflavor.evaluate(str(qrels), str(path), MEASURES).per_query()
+
+
+def test_crlf_lines_stay_on_the_piece_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None) -> None:
+    lines = _run_lines(9)
+    path = tmp_path / "run.txt"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    run = read_run(path)
+    assert isinstance(run.query, pa.ChunkedArray)  # parsed in pieces, not by the line path
+    _whole(monkeypatch)
+    assert _columns(run) == _columns(read_run(path))
+
+
+@pytest.mark.parametrize("where", ["second_line", "middle", "last_line"])
+def test_a_bad_line_in_any_piece_is_named(tmp_path: Path, pieces: None, where: str) -> None:
+    lines = _run_lines(11)
+    index = {"second_line": 1, "middle": len(lines) // 2, "last_line": len(lines) - 1}[where]
+    lines[index] = " ".join(lines[index].split()[:5])  # five fields
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        read_run(path)
+    assert info.value.line == index + 1
+    assert "expected 6 whitespace-separated fields" in str(info.value)
+
+
+def test_a_duplicate_across_pieces_is_found(tmp_path: Path, pieces: None) -> None:
+    lines = _run_lines(13)
+    first = lines[2].split()
+    lines.append(f"{first[0]} Q0 {first[2]} 99 -1 tagx")  # the same (query, doc), pieces later
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(_qrels_text(13))
+    with pytest.raises(InputError) as info:
+        rankflavor.evaluate(str(qrels), str(path), "ndcg@10")
+    assert info.value.line == len(lines)
+    assert "line 3" in str(info.value)
+
+
+def test_aligning_twice_leaves_the_readers_integers_alone(tmp_path: Path, pieces: None) -> None:
+    qrels, path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(17))
+    path.write_text("\n".join(_run_lines(17)) + "\n")
+    run = read_run(path)
+    assert run.doc_integers is not None
+    before = [p.copy() for p in run.doc_integers]
+    q = read_qrels(qrels)
+    first = align_module.align(q, run)
+    second = align_module.align(q, run, duplicates="first")
+    assert all(np.array_equal(a, b) for a, b in zip(before, run.doc_integers, strict=True))
+    np.testing.assert_array_equal(first.run_doc, second.run_doc)
+    np.testing.assert_array_equal(first.judged_row, second.judged_row)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(min_size=0, max_size=3000), piece=st.integers(1, 400))
+def test_piece_bounds_cover_the_file_at_line_ends(tmp_path: Path, data: bytes, piece: int) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(data.replace(b"\x00", b"\n"))  # plenty of newlines
+    with open(path, "rb") as fh:
+        bounds = _piece_bounds(fh.fileno(), len(data), piece)
+    raw = path.read_bytes()
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(raw)
+    for (_, end), (start, _) in itertools.pairwise(bounds):
+        assert end == start and raw[end - 1 : end] == b"\n"
+    assert all(end > start for start, end in bounds) or len(raw) == 0
+
+
+def test_piece_bounds_with_a_line_longer_than_the_probe(tmp_path: Path) -> None:
+    raw = b"a\n" + b"x" * 200_000 + b"\nb\nc\n"
+    path = tmp_path / "f.bin"
+    path.write_bytes(raw)
+    with open(path, "rb") as fh:
+        bounds = _piece_bounds(fh.fileno(), len(raw), 10)
+    assert bounds == [(0, 200_003), (200_003, 200_007)]  # the rest is no longer than a piece
+
+
+# ---------------------------------------------------------------------------------------------
+# Alignment helpers the piece path leans on
+# ---------------------------------------------------------------------------------------------
+
+
+def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
+    """Chunks with different dictionaries, an unused dictionary entry, ids only in the qrels:
+    codes follow byte order of the ids and unused entries are no queries."""
+    a = pa.DictionaryArray.from_arrays(pa.array([1, 0, 1], type=pa.int32()), pa.array(["q2", "q10", "unused"]))
+    a = a.slice(0, 3)
+    b = pa.array(["q10", "é", "q10"]).dictionary_encode()
+    run_query = pa.chunked_array([a, b])
+    qrels_query = pa.array(["q3", "q2"])
+    rq, jq, ids = _query_codes(run_query, qrels_query)
+    assert ids == sorted(["q10", "q2", "q3", "é"])
+    assert [ids[c] for c in rq] == ["q10", "q2", "q10", "q10", "é", "q10"]
+    assert [ids[c] for c in jq] == ["q3", "q2"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    members=st.lists(st.integers(0, 3000), max_size=50),
+    codes=st.lists(st.integers(0, 3000), max_size=300),
+    block=st.sampled_from([1, 3, 8, 1 << 18]),
+)
+def test_member_matches_isin(members: list[int], codes: list[int], block: int) -> None:
+    span = 3001
+    old = align_module._BLOCK_ROWS
+    align_module._BLOCK_ROWS = block
+    try:
+        got = _member(np.array(codes, dtype=np.int64), np.array(members, dtype=np.int64), span)
+    finally:
+        align_module._BLOCK_ROWS = old
+    assert got.dtype == np.bool_
+    assert got.tolist() == np.isin(codes, members).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.text(alphabet="0123456789+-. e٣", max_size=20), max_size=10))
+def test_canonical_mask_by_bytes_and_by_cast_agree(values: list[str]) -> None:
+    arr = pa.array(values, type=pa.string())
+    by_bytes = canonical_mask(arr, cast=False)
+    by_cast = canonical_mask(arr, cast=True)
+    assert by_bytes[0].tolist() == by_cast[0].tolist()
+    assert by_bytes[1].tolist() == by_cast[1].tolist()
+    whole = canonical_integers(arr, cast=False)
+    assert (whole is not None) == bool(by_bytes[0].all())
+    expected = [int(v) if ok else 0 for v, ok in zip(values, by_bytes[0].tolist(), strict=True)]
+    assert by_bytes[1].tolist() == expected
