@@ -9,6 +9,7 @@ placed in a middle piece, where only the piece that holds it can see it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -20,11 +21,13 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor import align as align_module
+from rankflavor import docnos as docnos_module
 from rankflavor.align import _member, _query_codes
 from rankflavor.columns import to_strings
-from rankflavor.docnos import canonical_integers, canonical_mask
+from rankflavor.docnos import canonical_integers, canonical_mask, hash64
 from rankflavor.errors import InputError
 from rankflavor.io import trec
+from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import _piece_bounds, _slow_run, read_qrels, read_run
 
 MEASURES = ["ndcg@10", "ndcg", "AP", "P@5", "R@20", "RR", "bpref", "num_ret", "ndcg@10[ties=averaged]",
@@ -283,3 +286,143 @@ def test_canonical_mask_by_bytes_and_by_cast_agree(values: list[str]) -> None:
     assert (whole is not None) == bool(by_bytes[0].all())
     expected = [int(v) if ok else 0 for v, ok in zip(values, by_bytes[0].tolist(), strict=True)]
     assert by_bytes[1].tolist() == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Text docnos of a big run: codes from hashes, exact where it matters
+# ---------------------------------------------------------------------------------------------
+
+
+def _weak(kind: str):  # type: ignore[no-untyped-def]
+    """Hash functions that collide on purpose, to reach every verification."""
+    real = docnos_module.hash64
+
+    def weak(values):  # type: ignore[no-untyped-def]
+        h = real(values)
+        if kind == "constant":
+            return np.zeros_like(h)
+        return h % np.uint64(3)  # three values: collisions everywhere, within queries too
+
+    return weak
+
+
+@pytest.mark.parametrize("hash_kind", ["real", "mod3", "constant"])
+@pytest.mark.parametrize("seed", range(3))
+def test_text_docnos_by_hash_equal_the_exact_codes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, seed: int, hash_kind: str
+) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(seed, docnos="text"))
+    run.write_text("\n".join(_run_lines(seed, docnos="text")) + "\n")
+    if hash_kind != "real":
+        weak = _weak(hash_kind)
+        monkeypatch.setattr(docnos_module, "hash64", weak)
+        monkeypatch.setattr(align_module, "hash64", weak)
+        monkeypatch.setattr(trec, "hash64", weak)
+    assert read_run(run).doc_hashes is not None
+    hashed = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    monkeypatch.undo()
+    _whole(monkeypatch)  # small whole-file runs are dictionary-encoded: the exact reference
+    assert read_run(run).doc_hashes is None
+    exact = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    assert hashed.per_query() == exact.per_query()
+    assert hashed.counts == exact.counts
+
+
+def _b_hashes_like_a(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    real = docnos_module.hash64
+
+    def b_like_a(values):  # type: ignore[no-untyped-def]
+        h = real(values)
+        h[np.array([v == "b" for v in to_strings(values)], dtype=bool)] = real(pa.array(["a"]))[0]
+        return h
+
+    monkeypatch.setattr(align_module, "hash64", b_like_a)
+    return b_like_a
+
+
+def test_a_hash_collision_with_a_judged_docno_does_not_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    """"b" hashes like the judged "a" (and nothing else collides, so no restart hides it): only
+    the string comparison keeps "b" from taking "a"'s grade."""
+    b_like_a = _b_hashes_like_a(monkeypatch)
+    q = as_qrels({"q1": {"a": 3}})
+    r = as_run({"q1": {"b": 2.0, "c": 1.0}, "q2": {"a": 1.0}})
+    r = dataclasses.replace(r, doc_hashes=(b_like_a(r.doc),))
+    aligned = align_module.align(q, r)
+    assert len(aligned.judged_row) == 0
+    assert len(set(aligned.run_doc[:2].tolist())) == 2
+    assert rankflavor.evaluate(q, r, "num_rel_ret", preset="trec_eval")["num_rel_ret"].mean == 0.0
+
+
+def test_judged_docnos_sharing_a_hash_fall_back_to_exact_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    b_like_a = _b_hashes_like_a(monkeypatch)
+    q = as_qrels({"q1": {"a": 3}, "q2": {"b": 1}})
+    r = as_run({"q1": {"b": 2.0, "c": 1.0}, "q2": {"a": 1.0, "b": 0.5}})
+    r = dataclasses.replace(r, doc_hashes=(b_like_a(r.doc),))
+    aligned = align_module.align(q, r)
+    assert [int(x) for x in aligned.judged_row] == [3]  # q2's "b" only
+    res = rankflavor.evaluate(q, r, ["num_rel_ret"], preset="trec_eval")
+    assert res["num_rel_ret"].per_query() == {"q1": 0.0, "q2": 1.0}
+
+
+@pytest.mark.parametrize("duplicates", ["error", "first", "best"])
+def test_a_text_duplicate_across_pieces(tmp_path: Path, pieces: None, monkeypatch: pytest.MonkeyPatch,
+                                        duplicates: str) -> None:
+    lines = _run_lines(19, docnos="text")
+    first = lines[2].split()
+    lines.append(f"{first[0]} Q0 {first[2]} 99 50 tagx")  # the same (query, doc), pieces later, higher score
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(_qrels_text(19, docnos="text") + f"{first[0]} 0 {first[2]} 2\n")
+    if duplicates == "error":
+        with pytest.raises(InputError) as info:
+            rankflavor.evaluate(str(qrels), str(path), "ndcg@10")
+        assert info.value.line == len(lines)
+        assert "line 3" in str(info.value)
+        return
+    by_pieces = rankflavor.evaluate(str(qrels), str(path), MEASURES, duplicates=duplicates)
+    assert by_pieces.counts.run_duplicates_resolved == 1
+    _whole(monkeypatch)
+    assert by_pieces.per_query() == rankflavor.evaluate(str(qrels), str(path), MEASURES, duplicates=duplicates).per_query()
+
+
+def test_pieces_mixing_integer_and_text_docnos(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None) -> None:
+    lines = _run_lines(23)  # integer docnos ...
+    lines[-5:] = [ln.replace(" Q0 ", " Q0 t", 1) for ln in lines[-5:]]  # ... but text in the last piece
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    run = read_run(path)
+    assert run.doc_integers is None and run.doc_hashes is not None
+    assert len(run.doc_hashes) == run.doc.num_chunks
+    np.testing.assert_array_equal(np.concatenate(run.doc_hashes), hash64(run.doc))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(_qrels_text(23))
+    by_pieces = rankflavor.evaluate(str(qrels), str(path), MEASURES)
+    _whole(monkeypatch)
+    assert by_pieces.per_query() == rankflavor.evaluate(str(qrels), str(path), MEASURES).per_query()
+
+
+def test_text_docnos_are_never_cast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failing cast parses the whole array before it fails (0.1 s per 240,000 docnos): text
+    docnos must be told apart before casting."""
+    import pyarrow.compute as pc
+
+    def no_cast(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("pc.cast called on text docnos")
+
+    monkeypatch.setattr(pc, "cast", no_cast)
+    assert canonical_integers(pa.array([f"doc{i}" for i in range(1000)]), cast=True) is None
+
+
+def test_hash64_is_a_function_of_the_string_alone() -> None:
+    values = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\x00", "x" * 39, "x" * 40, "é", "a"]
+    arr = pa.array(values)
+    h = hash64(arr)
+    assert h.dtype == np.uint64
+    alone = [int(hash64(pa.array([v]))[0]) for v in values]
+    assert h.tolist() == alone  # whatever the longest string beside it
+    assert hash64(arr.slice(3, 4)).tolist() == alone[3:7]
+    assert hash64(pa.chunked_array([arr.slice(0, 2), arr.slice(2)])).tolist() == alone
+    assert hash64(pa.array(values, type=pa.large_string())).tolist() == alone
+    assert len(set(alone)) == len(set(values))

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
-from .docnos import canonical_integers, canonical_mask
+from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
 from .tables import Qrels, Run
 
@@ -60,7 +60,9 @@ class Aligned:
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
     run_q, run_doc, run_score : run rows (duplicates resolved), file order kept; ``run_doc`` is
-        an identity code (equal docnos, equal codes; no order).
+        an identity code within a query (equal docnos, equal codes; different docnos of one
+        query, different codes; no order). Text docnos of a big run are coded from hashes, so
+        two docnos of different queries may share a code.
     input_row : the input row of each run row, None when row i is input row i (no duplicate was
         resolved); ``run_row`` always gives the array, and ``run_doc_strings[run_row]`` the docno.
     judged_row, judged_grade : the run rows (ascending) whose (query, doc) pair is in the qrels,
@@ -160,13 +162,15 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 def _doc_codes(
     run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = None,
-) -> tuple[np.ndarray, np.ndarray, int, int | None]:
-    """Identity codes for docnos (equal strings, equal codes), and the code span.
+    run_hashes: tuple[np.ndarray, ...] | None = None,
+) -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
+    """Identity codes for docnos, the code span, the integer offset and whether codes were hashed.
 
     Docnos that are canonical decimal integers (MS MARCO style) are their own codes (less an
-    offset, returned last; None otherwise), which avoids hashing millions of strings; otherwise
-    the strings are dictionary-encoded. Codes carry no order: the docno tie-break compares
-    strings (order.py).
+    offset, returned fourth; None otherwise). Other docnos of a big run are coded from a hash
+    (``run_hashes``, the reader's, or computed here): see :func:`_hashed_doc_codes`; of a small
+    run, dictionary-encoded. Codes carry no order: the docno tie-break compares strings
+    (order.py).
     """
     numeric, jd = canonical_mask(qrels_doc)  # meanwhile ``run_integers`` may run on another thread
     if isinstance(run_integers, tuple):  # the reader's, in parts
@@ -192,10 +196,67 @@ def _doc_codes(
             for p in parts:
                 np.subtract(p, lo, out=run_code[start : start + len(p)])
                 start += len(p)
-            return run_code, jd - lo, span, lo
+            return run_code, jd - lo, span, lo, False
+    if run_hashes is not None or len(run_doc) > _PARALLEL_ROWS:
+        hashes = np.concatenate(run_hashes) if run_hashes is not None else hash64(run_doc)
+        hashed = _hashed_doc_codes(run_doc, hashes, qrels_doc, n_queries)
+        if hashed is not None:
+            return (*hashed, None, True)
+    return (*_exact_doc_codes(run_doc, qrels_doc), None, False)
+
+
+def _exact_doc_codes(
+    run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Codes from one dictionary of every docno: exact, but hashing millions of mostly distinct
+    strings into one table is slow (seconds for a 7M-line run)."""
     encoded = _encode(pa.concat_arrays([plain_strings(run_doc), plain_strings(qrels_doc)]))
     codes = as_numpy(encoded.indices).astype(np.int64)
-    return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1), None
+    return codes[: len(run_doc)], codes[len(run_doc) :], max(len(encoded.dictionary), 1)
+
+
+def _hashed_doc_codes(
+    run_doc: pa.Array | pa.ChunkedArray, hashes: np.ndarray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int
+) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """Codes of text docnos from their 64-bit hashes, exact where it matters (None when two
+    judged docnos share a hash).
+
+    The qrels docnos (few) are dictionary-encoded: codes 0..U-1. A run docno takes the code of
+    the judged docno with its hash only after the two strings compare equal, so the join is
+    exact. Every other run docno takes U plus the top bits of its hash: equal docnos get equal
+    codes, and two different docnos of one query can share a code only by a hash collision,
+    which the duplicate check sees as a repeated pair; the caller then starts over with
+    :func:`_exact_doc_codes`.
+    """
+    import pyarrow.compute as pc
+
+    encoded = _encode(plain_strings(qrels_doc))
+    jd = as_numpy(encoded.indices).astype(np.int64)
+    names = encoded.dictionary
+    n_names = len(names)
+    judged_hashes = hash64(names)
+    by_hash = np.argsort(judged_hashes)
+    sorted_hashes = judged_hashes[by_hash]
+    if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
+        return None  # two judged docnos share a hash: a run docno could match either
+    # Codes above the judged ones: as many hash bits as keep (query, doc) keys below 2**62.
+    bits = 61 - max(n_queries, 1).bit_length()
+    run_code = (hashes >> np.uint64(64 - bits)).astype(np.int64)
+    run_code += n_names
+    if n_names:
+        # Candidates: a hash equal to a judged docno's, prefiltered on 24 high bits in a bitset.
+        prefix = _member((hashes >> np.uint64(40)).astype(np.int64), (sorted_hashes >> np.uint64(40)).astype(np.int64),
+                         1 << 24)
+        rows = np.flatnonzero(prefix)
+        pos = np.minimum(np.searchsorted(sorted_hashes, hashes[rows]), n_names - 1)
+        hit = sorted_hashes[pos] == hashes[rows]
+        rows, code = rows[hit], by_hash[pos[hit]]
+        docs = plain_strings(run_doc) if pa.types.is_dictionary(run_doc.type) else run_doc
+        same = pc.equal(docs.take(from_numpy(rows)), names.take(from_numpy(code)))
+        same = same.combine_chunks() if isinstance(same, pa.ChunkedArray) else same
+        keep = as_numpy(same)
+        run_code[rows[keep]] = code[keep]
+    return run_code, jd, n_names + (1 << bits)
 
 
 def _pair_keys(q: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
@@ -210,23 +271,19 @@ def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
     return bool((plain[1:] == plain[:-1]).any())
 
 
-def _parallel(pool: ThreadPoolExecutor, keys: np.ndarray) -> Future[bool] | None:
-    """Start the duplicate check of many keys on a second core: NumPy sorts without the GIL,
-    so it overlaps the join. The keys are sorted in place (no copy of millions of keys)."""
-    if len(keys) <= _PARALLEL_ROWS:
-        return None
-    return pool.submit(_has_duplicates, keys, True)
+def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
+    """Does any (query, doc) pair occur twice? Builds and sorts its own keys, so that on a
+    second core (NumPy sorts without the GIL) it overlaps the join."""
+    return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
 
 
 def _resolve_duplicates(
-    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run, check: Future[bool] | None = None
+    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved; with none
     resolved, every row is kept and the indices are not built (an empty array).
-
-    ``check`` is a duplicate check of these keys already running (see :func:`_parallel`).
     """
-    if not (check.result() if check is not None else _has_duplicates(keys)):
+    if not _has_duplicates(keys):
         return np.zeros(0, dtype=np.int64), 0
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
@@ -275,8 +332,9 @@ def _join(
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     order = np.argsort(jkey)
     sorted_keys, sorted_grades = jkey[order], jgrade[order]
-    if n_docs <= _FLAT_SPAN:
-        rows = np.flatnonzero(_member(rd, jd, n_docs))
+    judged_span = int(jd.max()) + 1  # hashed codes: judged docnos are the lowest codes
+    if judged_span <= _FLAT_SPAN:
+        rows = np.flatnonzero(_member(rd, jd, judged_span))
         keys = _pair_keys(rq[rows], rd[rows], n_docs)
     else:
         rows, keys = np.arange(n), _pair_keys(rq, rd, n_docs)
@@ -286,7 +344,7 @@ def _join(
 
 
 def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
-    """Per code (0 <= code < span): is it one of ``members``? Looked up in a bitset: an eighth of
+    """Per code (>= 0): is it one of ``members`` (all below ``span``)? Looked up in a bitset: an eighth of
     a boolean table, so that the random reads of millions of codes mostly hit the cache. Done
     in blocks, so the temporaries stay small and are reused."""
     bits = np.zeros((span + 7) // 8, dtype=np.uint8)
@@ -295,8 +353,9 @@ def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
     for start in range(0, len(codes), _BLOCK_ROWS):
         block = codes[start : start + _BLOCK_ROWS]
         out = found[start : start + len(block)]
-        np.take(bits, block >> 3, out=out)
+        np.take(bits, block >> 3, out=out, mode="clip")
         out >>= (block & 7).astype(np.uint8)
+        out &= block < span  # codes past the span (clipped above) are no members
     found &= 1
     return found.view(bool)
 
@@ -313,7 +372,7 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         return _align(qrels, run, duplicates, pool)
 
 
-def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor) -> Aligned:
+def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, exact_docs: bool = False) -> Aligned:
     nr, nj = len(run), len(qrels)
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
     # cast release the GIL).
@@ -321,19 +380,29 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor) ->
     if run_integers is None and nr > _PARALLEL_ROWS:
         run_integers = pool.submit(canonical_integers, run.doc)
     rq, jq, query_ids = _query_codes(run.query, qrels.query)
-    rd, jd, n_docs, doc_offset = _doc_codes(run.doc, qrels.doc, len(query_ids), run_integers)
+    if exact_docs:
+        rd, jd, n_docs = _exact_doc_codes(run.doc, qrels.doc)
+        doc_offset, hashed = None, False
+    else:
+        rd, jd, n_docs, doc_offset, hashed = _doc_codes(
+            run.doc, qrels.doc, len(query_ids), run_integers, run.doc_hashes
+        )
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade
     if dup_j:
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
-    rkey = _pair_keys(rq, rd, n_docs)
-    check = _parallel(pool, rkey)  # sorts rkey in place
+    repeats = pool.submit(_pairs_repeat, rq, rd, n_docs) if nr > _PARALLEL_ROWS else None
     judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
-    if check is not None and check.result():
-        check, rkey = None, _pair_keys(rq, rd, n_docs)  # duplicates: resolve them on keys in row order
-    keep_r, dup_r = _resolve_duplicates(rkey, run.score, duplicates, run, check=check)
-    del rkey
+    repeated = repeats.result() if repeats is not None else None
+    if hashed and repeated is None:
+        repeated = _pairs_repeat(rq, rd, n_docs)
+    if repeated is False:
+        keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
+    elif hashed:  # a repeated pair or a hash collision: decide on exact codes
+        return _align(qrels, run, duplicates, pool, exact_docs=True)
+    else:  # small, or duplicates to resolve: on keys in row order
+        keep_r, dup_r = _resolve_duplicates(_pair_keys(rq, rd, n_docs), run.score, duplicates, run)
     rscore = run.score
     if dup_r:  # rare: drop the resolved rows and join again
         rq, rd, rscore = rq[keep_r], rd[keep_r], rscore[keep_r]

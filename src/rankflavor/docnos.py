@@ -15,6 +15,8 @@ from .kernels import ranges
 #: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
 #: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
 _CAST_ROWS = 200_000
+#: Docnos whose bytes are looked at before a cast is tried.
+_PEEK = 256
 
 
 def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
@@ -67,11 +69,15 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
     characters (the parse accepts "007" and "-0"; a digit count catches both)."""
     import pyarrow.compute as pc
 
+    offsets, data = string_buffers(values)
+    head = data[int(offsets[0]) : int(offsets[min(len(values), _PEEK)])]
+    if (head - np.uint8(48) > 9).any():
+        return None  # text docnos: a failing cast would parse the whole array first (slow)
     try:
         value = as_numpy(pc.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    lengths = np.diff(string_buffers(values)[0])
+    lengths = np.diff(offsets)
     # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
     # sign, a leading zero or more than 18 characters fails one bound.
     low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
@@ -114,3 +120,41 @@ def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if ok.any():
         out[ok] = as_numpy(pc.cast(values.filter(from_numpy(ok)), pa.int64()))
     return ok, out
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SEED = np.uint64(0xBF58476D1CE4E5B9)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit hash of each string's bytes (equal strings, equal hashes).
+
+    Not collision-free: callers verify what a collision would decide (see align.py). The bytes
+    are read eight at a time through an unaligned uint64 view, one gather per word of the
+    longest string, so strings cost a few passes over the rows instead of one per byte.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        parts = [hash64(c) for c in values.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    values = plain_strings(values)
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offsets, data = string_buffers(values)
+    first, last = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(last - first + 16, dtype=np.uint8)  # a word may be read past the last byte
+    padded[: last - first] = data[first:last]
+    words = np.ndarray(shape=(last - first + 9,), dtype="<u8", buffer=padded, strides=(1,))
+    starts = offsets[:-1].astype(np.int64) - first
+    lengths = np.diff(offsets).astype(np.int64)
+    out = lengths.astype(np.uint64) * _SEED
+    for k in range(int(lengths.max() + 7) // 8):
+        # A string takes as many rounds as it has words, whatever the longest string.
+        word = np.take(words, starts + 8 * k, mode="clip")  # clipped reads belong to finished strings
+        word &= _LOW_BYTES[np.clip(lengths - 8 * k, 0, 8)]
+        word ^= out
+        word *= _MIX
+        word ^= word >> np.uint64(29)
+        np.copyto(out, word, where=lengths > 8 * k)
+    return out

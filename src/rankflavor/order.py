@@ -178,7 +178,7 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
         grade=grade if identity else grade[order],
         judged=judged if identity else judged[order],
         pooled=pooled if identity else pooled[order],
-        score=score_s,
+        score=score_s.astype(np.float64, copy=False),
         n_ret=n_ret,
         jq=jq,
         jgrade=jgrade,
@@ -232,7 +232,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     position = jr.copy()
     rule = "docno_desc" if flavor.ties == "averaged" else flavor.ties
     if rule != "input_order" and len(jr):
-        _retie(aligned, score, jr, grade, rule, position)
+        _retie(aligned, score, layout, jr, block, grade, rule, position)
     rank = position - layout.starts[block] + 1
     q = layout.codes[block]
     n_ret = np.zeros(aligned.n_queries, dtype=np.int64)
@@ -263,7 +263,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
         grade=grade[by_rank],
         judged=judged[by_rank],
         pooled=np.ones(len(rows), dtype=bool),
-        score=score[rows],
+        score=score[rows].astype(np.float64, copy=False),
         n_ret=n_ret,
         jq=jq,
         jgrade=jgrade,
@@ -274,10 +274,11 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     )
 
 
-def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarray, rule: str,
-           position: np.ndarray) -> None:
-    """Move the judged rows ``jr`` (ascending; ``grade`` under the flavor) to their positions
-    after the tie rule orders every run of equal scores that mixes judgments; in place."""
+def _retie(aligned: Aligned, score: np.ndarray, layout: _Layout, jr: np.ndarray, block: np.ndarray,
+           grade: np.ndarray, rule: str, position: np.ndarray) -> None:
+    """Move the judged rows ``jr`` (ascending, in query blocks ``block`` of ``layout``; ``grade``
+    under the flavor) to their positions after the tie rule orders every run of equal scores
+    that mixes judgments; in place."""
     q = aligned.run_q
     n = len(q)
     prev_tied = np.zeros(len(jr), dtype=bool)
@@ -286,19 +287,22 @@ def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarra
     p, nx = jr[has_prev], jr[has_next]
     prev_tied[has_prev] = (q[p] == q[p - 1]) & (score[p] == score[p - 1])
     next_tied[has_next] = (q[nx] == q[nx + 1]) & (score[nx] == score[nx + 1])
-    if not (prev_tied | next_tied).any():
-        return
-    same = (q[1:] == q[:-1]) & (score[1:] == score[:-1])
-    group_start = np.flatnonzero(np.concatenate([[True], ~same]))
-    group_end = np.append(group_start[1:], n)
     tied = prev_tied | next_tied
-    groups = distinct(np.searchsorted(group_start, jr[tied], side="right") - 1)
-    a, b = group_start[groups], group_end[groups]
+    if not tied.any():
+        return
+    # The tie group of each tied judged row: its block's rows of equal score, found by bisection
+    # (scores descend in a block), so no pass over every row of the run.
+    rows_tied, block_tied = jr[tied], block[tied]
+    block_start = layout.starts[block_tied]
+    first = _equal_score_end(score, rows_tied, block_start, rows_tied, left=True)
+    last = _equal_score_end(score, rows_tied, rows_tied, block_start + layout.lengths[block_tied] - 1, left=False)
+    new_group = np.concatenate([[True], first[1:] != first[:-1]])  # ``first`` ascends with the rows
+    a, b = first[new_group], last[new_group] + 1
     # A group mixes judgments if it holds an unjudged row or judged rows of different grades.
     lo, hi = np.searchsorted(jr, a), np.searchsorted(jr, b)
     raw = aligned.judged_grade
-    member = np.repeat(np.arange(len(groups)), hi - lo)
-    differs = np.zeros(len(groups), dtype=bool)
+    member = np.repeat(np.arange(len(a)), hi - lo)
+    differs = np.zeros(len(a), dtype=bool)
     differs[member[raw[ranges(lo, hi - lo)] != raw[lo][member]]] = True
     mixed = ((hi - lo) < (b - a)) | differs
     if not mixed.any():
@@ -317,6 +321,26 @@ def _retie(aligned: Aligned, score: np.ndarray, jr: np.ndarray, grade: np.ndarra
     new_place = np.empty(len(rows), dtype=np.int64)
     new_place[local] = rows
     position[at[is_judged]] = new_place[is_judged]
+
+
+def _equal_score_end(score: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, left: bool) -> np.ndarray:
+    """Per row, the first (``left``) or last row in [lo, hi] whose score equals the row's own,
+    where scores descend from lo to hi and the row lies in that range. Vectorised bisection."""
+    target = score[rows]
+    lo, hi = lo.copy(), hi.copy()
+    while (open_ := lo < hi).any():
+        lo_o, hi_o = lo[open_], hi[open_]
+        if left:  # first i with score[i] <= target
+            mid = (lo_o + hi_o) // 2
+            ok = score[mid] <= target[open_]
+            hi[open_] = np.where(ok, mid, hi_o)
+            lo[open_] = np.where(ok, lo_o, mid + 1)
+        else:  # last i with score[i] >= target
+            mid = (lo_o + hi_o + 1) // 2
+            ok = score[mid] >= target[open_]
+            lo[open_] = np.where(ok, mid, lo_o)
+            hi[open_] = np.where(ok, hi_o, mid - 1)
+    return lo
 
 
 def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
@@ -350,13 +374,15 @@ def _judgments(aligned: Aligned, flavor: Flavor) -> tuple[np.ndarray, np.ndarray
 
 
 def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | None]:
-    """Scores at ``precision`` and the run's query blocks if it is in rank order; computed once
-    per alignment and shared by every ordering (tie rules, depths, condensing, measures)."""
+    """Scores at ``precision`` (float32 scores stay float32) and the run's query blocks if it is
+    in rank order; computed once per alignment and shared by every ordering (tie rules, depths,
+    condensing, measures)."""
     memo = aligned.memo
     if ("score", precision) not in memo:
         score = aligned.run_score
         if precision == "float32":
-            score = score.astype(np.float32).astype(np.float64)
+            # Kept in float32: order and ties compare alike, at half the memory of float64.
+            score = score.astype(np.float32)
         memo["score", precision] = score
         memo["layout", precision] = _layout(aligned.run_q, score)
     return memo["score", precision], memo["layout", precision]

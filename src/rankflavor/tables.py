@@ -54,6 +54,8 @@ class Run:
     #: Every docno's integer value in parts (one per chunk of ``doc``), when the reader found them
     #: all canonical decimal integers (None: not known; alignment finds out).
     doc_integers: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
+    #: Otherwise, perhaps every docno's 64-bit hash (``docnos.hash64``) in parts, as above.
+    doc_hashes: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.score)

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..columns import as_numpy, dictionary_array, string_array, to_strings
-from ..docnos import canonical_integers
+from ..docnos import canonical_integers, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
 
@@ -395,15 +395,22 @@ def read_run(path: str | os.PathLike[str]) -> Run:
         score = as_numpy(cols[2])
         if _finite(score):
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
-            values = tuple(per_piece) if per_piece and all(v is not None for v in per_piece) else None
+            values = hashes = None
+            if per_piece and all(v is not None for v, _ in per_piece):
+                values = tuple(v for v, _ in per_piece)
+            elif per_piece:  # text docnos (in some piece at least): hashes of every piece
+                chunks = cols[1].chunks if isinstance(cols[1], pa.ChunkedArray) else [cols[1]]
+                hashes = tuple(h if h is not None else hash64(c) for (_, h), c in zip(per_piece, chunks, strict=True))
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
-                       doc_integers=values)
+                       doc_integers=values, doc_hashes=hashes)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
-def _docno_values(cols: list[pa.Array]) -> np.ndarray | None:
-    """A piece's docnos as integers when all are canonical (see :mod:`rankflavor.docnos`)."""
-    return canonical_integers(cols[1], cast=True)
+def _docno_values(cols: list[pa.Array]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """A piece's docnos as integers when all are canonical, else their hashes (see
+    :mod:`rankflavor.docnos`)."""
+    values = canonical_integers(cols[1], cast=True)
+    return values, hash64(cols[1]) if values is None else None
 
 
 def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
