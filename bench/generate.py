@@ -57,10 +57,15 @@ def _write(path: Path, columns: dict[str, pa.Array], append: bool) -> None:
         pacsv.write_csv(table, fh, write_options=options)
 
 
-def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130) -> tuple[Path, Path]:
-    """Write ``qrels.QxD.txt`` and ``run.QxD.txt`` under ``out`` and return their paths."""
+def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130, text_docnos: bool = False) -> tuple[Path, Path]:
+    """Write ``qrels.QxD.txt`` and ``run.QxD.txt`` under ``out`` and return their paths.
+
+    With ``text_docnos`` the same judgments and run are written with docnos such as
+    ``MSP-00123456`` (BEIR/TREC style text ids) to ``qrels.QxD.text.txt`` and ``run.QxD.text.txt``.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    name = f"{n_queries}x{depth}"
+    name = f"{n_queries}x{depth}" + (".text" if text_docnos else "")
+    docno = (lambda d: np.char.add("MSP-", np.char.zfill(d.astype(str), 8))) if text_docnos else (lambda d: d.astype(str))
     qrels_path = out / f"qrels.{name}.txt"
     run_path = out / f"run.{name}.txt"
     rng = np.random.default_rng([seed, n_queries, depth])
@@ -104,7 +109,7 @@ def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130) -> tup
             {
                 "q": pa.array(jq[first].astype(str)),
                 "it": pa.array(np.zeros(len(first), dtype=np.int64)),
-                "d": pa.array(jdoc[first].astype(str)),
+                "d": pa.array(docno(jdoc[first])),
                 "g": pa.array(grade[first].astype(np.int64)),
             },
             append=start > 0,
@@ -129,7 +134,7 @@ def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130) -> tup
             {
                 "q": pa.array(rq.astype(str)),
                 "q0": pa.array(np.full(len(rq), "Q0")),
-                "d": pa.array(rdoc.astype(str)),
+                "d": pa.array(docno(rdoc)),
                 "r": pa.array(rank),
                 "s": pa.array(np.char.mod("%.2f", score)),
                 "t": pa.array(np.full(len(rq), "bench")),
@@ -160,10 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="+", default=list(STANDARD_SIZES), help="QUERIESxDOCS, e.g. 7000x1000")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--text-docnos", action="store_true", help="docnos like MSP-00123456 (files *.SIZE.text.txt)")
     args = parser.parse_args(argv)
     for size in args.sizes:
         q, d = parse_size(size)
-        qrels_path, run_path = generate(q, d, args.out, args.seed)
+        qrels_path, run_path = generate(q, d, args.out, args.seed, args.text_docnos)
         print(f"{size}: {qrels_path} ({qrels_path.stat().st_size:,} bytes), {run_path} ({run_path.stat().st_size:,} bytes)")
     return 0
 

@@ -323,6 +323,7 @@ def _precompile() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark rankflavor against its peers (see the module docstring).")
     parser.add_argument("--size", default="7000x1000", help="QUERIESxDOCS of bench/data/{qrels,run}.SIZE.txt")
+    parser.add_argument("--text-docnos", action="store_true", help="use the text-docno files (*.SIZE.text.txt)")
     parser.add_argument("--qrels", help="qrels file (overrides --size)")
     parser.add_argument("--run", help="run file (overrides --size)")
     parser.add_argument("--tools", nargs="+", default=[t for t in TOOLS if t != "rankflavor_chunked"], choices=TOOLS)
@@ -334,14 +335,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every sample here")
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    qrels = args.qrels or str(HERE / "data" / f"qrels.{args.size}.txt")
-    run = args.run or str(HERE / "data" / f"run.{args.size}.txt")
+    name = args.size + (".text" if args.text_docnos else "")
+    qrels = args.qrels or str(HERE / "data" / f"qrels.{name}.txt")
+    run = args.run or str(HERE / "data" / f"run.{name}.txt")
     if args.child:
         print(json.dumps(_child(args.child, args.case[0], qrels, run)))
         return 0
     for path in (qrels, run):
         if not os.path.exists(path):
-            raise SystemExit(f"{path} not found: run python3 bench/generate.py --sizes {args.size} first")
+            hint = " --text-docnos" if args.text_docnos else ""
+            raise SystemExit(f"{path} not found: run python3 bench/generate.py --sizes {args.size}{hint} first")
 
     _precompile()
     rows: list[Row] = []

@@ -250,8 +250,9 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
     b = pa.array(["q10", "é", "q10"]).dictionary_encode()
     run_query = pa.chunked_array([a, b])
     qrels_query = pa.array(["q3", "q2"])
-    rq, jq, ids = _query_codes(run_query, qrels_query)
+    rq, jq, ids, run_rows = _query_codes(run_query, qrels_query)
     assert ids == sorted(["q10", "q2", "q3", "é"])
+    assert run_rows.tolist() == [np.sum(rq == c) for c in range(len(ids))]
     assert [ids[c] for c in rq] == ["q10", "q2", "q10", "q10", "é", "q10"]
     assert [ids[c] for c in jq] == ["q3", "q2"]
 
@@ -426,3 +427,28 @@ def test_hash64_is_a_function_of_the_string_alone() -> None:
     assert hash64(pa.chunked_array([arr.slice(0, 2), arr.slice(2)])).tolist() == alone
     assert hash64(pa.array(values, type=pa.large_string())).tolist() == alone
     assert len(set(alone)) == len(set(values))
+
+
+def test_a_read_error_in_a_piece_leaves_the_file_to_the_line_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None
+) -> None:
+    """An OSError while reading pieces is no traceback: the line path reads the file itself
+    (and names the file if it cannot)."""
+    lines = _run_lines(29)
+    path = tmp_path / "run.txt"
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    real_pread = trec.os.pread
+    calls = {"n": 0}
+
+    def failing_pread(fd: int, n: int, offset: int) -> bytes:
+        calls["n"] += 1
+        if offset > 1000:
+            raise OSError(5, "Input/output error")
+        return real_pread(fd, n, offset)
+
+    monkeypatch.setattr(trec.os, "pread", failing_pread)
+    run = read_run(path)
+    monkeypatch.undo()
+    assert calls["n"] > 0
+    assert _columns(run) == _columns(_slow_run(str(path), text.encode()))

@@ -108,3 +108,61 @@ def test_evaluate_values_equal_full_kernels(seed: int) -> None:
             expected = values[[code[q] for q in res.queries]]
             np.testing.assert_allclose(res.values.astype(float), expected, rtol=0, atol=1e-15, err_msg=f"{m} {knobs}")
 
+
+
+# ---------------------------------------------------------------------------------------------
+# order.rank_prefix: the top k rows (whole tie groups) and the judged rows below
+# ---------------------------------------------------------------------------------------------
+
+PREFIX_MEASURES = [
+    "ndcg@{k}[ties=averaged]",
+    "ndcg@{k}[ties=averaged,gain=exp2,discount=jk(3)]",
+    "ndcg@{k}[ties=averaged,ideal=local]",
+    "ndcg@{k}[ties=averaged,ideal=local,ideal_cut=hits]",
+    "ndcg@{k}[ties=averaged,ideal=max,max_grade=3]",
+    "ndcg@{k}[ties=averaged,unjudged_grade=1]",
+    "ndcg@{k}[ties=averaged,negatives=zero,precision=float32]",
+    "dcg@{k}[ties=averaged,unjudged_grade=2]",
+]
+
+
+@pytest.mark.parametrize("integer_docs", [True, False])
+@pytest.mark.parametrize("seed", range(10))
+def test_top_rows_give_the_values_of_the_full_ranking(seed: int, integer_docs: bool) -> None:
+    """Every ``top_rows`` measure computes exactly on rank_prefix what it computes on rank()."""
+    from rankflavor.measure import parse_measure
+    from rankflavor.order import rank_prefix, ranked_for
+
+    qrels, run = _case(300 + seed, integer_docs=integer_docs)
+    aligned = align(qrels, run)
+    for k in (1, 3, 10, 60):
+        for text in PREFIX_MEASURES:
+            m = parse_measure(text.format(k=k))
+            assert m.spec.reads_top_rows(m) == k
+            prefix = rank_prefix(aligned, m.flavor, k)
+            assert prefix is not None and not prefix.judged_only
+            assert len(prefix.q) <= len(aligned.run_q)
+            shared = ranked_for(aligned, m, {})
+            assert shared.row is not None and len(shared.row) == len(prefix.row)  # the prefix, not the full ranking
+            got, got_empty = m.spec.compute(prefix, m)
+            want, want_empty = m.spec.kernel(rank(aligned, m.flavor, exact_rows=True), m)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15, err_msg=f"{m} k={k}")
+            np.testing.assert_array_equal(got_empty, want_empty, err_msg=f"{m} k={k}")
+
+
+def test_top_rows_are_not_used_where_ranks_below_k_matter() -> None:
+    from rankflavor.measure import parse_measure
+
+    for text in ("ndcg[ties=averaged]", "ndcg@10", "ndcg@10[ties=averaged,ideal=recall@50]"):
+        m = parse_measure(text)
+        assert m.spec.reads_top_rows(m) is None, text
+    qrels, run = _case(5)
+    from rankflavor.order import rank_prefix
+
+    assert rank_prefix(align(qrels, run), Flavor(ties="averaged", unjudged="condensed"), 5) is None
+    assert rank_prefix(align(qrels, run), Flavor(ties="averaged", depth="7"), 5) is None
+    m = parse_measure("ndcg@10[ties=averaged,depth=7]")  # falls back to the full ranking, same values
+    full = rank(align(qrels, run), m.flavor)
+    from rankflavor.order import ranked_for
+
+    assert len(ranked_for(align(qrels, run), m, {}).q) == len(full.q)

@@ -115,22 +115,23 @@ class Aligned:
 
 def _query_codes(
     run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
-    topic order), and the ids by code. Only the distinct ids are sorted: the readers
-    dictionary-encode query ids (a dictionary per chunk), and plain arrays are encoded here."""
+    topic order), the ids by code, and the run's rows per code. Only the distinct ids are
+    sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain arrays
+    are encoded here."""
     r_parts, j_parts = _dictionary_parts(run_query), _dictionary_parts(qrels_query)
     # Python orders str by code point, which is UTF-8 byte order.
     ids = sorted(set().union(*(names for _, names in r_parts + j_parts)))
     code = {name: i for i, name in enumerate(ids)}
     rq, jq = _codes(r_parts, code), _codes(j_parts, code)
-    used = np.bincount(rq, minlength=len(ids)) > 0
-    used |= np.bincount(jq, minlength=len(ids)) > 0
+    run_rows = np.bincount(rq, minlength=len(ids))
+    used = (run_rows > 0) | (np.bincount(jq, minlength=len(ids)) > 0)
     if used.all():
-        return rq, jq, ids
+        return rq, jq, ids, run_rows
     # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.
     renumber = np.cumsum(used) - 1
-    return renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u]
+    return renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u], run_rows[used]
 
 
 def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarray, list[str]]]:
@@ -379,7 +380,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
     if run_integers is None and nr > _PARALLEL_ROWS:
         run_integers = pool.submit(canonical_integers, run.doc)
-    rq, jq, query_ids = _query_codes(run.query, qrels.query)
+    rq, jq, query_ids, rows_per_query = _query_codes(run.query, qrels.query)
     if exact_docs:
         rd, jd, n_docs = _exact_doc_codes(run.doc, qrels.doc)
         doc_offset, hashed = None, False
@@ -404,12 +405,12 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     else:  # small, or duplicates to resolve: on keys in row order
         keep_r, dup_r = _resolve_duplicates(_pair_keys(rq, rd, n_docs), run.score, duplicates, run)
     rscore = run.score
+    nq = len(query_ids)
     if dup_r:  # rare: drop the resolved rows and join again
         rq, rd, rscore = rq[keep_r], rd[keep_r], rscore[keep_r]
         judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
+        rows_per_query = np.bincount(rq, minlength=nq)
 
-    nq = len(query_ids)
-    rows_per_query = np.bincount(rq, minlength=nq)
     in_run = rows_per_query > 0
     in_qrels = np.bincount(jq, minlength=nq) > 0
     evaluated = in_run & in_qrels

@@ -193,6 +193,12 @@ def ranked_for(aligned: Aligned, measure: Measure, cache: dict[tuple[str, ...], 
     same ordering knobs: only the judged rows when the metric reads no more (from
     :func:`rank_judged`, or from a full ranking already made), else the full ranking."""
     key = order_key(measure.flavor)
+    top = measure.spec.reads_top_rows(measure)
+    if top is not None and ("full", *key) not in cache:
+        top_key = ("top", str(top), *key)
+        if top_key not in cache:
+            cache[top_key] = rank_prefix(aligned, measure.flavor, top) or _full(aligned, measure.flavor, cache)
+        return cache[top_key]
     if measure.spec.reads_judged_only(measure):
         if ("judged", *key) not in cache:
             if ("full", *key) in cache:
@@ -271,6 +277,56 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
         dropped_unjudged=dropped_unjudged,
         row=rows,
         judged_only=True,
+    )
+
+
+def rank_prefix(aligned: Aligned, flavor: Flavor, k: int) -> Ranked | None:
+    """The rows of :func:`rank` a ``top_rows`` measure reads: every row of each query down to
+    rank ``k`` and on to the end of the tie group holding rank ``k``, then the judged rows
+    below it. None when :func:`rank_judged` would be (the run is not in rank order, ...), when
+    unjudged rows are condensed away (the top ``k`` then depends on them) or under a depth
+    limit (which rows of a tie group it cuts, the tie rule decides).
+
+    Inside the top tie groups the rows keep their file order: a ``top_rows`` measure reads a
+    tie group's rows as a set (``ties=averaged``). The judged rows below take the ranks
+    :func:`rank_judged` gives them.
+    """
+    if flavor.unjudged == "condensed" or flavor.depth_limit is not None:
+        return None  # the tie rule decides which rows of a group cut by the depth stay
+    judged = rank_judged(aligned, flavor)
+    if judged is None or judged.row is None:
+        return None
+    score, layout = _scored(aligned, flavor.precision)
+    assert layout is not None  # rank_judged checked it
+    lengths = layout.lengths
+    last = layout.starts + np.minimum(lengths, k) - 1
+    end = _equal_score_end(score, last, last, layout.starts + lengths - 1, left=False) + 1
+    top_len = end - layout.starts  # per block; no block is empty
+    rows = ranges(layout.starts, top_len)
+    block = np.repeat(np.arange(len(top_len)), top_len)
+    prefix_len = np.zeros(aligned.n_queries, dtype=np.int64)
+    prefix_len[layout.codes] = top_len
+    below = judged.rank > prefix_len[judged.q]
+    raw = np.full(len(rows), np.nan)
+    at = np.minimum(np.searchsorted(aligned.judged_row, rows), max(len(aligned.judged_row) - 1, 0))
+    if len(aligned.judged_row):
+        hit = aligned.judged_row[at] == rows
+        raw[hit] = aligned.judged_grade[at[hit]]
+    grade, is_judged, pooled = _grades(raw, flavor)
+    q = np.concatenate([layout.codes[block], judged.q[below]])
+    rank = np.concatenate([rows - layout.starts[block] + 1, judged.rank[below]])
+    by_rank = np.argsort(q * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
+    all_rows = np.concatenate([rows, judged.row[below]])[by_rank]
+    return replace(
+        judged,
+        q=q[by_rank],
+        rank=rank[by_rank],
+        grade=np.concatenate([grade, judged.grade[below]])[by_rank],
+        judged=np.concatenate([is_judged, judged.judged[below]])[by_rank],
+        pooled=np.concatenate([pooled, judged.pooled[below]])[by_rank],
+        score=score[all_rows].astype(np.float64, copy=False),
+        row=all_rows,
+        judged_only=False,
     )
 
 

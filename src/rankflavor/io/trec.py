@@ -151,13 +151,18 @@ def _read_pieces(
     next piece, and the file is read once. The columns keep one chunk per piece, and dictionary
     chunks keep their own dictionaries (unifying them would cost a pass over every row).
     """
-    fd = os.open(path, os.O_RDONLY)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None  # the line path reads the file again and names the problem
     try:
         bounds = _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES)
         stop = threading.Event()  # the first piece that needs the line path stops the rest
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         with ThreadPoolExecutor(max_workers=max(1, min(cores, len(bounds))), thread_name_prefix="rankflavor-read") as pool:
             parts = list(pool.map(lambda b: _parse_piece(fd, b[0], b[1], n_fields, keep, derive, stop), bounds))
+    except OSError:
+        return None
     finally:
         os.close(fd)
     if stop.is_set() or any(p is None for p in parts):

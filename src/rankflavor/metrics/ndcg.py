@@ -163,6 +163,16 @@ def _judged_only(measure) -> bool:  # type: ignore[no-untyped-def]
     return measure.flavor.assumed_grade is None and measure.flavor.ties != "averaged"
 
 
+def _top_rows(measure) -> int | None:  # type: ignore[no-untyped-def]
+    """DCG@k with averaged ties reads unjudged rows only in the tie groups reaching rank k (their
+    sizes); the ideals read judged rows. Not the recall ideal: it reads ranks below k, which the
+    order inside a tie group decides."""
+    f = measure.flavor
+    if measure.k is None or f.ties != "averaged" or str(getattr(f, "ideal", "global")).startswith("recall"):
+        return None
+    return int(measure.k)
+
+
 register(
     MetricSpec(
         "ndcg",
@@ -171,6 +181,7 @@ register(
         aliases=("nDCG", "ndcg_cut"),
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
         judged_only=_judged_only,
+        top_rows=_top_rows,
     )
 )
 register(
@@ -181,5 +192,6 @@ register(
         doc="Discounted cumulative gain (not normalised).",
         uses_empty=False,
         judged_only=_judged_only,
+        top_rows=_top_rows,
     )
 )

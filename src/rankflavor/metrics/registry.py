@@ -52,6 +52,10 @@ class MetricSpec:
         that has no judgment beyond its rank and the per-query counts (``n_ret``). Such kernels
         get only the judged rows (:meth:`Ranked.judged_rows`), typically a few percent of a
         run. ``True``, ``False`` or a predicate on the measure.
+    top_rows : for a measure that reads unjudged rows only in its top ``k`` (and, beyond them,
+        the judged rows alone), that ``k``; None otherwise. Such kernels get the top ``k`` rows
+        of every query, extended to the end of the tie group at rank ``k``, and the judged rows
+        below (:func:`rankflavor.order.rank_prefix`).
     """
 
     name: str
@@ -63,9 +67,13 @@ class MetricSpec:
     doc: str = ""
     uses_empty: bool = True
     judged_only: bool | Callable[[Measure], bool] = False
+    top_rows: Callable[[Measure], int | None] | None = None
 
     def reads_judged_only(self, measure: Measure) -> bool:
         return self.judged_only(measure) if callable(self.judged_only) else self.judged_only
+
+    def reads_top_rows(self, measure: Measure) -> int | None:
+        return self.top_rows(measure) if self.top_rows is not None else None
 
     def compute(self, ranked: Ranked, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
         """Run the kernel on the rows it needs."""
