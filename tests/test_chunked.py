@@ -109,3 +109,56 @@ def test_cli_chunk_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
     chunked = CliRunner().invoke(cli, [*args, "--chunk-rows", "25"])
     assert whole.exit_code == 0 and chunked.exit_code == 0, chunked.output
     assert whole.output == chunked.output
+
+
+# A line that only the line path reads right, deep in a file read in many small pieces. The
+# streaming reader used to restart from the first line when it met one (every row before it
+# counted twice), and split a docno at a space only (a tab stayed inside it).
+DEEP = {
+    "comment": lambda ln: "#c Q0 x 1 1 commented\n" + ln,
+    "blank_line": lambda ln: "\n" + ln,
+    "tab_in_docno": lambda ln: ln.replace(" Q0 ", " Q0 zz\t", 1),
+    "extra_field": lambda ln: ln + " extra",
+    "double_space": lambda ln: ln.replace(" ", "  ", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP))
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_line_path_line_deep_in_a_chunked_run(tmp_path, monkeypatch, name: str, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import chunked
+
+    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
+    q, r = _random_files(tmp_path, 12)
+    lines = open(r).read().splitlines()
+    at = int(len(lines) * 0.8)
+    lines[at] = DEEP[name](lines[at])
+    text = "\n".join(lines) + "\n"
+    path = tmp_path / ("deep.txt.gz" if gzipped else "deep.txt")
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    whole = rankflavor.evaluate(q, str(path), MEASURES)
+    for chunk in (1, 37, 10**6):
+        _same(whole, rankflavor.evaluate(q, str(path), MEASURES, chunk_rows=chunk))
+    assert whole.counts.run_rows == len(lines)  # the comment or blank line went into lines[at]
+    if name == "comment":
+        assert whole.counts.comment_lines == 1
+    if name == "blank_line":
+        assert whole.counts.blank_lines == 1
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_bad_line_deep_in_a_chunked_run_names_its_line(tmp_path, monkeypatch, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import chunked
+
+    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)
+    q, r = _random_files(tmp_path, 13)
+    lines = open(r).read().splitlines()
+    at = int(len(lines) * 0.7)
+    lines[at] = " ".join(lines[at].split()[:5])
+    text = "\n".join(lines) + "\n"
+    path = tmp_path / ("bad.txt.gz" if gzipped else "bad.txt")
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    with pytest.raises(InputError) as info:
+        rankflavor.evaluate(q, str(path), ["ndcg@10"], chunk_rows=25)
+    assert info.value.line == at + 1
+    assert "expected 6 whitespace-separated fields" in str(info.value)

@@ -12,109 +12,114 @@ that reappears after its block ended is reported as an error, never evaluated in
 
 from __future__ import annotations
 
+import gzip
+import itertools
 import os
+import zlib
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .align import Counts, align
-from .columns import plain_strings
+from .columns import as_numpy, plain_strings
 from .errors import EvaluationError, InputError
 from .evaluate import _provenance, evaluate_tables, summarize
-from .io.trec import RUN_FIELDS, _is_gzip
+from .io.trec import _PIECE_BYTES, RUN_FIELDS, _is_gzip, _last_tag, _parse_bytes, _slow_run
 from .measure import Measure
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 
-
-def _arrow_batches(path: str, block_rows: int) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray, str | None]]:
-    from pyarrow import csv
-
-    names = [f"f{i}" for i in range(RUN_FIELDS)]
-    stream = pa.CompressedInputStream(pa.OSFile(path), "gzip") if _is_gzip(path) else pa.OSFile(path)
-    # Roughly 40 bytes a line: block size in bytes from the requested rows.
-    block = max(1 << 16, min(block_rows * 40, 1 << 30))
-    reader = csv.open_csv(
-        stream,
-        read_options=csv.ReadOptions(column_names=names, block_size=block),
-        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
-        convert_options=csv.ConvertOptions(
-            column_types={"f0": pa.string(), "f2": pa.string(), "f4": pa.float64(), "f5": pa.string()},
-            include_columns=["f0", "f2", "f4", "f5"],
-            null_values=[],
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
-    )
-    for batch in reader:
-        q = batch.column(0)
-        if pc.any(pc.starts_with(q, "#")).as_py():
-            raise ValueError("comment line")
-        score = batch.column(2).to_numpy(zero_copy_only=False)
-        if not np.isfinite(score).all():
-            raise ValueError("non-finite score")
-        tags = batch.column(3)
-        yield q, batch.column(1), score, (tags[len(tags) - 1].as_py() if len(tags) else None)
+#: One batch of run rows in file order: query and doc strings, scores, the last line's tag, and
+#: the comment lines, blank lines and lines with extra fields the batch's lines held.
+Batch = tuple[pa.Array, pa.Array, np.ndarray, "str | None", int, int, int]
 
 
-def _line_batches(path: str, block_rows: int) -> Iterator[tuple[pa.Array, pa.Array, np.ndarray, str | None]]:
-    """Slow, exact reader: any whitespace, comments, blank lines; errors name the line."""
-    import gzip
+def _batches(path: str) -> Iterator[Batch]:
+    """The run's rows in file order, a line-aligned piece of the file at a time.
 
-    opener = gzip.open if _is_gzip(path) else open
-    qs: list[str] = []
-    ds: list[str] = []
-    ss: list[float] = []
-    tag: str | None = None
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            parts = raw.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if len(parts) < RUN_FIELDS:
-                raise InputError(path, lineno, f"expected 6 whitespace-separated fields 'query Q0 doc rank score tag', found {len(parts)}", raw.rstrip("\n"))
-            try:
-                score = float(parts[4])
-            except ValueError:
-                raise InputError(path, lineno, f"score {parts[4]!r} is not a number", raw.rstrip("\n")) from None
-            if not np.isfinite(score):
-                raise InputError(path, lineno, f"score {parts[4]!r} is not a finite number", raw.rstrip("\n"))
-            qs.append(parts[0])
-            ds.append(parts[2])
-            ss.append(score)
-            tag = parts[5]
-            if len(qs) >= block_rows:
-                yield pa.array(qs, pa.string()), pa.array(ds, pa.string()), np.asarray(ss), tag
-                qs, ds, ss = [], [], []
-    if qs:
-        yield pa.array(qs, pa.string()), pa.array(ds, pa.string()), np.asarray(ss), tag
+    Pieces are parsed by the columnar reader on every core, a few pieces ahead (memory stays
+    bounded). From the first piece it cannot take (a comment, a tab, a bad line...) to the end
+    of the file, the line-by-line reader goes on from that piece's first line: nothing is read
+    twice, comments and blank lines are skipped and counted, and errors name their line.
+    """
+    pieces = _byte_pieces(path)
+    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
+    line = 1
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rankflavor-chunk") as pool:
+        ahead: deque[tuple[bytes, Future[Any]]] = deque()
+        for data in itertools.chain(pieces, [None]):
+            if data is not None:
+                ahead.append((data, pool.submit(_parse_bytes, data, RUN_FIELDS, kinds)))
+                if len(ahead) <= 2 * workers:
+                    continue
+            while ahead and (data is None or len(ahead) > 2 * workers):
+                piece, future = ahead.popleft()
+                parsed = future.result()
+                score = as_numpy(parsed[0][2]) if parsed is not None else None
+                if parsed is None or score is None or not np.isfinite(score).all():
+                    rest = itertools.chain([piece], (p for p, _ in ahead), pieces)
+                    yield from _line_batches(path, rest, line)
+                    return
+                cols = parsed[0]
+                line += len(score)
+                yield cols[0], cols[1], score, _last_tag(path, piece), 0, 0, 0
+
+
+def _byte_pieces(path: str) -> Iterator[bytes]:
+    """The file's bytes (gzip decompressed as it streams) in pieces of whole lines."""
+    opener: Any = gzip.open if _is_gzip(path) else open
+    try:
+        with opener(path, "rb") as fh:
+            carry = b""
+            while block := fh.read(_PIECE_BYTES):
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if cut:
+                    yield data[:cut]
+            if carry:
+                yield carry
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(path, None, f"cannot read the run: {exc}") from None
+
+
+def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterator[Batch]:
+    """The line-by-line reader over the remaining pieces, lines numbered from ``first_line``."""
+    line = first_line
+    for piece in pieces:
+        run = _slow_run(path, piece, line, whole_file=False)
+        line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+        if len(run):
+            yield plain_strings(run.query), run.doc, run.score, run.tag, run.comments, run.blank_lines, run.extra_fields
+        elif run.comments or run.blank_lines:  # a piece of comments only: still counted
+            empty = pa.array([], pa.string())
+            yield empty, empty, np.zeros(0), None, run.comments, run.blank_lines, 0
 
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
     """Yield runs of about ``chunk_rows`` rows, each holding whole queries only."""
-    try:
-        yield from _aligned(_arrow_batches(path, chunk_rows), path, chunk_rows)
-        return
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError, UnicodeDecodeError):
-        pass
-    yield from _aligned(_line_batches(path, chunk_rows), path, chunk_rows)
+    yield from _aligned(_batches(path), path, chunk_rows)
 
 
-def _aligned(
-    batches: Iterator[tuple[pa.Array, pa.Array, np.ndarray, str | None]], path: str, chunk_rows: int
-) -> Iterator[Run]:
+def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[Run]:
     pending_q: list[pa.Array] = []
     pending_d: list[pa.Array] = []
     pending_s: list[np.ndarray] = []
     pending_rows = 0
+    lines = np.zeros(3, dtype=np.int64)  # comments, blank lines, extra fields not yet in a chunk
     finished: set[str] = set()
     tag: str | None = None
     emitted = False
-    for q, d, s, batch_tag in batches:
+    for q, d, s, batch_tag, *counted in batches:
         tag = batch_tag if batch_tag is not None else tag
+        lines += counted
         pending_q.append(q)
         pending_d.append(d)
         pending_s.append(s)
@@ -130,17 +135,20 @@ def _aligned(
             continue  # one query longer than a chunk: keep reading
         alld = pa.concat_arrays(pending_d)
         alls = np.concatenate(pending_s)
-        yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], path, tag, finished)
+        yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], path, tag, finished, lines)
+        lines = np.zeros(3, dtype=np.int64)
         emitted = True
         pending_q, pending_d, pending_s = [allq.slice(cut)], [alld.slice(cut)], [alls[cut:]]
         pending_rows = len(alls) - cut
     if pending_rows or not emitted:
         if not pending_rows:
             raise InputError(path, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
-        yield _chunk(pa.concat_arrays(pending_q), pa.concat_arrays(pending_d), np.concatenate(pending_s), path, tag, finished)
+        yield _chunk(pa.concat_arrays(pending_q), pa.concat_arrays(pending_d), np.concatenate(pending_s), path, tag,
+                     finished, lines)
 
 
-def _chunk(q: pa.Array, d: pa.Array, s: np.ndarray, path: str, tag: str | None, finished: set[str]) -> Run:
+def _chunk(q: pa.Array, d: pa.Array, s: np.ndarray, path: str, tag: str | None, finished: set[str],
+           lines: np.ndarray) -> Run:
     queries = set(pc.unique(q).to_pylist())
     again = queries & finished
     if again:
@@ -152,7 +160,9 @@ def _chunk(q: pa.Array, d: pa.Array, s: np.ndarray, path: str, tag: str | None, 
             "lines to be contiguous (sort the run by query, or evaluate without --chunk-rows)",
         )
     finished |= queries
-    return Run(q, d, s, path, tag=(tag or "").strip() or None)
+    comments, blanks, extra = (int(x) for x in lines)
+    return Run(q, d, s, path, tag=(tag or "").strip() or None, comments=comments, blank_lines=blanks,
+               extra_fields=extra)
 
 
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
@@ -224,7 +234,8 @@ def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qr
 
 def _run_only_counts(chunk: Run) -> Counts:
     n_q = len(pc.unique(chunk.query))
-    return Counts(len(chunk), 0, n_q, 0, 0, n_q, 0, 0, 0, 0, 0, 0, len(chunk), 0, 0, 0)
+    return Counts(len(chunk), 0, n_q, 0, 0, n_q, 0, 0, 0, 0, 0, 0, len(chunk), chunk.comments, chunk.blank_lines,
+                  chunk.extra_fields)
 
 
 def _merge_counts(parts: list[Counts], whole: Counts, missing: int) -> Counts:
@@ -233,6 +244,6 @@ def _merge_counts(parts: list[Counts], whole: Counts, missing: int) -> Counts:
     for name in ("qrels_rows", "queries_in_qrels", "negative_grades", "qrels_duplicates_resolved"):
         summed[name] = getattr(whole, name)
     summed["queries_only_in_qrels"] = missing
-    summed["comment_lines"] = whole.comment_lines
-    summed["blank_lines"] = whole.blank_lines
+    summed["comment_lines"] += whole.comment_lines  # the chunks counted the run's, whole the qrels'
+    summed["blank_lines"] += whole.blank_lines
     return Counts(**summed)

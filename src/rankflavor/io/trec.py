@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..columns import as_numpy, dictionary_array, string_array, to_strings
+from ..columns import as_numpy, dictionary_array, string_array, string_buffers, to_strings
 from ..docnos import canonical_integers, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
@@ -119,9 +119,13 @@ def _fast_read(
     return cols, None
 
 
-def _has_comments(query: pa.DictionaryArray) -> bool:
+def _has_comments(query: pa.Array) -> bool:
     """Comment lines parse as rows whose query starts with '#': the line path skips and counts them."""
-    return any(q.startswith("#") for q in to_strings(query.dictionary))
+    if pa.types.is_dictionary(query.type):
+        return any(q.startswith("#") for q in to_strings(query.dictionary))
+    offsets, data = string_buffers(query)
+    starts = offsets[:-1][np.diff(offsets) > 0]
+    return bool((data[starts] == ord("#")).any())
 
 
 def _csv_options(n_fields: int, keep: dict[int, pa.DataType], block_size: int, threads: bool) -> dict[str, Any]:
@@ -200,19 +204,26 @@ def _parse_piece(
     if stop.is_set():
         return None
     data = os.pread(fd, end - start, start)
-    if len(data) != end - start or not _clean(data, 0, len(data)):
-        stop.set()  # a short read (the file changed) or other blanks: the line path decides
+    parsed = _parse_bytes(data, n_fields, keep, derive) if len(data) == end - start else None
+    if parsed is None:
+        stop.set()  # a short read (the file changed), other blanks, comments...: the line path decides
+    return parsed
+
+
+def _parse_bytes(
+    data: bytes, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None = None
+) -> tuple[list[pa.Array], Any] | None:
+    """Whole lines, parsed single-threaded, or None when any of them needs the line path."""
+    if not _clean(data, 0, len(data)):
         return None
     from pyarrow import csv
 
     try:
         table = csv.read_csv(pa.BufferReader(data), **_csv_options(n_fields, keep, len(data) + 1, threads=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
-        stop.set()
         return None
     cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
     if table.num_rows == 0 or _has_comments(cols[0]):
-        stop.set()
         return None
     return cols, derive(cols) if derive is not None else None
 
@@ -306,11 +317,11 @@ def _number(source: str, lineno: int, text: str, field: str, line: str) -> float
     return value
 
 
-def _decode(source: str, data: bytes) -> str:
+def _decode(source: str, data: bytes, first_line: int = 1) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        lineno = data.count(b"\n", 0, exc.start) + 1
+        lineno = data.count(b"\n", 0, exc.start) + first_line
         raise InputError(source, lineno, "is not valid UTF-8 text") from None
 
 
@@ -458,14 +469,16 @@ def _columnar(
     return (_fast_read(text, n_fields, kinds) if text is not None else None), data, text or b""
 
 
-def _slow_run(source: str, data: bytes) -> Run:
+def _slow_run(source: str, data: bytes, first_line: int = 1, whole_file: bool = True) -> Run:
+    """The line-by-line reader; ``data`` may be a part of the file (whole lines) starting at
+    ``first_line``, and then it may hold no result line."""
     queries: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
     lines: list[int] = []
     comments = blanks = extra = 0
     tag: str | None = None
-    for lineno, raw in enumerate(_decode(source, data).split("\n"), 1):
+    for lineno, raw in enumerate(_decode(source, data, first_line).split("\n"), first_line):
         line = raw.strip()
         if not line:
             blanks += 1
@@ -489,7 +502,7 @@ def _slow_run(source: str, data: bytes) -> Run:
         scores.append(_number(source, lineno, parts[4], "score", raw))
         lines.append(lineno)
         tag = parts[5]
-    if not scores:
+    if not scores and whole_file:
         raise InputError(source, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
     return Run(
         dictionary_array(queries),
