@@ -452,3 +452,58 @@ def test_a_read_error_in_a_piece_leaves_the_file_to_the_line_path(
     monkeypatch.undo()
     assert calls["n"] > 0
     assert _columns(run) == _columns(_slow_run(str(path), text.encode()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The piece path (integer and hashed docnos) against pytrec_eval
+# ---------------------------------------------------------------------------------------------
+
+
+def _write_trec(path: Path, table: dict, run: bool) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for q, docs in table.items():
+            for i, (d, v) in enumerate(docs.items(), 1):
+                fh.write(f"{q} Q0 {d} {i} {v!r} tag\n" if run else f"{q} 0 {d} {v}\n")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_text_docnos_in_pieces_match_pytrec_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Random ids (multibyte characters, '#' inside docnos, ties, negative grades) written as
+    TREC files and read in 4 kB pieces: hashed docno codes give pytrec_eval's every value."""
+    from .test_pytrec_eval_diff import compare, random_collection, run_both
+
+    monkeypatch.setattr(trec, "_PIECES_BYTES", 0)
+    monkeypatch.setattr(trec, "_PIECE_BYTES", 4096)
+    qrels, run = random_collection(np.random.default_rng(777 + seed), 300)
+    # A line starting with '#' is a comment for rankflavor (trec_eval 10), a query for pytrec_eval.
+    qrels = {q: d for q, d in qrels.items() if not q.startswith("#")}
+    run = {q: d for q, d in run.items() if not q.startswith("#")}
+    q_path, r_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    _write_trec(q_path, qrels, run=False)
+    _write_trec(r_path, run, run=True)
+    assert read_run(r_path).doc_hashes is not None  # the hashed path, in pieces
+    for rel, judged_only in ((1, False), (2, True)):
+        results, expected = run_both(str(q_path), str(r_path), qrels, run, rel, judged_only)
+        compared, _ = compare(results, expected)
+        assert compared == len(expected) * len(results)
+
+
+@pytest.mark.parametrize(
+    ("qrels_name", "run_name"),
+    [("qrels.beir-v1.0.0-trec-covid.test.txt", "rankllm.covid.bm25.top100.run"),
+     ("qrels.dl19-passage.txt", "rankllm.dl19.bm25.top100.run")],
+)
+def test_real_runs_in_pieces_match_pytrec_eval(monkeypatch: pytest.MonkeyPatch, qrels_name: str, run_name: str) -> None:
+    from .conftest import shared_path
+    from .test_pytrec_eval_diff import _read_trec, compare, run_both
+
+    qrels_path, run_path = shared_path("qrels", qrels_name), shared_path("runs", run_name)
+    monkeypatch.setattr(trec, "_PIECES_BYTES", 0)
+    monkeypatch.setattr(trec, "_PIECE_BYTES", 16 << 10)
+    run = read_run(run_path)
+    assert isinstance(run.doc, pa.ChunkedArray) and run.doc.num_chunks > 5
+    assert (run.doc_hashes is not None) == ("covid" in run_name)  # covid: text docnos; dl19: integers
+    results, expected = run_both(str(qrels_path), str(run_path), _read_trec(qrels_path, 3, int),
+                                 _read_trec(run_path, 4, float), 1, False)
+    compared, _ = compare(results, expected)
+    assert compared == len(expected) * len(results) and len(expected) > 40
