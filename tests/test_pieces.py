@@ -507,3 +507,25 @@ def test_real_runs_in_pieces_match_pytrec_eval(monkeypatch: pytest.MonkeyPatch, 
                                  _read_trec(run_path, 4, float), 1, False)
     compared, _ = compare(results, expected)
     assert compared == len(expected) * len(results) and len(expected) > 40
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    blocks=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12)), min_size=0, max_size=25),
+    docs=st.integers(1, 40),
+    slab=st.sampled_from([1, 2, 5, 16, 1 << 18]),
+    seed=st.integers(0, 2**31),
+)
+def test_pairs_repeat_matches_a_brute_force_check(blocks: list[tuple[int, int]], docs: int, slab: int, seed: int) -> None:
+    """Contiguous query blocks are checked in slabs of whole blocks, a query that comes back
+    after another one by one sort of every pair: both must say what a set of pairs says."""
+    rng = np.random.default_rng(seed)
+    q = np.repeat(np.array([b[0] for b in blocks], dtype=np.int64), [b[1] for b in blocks])
+    doc = rng.integers(0, docs, len(q)).astype(np.int64)
+    old = align_module._BLOCK_ROWS
+    align_module._BLOCK_ROWS = slab
+    try:
+        got = align_module._pairs_repeat(q, doc, docs)
+    finally:
+        align_module._BLOCK_ROWS = old
+    assert got == (len(set(zip(q.tolist(), doc.tolist(), strict=True))) < len(q))

@@ -7,6 +7,7 @@ Query codes are assigned in byte order of the id strings, so sorting by code is 
 
 from __future__ import annotations
 
+import itertools
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -18,6 +19,7 @@ import pyarrow as pa
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
+from .kernels import distinct
 from .tables import Qrels, Run
 
 #: Runs longer than this check for duplicates on a second thread.
@@ -274,8 +276,21 @@ def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
 
 def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
     """Does any (query, doc) pair occur twice? Builds and sorts its own keys, so that on a
-    second core (NumPy sorts without the GIL) it overlaps the join."""
-    return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
+    second core (NumPy sorts without the GIL) it overlaps the join.
+
+    When every query's rows are one contiguous block (runs are written per topic), a pair can
+    repeat only inside its block: slabs of whole blocks are checked one at a time, small sorts
+    on small reused keys instead of one sort of a key per row.
+    """
+    starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]])) if len(q) else np.zeros(0, dtype=np.int64)
+    if len(starts) != len(distinct(q[starts])):  # a query comes back after another one
+        return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
+    # Slab bounds: the first block start at or after every _BLOCK_ROWS rows.
+    at = np.minimum(np.searchsorted(starts, np.arange(0, len(q), _BLOCK_ROWS)), len(starts) - 1)
+    bounds = distinct(np.concatenate([starts[at], [len(q)]])).tolist()
+    return any(
+        _has_duplicates(_pair_keys(q[lo:hi], doc[lo:hi], n_docs), in_place=True) for lo, hi in itertools.pairwise(bounds)
+    )
 
 
 def _resolve_duplicates(
