@@ -19,7 +19,7 @@ import pyarrow as pa
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
-from .kernels import distinct
+from .kernels import block_starts, distinct
 from .tables import Qrels, Run
 
 #: Runs longer than this check for duplicates on a second thread.
@@ -282,8 +282,8 @@ def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
     repeat only inside its block: slabs of whole blocks are checked one at a time, small sorts
     on small reused keys instead of one sort of a key per row.
     """
-    starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]])) if len(q) else np.zeros(0, dtype=np.int64)
-    if len(starts) != len(distinct(q[starts])):  # a query comes back after another one
+    starts = block_starts(q)
+    if starts is None:  # a query comes back after another one
         return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
     # Slab bounds: the first block start at or after every _BLOCK_ROWS rows.
     at = np.minimum(np.searchsorted(starts, np.arange(0, len(q), _BLOCK_ROWS)), len(starts) - 1)
@@ -393,7 +393,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
     # cast release the GIL).
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
-    if run_integers is None and nr > _PARALLEL_ROWS:
+    if run_integers is None and nr > _PARALLEL_ROWS and not exact_docs:
         run_integers = pool.submit(canonical_integers, run.doc)
     rq, jq, query_ids, rows_per_query = _query_codes(run.query, qrels.query)
     if exact_docs:

@@ -30,7 +30,7 @@ from .align import Counts, align
 from .columns import as_numpy, plain_strings
 from .errors import EvaluationError, InputError
 from .evaluate import _provenance, evaluate_tables, summarize
-from .io.trec import _PIECE_BYTES, RUN_FIELDS, _is_gzip, _last_tag, _parse_bytes, _slow_run
+from .io.trec import _PIECE_BYTES, RUN_FIELDS, _is_gzip, _last_tag, _parse_bytes, _slow_run, cores
 from .measure import Measure
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
@@ -49,10 +49,10 @@ def _batches(path: str) -> Iterator[Batch]:
     twice, comments and blank lines are skipped and counted, and errors name their line.
     """
     pieces = _byte_pieces(path)
-    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    workers = cores()
     kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
     line = 1
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rankflavor-chunk") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankflavor-chunk") as pool:
         ahead: deque[tuple[bytes, Future[Any]]] = deque()
         for data in itertools.chain(pieces, [None]):
             if data is not None:

@@ -85,6 +85,21 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return s[np.concatenate([[True], s[1:] != s[:-1]])]
 
 
+def block_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarray | None:
+    """First row of each run of equal ``values``, or None when a value comes back after another
+    (its rows are not one block). ``change`` is ``values[1:] != values[:-1]`` if already made.
+
+    >>> block_starts(np.array([7, 7, 2, 5, 5])).tolist()
+    [0, 2, 3]
+    >>> block_starts(np.array([7, 2, 7])) is None
+    True
+    """
+    if change is None:
+        change = values[1:] != values[:-1]
+    starts = np.flatnonzero(np.concatenate([[True], change])) if len(values) else np.zeros(0, dtype=np.int64)
+    return starts if len(distinct(values[starts])) == len(starts) else None
+
+
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenated ``arange(start, start + length)`` for each pair.
 

@@ -18,7 +18,7 @@ from .align import Aligned
 from .columns import as_numpy, from_numpy, plain_strings, string_array
 from .errors import InputError
 from .flavor import Flavor
-from .kernels import distinct, ranges, rank_within
+from .kernels import block_starts, distinct, ranges, rank_within
 
 if TYPE_CHECKING:
     from .measure import Measure
@@ -478,11 +478,10 @@ def _layout(q: np.ndarray, score: np.ndarray) -> _Layout | None:
     change = q[1:] != q[:-1]
     if ((score[1:] > score[:-1]) & ~change).any():
         return None
-    starts = np.flatnonzero(np.concatenate([[True], change]))
-    codes = q[starts]
-    if len(distinct(codes)) != len(codes):
+    starts = block_starts(q, change)
+    if starts is None:
         return None  # a query comes back after another one
-    return _Layout(starts, np.diff(np.append(starts, n)), codes)
+    return _Layout(starts, np.diff(np.append(starts, n)), q[starts])
 
 
 def _blocks_in_code_order(layout: _Layout) -> np.ndarray | None:

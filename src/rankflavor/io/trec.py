@@ -162,8 +162,7 @@ def _read_pieces(
     try:
         bounds = _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES)
         stop = threading.Event()  # the first piece that needs the line path stops the rest
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        with ThreadPoolExecutor(max_workers=max(1, min(cores, len(bounds))), thread_name_prefix="rankflavor-read") as pool:
+        with ThreadPoolExecutor(max_workers=min(cores(), len(bounds)), thread_name_prefix="rankflavor-read") as pool:
             parts = list(pool.map(lambda b: _parse_piece(fd, b[0], b[1], n_fields, keep, derive, stop), bounds))
     except OSError:
         return None
@@ -174,6 +173,11 @@ def _read_pieces(
     pieces = [p for p in parts if p is not None]
     cols = [pa.chunked_array([p[0][k] for p in pieces]) for k in range(len(keep))]
     return [c.chunk(0) if c.num_chunks == 1 else c for c in cols], [p[1] for p in pieces]
+
+
+def cores() -> int:
+    """The processors this process may run on (its affinity, not the machine's count)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def _piece_bounds(fd: int, size: int, piece: int) -> list[tuple[int, int]]:
