@@ -258,6 +258,18 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["q1", "q2", "q10", "é", "q1 "[:2]]), min_size=1, max_size=40))
+def test_runs_encoded_decodes_to_the_column(values: list[str]) -> None:
+    """Encoding a piece's query ids from their runs: ids that come back after another one share
+    one dictionary entry, and the array decodes to the column as read."""
+    encoded = trec._runs_encoded(pa.array(values))
+    names = encoded.dictionary.to_pylist()
+    assert len(names) == len(set(names))
+    assert encoded.dictionary_decode().to_pylist() == values
+    assert encoded.indices.type == pa.int32()
+
+
+@settings(max_examples=200, deadline=None)
 @given(
     members=st.lists(st.integers(0, 3000), max_size=50),
     codes=st.lists(st.integers(0, 3000), max_size=300),
