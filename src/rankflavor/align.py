@@ -122,9 +122,22 @@ def _query_codes(
     topic order), the ids by code, and the run's rows per code. Only the distinct ids are
     sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain arrays
     are encoded here."""
+    return _coded_queries(*_query_names(run_query, qrels_query))
+
+
+def _query_names(
+    run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
+) -> tuple[list[tuple[np.ndarray, list[str]]], list[tuple[np.ndarray, list[str]]], list[str]]:
+    """Dictionary parts of run and qrels query ids and every id they name, in byte order (some
+    may be named by no row)."""
     r_parts, j_parts = _dictionary_parts(run_query), _dictionary_parts(qrels_query)
     # Python orders str by code point, which is UTF-8 byte order.
-    ids = sorted(set().union(*(names for _, names in r_parts + j_parts)))
+    return r_parts, j_parts, sorted(set().union(*(names for _, names in r_parts + j_parts)))
+
+
+def _coded_queries(
+    r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str]
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     code = {name: i for i, name in enumerate(ids)}
     rq, jq = _codes(r_parts, code), _codes(j_parts, code)
     run_rows = np.bincount(rq, minlength=len(ids))
@@ -395,14 +408,17 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
     if run_integers is None and nr > _PARALLEL_ROWS and not exact_docs:
         run_integers = pool.submit(canonical_integers, run.doc)
-    rq, jq, query_ids, rows_per_query = _query_codes(run.query, qrels.query)
-    if exact_docs:
-        rd, jd, n_docs = _exact_doc_codes(run.doc, qrels.doc)
-        doc_offset, hashed = None, False
-    else:
-        rd, jd, n_docs, doc_offset, hashed = _doc_codes(
-            run.doc, qrels.doc, len(query_ids), run_integers, run.doc_hashes
-        )
+    r_parts, j_parts, names = _query_names(run.query, qrels.query)
+    # Document codes (a pass over the run) are built on the worker while this thread codes the
+    # queries (another pass); the names bound the number of queries from above.
+    def doc_job() -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
+        if exact_docs:
+            return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
+        return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes)
+
+    doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
+    rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+    rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade
