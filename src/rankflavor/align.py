@@ -206,7 +206,10 @@ def _doc_codes(
             jd[others] = span + lo + extra
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
-            # One pass from the parts to the codes; the parts are the Run's, never written.
+            if len(parts) == 1 and 0 <= lo <= span and (span + lo) * max(n_queries, 1) < 1 << 62:
+                # The values themselves are codes (at most twice the span): no pass over the run.
+                # The parts are the Run's, never written.
+                return parts[0], jd, span + lo, 0, False
             run_code = np.empty(sum(len(p) for p in parts), dtype=np.int64)
             start = 0
             for p in parts:

@@ -26,6 +26,7 @@ import threading
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +73,28 @@ def _is_gzip(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-#: What a worker derives from one piece's columns (e.g. docnos read as integers), or None.
-Derive = Callable[[list[pa.Array]], Any]
+@dataclass
+class Derived:
+    """What a read worker makes of one piece's columns: the columns to keep (None for one
+    whose values went into ``rows``), a note of its own, and per-row arrays that
+    :func:`_read_pieces` places into one contiguous array per name, piece after piece."""
+
+    cols: list[pa.Array | None]
+    note: Any
+    rows: dict[str, np.ndarray]
 
 
-def _fast_read(
-    source: Any, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None = None
-) -> tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None:
+Derive = Callable[[list[pa.Array]], Derived]
+#: Columns (None where a column went into ``rows``), each piece's note, and the per-row arrays
+#: of a file read in pieces (the notes and arrays are None when it was read whole).
+Parsed = tuple[list[Any], list[Any] | None, dict[str, np.ndarray] | None]
+
+
+def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None = None) -> Parsed | None:
     """Parse single-space-separated lines with pyarrow; None when any line needs the line path.
 
-    Returns the kept columns and, for a file read in pieces, what ``derive`` made of each piece
-    (None when the file was read whole).
+    Returns the kept columns and, for a file read in pieces, what ``derive`` made of the pieces
+    (see :data:`Parsed`).
 
     Blank lines make pyarrow fail (``ignore_empty_lines=False``) rather than vanish, and extra
     blanks change the field count, so a success here means row i is line i + 1. Other
@@ -116,7 +128,7 @@ def _fast_read(
     cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
     if _has_comments(cols[0]):
         return None
-    return cols, None
+    return cols, None, None
 
 
 def _has_comments(query: pa.Array) -> bool:
@@ -145,25 +157,28 @@ def _csv_options(n_fields: int, keep: dict[int, pa.DataType], block_size: int, t
     }
 
 
-def _read_pieces(
-    path: str | os.PathLike[str], n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None
-) -> tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None:
+def _read_pieces(path: str | os.PathLike[str], n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None) -> Parsed | None:
     """A big uncompressed file, parsed in line-aligned pieces on every core at once.
 
     Each worker reads its piece, scans it for other blanks, parses it single-threaded and derives
     from its columns: the per-row work after the parse runs in parallel with the parse of the
     next piece, and the file is read once. The columns keep one chunk per piece, and dictionary
-    chunks keep their own dictionaries (unifying them would cost a pass over every row).
+    chunks keep their own dictionaries (unifying them would cost a pass over every row). Per-row
+    arrays a derive makes are copied by the worker straight to their place in one array per
+    name, so no pass over the whole file is left for a single thread to join them.
     """
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None  # the line path reads the file again and names the problem
     try:
-        bounds = _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES)
+        size = os.fstat(fd).st_size
+        bounds = _piece_bounds(fd, size, _PIECE_BYTES)
         stop = threading.Event()  # the first piece that needs the line path stops the rest
+        rows = _PieceRows(len(bounds), size // (2 * n_fields) + 1)  # a line has n_fields bytes and as many separators
         with ThreadPoolExecutor(max_workers=min(cores(), len(bounds)), thread_name_prefix="rankflavor-read") as pool:
-            parts = list(pool.map(lambda b: _parse_piece(fd, b[0], b[1], n_fields, keep, derive, stop), bounds))
+            parts = list(pool.map(lambda k: _parse_piece(fd, k, bounds[k], n_fields, keep, derive, stop, rows),
+                                  range(len(bounds))))
     except OSError:
         return None
     finally:
@@ -171,8 +186,43 @@ def _read_pieces(
     if stop.is_set() or any(p is None for p in parts):
         return None
     pieces = [p for p in parts if p is not None]
-    cols = [pa.chunked_array([p[0][k] for p in pieces]) for k in range(len(keep))]
-    return [c.chunk(0) if c.num_chunks == 1 else c for c in cols], [p[1] for p in pieces]
+    cols = [None if pieces[0].cols[k] is None else pa.chunked_array([p.cols[k] for p in pieces]) for k in range(len(keep))]
+    return ([c.chunk(0) if c is not None and c.num_chunks == 1 else c for c in cols], [p.note for p in pieces],
+            rows.arrays())
+
+
+class _PieceRows:
+    """Where each piece's rows start, and the arrays its per-row values are placed in.
+
+    Pieces finish out of order; one learns its first row once every earlier piece has counted
+    its rows. A worker counts its piece right after the parse, before it waits on any other,
+    and takes pieces in file order, so the earlier pieces are parsed or being parsed: no
+    worker waits on one that no worker holds.
+    """
+
+    def __init__(self, pieces: int, capacity: int) -> None:
+        self._counts = [0] * pieces
+        self._counted = [threading.Event() for _ in range(pieces)]
+        self._capacity = capacity  # rows the file can hold at most: untouched pages cost nothing
+        self._arrays: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def count(self, piece: int, n: int) -> None:
+        self._counts[piece] = n
+        self._counted[piece].set()
+
+    def place(self, piece: int, values: dict[str, np.ndarray]) -> None:
+        for earlier in self._counted[:piece]:
+            earlier.wait()
+        start = sum(self._counts[:piece])
+        for name, v in values.items():
+            with self._lock:
+                out = self._arrays.setdefault(name, np.empty(self._capacity, dtype=v.dtype))
+            out[start : start + len(v)] = v
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        total = sum(self._counts)
+        return {name: a[:total] for name, a in self._arrays.items()}
 
 
 def cores() -> int:
@@ -202,16 +252,24 @@ def _piece_bounds(fd: int, size: int, piece: int) -> list[tuple[int, int]]:
 
 
 def _parse_piece(
-    fd: int, start: int, end: int, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None,
-    stop: threading.Event,
-) -> tuple[list[pa.Array], Any] | None:
-    if stop.is_set():
-        return None
-    data = os.pread(fd, end - start, start)
-    parsed = _parse_bytes(data, n_fields, keep, derive) if len(data) == end - start else None
+    fd: int, piece: int, bounds: tuple[int, int], n_fields: int, keep: dict[int, pa.DataType],
+    derive: Derive | None, stop: threading.Event, rows: _PieceRows,
+) -> Derived | None:
+    parsed = None
+    try:
+        if not stop.is_set():
+            start, end = bounds
+            data = os.pread(fd, end - start, start)
+            parsed = _parse_bytes(data, n_fields, keep) if len(data) == end - start else None
+    finally:
+        rows.count(piece, len(parsed[0][0]) if parsed is not None else 0)  # always: later pieces wait on it
     if parsed is None:
         stop.set()  # a short read (the file changed), other blanks, comments...: the line path decides
-    return parsed
+        return None
+    cols = parsed[0]
+    derived = derive(cols) if derive is not None else Derived(list(cols), None, {})
+    rows.place(piece, derived.rows)
+    return derived
 
 
 def _parse_bytes(
@@ -430,28 +488,45 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     gzipped = os.path.isfile(path) and _is_gzip(path)
     if gzipped:  # no cheap way to the last line: read the tag column
         kinds[5] = pa.string()
-    parsed, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag", _docno_values)
+    parsed, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag", _run_piece)
     if parsed is not None:
-        cols, per_piece = parsed
-        score = as_numpy(cols[2])
-        if _finite(score):
+        cols, notes, rows = parsed
+        score = as_numpy(cols[2]) if rows is None else rows["score"]
+        if _finite(score) if notes is None else all(finite for finite, _ in notes):
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
             values = hashes = None
-            if per_piece and all(v is not None for v, _ in per_piece):
-                values = tuple(v for v, _ in per_piece)
-            elif per_piece:  # text docnos (in some piece at least): hashes of every piece
-                chunks = cols[1].chunks if isinstance(cols[1], pa.ChunkedArray) else [cols[1]]
-                hashes = tuple(h if h is not None else hash64(c) for (_, h), c in zip(per_piece, chunks, strict=True))
+            if rows is not None and notes is not None:
+                values, hashes = _docno_keys(cols[1], [integers for _, integers in notes], rows["doc_key"])
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
-def _docno_values(cols: list[pa.Array]) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """A piece's docnos as integers when all are canonical, else their hashes (see
-    :mod:`rankflavor.docnos`)."""
+def _run_piece(cols: list[pa.Array]) -> Derived:
+    """A run piece's scores, and its docnos as integers when all are canonical, else their
+    hashes (see :mod:`rankflavor.docnos`); the note says (all scores finite, integers)."""
+    score = as_numpy(cols[2])
     values = canonical_integers(cols[1], cast=True)
-    return values, hash64(cols[1]) if values is None else None
+    key = values if values is not None else hash64(cols[1]).view(np.int64)
+    return Derived([cols[0], cols[1], None], (_finite(score), values is not None), {"score": score, "doc_key": key})
+
+
+def _docno_keys(
+    doc: pa.Array | pa.ChunkedArray, integers: list[bool], key: np.ndarray
+) -> tuple[tuple[np.ndarray] | None, tuple[np.ndarray] | None]:
+    """The run's docno integers, or else its docno hashes, from the pieces' keys (one array,
+    a piece's rows after another's); pieces that read integers while another piece read text
+    get hashes too, written over their integers."""
+    if all(integers):
+        return (key,), None
+    if any(integers):
+        chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
+        start = 0
+        for chunk, is_integers in zip(chunks, integers, strict=True):
+            if is_integers:
+                key[start : start + len(chunk)] = hash64(chunk).view(np.int64)
+            start += len(chunk)
+    return None, (key.view(np.uint64),)
 
 
 def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
@@ -481,8 +556,8 @@ def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
 def _columnar(
     path: str | os.PathLike[str], n_fields: int, kinds: dict[int, pa.DataType], kind: str, layout: str,
     derive: Derive | None = None,
-) -> tuple[tuple[list[pa.Array | pa.ChunkedArray], list[Any] | None] | None, bytes | None, str | os.PathLike[str] | bytes]:
-    """Columns (and what ``derive`` made of each piece) from the file as it is, else from its
+) -> tuple[Parsed | None, bytes | None, str | os.PathLike[str] | bytes]:
+    """Columns (and what ``derive`` made of the pieces) from the file as it is, else from its
     whitespace-normalised text; the bytes are returned when they were read, for the
     line-by-line path to reuse, and what was parsed."""
     parsed = _fast_read(path, n_fields, kinds, derive) if os.path.isfile(path) else None
