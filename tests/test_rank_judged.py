@@ -80,6 +80,36 @@ def test_rank_judged_equals_full_rank(seed: int, integer_docs: bool) -> None:
                 np.testing.assert_array_equal(fast.row, full.row, err_msg=where)
 
 
+@pytest.mark.parametrize("unsorted_at_float64", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_judged_at_float32_equals_full_rank(seed: int, unsorted_at_float64: bool) -> None:
+    """Scores that differ at float64 but tie at float32 (the trec_eval preset's precision): the
+    judged rows read scores rounded where gathered, and a run out of order at float64 only (a
+    rise below float32 resolution) still ranks as the full ranking does."""
+    qrels, run = _case(40 + seed)
+    scores = run.score.astype(np.float64)
+    # Nudges far below a float32 step: ties at float32 only. Down along the rows, the run stays
+    # in rank order at float64; up on every other row, tied rows rise at float64.
+    if unsorted_at_float64:
+        scores = scores + np.where(np.arange(len(scores)) % 2 == 0, 1e-12, 0.0) * scores
+    else:
+        scores = scores * (1 - 1e-12 * np.arange(len(scores)) / len(scores))
+    assert (scores.astype(np.float32) == run.score.astype(np.float32)).all()
+    aligned = align(qrels, Run(run.query, run.doc, scores, "run"))
+    from rankflavor.order import _layout
+
+    assert (_layout(aligned.run_q, aligned.run_score) is None) == unsorted_at_float64  # both branches taken
+    for ties in ("docno_desc", "docno_asc", "pessimistic", "optimistic", "averaged"):
+        flavor = Flavor(ties=ties, precision="float32")
+        fast = rank_judged(aligned, flavor)
+        assert fast is not None
+        full = rank(aligned, flavor, exact_rows=True).judged_rows
+        np.testing.assert_array_equal(fast.q, full.q, err_msg=ties)
+        np.testing.assert_array_equal(fast.rank, full.rank, err_msg=ties)
+        np.testing.assert_array_equal(fast.grade, full.grade, err_msg=ties)
+        np.testing.assert_array_equal(fast.score, full.score, err_msg=ties)
+
+
 def test_rank_judged_declines_unsorted_runs() -> None:
     qrels, run = _case(3)
     scores = run.score.copy()

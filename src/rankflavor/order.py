@@ -229,7 +229,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     if flavor.self_hits != "keep":
         return None
     _check_negatives(aligned, flavor)
-    score, layout = _scored(aligned, flavor.precision)
+    score, layout = _gathered(aligned, flavor.precision)
     if layout is None:
         return None
     jr = aligned.judged_row
@@ -296,7 +296,7 @@ def rank_prefix(aligned: Aligned, flavor: Flavor, k: int) -> Ranked | None:
     judged = rank_judged(aligned, flavor)
     if judged is None or judged.row is None:
         return None
-    score, layout = _scored(aligned, flavor.precision)
+    score, layout = _gathered(aligned, flavor.precision)
     assert layout is not None  # rank_judged checked it
     lengths = layout.lengths
     last = layout.starts + np.minimum(lengths, k) - 1
@@ -330,7 +330,7 @@ def rank_prefix(aligned: Aligned, flavor: Flavor, k: int) -> Ranked | None:
     )
 
 
-def _retie(aligned: Aligned, score: np.ndarray, layout: _Layout, jr: np.ndarray, block: np.ndarray,
+def _retie(aligned: Aligned, score: np.ndarray | _Rounded, layout: _Layout, jr: np.ndarray, block: np.ndarray,
            grade: np.ndarray, rule: str, position: np.ndarray) -> None:
     """Move the judged rows ``jr`` (ascending, in query blocks ``block`` of ``layout``; ``grade``
     under the flavor) to their positions after the tie rule orders every run of equal scores
@@ -379,7 +379,7 @@ def _retie(aligned: Aligned, score: np.ndarray, layout: _Layout, jr: np.ndarray,
     position[at[is_judged]] = new_place[is_judged]
 
 
-def _equal_score_end(score: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, left: bool) -> np.ndarray:
+def _equal_score_end(score: np.ndarray | _Rounded, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, left: bool) -> np.ndarray:
     """Per row, the first (``left``) or last row in [lo, hi] whose score equals the row's own,
     where scores descend from lo to hi and the row lies in that range. Vectorised bisection."""
     target = score[rows]
@@ -427,6 +427,29 @@ def _judgments(aligned: Aligned, flavor: Flavor) -> tuple[np.ndarray, np.ndarray
         return aligned.qrels_q, np.maximum(jgrade_all, 0.0)
     usable = jgrade_all >= 0
     return aligned.qrels_q[usable], jgrade_all[usable]
+
+
+class _Rounded:
+    """float64 scores read at float32 precision where they are gathered: ranking a run that is
+    in rank order reads a few rows' scores, so no float32 copy of every score is made."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.scores = scores
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        return self.scores[rows].astype(np.float32)
+
+
+def _gathered(aligned: Aligned, precision: str) -> tuple[np.ndarray | _Rounded, _Layout | None]:
+    """:func:`_scored` for code that only gathers scores at rows. A run in rank order at float64
+    is in rank order at float32 too (rounding keeps order), so its layout is read at float64."""
+    memo = aligned.memo
+    if precision != "float32" or ("score", precision) in memo:
+        return _scored(aligned, precision)
+    if ("layout", "float64") not in memo:
+        memo["layout", "float64"] = _layout(aligned.run_q, aligned.run_score)
+    layout = memo["layout", "float64"]
+    return (_Rounded(aligned.run_score), layout) if layout is not None else _scored(aligned, precision)
 
 
 def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | None]:
