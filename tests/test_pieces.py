@@ -523,7 +523,7 @@ def test_real_runs_in_pieces_match_pytrec_eval(monkeypatch: pytest.MonkeyPatch, 
 
 @settings(max_examples=200, deadline=None)
 @given(
-    blocks=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12)), min_size=0, max_size=25),
+    blocks=st.lists(st.tuples(st.integers(0, 30), st.sampled_from([1, 2, 9, 10, 12])), min_size=0, max_size=25),
     docs=st.integers(1, 40),
     slab=st.sampled_from([1, 2, 5, 16, 1 << 18]),
     seed=st.integers(0, 2**31),
@@ -534,13 +534,15 @@ def test_pairs_repeat_matches_a_brute_force_check(blocks: list[tuple[int, int]],
     rng = np.random.default_rng(seed)
     q = np.repeat(np.array([b[0] for b in blocks], dtype=np.int64), [b[1] for b in blocks])
     doc = rng.integers(0, docs, len(q)).astype(np.int64)
-    old = align_module._BLOCK_ROWS
-    align_module._BLOCK_ROWS = slab
+    old = align_module._BLOCK_ROWS, align_module._MATRIX_BLOCKS
+    want = len(set(zip(q.tolist(), doc.tolist(), strict=True))) < len(q)
     try:
-        got = align_module._pairs_repeat(q, doc, docs)
+        align_module._BLOCK_ROWS = slab
+        for matrix_blocks in (1, 2, 1 << 30):  # blocks of one length as matrices, or on (query, doc) keys
+            align_module._MATRIX_BLOCKS = matrix_blocks
+            assert align_module._pairs_repeat(q, doc, docs) == want, matrix_blocks
     finally:
-        align_module._BLOCK_ROWS = old
-    assert got == (len(set(zip(q.tolist(), doc.tolist(), strict=True))) < len(q))
+        align_module._BLOCK_ROWS, align_module._MATRIX_BLOCKS = old
 
 
 def test_piece_rows_places_pieces_finishing_out_of_order() -> None:

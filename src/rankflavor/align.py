@@ -19,7 +19,7 @@ import pyarrow as pa
 from .columns import as_numpy, from_numpy, plain_strings, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
-from .kernels import block_starts, distinct
+from .kernels import block_starts, distinct, ranges
 from .tables import Qrels, Run
 
 #: Runs longer than this check for duplicates on a second thread.
@@ -136,12 +136,12 @@ def _query_names(
 
 
 def _coded_queries(
-    r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str]
+    r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str],
+    pool: ThreadPoolExecutor | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     code = {name: i for i, name in enumerate(ids)}
-    rq, jq = _codes(r_parts, code), _codes(j_parts, code)
-    run_rows = np.bincount(rq, minlength=len(ids))
-    used = (run_rows > 0) | (np.bincount(jq, minlength=len(ids)) > 0)
+    (rq, run_rows), (jq, qrels_rows) = _codes(r_parts, code, pool), _codes(j_parts, code)
+    used = (run_rows > 0) | (qrels_rows > 0)
     if used.all():
         return rq, jq, ids, run_rows
     # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.
@@ -157,13 +157,29 @@ def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarr
     return [(as_numpy(c.indices), to_strings(c.dictionary)) for c in chunks]
 
 
-def _codes(parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int]) -> np.ndarray:
+def _codes(
+    parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int], pool: ThreadPoolExecutor | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The code of every row and the rows per code, part by part (a part's rows are counted
+    while they are in cache); with ``pool``, its worker codes the second half of the parts."""
     out = np.empty(sum(len(idx) for idx, _ in parts), dtype=np.int64)
-    start = 0
-    for idx, names in parts:
-        np.take(np.array([code[n] for n in names], dtype=np.int64), idx, out=out[start : start + len(idx)])
-        start += len(idx)
-    return out
+    starts = np.cumsum([0] + [len(idx) for idx, _ in parts]).tolist()
+
+    def code_parts(first: int, stop: int) -> np.ndarray:
+        counts = np.zeros(len(code), dtype=np.int64)
+        for (idx, names), start in zip(parts[first:stop], starts[first:stop], strict=True):
+            table = np.array([code[n] for n in names], dtype=np.int64)
+            # mode="clip": dictionary indices are in range, and the default bounds check per row costs 8x
+            np.take(table, idx, out=out[start : start + len(idx)], mode="clip")
+            np.add.at(counts, table, np.bincount(idx, minlength=len(names)))
+        return counts
+
+    half = len(parts) // 2 if pool is not None else len(parts)
+    second = pool.submit(code_parts, half, len(parts)) if pool is not None and half else None
+    counts = code_parts(0, half)
+    if second is not None:
+        counts += second.result()
+    return out, counts
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
@@ -291,16 +307,48 @@ def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
 
 
 def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
-    """Does any (query, doc) pair occur twice? Builds and sorts its own keys, so that on a
-    second core (NumPy sorts without the GIL) it overlaps the join.
+    """Does any (query, doc) pair occur twice? Sorts its own copies, so that on a second core
+    (NumPy sorts without the GIL) it overlaps the join.
 
     When every query's rows are one contiguous block (runs are written per topic), a pair can
-    repeat only inside its block: slabs of whole blocks are checked one at a time, small sorts
-    on small reused keys instead of one sort of a key per row.
+    repeat only inside its block. Consecutive blocks of one length (most runs retrieve the same
+    depth for most queries) are a matrix with a query per row: slab by slab, each row's docnos
+    are sorted, small sorts in cache with no query in the key. The other blocks are checked in
+    slabs of whole blocks on (query, doc) keys.
     """
+    if len(q) < 2:
+        return False
     starts = block_starts(q)
     if starts is None:  # a query comes back after another one
         return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
+    lengths = np.diff(np.append(starts, len(q)))
+    edges = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
+    first, stop = np.concatenate([[0], edges]), np.append(edges, len(lengths))  # blocks of one length
+    square = (stop - first) >= _MATRIX_BLOCKS
+    for a, b in zip(first[square].tolist(), stop[square].tolist(), strict=True):
+        width = int(lengths[a])
+        matrix = doc[starts[a] : starts[a] + (b - a) * width].reshape(b - a, width)
+        step = max(1, _BLOCK_ROWS // width)
+        for top in range(0, b - a, step):
+            part = np.sort(matrix[top : top + step], axis=1)
+            if (part[:, 1:] == part[:, :-1]).any():
+                return True
+    if square.all():
+        return False
+    rows = ranges(starts[first[~square]], np.add.reduceat(lengths, first)[~square])
+    sub_q = q[rows]
+    sub_starts = block_starts(sub_q)
+    assert sub_starts is not None  # whole blocks of the run, in its order
+    return _slabs_repeat(sub_q, doc[rows], n_docs, sub_starts)
+
+
+#: Consecutive query blocks of one length, at least this many, are checked as a matrix (fewer
+#: cost more in calls than they save in sorting).
+_MATRIX_BLOCKS = 8
+
+
+def _slabs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int, starts: np.ndarray) -> bool:
+    """:func:`_pairs_repeat` of contiguous blocks, on (query, doc) keys in slabs of whole blocks."""
     # Slab bounds: the first block start at or after every _BLOCK_ROWS rows.
     at = np.minimum(np.searchsorted(starts, np.arange(0, len(q), _BLOCK_ROWS)), len(starts) - 1)
     bounds = distinct(np.concatenate([starts[at], [len(q)]])).tolist()
@@ -420,7 +468,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes)
 
     doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
-    rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+    rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names, pool if doc_codes is not None else None)
     rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
