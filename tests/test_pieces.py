@@ -311,15 +311,19 @@ def test_member_matches_isin(members: list[int], codes: list[int], block: int) -
 @settings(max_examples=300, deadline=None)
 @given(values=st.lists(st.text(alphabet="0123456789+-. e٣", max_size=20), max_size=10))
 def test_canonical_mask_by_bytes_and_by_cast_agree(values: list[str]) -> None:
-    arr = pa.array(values, type=pa.string())
-    by_bytes = canonical_mask(arr, cast=False)
-    by_cast = canonical_mask(arr, cast=True)
-    assert by_bytes[0].tolist() == by_cast[0].tolist()
-    assert by_bytes[1].tolist() == by_cast[1].tolist()
-    whole = canonical_integers(arr, cast=False)
-    assert (whole is not None) == bool(by_bytes[0].all())
-    expected = [int(v) if ok else 0 for v, ok in zip(values, by_bytes[0].tolist(), strict=True)]
-    assert by_bytes[1].tolist() == expected
+    canonical = [v.isascii() and v.isdigit() and 1 <= len(v) <= 18 and (v[0] != "0" or len(v) == 1) for v in values]
+    full = pa.array(["x", *values], type=pa.string())
+    for arr in (pa.array(values, type=pa.string()), full.slice(1)):  # offsets from 0, and not
+        by_bytes = canonical_mask(arr, cast=False)
+        by_cast = canonical_mask(arr, cast=True)
+        assert by_bytes[0].tolist() == by_cast[0].tolist() == canonical
+        assert by_bytes[1].tolist() == by_cast[1].tolist()
+        whole = canonical_integers(arr, cast=False)
+        assert (whole is not None) == all(canonical)
+        expected = [int(v) if ok else 0 for v, ok in zip(values, canonical, strict=True)]
+        assert by_bytes[1].tolist() == expected
+        if whole is not None:
+            assert whole.tolist() == expected
 
 
 # ---------------------------------------------------------------------------------------------

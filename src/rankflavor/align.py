@@ -175,7 +175,7 @@ def _codes(
         return counts
 
     half = len(parts) // 2 if pool is not None and len(parts) > 1 else len(parts)
-    second = pool.submit(code_parts, half, len(parts)) if half < len(parts) else None
+    second = pool.submit(code_parts, half, len(parts)) if pool is not None and half < len(parts) else None
     counts = code_parts(0, half)
     if second is not None:
         counts += second.result()

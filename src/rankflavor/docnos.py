@@ -10,7 +10,6 @@ import numpy as np
 import pyarrow as pa
 
 from .columns import as_numpy, from_numpy, plain_strings, string_buffers
-from .kernels import ranges
 
 #: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
 #: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
@@ -19,13 +18,33 @@ _CAST_ROWS = 200_000
 _PEEK = 256
 
 
-def _digits_value(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
-    """Integer value of strings made only of 1 to 18 ASCII digits (checked by the caller)."""
+def _canonical_by_bytes(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per string: is it a canonical decimal integer, and its value (0 where not).
+
+    The strings' last characters, right-aligned in a matrix of one row per string (as many
+    columns as the longest canonical integer has digits), are read column by column: a few
+    passes over small arrays instead of one per character.
+    """
     lengths = np.diff(offsets)
-    first, last = int(offsets[0]), int(offsets[-1])
-    digits = data[first:last].astype(np.int64) - 48
-    place = np.repeat(offsets[1:] - 1 - first, lengths) - np.arange(last - first)  # digits to the right
-    return np.add.reduceat(digits * _POW10_0[place], offsets[:-1] - first)
+    n = len(lengths)
+    width = min(int(lengths.max(initial=0)), 18)
+    ok = (lengths >= 1) & (lengths <= 18)
+    value = np.zeros(n, dtype=np.int64)
+    if width == 0:
+        return ok, value
+    # Row j: character j of the last ``width`` of each string (a column per string, so each
+    # row is contiguous).
+    at = offsets[1:] - width + np.arange(width)[:, None]
+    inside = at >= offsets[:-1]
+    digits = np.take(data, at, mode="clip") - np.uint8(48)  # a byte below '0' wraps past 9
+    ok &= ~((digits > 9) & inside).any(axis=0)
+    ok &= (np.take(data, offsets[:-1], mode="clip") != 48) | (lengths == 1)  # no leading zero
+    digits[~inside] = 0
+    for row in digits:
+        value *= 10
+        value += row
+    value[~ok] = 0
+    return ok, value
 
 
 _POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
@@ -53,15 +72,8 @@ def canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = N
         return np.zeros(0, dtype=np.int64)
     if cast:
         return _cast_canonical(values)
-    offsets, data = string_buffers(values)
-    lengths = np.diff(offsets)
-    if lengths.min() < 1 or lengths.max() > 18:
-        return None
-    if (data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9).any():  # a byte below '0' wraps past 9
-        return None
-    if ((data[offsets[:-1]] == 48) & (lengths > 1)).any():
-        return None
-    return _digits_value(offsets, data)
+    ok, value = _canonical_by_bytes(*string_buffers(values))
+    return value if bool(ok.all()) else None
 
 
 def _cast_canonical(values: pa.Array) -> np.ndarray | None:
@@ -91,20 +103,7 @@ def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None)
     values = plain_strings(values)
     if cast if cast is not None else len(values) > _CAST_ROWS:
         return _cast_mask(values)
-    offsets, data = string_buffers(values)
-    lengths = np.diff(offsets)
-    bad = np.concatenate([[0], np.cumsum(data[int(offsets[0]) : int(offsets[-1])] - np.uint8(48) > 9)])
-    nondigits = bad[offsets[1:] - offsets[0]] - bad[offsets[:-1] - offsets[0]]
-    ok = (lengths >= 1) & (lengths <= 18) & (nondigits == 0)
-    ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)
-    out = np.zeros(len(values), dtype=np.int64)
-    if ok.any():
-        keep = np.flatnonzero(ok)
-        starts, ends = offsets[keep], offsets[keep + 1]
-        sub_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
-        sub_data = data[ranges(starts, ends - starts)]
-        out[keep] = _digits_value(sub_offsets, sub_data)
-    return ok, out
+    return _canonical_by_bytes(*string_buffers(values))
 
 
 def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
