@@ -258,24 +258,20 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
 
 
 @pytest.mark.parametrize("n_parts", [0, 1, 2, 3, 6])
-def test_codes_on_two_threads_equal_codes_on_one(n_parts: int) -> None:
-    """Query codes of dictionary parts, split between the caller and a pool worker (whatever the
-    number of parts, one included), equal the codes made on one thread, and so do the counts."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def test_codes_of_dictionary_parts(n_parts: int) -> None:
+    """Query codes of dictionary parts (none, one, several; unused dictionary entries) and the
+    rows per code."""
     from rankflavor.align import _codes
 
     rng = np.random.default_rng(n_parts)
     names = ["a", "b", "c", "d", "e"]
-    parts = [(rng.integers(0, 3, int(rng.integers(0, 50))).astype(np.int32), list(rng.permutation(names)[:3]))
+    parts = [(rng.integers(0, 3, int(rng.integers(0, 50))).astype(np.int32), list(rng.permutation(names)[:4]))
              for _ in range(n_parts)]  # fmt: skip
     code = {n: i for i, n in enumerate(names)}
     want = [code[p_names[i]] for idx, p_names in parts for i in idx.tolist()]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        for used_pool in (None, pool):
-            got, counts = _codes(parts, code, used_pool)
-            assert got.tolist() == want
-            assert counts.tolist() == np.bincount(np.array(want, dtype=np.int64), minlength=len(names)).tolist()
+    got, counts = _codes(parts, code)
+    assert got.tolist() == want
+    assert counts.tolist() == np.bincount(np.array(want, dtype=np.int64), minlength=len(names)).tolist()
 
 
 @settings(max_examples=200, deadline=None)
