@@ -203,7 +203,9 @@ class _PieceRows:
     def __init__(self, pieces: int, capacity: int) -> None:
         self._counts = [0] * pieces
         self._counted = [threading.Event() for _ in range(pieces)]
-        self._capacity = capacity  # rows the file can hold at most: untouched pages cost nothing
+        # Rows the file can hold at most (lines of one-byte fields): about three times the rows
+        # of a typical run, reserved but never touched beyond the rows placed, so it costs no memory.
+        self._capacity = capacity
         self._arrays: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -217,7 +219,9 @@ class _PieceRows:
         start = sum(self._counts[:piece])
         for name, v in values.items():
             with self._lock:
-                out = self._arrays.setdefault(name, np.empty(self._capacity, dtype=v.dtype))
+                if name not in self._arrays:
+                    self._arrays[name] = np.empty(self._capacity, dtype=v.dtype)
+                out = self._arrays[name]
             out[start : start + len(v)] = v
 
     def arrays(self) -> dict[str, np.ndarray]:
