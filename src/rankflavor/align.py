@@ -61,7 +61,8 @@ class Aligned:
     ----------
     query_ids : object array of query id strings; a query's code is its index (byte order).
     in_run, in_qrels : per query code.
-    run_q, run_doc, run_score : run rows (duplicates resolved), file order kept; ``run_doc`` is
+    run_q, run_doc, run_score : run rows (duplicates resolved), file order kept; ``run_q`` is
+        int32 (while the query codes fit), so arithmetic on it widens first; ``run_doc`` is
         an identity code within a query (equal docnos, equal codes; different docnos of one
         query, different codes; no order). Text docnos of a big run are coded from hashes, so
         two docnos of different queries may share a code.
@@ -160,11 +161,13 @@ def _codes(parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int]) -> t
     """The code of every row and the rows per code, part by part (a part's rows are counted
     while they are in cache). One thread: split between two, the many small calls per part
     queue on the GIL and it takes twice as long."""
-    out = np.empty(sum(len(idx) for idx, _ in parts), dtype=np.int64)
+    # int32 while the codes fit: half the memory of a pass over the run (fresh pages cost).
+    kind: type[np.signedinteger[Any]] = np.int32 if len(code) < 1 << 31 else np.int64
+    out = np.empty(sum(len(idx) for idx, _ in parts), dtype=kind)
     counts = np.zeros(len(code), dtype=np.int64)
     start = 0
     for idx, names in parts:
-        table = np.array([code[n] for n in names], dtype=np.int64)
+        table = np.array([code[n] for n in names], dtype=kind)
         # mode="clip": dictionary indices are in range, and the default bounds check per row costs 8x
         np.take(table, idx, out=out[start : start + len(idx)], mode="clip")
         np.add.at(counts, table, np.bincount(idx, minlength=len(names)))
@@ -510,13 +513,13 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         query_ids=np.array(query_ids, dtype=object),
         in_run=in_run,
         in_qrels=in_qrels,
-        run_q=rq.astype(np.int64, copy=False),
+        run_q=rq,
         run_doc=rd.astype(np.int64, copy=False),
         run_score=rscore,
         input_row=keep_r.astype(np.int64, copy=False) if dup_r else None,
         judged_row=judged_row,
         judged_grade=judged_grade,
-        qrels_q=jq.astype(np.int64, copy=False),
+        qrels_q=jq,
         qrels_grade=jgrade,
         run_doc_strings=run.doc,
         doc_value_offset=doc_offset,

@@ -256,7 +256,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
         n_ret = np.bincount(q[keep], minlength=aligned.n_queries)
         dropped_unjudged = kept_before - int(n_ret.sum())
     by_rank = np.flatnonzero(keep)
-    by_rank = by_rank[np.argsort(q[by_rank] * (int(rank.max(initial=0)) + 1) + rank[by_rank], kind="stable")]
+    by_rank = by_rank[np.argsort(q[by_rank].astype(np.int64) * (int(rank.max(initial=0)) + 1) + rank[by_rank], kind="stable")]
     q, rank = q[by_rank], rank[by_rank]
     if flavor.unjudged == "condensed":  # ranks close up over the removed rows
         rank = rank_within(q, n_ret)
@@ -315,7 +315,7 @@ def rank_prefix(aligned: Aligned, flavor: Flavor, k: int) -> Ranked | None:
     grade, is_judged, pooled = _grades(raw, flavor)
     q = np.concatenate([layout.codes[block], judged.q[below]])
     rank = np.concatenate([rows - layout.starts[block] + 1, judged.rank[below]])
-    by_rank = np.argsort(q * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
+    by_rank = np.argsort(q.astype(np.int64) * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     all_rows = np.concatenate([rows, judged.row[below]])[by_rank]
     return replace(
         judged,
