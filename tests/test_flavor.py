@@ -304,3 +304,36 @@ def test_unknown_flavor_field_is_refused() -> None:
         Flavor().with_knobs(gian="exp2")
     with pytest.raises(FlavorError):
         Flavor(gain=object())  # type: ignore[arg-type]
+
+
+def test_preset_table_names_every_preset_of_every_module() -> None:
+    """The registry's name -> module table (presets load lazily) lists exactly the presets each
+    preset module defines, under the module that defines them."""
+    import importlib
+    import pkgutil
+
+    import rankflavor.presets as presets_package
+    from rankflavor.presets import _WHERE, PRESETS
+
+    defined = {}
+    for info in pkgutil.iter_modules(presets_package.__path__):
+        module = importlib.import_module(f"rankflavor.presets.{info.name}")
+        for preset in getattr(module, "PRESETS", []):
+            defined[preset.name] = info.name
+    assert defined == _WHERE
+    assert list(PRESETS) == ["rankflavor", *_WHERE]
+    assert all(PRESETS[name].name == name for name in PRESETS)
+
+
+def test_one_preset_imports_only_its_module() -> None:
+    """Resolving trec_eval names imports no other tool's dialect module (start-up of small runs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from rankflavor.presets import resolve_measures; "
+        "resolve_measures(['ndcg_cut.10'], 'trec_eval', {}); "
+        "print(sorted(m for m in sys.modules if m.startswith('rankflavor.presets.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['rankflavor.presets.base', 'rankflavor.presets.trec_eval']"

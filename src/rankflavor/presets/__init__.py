@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import FlavorError, did_you_mean
 from ..flavor import Flavor, parse_knob_assignments
 from ..measure import Measure, build_measure, parse_measure
 from .base import Preset, Template
-from .trec_eval import TREC_EVAL
 
 NATIVE = Preset(
     name="rankflavor",
@@ -18,23 +17,51 @@ NATIVE = Preset(
     evidence="documented defaults in rankflavor.flavor.KNOBS",
 )
 
-#: Modules of this package that define presets; each exposes ``PRESETS: list[Preset]``.
-#: Adding a tool family = one module here (its dialect, pinned knobs, evidence) + its tests.
-_MODULES = ("trec_eval", "ml", "ir", "engines")
+#: Where each preset is defined: a module of this package exposing ``PRESETS: list[Preset]``.
+#: Adding a tool family = one module here (its dialect, pinned knobs, evidence) + its tests; a
+#: test checks this table against the modules. A preset's module is imported on first use only
+#: (an evaluation under one preset does not pay for importing every tool's dialect).
+_WHERE = {
+    "trec_eval": "trec_eval", "pytrec_eval": "trec_eval",
+    "sklearn": "ml", "torchmetrics": "ml", "lightgbm": "ml", "xgboost": "ml", "catboost": "ml", "ranklib": "ml",
+    "ranklib_qrel": "ml",
+    "ir_measures": "ir", "gdeval": "ir", "ranx": "ir", "trectools": "ir", "ntcireval": "ir", "msmarco": "ir",
+    "trec_dl": "ir", "beir": "ir",
+    "elasticsearch": "engines", "opensearch": "engines", "quepid": "engines", "spark": "engines",
+    "spark_triples": "engines",
+}  # fmt: skip
 
 
-def _load() -> dict[str, Preset]:
-    import importlib
+class _Registry(Mapping[str, Preset]):
+    """Presets by name, in a fixed order; each module is imported when one of its presets is
+    first looked up (or when all are listed)."""
 
-    found: dict[str, Preset] = {NATIVE.name: NATIVE}
-    for name in _MODULES:
-        module = importlib.import_module(f"{__name__}.{name}")
+    def __init__(self) -> None:
+        self._loaded: dict[str, Preset] = {NATIVE.name: NATIVE}
+
+    def _load(self, module_name: str) -> None:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{module_name}")
         for preset in module.PRESETS:
-            found[preset.name] = preset
-    return found
+            self._loaded[preset.name] = preset
+
+    def __getitem__(self, name: str) -> Preset:
+        if name not in self._loaded and name in _WHERE:
+            self._load(_WHERE[name])
+        return self._loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name == NATIVE.name or name in _WHERE
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([NATIVE.name, *_WHERE])
+
+    def __len__(self) -> int:
+        return 1 + len(_WHERE)
 
 
-PRESETS: dict[str, Preset] = _load()
+PRESETS: Mapping[str, Preset] = _Registry()
 
 _PREFIX = re.compile(r"^(?P<preset>[A-Za-z_][A-Za-z0-9_\-]*):(?P<rest>.+)$", re.DOTALL)
 
@@ -84,7 +111,8 @@ def _resolve_one(text: str, preset: Preset, knobs: dict[str, str]) -> list[Measu
             measure = parse_measure(text, base=preset.flavor, overrides=knobs)
         except FlavorError as exc:
             hint = ""
-            if preset.dialect is None and TREC_EVAL.dialect and TREC_EVAL.dialect(text):
+            trec_dialect = PRESETS["trec_eval"].dialect
+            if preset.dialect is None and trec_dialect and trec_dialect(text):
                 hint = f" ({text!r} is a trec_eval name: use --preset trec_eval or trec_eval:{text})"
             raise FlavorError(str(exc) + hint) from None
         return [_finish(preset, Measure(measure.metric, measure.k, measure.flavor, label=None, preset=preset.name))]
