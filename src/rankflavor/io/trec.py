@@ -118,8 +118,12 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive:
             stream = pa.CompressedInputStream(pa.OSFile(str(source)), "gzip") if _is_gzip(source) else pa.OSFile(str(source))
         else:
             stream = pa.BufferReader(source)
+        size = os.path.getsize(source) if isinstance(source, (str, os.PathLike)) else len(source)
+        # Blocks of about an eighth of the file (1-16 MB): pyarrow parses one block per thread, so a
+        # file of one block (a qrels file of a few MB) would be read on one core.
+        block = min(max(size // 8, 1 << 20), 1 << 24)
         with stream:
-            table = csv.read_csv(stream, **_csv_options(n_fields, keep, 1 << 24, threads=True))
+            table = csv.read_csv(stream, **_csv_options(n_fields, keep, block, threads=True))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError, OSError):
         stop.set()
         return None
