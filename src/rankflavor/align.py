@@ -226,7 +226,10 @@ def _doc_codes(
                 start += len(p)
             return run_code, jd - lo, span, lo, False
     if run_hashes is not None or len(run_doc) > _PARALLEL_ROWS:
-        hashes = np.concatenate(run_hashes) if run_hashes is not None else hash64(run_doc)
+        if run_hashes is None:
+            hashes = hash64(run_doc)
+        else:  # the reader's, read only; one part (a file read in pieces) is used as it is
+            hashes = run_hashes[0] if len(run_hashes) == 1 else np.concatenate(run_hashes)
         hashed = _hashed_doc_codes(run_doc, hashes, qrels_doc, n_queries)
         if hashed is not None:
             return (*hashed, None, True)
@@ -269,11 +272,12 @@ def _hashed_doc_codes(
         return None  # two judged docnos share a hash: a run docno could match either
     # Codes above the judged ones: as many hash bits as keep (query, doc) keys below 2**62.
     bits = 61 - max(n_queries, 1).bit_length()
-    run_code = (hashes >> np.uint64(64 - bits)).astype(np.int64)
+    # Shifted right, every value fits int64: a view, not one more copy of the run's size.
+    run_code = (hashes >> np.uint64(64 - bits)).view(np.int64)
     run_code += n_names
     if n_names:
         # Candidates: a hash equal to a judged docno's, prefiltered on 24 high bits in a bitset.
-        prefix = _member((hashes >> np.uint64(40)).astype(np.int64), (sorted_hashes >> np.uint64(40)).astype(np.int64),
+        prefix = _member((hashes >> np.uint64(40)).view(np.int64), (sorted_hashes >> np.uint64(40)).view(np.int64),
                          1 << 24)
         rows = np.flatnonzero(prefix)
         pos = np.minimum(np.searchsorted(sorted_hashes, hashes[rows]), n_names - 1)
