@@ -61,13 +61,11 @@ def _batches(path: str) -> Iterator[Batch]:
                     continue
             while ahead and (data is None or len(ahead) > 2 * workers):
                 piece, future = ahead.popleft()
-                parsed = future.result()
-                score = as_numpy(parsed[0][2]) if parsed is not None else None
-                if parsed is None or score is None or not np.isfinite(score).all():
+                cols = future.result()
+                if cols is None or not np.isfinite(score := as_numpy(cols[2])).all():
                     rest = itertools.chain([piece], (p for p, _ in ahead), pieces)
                     yield from _line_batches(path, rest, line)
                     return
-                cols = parsed[0]
                 line += len(score)
                 yield cols[0], cols[1], score, _last_tag(path, piece), 0, 0, 0
 

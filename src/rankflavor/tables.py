@@ -51,8 +51,9 @@ class Run:
     blank_lines: int = 0
     extra_fields: int = 0
     from_file: bool = False
-    #: Every docno's integer value in parts (one per chunk of ``doc``), when the reader found them
-    #: all canonical decimal integers (None: not known; alignment finds out).
+    #: Every docno's integer value, in row order across one or more parts (the file reader gives
+    #: one array), when the reader found them all canonical decimal integers (None: not known;
+    #: alignment finds out).
     doc_integers: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
     #: Otherwise, perhaps every docno's 64-bit hash (``docnos.hash64``) in parts, as above.
     doc_hashes: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)

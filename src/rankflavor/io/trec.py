@@ -101,7 +101,8 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive:
     whitespace would not (pyarrow splits on the space alone, and ends lines at a lone CR), so
     a source holding any is left to the line path.
     """
-    if isinstance(source, (str, os.PathLike)) and os.path.getsize(source) > _PIECES_BYTES and not _is_gzip(source):
+    size = os.path.getsize(source) if isinstance(source, (str, os.PathLike)) else len(source)
+    if isinstance(source, (str, os.PathLike)) and size > _PIECES_BYTES and not _is_gzip(source):
         return _read_pieces(source, n_fields, keep, derive)
     from pyarrow import csv
 
@@ -118,7 +119,6 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive:
             stream = pa.CompressedInputStream(pa.OSFile(str(source)), "gzip") if _is_gzip(source) else pa.OSFile(str(source))
         else:
             stream = pa.BufferReader(source)
-        size = os.path.getsize(source) if isinstance(source, (str, os.PathLike)) else len(source)
         # Blocks of about an eighth of the file (1-16 MB): pyarrow parses one block per thread, so a
         # file of one block (a qrels file of a few MB) would be read on one core.
         block = min(max(size // 8, 1 << 20), 1 << 24)
@@ -263,26 +263,23 @@ def _parse_piece(
     fd: int, piece: int, bounds: tuple[int, int], n_fields: int, keep: dict[int, pa.DataType],
     derive: Derive | None, stop: threading.Event, rows: _PieceRows,
 ) -> Derived | None:
-    parsed = None
+    cols = None
     try:
         if not stop.is_set():
             start, end = bounds
             data = os.pread(fd, end - start, start)
-            parsed = _parse_bytes(data, n_fields, keep) if len(data) == end - start else None
+            cols = _parse_bytes(data, n_fields, keep) if len(data) == end - start else None
     finally:
-        rows.count(piece, len(parsed[0][0]) if parsed is not None else 0)  # always: later pieces wait on it
-    if parsed is None:
+        rows.count(piece, len(cols[0]) if cols is not None else 0)  # always: later pieces wait on it
+    if cols is None:
         stop.set()  # a short read (the file changed), other blanks, comments...: the line path decides
         return None
-    cols = parsed[0]
     derived = derive(cols) if derive is not None else Derived(list(cols), None, {})
     rows.place(piece, derived.rows)
     return derived
 
 
-def _parse_bytes(
-    data: bytes, n_fields: int, keep: dict[int, pa.DataType], derive: Derive | None = None
-) -> tuple[list[pa.Array], Any] | None:
+def _parse_bytes(data: bytes, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
     """Whole lines, parsed single-threaded, or None when any of them needs the line path."""
     if not _clean(data, 0, len(data)):
         return None
@@ -297,8 +294,7 @@ def _parse_bytes(
     cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
     if table.num_rows == 0 or _has_comments(cols[0]):
         return None
-    cols = [_runs_encoded(c) if pa.types.is_dictionary(keep[k]) else c for k, c in zip(sorted(keep), cols, strict=True)]
-    return cols, derive(cols) if derive is not None else None
+    return [_runs_encoded(c) if pa.types.is_dictionary(keep[k]) else c for k, c in zip(sorted(keep), cols, strict=True)]
 
 
 def _runs_encoded(values: pa.Array) -> pa.DictionaryArray:
@@ -501,12 +497,17 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     parsed, data, origin = _columnar(path, RUN_FIELDS, kinds, "run", "query Q0 doc rank score tag", _run_piece)
     if parsed is not None:
         cols, notes, rows = parsed
-        score = as_numpy(cols[2]) if rows is None else rows["score"]
-        if _finite(score) if notes is None else all(finite for finite, _ in notes):
-            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
-            values = hashes = None
-            if rows is not None and notes is not None:
+        values = hashes = None
+        if notes is None or rows is None:  # read whole
+            score = as_numpy(cols[2])
+            finite = _finite(score)
+        else:
+            score = rows["score"]
+            finite = all(ok for ok, _ in notes)
+            if finite:
                 values, hashes = _docno_keys(cols[1], [integers for _, integers in notes], rows["doc_key"])
+        if finite:
+            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes)
     return _slow_run(source, data if data is not None else read_bytes(path))
