@@ -606,3 +606,33 @@ def test_integer_docnos_far_from_zero_code_like_small_ones(tmp_path: Path, piece
     slow = _slow_run(str(run_path), run_path.read_bytes())
     want = rankflavor.evaluate(as_qrels(str(qrels_path)), slow, MEASURES).per_query()
     assert got == want
+
+
+@pytest.mark.parametrize("docnos", ["integers", "text"])
+@pytest.mark.parametrize("fail_on", [1, 2])
+def test_pieces_without_a_reservation_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, docnos: str, fail_on: int
+) -> None:
+    """Under strict overcommit reserving room for every row the file could hold may fail: each
+    piece then keeps its own arrays, and the values are those of the reserved path. The
+    reservation fails on the first or on the second array."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(4, docnos=docnos))
+    run.write_text("\n".join(_run_lines(4, docnos=docnos)) + "\n")
+    reserved = read_run(run)
+    want = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    calls = []
+
+    def refuse(rows: int, dtype: np.dtype) -> np.ndarray:
+        calls.append(rows)
+        if len(calls) >= fail_on:
+            raise MemoryError(f"cannot reserve {rows} rows")
+        return np.empty(rows, dtype=dtype)
+
+    monkeypatch.setattr(trec, "_reserve", refuse)
+    kept = read_run(run)
+    assert calls and isinstance(kept.query, pa.ChunkedArray) and kept.query.num_chunks > 5  # read in pieces
+    assert _columns(kept) == _columns(reserved)
+    assert (kept.doc_integers is None) == (reserved.doc_integers is None)
+    got = rankflavor.evaluate(str(qrels), str(run), MEASURES)
+    assert got.per_query() == want.per_query() and got.counts == want.counts

@@ -210,7 +210,9 @@ class _PieceRows:
         # Rows the file can hold at most (lines of one-byte fields): about three times the rows
         # of a typical run, reserved but never touched beyond the rows placed, so it costs no memory.
         self._capacity = capacity
-        self._arrays: dict[str, np.ndarray] = {}
+        self._arrays: dict[str, np.ndarray] | None = {}
+        #: Each piece's own arrays, when the reservation failed (see :meth:`place`).
+        self._kept: dict[int, dict[str, np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def count(self, piece: int, n: int) -> None:
@@ -218,19 +220,41 @@ class _PieceRows:
         self._counted[piece].set()
 
     def place(self, piece: int, values: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            arrays = self._reserved(values)
+            if arrays is None:
+                self._kept[piece] = values
+                return
         for earlier in self._counted[:piece]:
             earlier.wait()
         start = sum(self._counts[:piece])
         for name, v in values.items():
-            with self._lock:
-                if name not in self._arrays:
-                    self._arrays[name] = np.empty(self._capacity, dtype=v.dtype)
-                out = self._arrays[name]
-            out[start : start + len(v)] = v
+            arrays[name][start : start + len(v)] = v
+
+    def _reserved(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+        """The arrays to place into (reserved on first use, every name at once), or None once a
+        reservation failed. Under strict overcommit (``vm.overcommit_memory=2``) reserving
+        what the file could hold may fail: then each piece keeps its arrays and they are
+        joined at the end, as with no reservation (more passes, no error)."""
+        if self._arrays is not None and any(name not in self._arrays for name in values):
+            try:
+                for name, v in values.items():
+                    if name not in self._arrays:
+                        self._arrays[name] = _reserve(self._capacity, v.dtype)
+            except MemoryError:
+                self._arrays = None
+        return self._arrays
 
     def arrays(self) -> dict[str, np.ndarray]:
+        if self._arrays is None:
+            kept = [self._kept[k] for k in sorted(self._kept)]
+            return {name: np.concatenate([p[name] for p in kept]) for name in (kept[0] if kept else {})}
         total = sum(self._counts)
         return {name: a[:total] for name, a in self._arrays.items()}
+
+
+def _reserve(rows: int, dtype: np.dtype[Any]) -> np.ndarray:
+    return np.empty(rows, dtype=dtype)
 
 
 def cores() -> int:
