@@ -150,7 +150,11 @@ def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     out = lengths.astype(np.uint64) * _SEED
     for k in range(int(lengths.max() + 7) // 8):
         # A string takes as many rounds as it has words, whatever the longest string.
-        word = np.take(words, starts + 8 * k, mode="clip")  # clipped reads belong to finished strings
+        at = starts + 8 * k
+        if at[-1] >= len(words):  # starts ascend; reads clipped to the end belong to finished strings
+            np.minimum(at, len(words) - 1, out=at)
+        # Indexing, not np.take: on this unaligned view np.take copies element by element, 3x slower.
+        word = words[at]
         word &= _LOW_BYTES[np.clip(lengths - 8 * k, 0, 8)]
         word ^= out
         word *= _MIX
