@@ -340,10 +340,19 @@ def _weak(kind: str):  # type: ignore[no-untyped-def]
     return weak
 
 
+@pytest.fixture(params=["one thread", "two threads"])
+def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Small runs are aligned on one thread; past align._PARALLEL_ROWS rows (here: any run),
+    the hashed docno codes are matched half on each of two threads."""
+    if request.param == "two threads":
+        monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("hash_kind", ["real", "mod3", "constant"])
 @pytest.mark.parametrize("seed", range(3))
 def test_text_docnos_by_hash_equal_the_exact_codes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, seed: int, hash_kind: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None, seed: int, hash_kind: str, threads: str
 ) -> None:
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text(_qrels_text(seed, docnos="text"))
@@ -375,7 +384,7 @@ def _b_hashes_like_a(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untype
     return b_like_a
 
 
-def test_a_hash_collision_with_a_judged_docno_does_not_join(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hash_collision_with_a_judged_docno_does_not_join(monkeypatch: pytest.MonkeyPatch, threads: str) -> None:
     """"b" hashes like the judged "a" (and nothing else collides, so no restart hides it): only
     the string comparison keeps "b" from taking "a"'s grade."""
     b_like_a = _b_hashes_like_a(monkeypatch)
@@ -388,7 +397,7 @@ def test_a_hash_collision_with_a_judged_docno_does_not_join(monkeypatch: pytest.
     assert rankflavor.evaluate(q, r, "num_rel_ret", preset="trec_eval")["num_rel_ret"].mean == 0.0
 
 
-def test_judged_docnos_sharing_a_hash_fall_back_to_exact_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judged_docnos_sharing_a_hash_fall_back_to_exact_codes(monkeypatch: pytest.MonkeyPatch, threads: str) -> None:
     b_like_a = _b_hashes_like_a(monkeypatch)
     q = as_qrels({"q1": {"a": 3}, "q2": {"b": 1}})
     r = as_run({"q1": {"b": 2.0, "c": 1.0}, "q2": {"a": 1.0, "b": 0.5}})
@@ -636,3 +645,26 @@ def test_pieces_without_a_reservation_read_the_same(
     assert (kept.doc_integers is None) == (reserved.doc_integers is None)
     got = rankflavor.evaluate(str(qrels), str(run), MEASURES)
     assert got.per_query() == want.per_query() and got.counts == want.counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    chunks=st.lists(st.lists(st.sampled_from(["a", "bb", "", "d7", "é"]), max_size=6), min_size=0, max_size=5),
+    picks=st.lists(st.integers(0, 10**6), max_size=12),
+    encoded=st.booleans(),
+    chunked=st.booleans(),
+)
+def test_take_of_chunks_equals_pyarrows_take(chunks: list[list[str]], picks: list[int], encoded: bool, chunked: bool) -> None:
+    """columns.take gathers chunk by chunk, in any row order, from string or dictionary chunks."""
+    from rankflavor.columns import take
+
+    arrays = [pa.array(c, type=pa.string()) for c in chunks]
+    if encoded:
+        arrays = [a.dictionary_encode() for a in arrays]
+    kind = pa.dictionary(pa.int32(), pa.string()) if encoded else pa.string()
+    values = pa.chunked_array(arrays, type=kind) if chunked or not arrays else pa.concat_arrays(arrays)
+    n = len(values)
+    rows = np.array([p % n for p in picks] if n else [], dtype=np.int64)
+    got = take(values, rows)
+    want = [values[int(r)].as_py() for r in rows]
+    assert got.type == pa.string() and got.to_pylist() == want

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .columns import as_numpy, from_numpy, plain_strings, to_strings
+from .columns import as_numpy, from_numpy, plain_strings, take, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
 from .kernels import block_starts, distinct, ranges
@@ -100,6 +100,11 @@ class Aligned:
     @cached_property
     def run_row(self) -> np.ndarray:
         return self.input_row if self.input_row is not None else np.arange(len(self.run_q))
+
+    def input_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``run_row[rows]``, without building ``run_row`` (a row per run line) when no duplicate
+        was resolved."""
+        return rows if self.input_row is None else self.input_row[rows]
 
     @cached_property
     def run_grade(self) -> np.ndarray:
@@ -257,38 +262,94 @@ def _hashed_doc_codes(
     exact. Every other run docno takes U plus the top bits of its hash: equal docnos get equal
     codes, and two different docnos of one query can share a code only by a hash collision,
     which the duplicate check sees as a repeated pair; the caller then starts over with
-    :func:`_exact_doc_codes`.
+    :func:`_exact_doc_codes`. :func:`_align` runs the same steps on two threads.
     """
+    judged = _judged_hashes(qrels_doc)
+    if judged is None:
+        return None
+    run_code = np.empty(len(hashes), dtype=np.int64)
+    _match_judged(run_doc, hashes, judged, n_queries, run_code, 0, len(run_code))
+    return run_code, judged.codes, judged.span(n_queries)
+
+
+@dataclass(frozen=True)
+class _JudgedHashes:
+    """The qrels docnos of the hashed path: each row's code, a row of each code (codes are in
+    hash order), the hash of each code (ascending), and a bitset of the hashes' top 24 bits."""
+
+    codes: np.ndarray
+    docs: pa.Array
+    first: np.ndarray
+    sorted_hashes: np.ndarray
+    prefixes: np.ndarray
+
+    def span(self, n_queries: int) -> int:
+        return len(self.first) + (1 << _hash_bits(n_queries))
+
+
+#: Top bits of a hash that prefilter run docnos against the judged ones, in a bitset of 2 MB.
+_PREFIX_BITS = 24
+
+
+def _judged_hashes(qrels_doc: pa.Array | pa.ChunkedArray) -> _JudgedHashes | None:
+    """:class:`_JudgedHashes` of the qrels docnos, or None when two of them share a hash (a run
+    docno could then match either)."""
     import pyarrow.compute as pc
 
-    encoded = _encode(plain_strings(qrels_doc))
-    jd = as_numpy(encoded.indices).astype(np.int64)
-    names = encoded.dictionary
-    n_names = len(names)
-    judged_hashes = hash64(names)
-    by_hash = np.argsort(judged_hashes)
-    sorted_hashes = judged_hashes[by_hash]
-    if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
-        return None  # two judged docnos share a hash: a run docno could match either
-    # Codes above the judged ones: as many hash bits as keep (query, doc) keys below 2**62.
-    bits = 61 - max(n_queries, 1).bit_length()
-    # Shifted right, every value fits int64: a view, not one more copy of the run's size.
-    run_code = (hashes >> np.uint64(64 - bits)).view(np.int64)
-    run_code += n_names
-    if n_names:
-        # Candidates: a hash equal to a judged docno's, prefiltered on 24 high bits in a bitset.
-        prefix = _member((hashes >> np.uint64(40)).view(np.int64), (sorted_hashes >> np.uint64(40)).view(np.int64),
-                         1 << 24)
-        rows = np.flatnonzero(prefix)
-        pos = np.minimum(np.searchsorted(sorted_hashes, hashes[rows]), n_names - 1)
-        hit = sorted_hashes[pos] == hashes[rows]
-        rows, code = rows[hit], by_hash[pos[hit]]
-        docs = plain_strings(run_doc) if pa.types.is_dictionary(run_doc.type) else run_doc
-        same = pc.equal(docs.take(from_numpy(rows)), names.take(from_numpy(code)))
-        same = same.combine_chunks() if isinstance(same, pa.ChunkedArray) else same
-        keep = as_numpy(same)
-        run_code[rows[keep]] = code[keep]
-    return run_code, jd, n_names + (1 << bits)
+    docs = plain_strings(qrels_doc)
+    # Distinct docnos by a sort of their hashes (cheaper than a dictionary of the strings).
+    hashes = hash64(docs)
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    new = np.empty(len(order), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(len(order), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    first = order[new]
+    # A docno sharing its hash with another row must be that row's docno, or two docnos collide.
+    shared = np.flatnonzero(np.bincount(codes, minlength=len(first))[codes] > 1)
+    if len(shared) and not pc.all(pc.equal(docs.take(from_numpy(shared)), docs.take(from_numpy(first[codes[shared]])))).as_py():
+        return None
+    prefixes = _bitset((ordered[new] >> np.uint64(64 - _PREFIX_BITS)).view(np.int64), 1 << _PREFIX_BITS)
+    return _JudgedHashes(codes, docs, first, ordered[new], prefixes)
+
+
+def _hash_bits(n_queries: int) -> int:
+    """Hash bits in a code: as many as keep (query, doc) keys below 2**62."""
+    return 61 - max(n_queries, 1).bit_length()
+
+
+def _match_judged(
+    run_doc: pa.Array | pa.ChunkedArray, hashes: np.ndarray, judged: _JudgedHashes, n_queries: int,
+    run_code: np.ndarray, lo: int, hi: int,
+) -> None:
+    """Write the codes of run rows lo..hi-1 into ``run_code``: the judged docnos' count plus the
+    top bits of the docno's hash, or the code of the judged docno whose string it equals."""
+    n_names = len(judged.first)
+    shift = np.uint64(64 - _hash_bits(n_queries))
+    for start in range(lo, hi, _BLOCK_ROWS):  # shifted and offset in one pass, block by block in cache
+        stop = min(start + _BLOCK_ROWS, hi)
+        # Shifted right, every value fits int64.
+        block = np.right_shift(hashes[start:stop], shift, out=run_code[start:stop].view(np.uint64)).view(np.int64)
+        block += n_names
+    if not n_names or hi <= lo:
+        return
+    import pyarrow.compute as pc
+
+    part = hashes[lo:hi]
+    # Candidates: a hash whose top bits are a judged docno's; searched in hash order, so that
+    # consecutive searches walk the judged hashes forward instead of jumping through them.
+    rows = np.flatnonzero(_lookup(judged.prefixes, part, 1 << _PREFIX_BITS, shift=64 - _PREFIX_BITS))
+    candidates = part[rows]
+    by_hash = np.argsort(candidates)
+    pos = np.empty(len(rows), dtype=np.intp)
+    pos[by_hash] = np.searchsorted(judged.sorted_hashes, candidates[by_hash])
+    np.minimum(pos, n_names - 1, out=pos)
+    hit = judged.sorted_hashes[pos] == candidates
+    rows, code = rows[hit] + lo, pos[hit]
+    keep = as_numpy(pc.equal(take(run_doc, rows), judged.docs.take(from_numpy(judged.first[code]))))
+    run_code[rows[keep]] = code[keep]
 
 
 def _pair_keys(q: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
@@ -421,14 +482,26 @@ def _join(
 
 
 def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
-    """Per code (>= 0): is it one of ``members`` (all below ``span``)? Looked up in a bitset: an eighth of
-    a boolean table, so that the random reads of millions of codes mostly hit the cache. Done
-    in blocks, so the temporaries stay small and are reused."""
+    """Per code (>= 0): is it one of ``members`` (all below ``span``)?"""
+    return _lookup(_bitset(members, span), codes, span)
+
+
+def _bitset(members: np.ndarray, span: int) -> np.ndarray:
+    """A bit per value below ``span``, set for the ``members``: an eighth of a boolean table, so
+    that the random reads of millions of lookups mostly hit the cache."""
     bits = np.zeros((span + 7) // 8, dtype=np.uint8)
     np.bitwise_or.at(bits, members >> 3, np.left_shift(1, members & 7).astype(np.uint8))
+    return bits
+
+
+def _lookup(bits: np.ndarray, codes: np.ndarray, span: int, shift: int = 0) -> np.ndarray:
+    """Per code (>= 0), or per uint64 code shifted right by ``shift``: is its bit set in the
+    :func:`_bitset` ``bits``? Done in blocks, so the temporaries stay small and are reused."""
     found = np.empty(len(codes), dtype=np.uint8)
     for start in range(0, len(codes), _BLOCK_ROWS):
         block = codes[start : start + _BLOCK_ROWS]
+        if shift:
+            block = (block >> np.uint64(shift)).view(np.int64)
         out = found[start : start + len(block)]
         np.take(bits, block >> 3, out=out, mode="clip")
         out >>= (block & 7).astype(np.uint8)
@@ -449,6 +522,23 @@ def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
         return _align(qrels, run, duplicates, pool)
 
 
+def _two_threads_hashed(
+    run: Run, qrels: Qrels, judged_job: Future[_JudgedHashes | None], n_queries: int, pool: ThreadPoolExecutor
+) -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
+    """:func:`_hashed_doc_codes` of the reader's hashes, a half of the run on each thread."""
+    assert run.doc_hashes is not None
+    hashes = run.doc_hashes[0] if len(run.doc_hashes) == 1 else np.concatenate(run.doc_hashes)
+    judged = judged_job.result()
+    if judged is None:
+        return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
+    run_code = np.empty(len(hashes), dtype=np.int64)
+    half = len(run_code) // 2  # disjoint slices: each thread writes its own
+    first = pool.submit(_match_judged, run.doc, hashes, judged, n_queries, run_code, 0, half)
+    _match_judged(run.doc, hashes, judged, n_queries, run_code, half, len(run_code))
+    first.result()
+    return run_code, judged.codes, judged.span(n_queries), None, True
+
+
 def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, exact_docs: bool = False) -> Aligned:
     nr, nj = len(run), len(qrels)
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
@@ -464,9 +554,16 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
             return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
         return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes)
 
-    doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
-    rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
-    rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
+    if run.doc_hashes is not None and nr > _PARALLEL_ROWS and not exact_docs:
+        # The reader hashed the docnos (text): the judged docnos are encoded on the worker while
+        # this thread codes the queries, and each thread then matches half of the run.
+        judged_job = pool.submit(_judged_hashes, qrels.doc)
+        rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+        rd, jd, n_docs, doc_offset, hashed = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
+    else:
+        doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
+        rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+        rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade

@@ -97,6 +97,38 @@ def plain_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return values
 
 
+def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``values[rows]`` as one array (dictionary chunks decoded).
+
+    A chunked array is taken from chunk by chunk: pyarrow's take of a chunked array costs a
+    pass over every chunk however few the rows (20 ms for a thousand rows of a 7M-row column).
+    """
+    if not isinstance(values, pa.ChunkedArray) or values.num_chunks <= 1:
+        one = values.chunk(0) if isinstance(values, pa.ChunkedArray) and values.num_chunks else values
+        if isinstance(one, pa.ChunkedArray):  # no chunks at all
+            one = pa.array([], type=one.type)
+        picked = one.take(from_numpy(rows))
+        return picked.dictionary_decode() if pa.types.is_dictionary(picked.type) else picked
+    ends = np.cumsum([len(c) for c in values.chunks])
+    chunk_of = np.searchsorted(ends, rows, side="right")
+    ascending = bool((chunk_of[1:] >= chunk_of[:-1]).all())
+    by_chunk = np.arange(len(rows)) if ascending else np.argsort(chunk_of, kind="stable")
+    ordered_rows, ordered_chunks = rows[by_chunk], chunk_of[by_chunk]
+    bounds = np.searchsorted(ordered_chunks, np.arange(values.num_chunks + 1))
+    parts = []
+    for c in np.flatnonzero(np.diff(bounds)).tolist():
+        local = ordered_rows[bounds[c] : bounds[c + 1]] - (ends[c] - len(values.chunk(c)))
+        part = values.chunk(c).take(from_numpy(local))
+        parts.append(part.dictionary_decode() if pa.types.is_dictionary(part.type) else part)
+    kind = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
+    joined = pa.concat_arrays(parts) if parts else pa.array([], type=kind)
+    if ascending:
+        return joined
+    back = np.empty(len(rows), dtype=np.int64)
+    back[by_chunk] = np.arange(len(rows))
+    return joined.take(from_numpy(back))
+
+
 def to_strings(values: pa.Array) -> list[str]:
     """Python strings of a (small) string or dictionary array, decoded from its buffers."""
     values = plain_strings(values)

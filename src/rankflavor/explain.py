@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from . import kernels as K
 from .align import Aligned, align
-from .columns import plain_strings
+from .columns import plain_strings, take
 from .errors import EvaluationError, UsageError, did_you_mean
 from .evaluate import aggregate
 from .flavor import Flavor
@@ -264,7 +264,7 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         run_q=aligned.run_q[rows],
         run_doc=aligned.run_doc[rows],
         run_score=aligned.run_score[rows],
-        input_row=aligned.run_row[rows],
+        input_row=aligned.input_rows(np.flatnonzero(rows)),
         judged_row=(np.cumsum(rows) - 1)[aligned.judged_row[rows[aligned.judged_row]]],
         judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],
@@ -298,7 +298,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     aligned = _only_query(full, code)
     ranked = rank(aligned, f)
     # Docno of each of the query's aligned rows (run_doc_strings is indexed by the input row).
-    docs = [str(d) for d in aligned.run_doc_strings.take(pa.array(aligned.run_row)).to_pylist()]
+    docs = [str(d) for d in take(aligned.run_doc_strings, aligned.run_row).to_pylist()]
     notes: list[str] = []
 
     # Per-row numbers, computed by the engine's own gain, tie-averaging and discount functions.

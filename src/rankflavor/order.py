@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .align import Aligned
-from .columns import as_numpy, from_numpy, plain_strings, string_array
+from .columns import as_numpy, from_numpy, plain_strings, string_array, take
 from .errors import InputError
 from .flavor import Flavor
 from .kernels import block_starts, distinct, ranges, rank_within
@@ -580,8 +580,7 @@ def _docno_byte_order(aligned: Aligned, rows: np.ndarray) -> np.ndarray:
             return np.argsort(padded * 32 + digits)  # keys are distinct within a query
     import pyarrow.compute as pc
 
-    strings = aligned.run_doc_strings.take(from_numpy(aligned.run_row[rows]))
-    return as_numpy(pc.sort_indices(strings))
+    return as_numpy(pc.sort_indices(take(aligned.run_doc_strings, aligned.input_rows(rows))))
 
 
 def _break_ties(
