@@ -22,6 +22,7 @@ import importlib
 import math
 import os
 import re
+import sys
 import threading
 import zlib
 from collections.abc import Callable
@@ -177,7 +178,8 @@ def _read_pieces(path: str | os.PathLike[str], n_fields: int, keep: dict[int, pa
         return None  # the line path reads the file again and names the problem
     try:
         size = os.fstat(fd).st_size
-        bounds = _piece_bounds(fd, size, _PIECE_BYTES)
+        # At least two pieces per core: a file of a few pieces (a big qrels file) would leave a core idle.
+        bounds = _piece_bounds(fd, size, min(_PIECE_BYTES, max(-(-size // (2 * cores())), 1 << 20)))
         stop = threading.Event()  # the first piece that needs the line path stops the rest
         rows = _PieceRows(len(bounds), size // (2 * n_fields) + 1)  # a line has n_fields bytes and as many separators
         with ThreadPoolExecutor(max_workers=min(cores(), len(bounds)), thread_name_prefix="rankflavor-read") as pool:
@@ -453,6 +455,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
+    _import_compute_if_big(path)
     kinds = {0: _QUERY, 2: pa.string(), 3: pa.float64()}
     parsed, data, _ = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
     if parsed is not None:
@@ -504,16 +507,20 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
     )
 
 
+def _import_compute_if_big(path: str | os.PathLike[str]) -> None:
+    """Reading a big file in pieces and aligning it need pyarrow.compute (~0.1 s to import):
+    import it on another thread while pyarrow parses (the parse releases the GIL)."""
+    if "pyarrow.compute" not in sys.modules and os.path.isfile(path) and os.path.getsize(path) > _BIG_RUN_BYTES:
+        threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True).start()
+
+
 def read_run(path: str | os.PathLike[str]) -> Run:
     """Read a TREC run file (``query Q0 doc rank score tag``).
 
     The run tag reported is the last line's, as trec_eval reports it.
     """
     source = str(path)
-    if os.path.isfile(path) and os.path.getsize(path) > _BIG_RUN_BYTES:
-        # Alignment of a big run needs pyarrow.compute (~0.15 s to import): import it on another
-        # thread while pyarrow parses (the parse releases the GIL).
-        threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True).start()
+    _import_compute_if_big(path)
     kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
     gzipped = os.path.isfile(path) and _is_gzip(path)
     if gzipped:  # no cheap way to the last line: read the tag column
