@@ -668,3 +668,36 @@ def test_take_of_chunks_equals_pyarrows_take(chunks: list[list[str]], picks: lis
     got = take(values, rows)
     want = [values[int(r)].as_py() for r in rows]
     assert got.type == pa.string() and got.to_pylist() == want
+
+
+@pytest.mark.parametrize("true_at", [None, 0, 7, 19])
+def test_shared_checks_run_each_check_once_on_two_threads(true_at: int | None) -> None:
+    """Two threads share the duplicate checks: each check runs at most once, every check runs
+    when none finds a repeat, and both threads stop soon after one does. (A first version read
+    the worker's return value, which said "no repeat" when the worker ran out of checks while
+    this thread's last check was still finding one.)"""
+    import threading
+    import time
+
+    ran: list[int] = []
+    started_by_then: list[int] = []
+
+    def check(k: int) -> bool:
+        ran.append(k)
+        time.sleep(0.001)  # let the other thread take the next one
+        if k == true_at:
+            started_by_then.append(len(ran))
+        return k == true_at
+
+    shared = align_module._SharedChecks([lambda k=k: check(k) for k in range(20)])
+    other = threading.Thread(target=shared.run)
+    other.start()
+    shared.run()  # may return while the other thread's check still runs
+    other.join(timeout=10)
+    assert shared.found == (true_at is not None)
+    assert len(ran) == len(set(ran))
+    if true_at is None:
+        assert sorted(ran) == list(range(20))
+    else:
+        # Once a check finds a repeat, the other thread may start at most one more.
+        assert true_at in ran and len(ran) <= started_by_then[0] + 1
