@@ -303,6 +303,43 @@ def test_evaluate_and_cli_do_not_import_pandas(tmp_path: Path, layout: str) -> N
     assert {m["name"]: m["value"] for m in cli["measures"]} == {m.measure.display: m.summary for m in here}
 
 
+_NO_PANDAS_PATHS_SCRIPT = """
+import json, sys
+import numpy as np
+import rankflavor
+from rankflavor.io import trec
+qrels, run = sys.argv[1], sys.argv[2]
+seen = {}
+seen["chunked"] = rankflavor.evaluate(qrels, run, "ndcg@10", chunk_rows=7)[0].mean
+seen["pandas after chunked"] = "pandas" in sys.modules
+seen["dicts"] = rankflavor.evaluate({"q1": {"a": 2}}, {"q1": {"a": 1.0, "b": 2.0}}, "ndcg@10")[0].mean
+from rankflavor.arrays import ndcg_score
+seen["arrays"] = float(ndcg_score(np.array([[3, 2, 0, 1]]), np.array([[0.1, 0.5, 0.3, 0.2]])))
+trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300  # the piece reader
+seen["pieces"] = rankflavor.evaluate(qrels, run, "ndcg@10")[0].mean
+from rankflavor.explain import explain
+seen["explain"] = len(explain(qrels, run, "q1", "ndcg@10").rows)
+print(json.dumps({"seen": seen, "pandas": "pandas" in sys.modules}))
+"""
+
+
+def test_chunks_dicts_arrays_pieces_and_explain_import_no_pandas(tmp_path: Path) -> None:
+    """pa.array on Python objects imports pandas when it is installed (~0.4 s); the other
+    entry points build arrays without it. (Chunked evaluation, dict inputs and the arrays API
+    each imported it before this test.)"""
+    pytest.importorskip("pandas", reason="pandas is not installed here, so no import of it can be seen")
+    qrels, run = _layouts(tmp_path)["plain"]
+    proc = subprocess.run([sys.executable, "-c", _NO_PANDAS_PATHS_SCRIPT, str(qrels), str(run)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.splitlines()[-1])
+    here = rankflavor.evaluate(str(qrels), str(run), "ndcg@10")[0].mean
+    assert report["seen"]["chunked"] == report["seen"]["pieces"] == here  # the paths really ran
+    assert report["seen"]["explain"] > 0 and 0 < report["seen"]["arrays"] < 1
+    assert report["seen"]["pandas after chunked"] is False, "chunked evaluation imported pandas"
+    assert report["pandas"] is False, "an entry point imported pandas"
+
+
 def test_python_dash_m_eval_imports_no_pandas_module(tmp_path: Path) -> None:
     """The real ``python -m rankflavor eval`` process, watched through ``-X importtime``."""
     qrels, run = _layouts(tmp_path)["plain"]

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .align import Counts, align
-from .columns import as_numpy, plain_strings
+from .columns import as_numpy, plain_strings, string_array
 from .errors import EvaluationError, InputError
 from .evaluate import _provenance, evaluate_tables, summarize
 from .io.trec import _PIECE_BYTES, RUN_FIELDS, _is_gzip, _last_tag, _parse_bytes, _slow_run, cores
@@ -97,7 +97,7 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
         if len(run):
             yield plain_strings(run.query), run.doc, run.score, run.tag, run.comments, run.blank_lines, run.extra_fields
         elif run.comments or run.blank_lines:  # a piece of comments only: still counted
-            empty = pa.array([], pa.string())
+            empty = string_array([])
             yield empty, empty, np.zeros(0), None, run.comments, run.blank_lines, 0
 
 
@@ -127,7 +127,7 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[R
         allq = pa.concat_arrays(pending_q)
         last = allq[len(allq) - 1]
         # Keep the last (possibly incomplete) query for the next chunk.
-        is_last = pc.equal(allq, last).to_numpy(zero_copy_only=False)
+        is_last = as_numpy(pc.equal(allq, last))
         cut = int(np.flatnonzero(~is_last)[-1]) + 1 if (~is_last).any() else 0
         if cut == 0:
             continue  # one query longer than a chunk: keep reading
@@ -184,7 +184,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         tag = chunk.tag or tag
         chunk_queries = pc.unique(chunk.query)
         mask = pc.is_in(qrels.query, value_set=chunk_queries)
-        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[mask.to_numpy(zero_copy_only=False)], qrels.source)
+        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[as_numpy(mask)], qrels.source)
         seen.update(chunk_queries.to_pylist())
         if len(sub) == 0:
             counts.append(_run_only_counts(chunk))
@@ -196,10 +196,11 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     missing = np.array([q for q in qrels_queries if q not in seen], dtype=object)
     merged = [_merge(m, parts[i], missing, qrels) for i, m in enumerate(measures)]
     # Judgment-side checks and counts over the whole qrels (chunks only see their own queries).
-    whole = align(qrels, Run(pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0), path),
+    nothing = string_array([])  # (pa.array would import pandas, ~0.4 s)
+    whole = align(qrels, Run(nothing, nothing, np.zeros(0), path),
                   duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))
-    prov = _provenance(qrels, Run(pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0), path), whole)
+    prov = _provenance(qrels, Run(nothing, nothing, np.zeros(0), path), whole)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
     return Results(merged, total, prov, extras)

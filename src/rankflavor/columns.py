@@ -106,7 +106,7 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     if not isinstance(values, pa.ChunkedArray) or values.num_chunks <= 1:
         one = values.chunk(0) if isinstance(values, pa.ChunkedArray) and values.num_chunks else values
         if isinstance(one, pa.ChunkedArray):  # no chunks at all
-            one = pa.array([], type=one.type)
+            one = pa.nulls(0, one.type)  # pa.array would import pandas (~0.4 s)
         picked = one.take(from_numpy(rows))
         return picked.dictionary_decode() if pa.types.is_dictionary(picked.type) else picked
     ends = np.cumsum([len(c) for c in values.chunks])
@@ -121,7 +121,7 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
         part = values.chunk(c).take(from_numpy(local))
         parts.append(part.dictionary_decode() if pa.types.is_dictionary(part.type) else part)
     kind = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
-    joined = pa.concat_arrays(parts) if parts else pa.array([], type=kind)
+    joined = pa.concat_arrays(parts) if parts else pa.nulls(0, kind)
     if ascending:
         return joined
     back = np.empty(len(rows), dtype=np.int64)

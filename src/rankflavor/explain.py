@@ -37,12 +37,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import kernels as K
 from .align import Aligned, align
-from .columns import plain_strings, take
+from .columns import as_numpy, plain_strings, string_array, take
 from .errors import EvaluationError, UsageError, did_you_mean
 from .evaluate import aggregate
 from .flavor import Flavor
@@ -433,9 +432,9 @@ def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str
 
 def _judged_docs(qrels: Qrels, query: str, duplicates: str, negatives: str, grades: np.ndarray) -> list[str] | None:
     """Doc ids of the query's usable judgments, in the engine's order; None if they cannot be matched."""
-    mask = pc.equal(plain_strings(qrels.query), pa.scalar(query, pa.string()))
-    idx = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
-    docs = [str(d) for d in qrels.doc.take(pa.array(idx)).to_pylist()]
+    mask = pc.equal(plain_strings(qrels.query), string_array([query])[0])
+    idx = np.flatnonzero(as_numpy(mask))
+    docs = [str(d) for d in take(qrels.doc, idx).to_pylist()]
     raw = qrels.grade[idx]
     kept: dict[str, tuple[int, float]] = {}
     for i, (d, g) in enumerate(zip(docs, raw, strict=True)):
@@ -464,7 +463,7 @@ def _ignored(run: Run, aligned: Aligned, docs: list[str], ranked: Ranked, measur
                        run.line_of(int(aligned.run_row[j])))
 
     # 1. Duplicate lines resolved away by align (duplicates=first|best).
-    mask = pc.equal(plain_strings(run.query), pa.scalar(query, pa.string())).to_numpy(zero_copy_only=False)
+    mask = as_numpy(pc.equal(plain_strings(run.query), string_array([query])[0]))
     dropped = np.setdiff1d(np.flatnonzero(mask), aligned.run_row)
     for row in dropped.tolist():
         out.append(Ignored(str(run.doc[row].as_py()), float(run.score[row]), None, "duplicate",
