@@ -5,8 +5,11 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.cli import cli
@@ -162,3 +165,18 @@ def test_a_bad_line_deep_in_a_chunked_run_names_its_line(tmp_path, monkeypatch, 
         rankflavor.evaluate(q, str(path), ["ndcg@10"], chunk_rows=25)
     assert info.value.line == at + 1
     assert "expected 6 whitespace-separated fields" in str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches=st.lists(st.lists(st.sampled_from(["q1", "q2", "q10", "x"]), max_size=6), min_size=1, max_size=5))
+def test_last_query_start_is_where_the_final_block_begins(batches: list[list[str]]) -> None:
+    """Looked for batch by batch on dictionary indices, from the back: the same row as a scan of
+    all the rows (0 when every row is the last query's)."""
+    from rankflavor.chunked import _last_query_start
+
+    rows = [q for b in batches for q in b]
+    if not rows:
+        return
+    want = max((i + 1 for i, q in enumerate(rows) if q != rows[-1]), default=0)
+    encoded = [pa.array(b, type=pa.string()).dictionary_encode() for b in batches]
+    assert _last_query_start(encoded) == want

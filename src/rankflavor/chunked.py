@@ -27,16 +27,26 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .align import Counts, align
-from .columns import as_numpy, plain_strings, string_array
+from .columns import as_numpy, plain_strings, string_array, to_strings
 from .errors import EvaluationError, InputError
 from .evaluate import _provenance, evaluate_tables, summarize
-from .io.trec import _PIECE_BYTES, RUN_FIELDS, _is_gzip, _last_tag, _parse_bytes, _slow_run, cores
+from .io.trec import (
+    _PIECE_BYTES,
+    _QUERY,
+    RUN_FIELDS,
+    _is_gzip,
+    _last_tag,
+    _parse_bytes,
+    _piece_bounds,
+    _slow_run,
+    cores,
+)
 from .measure import Measure
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 
-#: One batch of run rows in file order: query and doc strings, scores, the last line's tag, and
-#: the comment lines, blank lines and lines with extra fields the batch's lines held.
+#: One batch of run rows in file order: query ids (dictionary-encoded) and docnos, scores, the
+#: last line's tag, and the comment lines, blank lines and lines with extra fields it held.
 Batch = tuple[pa.Array, pa.Array, np.ndarray, "str | None", int, int, int]
 
 
@@ -50,7 +60,8 @@ def _batches(path: str) -> Iterator[Batch]:
     """
     pieces = _byte_pieces(path)
     workers = cores()
-    kinds = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
+    # Query ids dictionary-encoded per piece from their runs (as the whole-file reader does).
+    kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
     line = 1
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankflavor-chunk") as pool:
         ahead: deque[tuple[bytes, Future[Any]]] = deque()
@@ -72,9 +83,20 @@ def _batches(path: str) -> Iterator[Batch]:
 
 def _byte_pieces(path: str) -> Iterator[bytes]:
     """The file's bytes (gzip decompressed as it streams) in pieces of whole lines."""
-    opener: Any = gzip.open if _is_gzip(path) else open
     try:
-        with opener(path, "rb") as fh:
+        if not _is_gzip(path):  # pieces cut at line ends and read where they lie: no carried copy
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                for start, end in _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES):
+                    data = os.pread(fd, end - start, start)
+                    if len(data) != end - start:
+                        raise OSError(f"the file changed while it was read ({len(data)} bytes at {start}, "
+                                      f"expected {end - start})")
+                    yield data
+            finally:
+                os.close(fd)
+            return
+        with gzip.open(path, "rb") as fh:
             carry = b""
             while block := fh.read(_PIECE_BYTES):
                 data = carry + block
@@ -95,10 +117,11 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
         run = _slow_run(path, piece, line, whole_file=False)
         line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
         if len(run):
-            yield plain_strings(run.query), run.doc, run.score, run.tag, run.comments, run.blank_lines, run.extra_fields
+            query = pc.dictionary_encode(plain_strings(run.query))
+            yield query, run.doc, run.score, run.tag, run.comments, run.blank_lines, run.extra_fields
         elif run.comments or run.blank_lines:  # a piece of comments only: still counted
             empty = string_array([])
-            yield empty, empty, np.zeros(0), None, run.comments, run.blank_lines, 0
+            yield empty.dictionary_encode(), empty, np.zeros(0), None, run.comments, run.blank_lines, 0
 
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
@@ -124,30 +147,56 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[R
         pending_rows += len(s)
         if pending_rows < chunk_rows:
             continue
-        allq = pa.concat_arrays(pending_q)
-        last = allq[len(allq) - 1]
-        # Keep the last (possibly incomplete) query for the next chunk.
-        is_last = as_numpy(pc.equal(allq, last))
-        cut = int(np.flatnonzero(~is_last)[-1]) + 1 if (~is_last).any() else 0
+        cut = _last_query_start(pending_q)
         if cut == 0:
             continue  # one query longer than a chunk: keep reading
-        alld = pa.concat_arrays(pending_d)
+        # Chunked arrays, sliced: the pieces' strings are not copied into one array.
+        allq, alld = pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string())
         alls = np.concatenate(pending_s)
         yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], path, tag, finished, lines)
         lines = np.zeros(3, dtype=np.int64)
         emitted = True
-        pending_q, pending_d, pending_s = [allq.slice(cut)], [alld.slice(cut)], [alls[cut:]]
+        pending_q, pending_d, pending_s = allq.slice(cut).chunks, alld.slice(cut).chunks, [alls[cut:]]
         pending_rows = len(alls) - cut
     if pending_rows or not emitted:
         if not pending_rows:
             raise InputError(path, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
-        yield _chunk(pa.concat_arrays(pending_q), pa.concat_arrays(pending_d), np.concatenate(pending_s), path, tag,
-                     finished, lines)
+        yield _chunk(pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string()),
+                     np.concatenate(pending_s), path, tag, finished, lines)
 
 
-def _chunk(q: pa.Array, d: pa.Array, s: np.ndarray, path: str, tag: str | None, finished: set[str],
+def _last_query_start(batches: list[pa.DictionaryArray]) -> int:
+    """The first row (counted over all ``batches``) of the last query's final block: 0 when every
+    row is that query's. Looked for from the last batch back, on dictionary indices."""
+    rows = sum(len(b) for b in batches)
+    name = None
+    for batch in reversed(batches):
+        rows -= len(batch)
+        if not len(batch):
+            continue
+        indices = as_numpy(batch.indices)
+        names = to_strings(batch.dictionary)
+        if name is None:
+            name = names[int(indices[-1])]
+        other = np.flatnonzero(indices != (names.index(name) if name in names else -1))
+        if len(other):
+            return rows + int(other[-1]) + 1
+    return 0
+
+
+def _query_names(query: pa.ChunkedArray) -> list[str]:
+    """The distinct query ids of a chunk's dictionary-encoded query column (sorted)."""
+    names: set[str] = set()
+    for piece in query.chunks:
+        if len(piece):
+            used = np.bincount(as_numpy(piece.indices), minlength=len(piece.dictionary)) > 0
+            names.update(n for n, u in zip(to_strings(piece.dictionary), used, strict=True) if u)
+    return sorted(names)
+
+
+def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, path: str, tag: str | None, finished: set[str],
            lines: np.ndarray) -> Run:
-    queries = set(pc.unique(q).to_pylist())
+    queries = set(_query_names(q))
     again = queries & finished
     if again:
         name = sorted(again)[0]
@@ -182,10 +231,11 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
     for chunk in iter_query_chunks(path, chunk_rows):
         tag = chunk.tag or tag
-        chunk_queries = pc.unique(chunk.query)
-        mask = pc.is_in(qrels.query, value_set=chunk_queries)
+        assert isinstance(chunk.query, pa.ChunkedArray)  # iter_query_chunks makes them so
+        chunk_queries = _query_names(chunk.query)
+        mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[as_numpy(mask)], qrels.source)
-        seen.update(chunk_queries.to_pylist())
+        seen.update(chunk_queries)
         if len(sub) == 0:
             counts.append(_run_only_counts(chunk))
             continue
@@ -232,7 +282,8 @@ def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qr
 
 
 def _run_only_counts(chunk: Run) -> Counts:
-    n_q = len(pc.unique(chunk.query))
+    assert isinstance(chunk.query, pa.ChunkedArray)
+    n_q = len(_query_names(chunk.query))
     return Counts(len(chunk), 0, n_q, 0, 0, n_q, 0, 0, 0, 0, 0, 0, len(chunk), chunk.comments, chunk.blank_lines,
                   chunk.extra_fields)
 

@@ -574,25 +574,34 @@ def _docno_keys(
 def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
     """The tag (sixth field) of the last line of a file the columnar reader accepted.
 
-    Reading it from the tail of the file spares parsing a whole column for one value."""
+    Reading it from the tail of the file (or bytes) spares parsing a whole column for one value,
+    and copying the bytes (rstrip and rsplit of a whole piece would copy it twice)."""
     if isinstance(origin, bytes):
-        tail = origin.rstrip(b"\r\n")
+        last = _last_line(lambda a, b: origin[a:b], len(origin))
     else:
         with open(origin, "rb") as fh:
-            end = fh.seek(0, os.SEEK_END)
-            size = 4096
-            while True:
-                start = max(0, end - size)
-                fh.seek(start)
-                tail = fh.read(end - start).rstrip(b"\r\n")
-                if start == 0 or b"\n" in tail:
-                    break
-                size *= 4
-    field = tail.rsplit(b"\n", 1)[-1].split(b" ")[RUN_FIELDS - 1]
+
+            def window(a: int, b: int) -> bytes:
+                fh.seek(a)
+                return fh.read(b - a)
+
+            last = _last_line(window, fh.seek(0, os.SEEK_END))
+    field = last.split(b" ")[RUN_FIELDS - 1]
     try:
         return field.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise InputError(source, None, "the run tag on the last line is not valid UTF-8 text") from None
+
+
+def _last_line(window: Callable[[int, int], bytes], end: int) -> bytes:
+    """The last line with text, read through ``window(start, end)`` in growing windows from the end."""
+    size = 4096
+    while True:
+        start = max(0, end - size)
+        tail = window(start, end).rstrip(b"\r\n")
+        if start == 0 or b"\n" in tail:
+            return tail.rsplit(b"\n", 1)[-1]
+        size *= 4
 
 
 def _columnar(
