@@ -180,3 +180,46 @@ def test_last_query_start_is_where_the_final_block_begins(batches: list[list[str
     want = max((i + 1 for i, q in enumerate(rows) if q != rows[-1]), default=0)
     encoded = [pa.array(b, type=pa.string()).dictionary_encode() for b in batches]
     assert _last_query_start(encoded) == want
+
+
+def _with_docnos(path: str, kind: str) -> None:
+    """Rewrite the files' docnos "d<n>": as integers, or as integers for the queries before
+    q030 and text after (pieces of both kinds)."""
+    lines = open(path).read().splitlines()
+    out = []
+    for ln in lines:
+        f = ln.split()
+        at = 2 if len(f) == 4 or len(f) == 6 else None
+        if at is not None and f[at].startswith("d") and (kind == "integers" or f[0] < "q030"):
+            f[at] = str(int(f[at][1:]) + 1000)
+        out.append(" ".join(f))
+    open(path, "w").write("\n".join(out) + "\n")
+
+
+@pytest.mark.parametrize("docnos", ["integers", "text", "mixed"])
+@pytest.mark.parametrize("two_threads", [False, True])
+def test_chunks_carry_the_parse_workers_docno_keys(tmp_path, monkeypatch, docnos: str, two_threads: bool) -> None:  # type: ignore[no-untyped-def]
+    """Parse workers read each piece's docnos as integers or hashes; a chunk whose pieces all
+    agree hands those keys to alignment (align reads them itself otherwise): the values are
+    those of one evaluation of the whole file."""
+    from rankflavor import align as align_module
+    from rankflavor import chunked
+
+    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
+    if two_threads:
+        monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
+    q, r = _random_files(tmp_path, 8)
+    if docnos != "text":
+        _with_docnos(q, docnos)
+        _with_docnos(r, docnos)
+    whole = rankflavor.evaluate(q, r, MEASURES)
+    for chunk in (1, 37, 10**6):
+        _same(whole, rankflavor.evaluate(q, r, MEASURES, chunk_rows=chunk))
+    runs = list(chunked.iter_query_chunks(r, 300))
+    carried = [(c.doc_integers is not None, c.doc_hashes is not None) for c in runs]
+    if docnos == "integers":
+        assert all(c == (True, False) for c in carried)
+    elif docnos == "text":
+        assert all(c == (False, True) for c in carried)
+    else:  # integer pieces, then a chunk of both kinds, after which align reads the docnos itself
+        assert carried[0] == (True, False) and (False, False) in carried

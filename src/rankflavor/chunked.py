@@ -38,6 +38,7 @@ from .io.trec import (
     _last_tag,
     _parse_bytes,
     _piece_bounds,
+    _run_piece,
     _slow_run,
     cores,
 )
@@ -45,9 +46,12 @@ from .measure import Measure
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 
-#: One batch of run rows in file order: query ids (dictionary-encoded) and docnos, scores, the
-#: last line's tag, and the comment lines, blank lines and lines with extra fields it held.
-Batch = tuple[pa.Array, pa.Array, np.ndarray, "str | None", int, int, int]
+#: Docno keys a parse worker made: ("integers", values) when every docno of the piece is a
+#: canonical integer, else ("hashes", hash64 as int64); None from the line path.
+Keys = tuple[str, np.ndarray] | None
+#: One batch of run rows in file order: query ids (dictionary-encoded) and docnos, scores, docno
+#: keys, the last line's tag, and the comment lines, blank lines and lines with extra fields it held.
+Batch = tuple[pa.Array, pa.Array, np.ndarray, Keys, "str | None", int, int, int]
 
 
 def _batches(path: str) -> Iterator[Batch]:
@@ -60,25 +64,38 @@ def _batches(path: str) -> Iterator[Batch]:
     """
     pieces = _byte_pieces(path)
     workers = cores()
-    # Query ids dictionary-encoded per piece from their runs (as the whole-file reader does).
-    kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
     line = 1
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankflavor-chunk") as pool:
         ahead: deque[tuple[bytes, Future[Any]]] = deque()
         for data in itertools.chain(pieces, [None]):
             if data is not None:
-                ahead.append((data, pool.submit(_parse_bytes, data, RUN_FIELDS, kinds)))
+                ahead.append((data, pool.submit(_parse_piece, data)))
                 if len(ahead) <= 2 * workers:
                     continue
             while ahead and (data is None or len(ahead) > 2 * workers):
                 piece, future = ahead.popleft()
-                cols = future.result()
-                if cols is None or not np.isfinite(score := as_numpy(cols[2])).all():
+                parsed = future.result()
+                if parsed is None:
                     rest = itertools.chain([piece], (p for p, _ in ahead), pieces)
                     yield from _line_batches(path, rest, line)
                     return
+                query, doc, score, keys = parsed
                 line += len(score)
-                yield cols[0], cols[1], score, _last_tag(path, piece), 0, 0, 0
+                yield query, doc, score, keys, _last_tag(path, piece), 0, 0, 0
+
+
+def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | None:
+    """A piece's query ids (encoded from their runs, as the whole-file reader does), docnos,
+    scores and docno keys (read on the worker, so that alignment does not read them on one
+    thread); None when the line path must take it (or a score is not finite: it names the line)."""
+    cols = _parse_bytes(data, RUN_FIELDS, {0: _QUERY, 2: pa.string(), 4: pa.float64()})
+    if cols is None:
+        return None
+    derived = _run_piece(cols)
+    finite, integers = derived.note
+    if not finite:
+        return None
+    return cols[0], cols[1], derived.rows["score"], ("integers" if integers else "hashes", derived.rows["doc_key"])
 
 
 def _byte_pieces(path: str) -> Iterator[bytes]:
@@ -118,10 +135,10 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
         line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
         if len(run):
             query = pc.dictionary_encode(plain_strings(run.query))
-            yield query, run.doc, run.score, run.tag, run.comments, run.blank_lines, run.extra_fields
+            yield query, run.doc, run.score, None, run.tag, run.comments, run.blank_lines, run.extra_fields
         elif run.comments or run.blank_lines:  # a piece of comments only: still counted
             empty = string_array([])
-            yield empty.dictionary_encode(), empty, np.zeros(0), None, run.comments, run.blank_lines, 0
+            yield empty.dictionary_encode(), empty, np.zeros(0), None, None, run.comments, run.blank_lines, 0
 
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
@@ -133,14 +150,21 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[R
     pending_q: list[pa.Array] = []
     pending_d: list[pa.Array] = []
     pending_s: list[np.ndarray] = []
+    # Docno keys of the pending rows while every batch gave keys of one kind ("" before any row).
+    pending_kind: str | None = ""
+    pending_k: list[np.ndarray] = []
     pending_rows = 0
     lines = np.zeros(3, dtype=np.int64)  # comments, blank lines, extra fields not yet in a chunk
     finished: set[str] = set()
     tag: str | None = None
     emitted = False
-    for q, d, s, batch_tag, *counted in batches:
+    for q, d, s, keys, batch_tag, *counted in batches:
         tag = batch_tag if batch_tag is not None else tag
         lines += counted
+        if len(s):
+            kind = None if keys is None else keys[0]
+            pending_kind = kind if pending_kind == "" else pending_kind if pending_kind == kind else None
+            pending_k = [*pending_k, keys[1]] if pending_kind is not None and keys is not None else []
         pending_q.append(q)
         pending_d.append(d)
         pending_s.append(s)
@@ -153,16 +177,20 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[R
         # Chunked arrays, sliced: the pieces' strings are not copied into one array.
         allq, alld = pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string())
         alls = np.concatenate(pending_s)
-        yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], path, tag, finished, lines)
+        allk = np.concatenate(pending_k) if pending_kind else None
+        yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], pending_kind,
+                     None if allk is None else allk[:cut], path, tag, finished, lines)
         lines = np.zeros(3, dtype=np.int64)
         emitted = True
         pending_q, pending_d, pending_s = allq.slice(cut).chunks, alld.slice(cut).chunks, [alls[cut:]]
+        pending_k = [] if allk is None else [allk[cut:]]
         pending_rows = len(alls) - cut
     if pending_rows or not emitted:
         if not pending_rows:
             raise InputError(path, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
         yield _chunk(pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string()),
-                     np.concatenate(pending_s), path, tag, finished, lines)
+                     np.concatenate(pending_s), pending_kind, np.concatenate(pending_k) if pending_kind else None,
+                     path, tag, finished, lines)
 
 
 def _last_query_start(batches: list[pa.DictionaryArray]) -> int:
@@ -194,8 +222,8 @@ def _query_names(query: pa.ChunkedArray) -> list[str]:
     return sorted(names)
 
 
-def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, path: str, tag: str | None, finished: set[str],
-           lines: np.ndarray) -> Run:
+def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str | None, keys: np.ndarray | None,
+           path: str, tag: str | None, finished: set[str], lines: np.ndarray) -> Run:
     queries = set(_query_names(q))
     again = queries & finished
     if again:
@@ -208,8 +236,10 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, path: str, tag
         )
     finished |= queries
     comments, blanks, extra = (int(x) for x in lines)
+    integers = (keys,) if key_kind == "integers" and keys is not None else None
+    hashes = (keys.view(np.uint64),) if key_kind == "hashes" and keys is not None else None
     return Run(q, d, s, path, tag=(tag or "").strip() or None, comments=comments, blank_lines=blanks,
-               extra_fields=extra)
+               extra_fields=extra, doc_integers=integers, doc_hashes=hashes)
 
 
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
