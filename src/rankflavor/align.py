@@ -259,9 +259,9 @@ def _hashed_doc_codes(
     """Codes of text docnos from their 64-bit hashes, exact where it matters (None when two
     judged docnos share a hash).
 
-    The qrels docnos (few) are dictionary-encoded: codes 0..U-1. A run docno takes the code of
-    the judged docno with its hash only after the two strings compare equal, so the join is
-    exact. Every other run docno takes U plus the top bits of its hash: equal docnos get equal
+    The U distinct qrels docnos (few) take codes 0..U-1 (in hash order: :func:`_judged_hashes`).
+    A run docno takes the code of the judged docno with its hash only after the two strings
+    compare equal, so the join is exact. Every other run docno takes U plus the top bits of its hash: equal docnos get equal
     codes, and two different docnos of one query can share a code only by a hash collision,
     which the duplicate check sees as a repeated pair; the caller then starts over with
     :func:`_exact_doc_codes`. :func:`_align` runs the same steps on two threads.
