@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor import align as align_module
 from rankflavor import docnos as docnos_module
-from rankflavor.align import _member, _query_codes
+from rankflavor.align import _coded_queries, _member, _query_names
 from rankflavor.columns import to_strings
 from rankflavor.docnos import canonical_integers, canonical_mask, hash64
 from rankflavor.errors import InputError
@@ -250,11 +250,12 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
     b = pa.array(["q10", "é", "q10"]).dictionary_encode()
     run_query = pa.chunked_array([a, b])
     qrels_query = pa.array(["q3", "q2"])
-    rq, jq, ids, run_rows = _query_codes(run_query, qrels_query)
+    rq, jq, ids, run_rows, qrels_rows = _coded_queries(*_query_names(run_query, qrels_query))
     assert ids == sorted(["q10", "q2", "q3", "é"])
     assert run_rows.tolist() == [np.sum(rq == c) for c in range(len(ids))]
     assert [ids[c] for c in rq] == ["q10", "q2", "q10", "q10", "é", "q10"]
     assert [ids[c] for c in jq] == ["q3", "q2"]
+    assert qrels_rows.tolist() == [np.sum(jq == c) for c in range(len(ids))]
 
 
 @pytest.mark.parametrize("n_parts", [0, 1, 2, 3, 6])

@@ -123,16 +123,6 @@ class Aligned:
         return self.in_run & self.in_qrels
 
 
-def _query_codes(
-    run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
-    topic order), the ids by code, and the run's rows per code. Only the distinct ids are
-    sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain arrays
-    are encoded here."""
-    return _coded_queries(*_query_names(run_query, qrels_query))
-
-
 def _query_names(
     run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
 ) -> tuple[list[tuple[np.ndarray, list[str]]], list[tuple[np.ndarray, list[str]]], list[str]]:
@@ -145,15 +135,20 @@ def _query_names(
 
 def _coded_queries(
     r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str]
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
+    topic order), the ids by code, and the run's and the qrels' rows per code. Only the distinct
+    ids are sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain
+    arrays are encoded by :func:`_query_names`."""
     code = {name: i for i, name in enumerate(ids)}
     (rq, run_rows), (jq, qrels_rows) = _codes(r_parts, code), _codes(j_parts, code)
     used = (run_rows > 0) | (qrels_rows > 0)
     if used.all():
-        return rq, jq, ids, run_rows
+        return rq, jq, ids, run_rows, qrels_rows
     # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.
     renumber = np.cumsum(used) - 1
-    return renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u], run_rows[used]
+    return (renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u], run_rows[used],
+            qrels_rows[used])
 
 
 def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarray, list[str]]]:
@@ -604,11 +599,11 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         # The reader hashed the docnos (text): the judged docnos are encoded on the worker while
         # this thread codes the queries, and each thread then matches half of the run.
         judged_job = pool.submit(_judged_hashes, qrels.doc)
-        rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
     else:
         doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
-        rq, jq, query_ids, rows_per_query = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query = _coded_queries(r_parts, j_parts, names)
         rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
@@ -653,7 +648,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         rows_per_query = np.bincount(rq, minlength=nq)
 
     in_run = rows_per_query > 0
-    in_qrels = np.bincount(jq, minlength=nq) > 0
+    in_qrels = judgments_per_query > 0  # resolving duplicate judgments leaves every query judged
     evaluated = in_run & in_qrels
     rows_of_unjudged_queries = int(rows_per_query[~in_qrels].sum())
     counts = Counts(
