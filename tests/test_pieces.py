@@ -558,13 +558,20 @@ def test_real_runs_in_pieces_match_pytrec_eval(monkeypatch: pytest.MonkeyPatch, 
     docs=st.integers(1, 40),
     slab=st.sampled_from([1, 2, 5, 16, 1 << 18]),
     seed=st.integers(0, 2**31),
+    wide=st.booleans(),
 )
-def test_pairs_repeat_matches_a_brute_force_check(blocks: list[tuple[int, int]], docs: int, slab: int, seed: int) -> None:
+def test_pairs_repeat_matches_a_brute_force_check(
+    blocks: list[tuple[int, int]], docs: int, slab: int, seed: int, wide: bool
+) -> None:
     """Contiguous query blocks are checked in slabs of whole blocks, a query that comes back
-    after another one by one sort of every pair: both must say what a set of pairs says."""
+    after another one by one sort of every pair: both must say what a set of pairs says. Codes
+    of a span past int32 (hashed docnos) are sorted as int64, near or past 2**31 too."""
     rng = np.random.default_rng(seed)
     q = np.repeat(np.array([b[0] for b in blocks], dtype=np.int64), [b[1] for b in blocks])
     doc = rng.integers(0, docs, len(q)).astype(np.int64)
+    if wide:  # values that int32 would wrap onto each other: 2**32 + d and d
+        doc = doc + np.where(rng.random(len(doc)) < 0.5, 1 << 32, 0)
+        docs = (1 << 33) + docs
     old = align_module._BLOCK_ROWS, align_module._MATRIX_BLOCKS
     want = len(set(zip(q.tolist(), doc.tolist(), strict=True))) < len(q)
     try:
