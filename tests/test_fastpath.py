@@ -1070,3 +1070,21 @@ def test_evaluation_works_in_a_process_forked_after_one(tmp_path: Path) -> None:
     with multiprocessing.get_context("fork").Pool(1) as pool:
         there = pool.map_async(_evaluate_in_child, [paths]).get(timeout=120)
     assert there == [here]
+
+
+def test_ndcg_flavors_sharing_ideal_lists_equal_each_alone() -> None:
+    """NDCG measures of one alignment share each query's sorted ideal gains (cached by the
+    knobs the gains depend on); every cutoff, discount, ideal cut and gain scored together
+    equals the same measure scored on its own."""
+    rng = np.random.default_rng(11)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(-1, 4)) for j in rng.choice(60, 25, replace=False)} for i in range(40)}
+    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 6)) for j in rng.choice(60, 30, replace=False)} for i in range(38)}
+    measures = [
+        "ndcg", "ndcg@5", "ndcg@10", "ndcg@10[discount=jk(3)]", "ndcg@10[discount=reciprocal]",
+        "ndcg@10[ideal_cut=none]", "ndcg@10[ideal_cut=hits]", "ndcg@10[gain=exp2]", "ndcg@5[gain=exp2]",
+        "ndcg@10[gain={1:3,2:7}]", "ndcg@10[negatives=zero]", "ndcg@10[min_grade=2]",
+    ]  # fmt: skip
+    together = rankflavor.evaluate(qrels, run, measures)
+    for i, name in enumerate(measures):
+        alone = rankflavor.evaluate(qrels, run, [name])
+        assert together[i].per_query() == alone[0].per_query(), name

@@ -154,12 +154,24 @@ def ideal_dcg(q: np.ndarray, gains: np.ndarray, cut: np.ndarray, denom: np.ndarr
     cut : per query code, how many ideal slots count (``np.inf`` for all).
     denom : discount denominators from :func:`discount_denominators`, long enough for every slot.
     """
+    return ideal_dcg_of(ideal_lists(q, gains), cut, denom, n)
+
+
+def ideal_lists(q: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's positive gains sorted descending, as rows (query code, gain, 1-based slot)
+    grouped by query: what every cutoff of :func:`ideal_dcg` shares."""
     positive = gains > 0
     q = q[positive]
     g = gains[positive]
     order = np.lexsort((-g, q))
     q, g = q[order], g[order]
-    r = rank_within(q)
+    return q, g, rank_within(q)
+
+
+def ideal_dcg_of(lists: tuple[np.ndarray, np.ndarray, np.ndarray], cut: np.ndarray, denom: np.ndarray,
+                 n: int) -> np.ndarray:
+    """:func:`ideal_dcg` of :func:`ideal_lists` already made."""
+    q, g, r = lists
     keep = r <= cut[q]
     return segment_sum(q[keep], g[keep] / denom[r[keep]], n)
 

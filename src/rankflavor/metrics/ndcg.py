@@ -110,8 +110,11 @@ def _global_ideal(r, measure, cut: np.ndarray, denom: np.ndarray) -> np.ndarray:
     memo = r.aligned.memo
     key = ("global_ideal", measure.k, *(getattr(f, knob) for knob in _IDEAL_KNOBS))
     if f.ideal_cut == "hits" or key not in memo:  # "hits" cuts at what this ranking retrieved
-        jg = K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)
-        idcg = K.ideal_dcg(r.jq, jg, cut, denom, r.n_queries)
+        # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
+        lists_key = ("ideal_lists", *(getattr(f, knob) for knob in _IDEAL_KNOBS if knob not in ("discount", "ideal_cut")))
+        if lists_key not in memo:
+            memo[lists_key] = K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f))
+        idcg = K.ideal_dcg_of(memo[lists_key], cut, denom, r.n_queries)
         if f.ideal_cut == "hits":
             return idcg
         memo[key] = idcg
