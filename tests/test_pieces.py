@@ -709,3 +709,27 @@ def test_shared_checks_run_each_check_once_on_two_threads(true_at: int | None) -
     else:
         # Once a check finds a repeat, the other thread may start at most one more.
         assert true_at in ran and len(ran) <= started_by_then[0] + 1
+
+
+def test_a_run_the_reader_hashed_is_not_read_as_integers_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None
+) -> None:
+    """The reader hashes docnos only when some piece is not all canonical integers, so the
+    two-thread hashed path starts no integer reading of the run on the worker (it used to,
+    and never looked at the result)."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(6, docnos="text"))
+    run.write_text("\n".join(_run_lines(6, docnos="text")) + "\n")
+    q, r = read_qrels(qrels), read_run(run)
+    assert r.doc_hashes is not None
+    read_as_integers: list[int] = []
+    real = align_module.canonical_integers
+
+    def counted(values, cast=None):  # type: ignore[no-untyped-def]
+        read_as_integers.append(len(values))
+        return real(values, cast)
+
+    monkeypatch.setattr(align_module, "canonical_integers", counted)
+    monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)  # the two-thread path
+    aligned = align_module.align(q, r)
+    assert read_as_integers == [] and len(aligned.judged_row) > 0

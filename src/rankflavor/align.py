@@ -228,14 +228,16 @@ def _doc_codes(
                 start += len(p)
             return run_code, jd - lo, span, lo, False
     if run_hashes is not None or len(run_doc) > _PARALLEL_ROWS:
-        if run_hashes is None:
-            hashes = hash64(run_doc)
-        else:  # the reader's, read only; one part (a file read in pieces) is used as it is
-            hashes = run_hashes[0] if len(run_hashes) == 1 else np.concatenate(run_hashes)
+        hashes = hash64(run_doc) if run_hashes is None else _one_array(run_hashes)
         hashed = _hashed_doc_codes(run_doc, hashes, qrels_doc, n_queries)
         if hashed is not None:
             return (*hashed, None, True)
     return (*_exact_doc_codes(run_doc, qrels_doc), None, False)
+
+
+def _one_array(parts: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The reader's parts (read only) as one array: a single part (a file read in pieces) as it is."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _exact_doc_codes(
@@ -256,10 +258,10 @@ def _hashed_doc_codes(
 
     The U distinct qrels docnos (few) take codes 0..U-1 (in hash order: :func:`_judged_hashes`).
     A run docno takes the code of the judged docno with its hash only after the two strings
-    compare equal, so the join is exact. Every other run docno takes U plus the top bits of its hash: equal docnos get equal
-    codes, and two different docnos of one query can share a code only by a hash collision,
-    which the duplicate check sees as a repeated pair; the caller then starts over with
-    :func:`_exact_doc_codes`. :func:`_align` runs the same steps on two threads.
+    compare equal, so the join is exact. Every other run docno takes U plus the top bits of its
+    hash: equal docnos get equal codes, and two different docnos of one query can share a code
+    only by a hash collision, which the duplicate check sees as a repeated pair; the caller then
+    starts over with :func:`_exact_doc_codes`. :func:`_align` runs the same steps on two threads.
     """
     judged = _judged_hashes(qrels_doc)
     if judged is None:
@@ -383,7 +385,7 @@ def _repeat_checks(q: np.ndarray, doc: np.ndarray, n_docs: int) -> list[Callable
         return []
     starts = block_starts(q)
     if starts is None:  # a query comes back after another one
-        return [lambda: _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)]
+        return [partial(_slab_repeats, q, doc, n_docs)]
     lengths = np.diff(np.append(starts, len(q)))
     edges = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
     first, stop = np.concatenate([[0], edges]), np.append(edges, len(lengths))  # blocks of one length
@@ -568,7 +570,7 @@ def _two_threads_hashed(
     """:func:`_hashed_doc_codes` of the reader's hashes, a half of the run on each thread, and
     the rows whose docno is judged (:func:`_judged_doc_rows`)."""
     assert run.doc_hashes is not None
-    hashes = run.doc_hashes[0] if len(run.doc_hashes) == 1 else np.concatenate(run.doc_hashes)
+    hashes = _one_array(run.doc_hashes)
     judged = judged_job.result()
     if judged is None:
         return (*_exact_doc_codes(run.doc, qrels.doc), None, False), None
@@ -582,10 +584,12 @@ def _two_threads_hashed(
 
 def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, exact_docs: bool = False) -> Aligned:
     nr, nj = len(run), len(qrels)
+    # The reader hashed the docnos (text) of a big run: coded on two threads (below).
+    hashed_by_reader = run.doc_hashes is not None and nr > _PARALLEL_ROWS and not exact_docs
     # Reading a big run's docnos as integers overlaps the query codes (NumPy and pyarrow's
     # cast release the GIL).
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
-    if run_integers is None and nr > _PARALLEL_ROWS and not exact_docs:
+    if run_integers is None and nr > _PARALLEL_ROWS and not exact_docs and not hashed_by_reader:
         run_integers = pool.submit(canonical_integers, run.doc)
     r_parts, j_parts, names = _query_names(run.query, qrels.query)
     # Document codes (a pass over the run) are built on the worker while this thread codes the
@@ -597,9 +601,9 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None
-    if run.doc_hashes is not None and nr > _PARALLEL_ROWS and not exact_docs:
-        # The reader hashed the docnos (text): the judged docnos are encoded on the worker while
-        # this thread codes the queries, and each thread then matches half of the run.
+    if hashed_by_reader:
+        # The judged docnos are encoded on the worker while this thread codes the queries, and
+        # each thread then matches half of the run.
         judged_job = pool.submit(_judged_hashes, qrels.doc)
         rq, jq, query_ids, rows_per_query, judgments_per_query = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
