@@ -143,10 +143,12 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
     """Yield runs of about ``chunk_rows`` rows, each holding whole queries only."""
-    yield from _aligned(_batches(path), path, chunk_rows)
+    for run, _ in _aligned(_batches(path), path, chunk_rows):
+        yield run
 
 
-def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[Run]:
+def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[tuple[Run, list[str]]]:
+    """Chunks of whole queries, each with its distinct query ids (sorted)."""
     pending_q: list[pa.Array] = []
     pending_d: list[pa.Array] = []
     pending_s: list[np.ndarray] = []
@@ -212,7 +214,7 @@ def _last_query_start(batches: list[pa.DictionaryArray]) -> int:
     return 0
 
 
-def _query_names(query: pa.ChunkedArray) -> list[str]:
+def _distinct_queries(query: pa.ChunkedArray) -> list[str]:
     """The distinct query ids of a chunk's dictionary-encoded query column (sorted)."""
     names: set[str] = set()
     for piece in query.chunks:
@@ -223,8 +225,9 @@ def _query_names(query: pa.ChunkedArray) -> list[str]:
 
 
 def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str | None, keys: np.ndarray | None,
-           path: str, tag: str | None, finished: set[str], lines: np.ndarray) -> Run:
-    queries = set(_query_names(q))
+           path: str, tag: str | None, finished: set[str], lines: np.ndarray) -> tuple[Run, list[str]]:
+    names = _distinct_queries(q)
+    queries = set(names)
     again = queries & finished
     if again:
         name = sorted(again)[0]
@@ -239,7 +242,7 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
     integers = (keys,) if key_kind == "integers" and keys is not None else None
     hashes = (keys.view(np.uint64),) if key_kind == "hashes" and keys is not None else None
     return Run(q, d, s, path, tag=(tag or "").strip() or None, comments=comments, blank_lines=blanks,
-               extra_fields=extra, doc_integers=integers, doc_hashes=hashes)
+               extra_fields=extra, doc_integers=integers, doc_hashes=hashes), names
 
 
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
@@ -259,15 +262,13 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
                   qrels.blank_lines, qrels.from_file)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
-    for chunk in iter_query_chunks(path, chunk_rows):
+    for chunk, chunk_queries in _aligned(_batches(path), path, chunk_rows):
         tag = chunk.tag or tag
-        assert isinstance(chunk.query, pa.ChunkedArray)  # iter_query_chunks makes them so
-        chunk_queries = _query_names(chunk.query)
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[as_numpy(mask)], qrels.source)
         seen.update(chunk_queries)
         if len(sub) == 0:
-            counts.append(_run_only_counts(chunk))
+            counts.append(_run_only_counts(chunk, len(chunk_queries)))
             continue
         res = evaluate_tables(sub, chunk, local)
         counts.append(res.counts)
@@ -277,10 +278,10 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     merged = [_merge(m, parts[i], missing, qrels) for i, m in enumerate(measures)]
     # Judgment-side checks and counts over the whole qrels (chunks only see their own queries).
     nothing = string_array([])  # (pa.array would import pandas, ~0.4 s)
-    whole = align(qrels, Run(nothing, nothing, np.zeros(0), path),
-                  duplicates=measures[0].flavor.duplicates if measures else "error")
+    no_run = Run(nothing, nothing, np.zeros(0), path)
+    whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))
-    prov = _provenance(qrels, Run(nothing, nothing, np.zeros(0), path), whole)
+    prov = _provenance(qrels, no_run, whole)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
     return Results(merged, total, prov, extras)
@@ -311,9 +312,7 @@ def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qr
     return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
 
 
-def _run_only_counts(chunk: Run) -> Counts:
-    assert isinstance(chunk.query, pa.ChunkedArray)
-    n_q = len(_query_names(chunk.query))
+def _run_only_counts(chunk: Run, n_q: int) -> Counts:
     return Counts(len(chunk), 0, n_q, 0, 0, n_q, 0, 0, 0, 0, 0, 0, len(chunk), chunk.comments, chunk.blank_lines,
                   chunk.extra_fields)
 
