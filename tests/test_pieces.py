@@ -29,6 +29,7 @@ from rankflavor.errors import InputError
 from rankflavor.io import trec
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import _piece_bounds, _slow_run, read_qrels, read_run
+from rankflavor.kernels import block_starts
 
 MEASURES = ["ndcg@10", "ndcg", "AP", "P@5", "R@20", "RR", "bpref", "num_ret", "ndcg@10[ties=averaged]",
             "AP[ties=optimistic]", "judged@10"]  # fmt: skip
@@ -250,7 +251,8 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
     b = pa.array(["q10", "é", "q10"]).dictionary_encode()
     run_query = pa.chunked_array([a, b])
     qrels_query = pa.array(["q3", "q2"])
-    rq, jq, ids, run_rows, qrels_rows = _coded_queries(*_query_names(run_query, qrels_query))
+    rq, jq, ids, run_rows, qrels_rows, starts = _coded_queries(*_query_names(run_query, qrels_query))
+    assert starts is None  # q10 comes back after q2
     assert ids == sorted(["q10", "q2", "q3", "é"])
     assert run_rows.tolist() == [np.sum(rq == c) for c in range(len(ids))]
     assert [ids[c] for c in rq] == ["q10", "q2", "q10", "q10", "é", "q10"]
@@ -270,9 +272,42 @@ def test_codes_of_dictionary_parts(n_parts: int) -> None:
              for _ in range(n_parts)]  # fmt: skip
     code = {n: i for i, n in enumerate(names)}
     want = [code[p_names[i]] for idx, p_names in parts for i in idx.tolist()]
-    got, counts = _codes(parts, code)
+    got, counts, starts = _codes(parts, code)
     assert got.tolist() == want
     assert counts.tolist() == np.bincount(np.array(want, dtype=np.int64), minlength=len(names)).tolist()
+    expected = block_starts(np.array(want, dtype=np.int64))
+    assert (starts is None) == (expected is None)
+    if starts is not None and expected is not None:
+        assert starts.tolist() == expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcde"), min_size=0, max_size=12), min_size=0, max_size=5),
+       st.booleans())
+def test_query_blocks_across_parts(parts_ids: list[list[str]], grouped: bool) -> None:
+    """The first row of each query's block, found run by run, equals a scan of every row's code:
+    a block may go on from one part into the next (a query cut by a piece boundary), and a query
+    that comes back after another one means no blocks. ``grouped`` sorts the ids so that blocks
+    are common."""
+    from rankflavor.align import _codes
+
+    if grouped:
+        flat = sorted(i for ids in parts_ids for i in ids)
+        cuts = np.cumsum([0] + [len(ids) for ids in parts_ids])
+        parts_ids = [flat[a:b] for a, b in itertools.pairwise(cuts.tolist())]
+    code = {n: i for i, n in enumerate("abcde")}
+    parts = []
+    for ids in parts_ids:
+        names = sorted(set(ids), reverse=True)  # a dictionary per part, in an order of its own
+        parts.append((np.array([names.index(i) for i in ids], dtype=np.int32), names))
+    want = np.array([code[i] for ids in parts_ids for i in ids], dtype=np.int64)
+    got, counts, starts = _codes(parts, code)
+    assert got.tolist() == want.tolist()
+    assert counts.tolist() == np.bincount(want, minlength=5).tolist()
+    expected = block_starts(want)
+    assert (starts is None) == (expected is None)
+    if starts is not None and expected is not None:
+        assert starts.tolist() == expected.tolist()
 
 
 @settings(max_examples=200, deadline=None)

@@ -8,6 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankflavor.align import align
 from rankflavor.columns import string_array
@@ -108,6 +110,28 @@ def test_rank_judged_at_float32_equals_full_rank(seed: int, unsorted_at_float64:
         np.testing.assert_array_equal(fast.rank, full.rank, err_msg=ties)
         np.testing.assert_array_equal(fast.grade, full.grade, err_msg=ties)
         np.testing.assert_array_equal(fast.score, full.score, err_msg=ties)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=0, max_size=30))
+def test_layout_from_known_blocks_equals_the_scan(rows: list[tuple[int, int]]) -> None:
+    """The layout read with the query blocks alignment found equals the one found by scanning
+    the codes: a rise of score inside a block means no layout, a rise from one block to the
+    next does not."""
+    from rankflavor.kernels import block_starts
+    from rankflavor.order import _layout
+
+    q = np.array([r[0] for r in rows], dtype=np.int32)
+    score = np.array([float(r[1]) for r in rows])
+    scanned = _layout(q, score)
+    starts = block_starts(q)
+    if starts is None:
+        return  # alignment passes no blocks then
+    known = _layout(q, score, starts)
+    assert (known is None) == (scanned is None)
+    if known is not None and scanned is not None:
+        for name in ("starts", "lengths", "codes"):
+            np.testing.assert_array_equal(getattr(known, name), getattr(scanned, name))
 
 
 def test_rank_judged_declines_unsorted_runs() -> None:

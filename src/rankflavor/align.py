@@ -81,6 +81,9 @@ class Aligned:
     in_run: np.ndarray
     in_qrels: np.ndarray
     run_q: np.ndarray
+    #: The first row of each query's block when every query's rows are one contiguous block
+    #: (runs are written query by query), ascending; None when not, or not known.
+    query_starts: np.ndarray | None
     run_doc: np.ndarray
     run_score: np.ndarray
     input_row: np.ndarray | None
@@ -135,20 +138,21 @@ def _query_names(
 
 def _coded_queries(
     r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str]
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray | None]:
     """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
-    topic order), the ids by code, and the run's and the qrels' rows per code. Only the distinct
-    ids are sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain
+    topic order), the ids by code, the run's and the qrels' rows per code, and the first run row
+    of each query when every query's run rows are one block (else None). Only the distinct ids
+    are sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain
     arrays are encoded by :func:`_query_names`."""
     code = {name: i for i, name in enumerate(ids)}
-    (rq, run_rows), (jq, qrels_rows) = _codes(r_parts, code), _codes(j_parts, code)
+    (rq, run_rows, starts), (jq, qrels_rows, _) = _codes(r_parts, code), _codes(j_parts, code, blocks=False)
     used = (run_rows > 0) | (qrels_rows > 0)
     if used.all():
-        return rq, jq, ids, run_rows, qrels_rows
+        return rq, jq, ids, run_rows, qrels_rows, starts
     # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.
-    renumber = np.cumsum(used) - 1
+    renumber = (np.cumsum(used) - 1).astype(rq.dtype)
     return (renumber[rq], renumber[jq], [n for n, u in zip(ids, used, strict=True) if u], run_rows[used],
-            qrels_rows[used])
+            qrels_rows[used], starts)
 
 
 def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarray, list[str]]]:
@@ -159,22 +163,40 @@ def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarr
     return [(as_numpy(c.indices), to_strings(c.dictionary)) for c in chunks]
 
 
-def _codes(parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """The code of every row and the rows per code, part by part (a part's rows are counted
-    while they are in cache). One thread: split between two, the many small calls per part
-    queue on the GIL and it takes twice as long."""
+def _codes(
+    parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int], blocks: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The code of every row, the rows per code, and (with ``blocks``) the first row of each
+    code's block when every code's rows are one block (None otherwise).
+
+    Rows come in runs of one id (files are written query by query): each part's runs are found
+    by one comparison of neighbouring indices, and the codes are written run by run, so no row
+    is looked up in a table or counted one at a time.
+    """
     # int32 while the codes fit: half the memory of a pass over the run (fresh pages cost).
     kind: type[np.signedinteger[Any]] = np.int32 if len(code) < 1 << 31 else np.int64
-    out = np.empty(sum(len(idx) for idx, _ in parts), dtype=kind)
-    counts = np.zeros(len(code), dtype=np.int64)
+    run_codes, run_starts = [], []
     start = 0
     for idx, names in parts:
-        table = np.array([code[n] for n in names], dtype=kind)
-        # mode="clip": dictionary indices are in range, and the default bounds check per row costs 8x
-        np.take(table, idx, out=out[start : start + len(idx)], mode="clip")
-        np.add.at(counts, table, np.bincount(idx, minlength=len(names)))
+        if len(idx):
+            table = np.array([code[n] for n in names], dtype=kind)
+            first = np.flatnonzero(idx[1:] != idx[:-1])
+            first += 1
+            first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
+            run_codes.append(table[idx[first]])
+            run_starts.append(first + start)
         start += len(idx)
-    return out, counts
+    if not run_codes:
+        return np.zeros(0, dtype=kind), np.zeros(len(code), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    codes, starts = np.concatenate(run_codes), np.concatenate(run_starts).astype(np.int64, copy=False)
+    joined = np.concatenate([[True], codes[1:] != codes[:-1]])  # a run may go on in the next part
+    codes, starts = codes[joined], starts[joined]
+    lengths = np.diff(np.append(starts, start))
+    counts = np.zeros(len(code), dtype=np.int64)
+    np.add.at(counts, codes, lengths)
+    # More runs than codes: some code has two (no sort needed to know).
+    one_block_each = blocks and len(codes) <= len(code) and len(distinct(codes)) == len(codes)
+    return np.repeat(codes, lengths), counts, starts if one_block_each else None
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
@@ -365,15 +387,18 @@ def _has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
     return bool((plain[1:] == plain[:-1]).any())
 
 
-def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
+def _pairs_repeat(q: np.ndarray, doc: np.ndarray, n_docs: int, starts: np.ndarray | None = None) -> bool:
     """Does any (query, doc) pair occur twice? (:func:`_repeat_checks`, run one after another.)"""
-    return any(check() for check in _repeat_checks(q, doc, n_docs))
+    return any(check() for check in _repeat_checks(q, doc, n_docs, starts))
 
 
-def _repeat_checks(q: np.ndarray, doc: np.ndarray, n_docs: int) -> list[Callable[[], bool]]:
+def _repeat_checks(
+    q: np.ndarray, doc: np.ndarray, n_docs: int, starts: np.ndarray | None = None
+) -> list[Callable[[], bool]]:
     """Checks, each of a slab of the run, such that a (query, doc) pair occurs twice iff one of
     them returns True. Each sorts its own copies (NumPy sorts without the GIL), so that two
-    threads can share them (:class:`_SharedChecks`).
+    threads can share them (:class:`_SharedChecks`). ``starts``: each query's first row when
+    every query's rows are known to be one block (else found here).
 
     When every query's rows are one contiguous block (runs are written per topic), a pair can
     repeat only inside its block. Consecutive blocks of one length (most runs retrieve the same
@@ -383,7 +408,8 @@ def _repeat_checks(q: np.ndarray, doc: np.ndarray, n_docs: int) -> list[Callable
     """
     if len(q) < 2:
         return []
-    starts = block_starts(q)
+    if starts is None:
+        starts = block_starts(q)
     if starts is None:  # a query comes back after another one
         return [partial(_slab_repeats, q, doc, n_docs)]
     lengths = np.diff(np.append(starts, len(q)))
@@ -605,11 +631,11 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         # The judged docnos are encoded on the worker while this thread codes the queries, and
         # each thread then matches half of the run.
         judged_job = pool.submit(_judged_hashes, qrels.doc)
-        rq, jq, query_ids, rows_per_query, judgments_per_query = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
     else:
         doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
-        rq, jq, query_ids, rows_per_query, judgments_per_query = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
@@ -624,7 +650,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
         def shared_repeats() -> None:
             try:
-                shared = _SharedChecks(_repeat_checks(rq, rd, n_docs))
+                shared = _SharedChecks(_repeat_checks(rq, rd, n_docs, query_starts))
             except BaseException as error:
                 plan.set_exception(error)
                 raise
@@ -639,7 +665,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     else:
         judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
     if hashed and repeated is None:
-        repeated = _pairs_repeat(rq, rd, n_docs)
+        repeated = _pairs_repeat(rq, rd, n_docs, query_starts)
     if repeated is False:
         keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
     elif hashed:  # a repeated pair or a hash collision: decide on exact codes
@@ -650,6 +676,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     nq = len(query_ids)
     if dup_r:  # rare: drop the resolved rows and join again
         rq, rd, rscore = rq[keep_r], rd[keep_r], rscore[keep_r]
+        query_starts = block_starts(rq)
         judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
         rows_per_query = np.bincount(rq, minlength=nq)
 
@@ -681,6 +708,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         in_run=in_run,
         in_qrels=in_qrels,
         run_q=rq,
+        query_starts=query_starts,
         run_doc=rd.astype(np.int64, copy=False),
         run_score=rscore,
         input_row=keep_r.astype(np.int64, copy=False) if dup_r else None,

@@ -261,6 +261,7 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         in_run=aligned.in_run & only,
         in_qrels=aligned.in_qrels & only,
         run_q=aligned.run_q[rows],
+        query_starts=None,  # found again when needed
         run_doc=aligned.run_doc[rows],
         run_score=aligned.run_score[rows],
         input_row=aligned.input_rows(np.flatnonzero(rows)),

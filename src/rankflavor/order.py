@@ -447,7 +447,7 @@ def _gathered(aligned: Aligned, precision: str) -> tuple[np.ndarray | _Rounded, 
     if precision != "float32" or ("score", precision) in memo:
         return _scored(aligned, precision)
     if ("layout", "float64") not in memo:
-        memo["layout", "float64"] = _layout(aligned.run_q, aligned.run_score)
+        memo["layout", "float64"] = _layout(aligned.run_q, aligned.run_score, aligned.query_starts)
     layout = memo["layout", "float64"]
     return (_Rounded(aligned.run_score), layout) if layout is not None else _scored(aligned, precision)
 
@@ -463,7 +463,7 @@ def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | Non
             # Kept in float32: order and ties compare alike, at half the memory of float64.
             score = score.astype(np.float32)
         memo["score", precision] = score
-        memo["layout", precision] = _layout(aligned.run_q, score)
+        memo["layout", precision] = _layout(aligned.run_q, score, aligned.query_starts)
     return memo["score", precision], memo["layout", precision]
 
 
@@ -492,12 +492,17 @@ class _Layout:
     codes: np.ndarray  # query code of each block
 
 
-def _layout(q: np.ndarray, score: np.ndarray) -> _Layout | None:
+def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None) -> _Layout | None:
     """The run's query blocks when it is in rank order (grouped by query, scores descending);
-    None otherwise. Two O(n) comparisons instead of a sort."""
+    None otherwise. Two O(n) comparisons instead of a sort; one when the blocks' ``starts`` are
+    known (:attr:`Aligned.query_starts`)."""
     n = len(q)
     if n == 0:
         return None
+    if starts is not None:
+        rises = score[1:] > score[:-1]
+        rises[starts[1:] - 1] = False  # from one block to the next, the score may rise
+        return None if rises.any() else _Layout(starts, np.diff(np.append(starts, n)), q[starts])
     change = q[1:] != q[:-1]
     if ((score[1:] > score[:-1]) & ~change).any():
         return None

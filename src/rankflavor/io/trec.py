@@ -182,8 +182,9 @@ def _read_pieces(path: str | os.PathLike[str], n_fields: int, keep: dict[int, pa
         bounds = _piece_bounds(fd, size, min(_PIECE_BYTES, max(-(-size // (2 * cores())), 1 << 20)))
         stop = threading.Event()  # the first piece that needs the line path stops the rest
         rows = _PieceRows(len(bounds), size // (2 * n_fields) + 1)  # a line has n_fields bytes and as many separators
+        buffers = _PieceBuffers(max(end - start for start, end in bounds))
         with ThreadPoolExecutor(max_workers=min(cores(), len(bounds)), thread_name_prefix="rankflavor-read") as pool:
-            parts = list(pool.map(lambda k: _parse_piece(fd, k, bounds[k], n_fields, keep, derive, stop, rows),
+            parts = list(pool.map(lambda k: _parse_piece(fd, k, bounds[k], n_fields, keep, derive, stop, rows, buffers),
                                   range(len(bounds))))
     except OSError:
         return None
@@ -285,16 +286,36 @@ def _piece_bounds(fd: int, size: int, piece: int) -> list[tuple[int, int]]:
     return bounds
 
 
+class _PieceBuffers:
+    """A read buffer per worker thread, reused for each of its pieces: a fresh buffer per piece
+    costs as much again in page faults as the copy from the page cache (pyarrow's parse copies
+    every value out of it, so nothing parsed points into it)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._local = threading.local()
+
+    def read(self, fd: int, start: int, end: int) -> tuple[bytes | bytearray, int]:
+        """The bytes start..end-1 of ``fd`` and how many were read (fewer: the file changed)."""
+        if not hasattr(os, "preadv"):
+            data = os.pread(fd, end - start, start)
+            return data, len(data)
+        buf = getattr(self._local, "buf", None)
+        if buf is None:
+            buf = self._local.buf = bytearray(self._size)
+        return buf, os.preadv(fd, [memoryview(buf)[: end - start]], start)
+
+
 def _parse_piece(
     fd: int, piece: int, bounds: tuple[int, int], n_fields: int, keep: dict[int, pa.DataType],
-    derive: Derive | None, stop: threading.Event, rows: _PieceRows,
+    derive: Derive | None, stop: threading.Event, rows: _PieceRows, buffers: _PieceBuffers,
 ) -> Derived | None:
     cols = None
     try:
         if not stop.is_set():
             start, end = bounds
-            data = os.pread(fd, end - start, start)
-            cols = _parse_bytes(data, n_fields, keep) if len(data) == end - start else None
+            data, n = buffers.read(fd, start, end)
+            cols = _parse_bytes(data, n_fields, keep, n) if n == end - start else None
     finally:
         rows.count(piece, len(cols[0]) if cols is not None else 0)  # always: later pieces wait on it
     if cols is None:
@@ -305,16 +326,21 @@ def _parse_piece(
     return derived
 
 
-def _parse_bytes(data: bytes, n_fields: int, keep: dict[int, pa.DataType]) -> list[pa.Array] | None:
-    """Whole lines, parsed single-threaded, or None when any of them needs the line path."""
-    if not _clean(data, 0, len(data)):
+def _parse_bytes(
+    data: bytes | bytearray, n_fields: int, keep: dict[int, pa.DataType], size: int | None = None
+) -> list[pa.Array] | None:
+    """Whole lines (the first ``size`` bytes, all by default), parsed single-threaded, or None
+    when any of them needs the line path."""
+    size = len(data) if size is None else size
+    if not _clean(data, 0, size):
         return None
     from pyarrow import csv
 
     # Dictionary columns are read as strings and encoded from their runs (see _runs_encoded).
     as_read = {k: pa.string() if pa.types.is_dictionary(t) else t for k, t in keep.items()}
     try:
-        table = csv.read_csv(pa.BufferReader(data), **_csv_options(n_fields, as_read, len(data) + 1, threads=False))
+        buffer = pa.py_buffer(data).slice(0, size)
+        table = csv.read_csv(pa.BufferReader(buffer), **_csv_options(n_fields, as_read, size + 1, threads=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
         return None
     cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
