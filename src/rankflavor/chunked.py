@@ -43,6 +43,7 @@ from .io.trec import (
     cores,
 )
 from .measure import Measure
+from .pages import small_pages
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 
@@ -245,6 +246,7 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
                extra_fields=extra, doc_integers=integers, doc_hashes=hashes), names
 
 
+@small_pages()
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
                      chunk_rows: int = 1_000_000, extras: tuple[str, ...] = ()) -> Results:
     """Evaluate a run file chunk by chunk (whole queries per chunk) and merge the per-query tables."""

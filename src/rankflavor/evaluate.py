@@ -15,10 +15,12 @@ from .errors import EvaluationError, UsageError
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .order import Ranked, ranked_for
+from .pages import small_pages
 from .results import EMPTY, MISSING, OK, MeasureResult, Results
 from .tables import Qrels, Run
 
 
+@small_pages()
 def evaluate(
     qrels: Any,
     run: Any,
@@ -76,6 +78,7 @@ def evaluate(
     return evaluate_tables(q_table, r_table, measures, extras=extras)
 
 
+@small_pages()
 def evaluate_tables(
     qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = ()
 ) -> Results:

@@ -47,6 +47,7 @@ from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .order import Ranked, order_key, ranked_for
+from .pages import small_pages
 from .results import MeasureResult
 from .tables import Qrels, Run
 
@@ -522,6 +523,7 @@ def _is_nested_run(obj: Mapping[Any, Any]) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
+@small_pages()
 def spread(
     qrels: Any,
     runs: Any,
