@@ -768,3 +768,17 @@ def test_a_run_the_reader_hashed_is_not_read_as_integers_again(
     monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)  # the two-thread path
     aligned = align_module.align(q, r)
     assert read_as_integers == [] and len(aligned.judged_row) > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=0, max_size=60), st.sampled_from([1, 1 << 20, 1 << 57]))
+def test_sorted_judgment_keys(small: list[int], scale: int) -> None:
+    """Keys sorted with their row number packed in (when both fit in 63 bits) or by argsort:
+    the sorted keys and a stable permutation either way."""
+    from rankflavor.align import _sort_keys
+
+    keys = np.array(small, dtype=np.int64) * scale  # the largest scale leaves no room for rows
+    order, ordered = _sort_keys(keys)
+    want = np.argsort(keys, kind="stable")
+    assert order.tolist() == want.tolist()
+    assert ordered.tolist() == keys[want].tolist()

@@ -521,24 +521,44 @@ def _resolve_duplicates(
 
 
 def _join(
-    rq: np.ndarray, rd: np.ndarray, jkey: np.ndarray, jd: np.ndarray, jgrade: np.ndarray, n_docs: int,
+    rq: np.ndarray, rd: np.ndarray, judgments: tuple[np.ndarray, np.ndarray], jd: np.ndarray, n_docs: int,
     candidates: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The run rows whose (query, doc) is judged, ascending, and their grades.
 
+    ``judgments``: the judgments' distinct (query, doc) keys, ascending, and their grades.
     Most retrieved documents are judged for no query at all: only the ``candidates`` (ascending
     rows whose document is judged for some query: :func:`_judged_doc_rows`, found here when
     not given) are searched among the judgments.
     """
-    if len(rq) == 0 or len(jkey) == 0:
+    sorted_keys, sorted_grades = judgments
+    if len(rq) == 0 or len(sorted_keys) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    order = np.argsort(jkey)
-    sorted_keys, sorted_grades = jkey[order], jgrade[order]
     rows = _judged_doc_rows(rd, jd) if candidates is None else candidates
     keys = _pair_keys(rq, rd, n_docs) if rows is None else _pair_keys(rq[rows], rd[rows], n_docs)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     hit = sorted_keys[pos] == keys
     return (np.flatnonzero(hit) if rows is None else rows[hit]), sorted_grades[pos[hit]]
+
+
+def _sort_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The permutation that sorts the (query, doc) ``keys`` (>= 0), and the sorted keys.
+
+    When a key and its row number fit in 63 bits together (keys below 2**36 for a million
+    rows), they are sorted as one int64: a plain sort, twice as fast as an argsort (11 to 5 ms
+    for the 300k judgments of the 7k bench set), and stable.
+    """
+    n = len(keys)
+    bits = max(n - 1, 1).bit_length()
+    if n and int(keys.max()) < 1 << (63 - bits):
+        packed = np.left_shift(keys, bits)
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        order = packed & ((1 << bits) - 1)
+        packed >>= bits
+        return order, packed
+    order = np.argsort(keys, kind="stable")
+    return order, keys[order]
 
 
 def _judged_doc_rows(rd: np.ndarray, jd: np.ndarray) -> np.ndarray | None:
@@ -633,15 +653,30 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         judged_job = pool.submit(_judged_hashes, qrels.doc)
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
-    else:
-        doc_codes = pool.submit(doc_job) if nr > _PARALLEL_ROWS else None
+    elif nr > _PARALLEL_ROWS:
+        # The worker also finds the rows whose docno is judged (a lookup per row) while this
+        # thread still codes the queries.
+        def doc_rows_job() -> tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], np.ndarray | None]:
+            codes = doc_job()
+            return codes, _judged_doc_rows(codes[0], codes[1])
+
+        doc_codes = pool.submit(doc_rows_job)
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
-        rd, jd, n_docs, doc_offset, hashed = doc_codes.result() if doc_codes is not None else doc_job()
+        (rd, jd, n_docs, doc_offset, hashed), candidates = doc_codes.result()
+    else:
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
+        rd, jd, n_docs, doc_offset, hashed = doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
-    keep_j, dup_j = _resolve_duplicates(jkey, qrels.grade, duplicates, qrels)
     jgrade = qrels.grade
-    if dup_j:  # the judged documents stay the same: ``candidates`` holds
+    # One sort of the judgments serves the duplicate check and the join.
+    by_key, sorted_keys = _sort_keys(jkey)
+    dup_j = 0
+    if len(sorted_keys) > 1 and bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
+        keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels)
+        # the judged documents stay the same: ``candidates`` holds
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
+        by_key, sorted_keys = _sort_keys(jkey)
+    judgments = sorted_keys, jgrade[by_key]
     repeated: bool | None = None
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
@@ -658,12 +693,12 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
             shared.run()
 
         repeats = pool.submit(shared_repeats)
-        judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs, candidates)
+        judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs, candidates)
         plan.result().run()
         repeats.result()  # both threads done: only now is ``found`` final
         repeated = plan.result().found
     else:
-        judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
+        judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs)
     if hashed and repeated is None:
         repeated = _pairs_repeat(rq, rd, n_docs, query_starts)
     if repeated is False:
@@ -677,7 +712,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     if dup_r:  # rare: drop the resolved rows and join again
         rq, rd, rscore = rq[keep_r], rd[keep_r], rscore[keep_r]
         query_starts = block_starts(rq)
-        judged_row, judged_grade = _join(rq, rd, jkey, jd, jgrade, n_docs)
+        judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs)
         rows_per_query = np.bincount(rq, minlength=nq)
 
     in_run = rows_per_query > 0
