@@ -90,9 +90,12 @@ def test_pieces_read_what_the_other_readers_read(
     assert by_pieces.from_file and by_pieces.lines is None  # row i is line i + 1
     if docnos == "integers":
         assert by_pieces.doc_integers is not None
-        assert np.concatenate(by_pieces.doc_integers).tolist() == [int(d) for d in to_strings(slow.doc)]
+        values = [int(d) for d in to_strings(slow.doc)]
+        assert np.concatenate(by_pieces.doc_integers).tolist() == values
+        assert by_pieces.doc_integer_range == (min(values), max(values))  # gathered piece by piece
     else:
         assert by_pieces.doc_integers is None  # "D7" is no integer; "007" is not canonical
+        assert by_pieces.doc_integer_range is None
 
 
 @pytest.mark.parametrize("docnos", ["integers", "text", "zero_padded"])

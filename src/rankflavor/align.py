@@ -211,9 +211,12 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 def _doc_codes(
     run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = None,
-    run_hashes: tuple[np.ndarray, ...] | None = None,
+    run_hashes: tuple[np.ndarray, ...] | None = None, run_range: tuple[int, int] | None = None,
+    qrels_canonical: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
     """Identity codes for docnos, the code span, the integer offset and whether codes were hashed.
+    ``run_range``: the least and greatest of the reader's ``run_integers``, when it found them;
+    ``qrels_canonical``: :func:`canonical_mask` of the qrels docnos, when the reader found it.
 
     Docnos that are canonical decimal integers (MS MARCO style) are their own codes (less an
     offset, returned fourth; None otherwise). Other docnos of a big run are coded from a hash
@@ -221,21 +224,26 @@ def _doc_codes(
     run, dictionary-encoded. Codes carry no order: the docno tie-break compares strings
     (order.py).
     """
-    numeric, jd = canonical_mask(qrels_doc)  # meanwhile ``run_integers`` may run on another thread
+    # meanwhile ``run_integers`` may run on another thread
+    numeric, jd = canonical_mask(qrels_doc) if qrels_canonical is None else qrels_canonical
     if isinstance(run_integers, tuple):  # the reader's, in parts
         parts: tuple[np.ndarray, ...] | None = run_integers
     else:
         run_num = canonical_integers(run_doc) if run_integers is None else run_integers.result()
         parts = None if run_num is None else (run_num,)
     if parts is not None and any(len(p) for p in parts):
-        lo = min(int(p.min()) for p in parts if len(p))
-        hi = max(int(p.max()) for p in parts if len(p))
+        if isinstance(run_integers, tuple) and run_range is not None:
+            lo, hi = run_range
+        else:
+            lo = min(int(p.min()) for p in parts if len(p))
+            hi = max(int(p.max()) for p in parts if len(p))
         if numeric.any():
             lo = min(lo, int(jd[numeric].min()))
         span = max(hi, int(jd.max())) - lo + 1
         others = ~numeric
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
             extra = as_numpy(_encode(plain_strings(qrels_doc).filter(from_numpy(others))).indices).astype(np.int64)
+            jd = jd.copy()  # the reader's, read only
             jd[others] = span + lo + extra
             span += int(extra.max()) + 1
         if span * max(n_queries, 1) < 1 << 62:
@@ -643,10 +651,12 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     def doc_job() -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
         if exact_docs:
             return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
-        return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes)
+        return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes, run.doc_integer_range,
+                          qrels.doc_canonical)
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None
+    doc_rows: Future[np.ndarray | None] | None = None
     if hashed_by_reader:
         # The judged docnos are encoded on the worker while this thread codes the queries, and
         # each thread then matches half of the run.
@@ -654,15 +664,12 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
     elif nr > _PARALLEL_ROWS:
-        # The worker also finds the rows whose docno is judged (a lookup per row) while this
-        # thread still codes the queries.
-        def doc_rows_job() -> tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], np.ndarray | None]:
-            codes = doc_job()
-            return codes, _judged_doc_rows(codes[0], codes[1])
-
-        doc_codes = pool.submit(doc_rows_job)
+        # The worker then finds the rows whose docno is judged (a lookup per row) while this
+        # thread codes the queries and sorts the judgments (below).
+        doc_codes = pool.submit(doc_job)
+        doc_rows = pool.submit(lambda: _judged_doc_rows(*doc_codes.result()[:2]))
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
-        (rd, jd, n_docs, doc_offset, hashed), candidates = doc_codes.result()
+        rd, jd, n_docs, doc_offset, hashed = doc_codes.result()
     else:
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         rd, jd, n_docs, doc_offset, hashed = doc_job()
@@ -677,6 +684,8 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
         by_key, sorted_keys = _sort_keys(jkey)
     judgments = sorted_keys, jgrade[by_key]
+    if doc_rows is not None:
+        candidates = doc_rows.result()
     repeated: bool | None = None
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then

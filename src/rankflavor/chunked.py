@@ -93,7 +93,7 @@ def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | N
     if cols is None:
         return None
     derived = _run_piece(cols)
-    finite, integers = derived.note
+    finite, integers = derived.note.finite, derived.note.integers
     if not finite:
         return None
     return cols[0], cols[1], derived.rows["score"], ("integers" if integers else "hashes", derived.rows["doc_key"])

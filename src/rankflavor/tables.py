@@ -26,6 +26,9 @@ class Qrels:
     comments: int = 0
     blank_lines: int = 0
     from_file: bool = False
+    #: Per docno, is it a canonical decimal integer, and its value (``docnos.canonical_mask``),
+    #: when the file reader found them (None: alignment finds out). Read only.
+    doc_canonical: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.grade)
@@ -57,6 +60,8 @@ class Run:
     doc_integers: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
     #: Otherwise, perhaps every docno's 64-bit hash (``docnos.hash64``) in parts, as above.
     doc_hashes: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
+    #: The least and greatest of ``doc_integers``, when the reader found them (None: not known).
+    doc_integer_range: tuple[int, int] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.score)

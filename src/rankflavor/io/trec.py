@@ -29,13 +29,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers, to_strings
-from ..docnos import canonical_integers, hash64
+from ..docnos import canonical_integers, canonical_mask, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
 
@@ -488,7 +488,10 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         cols = parsed[0]
         grade = as_numpy(cols[2])
         if _finite(grade):
-            return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True)
+            # Alignment needs these; found here, they are off its critical path (and the first
+            # call of the compute kernels, 20-40 ms cold, happens before the run is read).
+            return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
+                         doc_canonical=canonical_mask(cols[1]))
     return _slow_qrels(source, data if data is not None else read_bytes(path))
 
 
@@ -555,28 +558,48 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     if parsed is not None:
         cols, notes, rows = parsed
         values = hashes = None
+        doc_range: tuple[int, int] | None = None
         if notes is None or rows is None:  # read whole
             score = as_numpy(cols[2])
             finite = _finite(score)
         else:
             score = rows["score"]
-            finite = all(ok for ok, _ in notes)
+            finite = all(note.finite for note in notes)
             if finite:
-                values, hashes = _docno_keys(cols[1], [integers for _, integers in notes], rows["doc_key"])
+                values, hashes = _docno_keys(cols[1], [note.integers for note in notes], rows["doc_key"])
+                if values is not None:
+                    doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
         if finite:
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
-                       doc_integers=values, doc_hashes=hashes)
+                       doc_integers=values, doc_hashes=hashes,
+                       doc_integer_range=doc_range if values is not None and len(score) else None)
     return _slow_run(source, data if data is not None else read_bytes(path))
+
+
+class RunPieceNote(NamedTuple):
+    """What a read worker learned of a run piece: are all its scores finite, are its docnos
+    canonical integers, and then their least and greatest value (alignment needs the range;
+    the worker finds it while the values are in its cache)."""
+
+    finite: bool
+    integers: bool
+    low: int = 0
+    high: int = -1
 
 
 def _run_piece(cols: list[pa.Array]) -> Derived:
     """A run piece's scores, and its docnos as integers when all are canonical, else their
-    hashes (see :mod:`rankflavor.docnos`); the note says (all scores finite, integers)."""
+    hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`."""
     score = as_numpy(cols[2])
     values = canonical_integers(cols[1], cast=True)
-    key = values if values is not None else hash64(cols[1]).view(np.int64)
-    return Derived([cols[0], cols[1], None], (_finite(score), values is not None), {"score": score, "doc_key": key})
+    if values is None:
+        note = RunPieceNote(_finite(score), False)
+        key = hash64(cols[1]).view(np.int64)
+    else:
+        note = RunPieceNote(_finite(score), True, *((int(values.min()), int(values.max())) if len(values) else (0, -1)))
+        key = values
+    return Derived([cols[0], cols[1], None], note, {"score": score, "doc_key": key})
 
 
 def _docno_keys(
