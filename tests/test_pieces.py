@@ -785,3 +785,25 @@ def test_sorted_judgment_keys(small: list[int], scale: int) -> None:
     want = np.argsort(keys, kind="stable")
     assert order.tolist() == want.tolist()
     assert ordered.tolist() == keys[want].tolist()
+
+
+def test_qrels_reader_finds_canonical_docnos_on_its_own_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the qrels reader's thread finds equals canonical_mask of the docnos, and an error
+    there surfaces where alignment reads it, not lost on the thread."""
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 7 1\nq1 0 007 2\nq1 0 D3 0\nq2 0 12 1\n")
+    qrels = read_qrels(path)
+    assert qrels.doc_canonical is not None
+    ok, values = qrels.doc_canonical.result()
+    want_ok, want_values = canonical_mask(qrels.doc)
+    assert ok.tolist() == want_ok.tolist() == [True, False, False, True]
+    assert values[ok].tolist() == want_values[want_ok].tolist() == [7, 12]
+
+    def broken(values: object) -> object:
+        raise RuntimeError("mask failed")
+
+    monkeypatch.setattr(trec, "canonical_mask", broken)
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 7 1 2.0 t\n")
+    with pytest.raises(RuntimeError, match="mask failed"):
+        rankflavor.evaluate(str(path), str(run), "ndcg@10")

@@ -652,7 +652,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         if exact_docs:
             return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
         return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes, run.doc_integer_range,
-                          qrels.doc_canonical)
+                          None if qrels.doc_canonical is None else qrels.doc_canonical.result())
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None

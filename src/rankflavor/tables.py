@@ -8,6 +8,7 @@ the line of a problem.
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,8 +28,9 @@ class Qrels:
     blank_lines: int = 0
     from_file: bool = False
     #: Per docno, is it a canonical decimal integer, and its value (``docnos.canonical_mask``),
-    #: when the file reader found them (None: alignment finds out). Read only.
-    doc_canonical: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: when the file reader is finding them on a thread of its own (None: alignment finds out).
+    #: Read only.
+    doc_canonical: Future[tuple[np.ndarray, np.ndarray]] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.grade)
