@@ -68,6 +68,8 @@ class Aligned:
         an identity code within a query (equal docnos, equal codes; different docnos of one
         query, different codes; no order). Text docnos of a big run are coded from hashes, so
         two docnos of different queries may share a code.
+    query_starts : the first row of each query's block when every query's rows are one block
+        (ascending), else None; spares later stages a scan of ``run_q``.
     input_row : the input row of each run row, None when row i is input row i (no duplicate was
         resolved); ``run_row`` always gives the array, and ``run_doc_strings[run_row]`` the docno.
     judged_row, judged_grade : the run rows (ascending) whose (query, doc) pair is in the qrels,
@@ -81,8 +83,6 @@ class Aligned:
     in_run: np.ndarray
     in_qrels: np.ndarray
     run_q: np.ndarray
-    #: The first row of each query's block when every query's rows are one contiguous block
-    #: (runs are written query by query), ascending; None when not, or not known.
     query_starts: np.ndarray | None
     run_doc: np.ndarray
     run_score: np.ndarray
