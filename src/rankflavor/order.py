@@ -499,16 +499,18 @@ def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None) 
     n = len(q)
     if n == 0:
         return None
-    if starts is not None:
+    if starts is None:
+        change = q[1:] != q[:-1]
+        if ((score[1:] > score[:-1]) & ~change).any():
+            return None
+        starts = block_starts(q, change)
+        if starts is None:
+            return None  # a query comes back after another one
+    else:
         rises = score[1:] > score[:-1]
         rises[starts[1:] - 1] = False  # from one block to the next, the score may rise
-        return None if rises.any() else _Layout(starts, np.diff(np.append(starts, n)), q[starts])
-    change = q[1:] != q[:-1]
-    if ((score[1:] > score[:-1]) & ~change).any():
-        return None
-    starts = block_starts(q, change)
-    if starts is None:
-        return None  # a query comes back after another one
+        if rises.any():
+            return None
     return _Layout(starts, np.diff(np.append(starts, n)), q[starts])
 
 

@@ -537,10 +537,10 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
 
 
 def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
-    """``function(*args)`` on a daemon thread of its own. The qrels reader finds what alignment
-    will need of the judged docnos while the run is read: off alignment's critical path (46-60
-    ms there, 3-6 ms left), and the first, cold call of the compute kernels overlaps the run's
-    parse instead of delaying it."""
+    """``function(*args)`` on a daemon thread of its own (a process may exit before it ends).
+    The qrels reader finds what alignment will need of the judged docnos while the run is read:
+    off alignment's critical path (46-60 ms there, 3-6 ms left), and the first, cold call of the
+    compute kernels overlaps the run's parse instead of delaying it."""
     future: Future[T] = Future()
 
     def work() -> None:
@@ -549,7 +549,7 @@ def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
         except BaseException as error:  # the caller's .result() raises it
             future.set_exception(error)
 
-    threading.Thread(target=work, daemon=True, name="rankflavor-qrels").start()
+    threading.Thread(target=work, daemon=True, name="rankflavor-background").start()
     return future
 
 
@@ -557,7 +557,7 @@ def _import_compute_if_big(path: str | os.PathLike[str]) -> None:
     """Reading a big file in pieces and aligning it need pyarrow.compute (~0.1 s to import):
     import it on another thread while pyarrow parses (the parse releases the GIL)."""
     if "pyarrow.compute" not in sys.modules and os.path.isfile(path) and os.path.getsize(path) > _BIG_RUN_BYTES:
-        threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True).start()
+        _in_background(importlib.import_module, "pyarrow.compute")
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
@@ -589,8 +589,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
         if finite:
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
-                       doc_integers=values, doc_hashes=hashes,
-                       doc_integer_range=doc_range if values is not None and len(score) else None)
+                       doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
