@@ -1088,3 +1088,35 @@ def test_ndcg_flavors_sharing_ideal_lists_equal_each_alone() -> None:
     for i, name in enumerate(measures):
         alone = rankflavor.evaluate(qrels, run, [name])
         assert together[i].per_query() == alone[0].per_query(), name
+
+
+@pytest.mark.parametrize("names", [["ndcg_cut.10"], ["ndcg_cut.10", "map", "P.10", "recip_rank", "bpref"]])
+def test_evaluate_frees_its_alignment_without_the_cycle_collector(monkeypatch: pytest.MonkeyPatch, names: list[str]) -> None:
+    """A judged-only ranking once cached itself as its own ``judged_rows``: the cycle kept the
+    alignment (every run row's arrays) alive after ``evaluate`` returned, until the next full
+    collection. Reference counting alone must free it."""
+    import importlib
+    import weakref
+
+    ev = importlib.import_module("rankflavor.evaluate")  # the package's ``evaluate`` is the function
+
+    kept: list[weakref.ref[Any]] = []
+
+    def recording_align(*args: Any, **kwargs: Any) -> Any:
+        aligned = align(*args, **kwargs)
+        kept.append(weakref.ref(aligned))
+        return aligned
+
+    monkeypatch.setattr(ev, "align", recording_align)
+    qrels = {f"q{i}": {f"d{j}": j % 3 for j in range(0, 20, 2)} for i in range(5)}
+    run = {f"q{i}": {f"d{j}": float(j % 7) for j in range(20)} for i in range(5)}
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        results = ev.evaluate(qrels, run, names, preset="trec_eval")
+        assert kept and results[0].n_queries == 5
+        del results
+        assert all(ref() is None for ref in kept)
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -204,6 +204,42 @@ def test_policy_errors_are_recorded_per_flavor_and_raised_when_all_fail() -> Non
         spread(qrels, run, "ndcg@5[empty=error]", grid={"gain": ["linear", "exp2"]}, presets=False)
 
 
+def test_spread_frees_each_run_after_a_flavor_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flavor's error was kept with its traceback, whose frames held the run's shared
+    evaluation: every run's alignment stayed alive until a full collection (and, through the
+    error raised at the end, spread's own frame with every run). Reference counting alone must
+    free them."""
+    import gc
+    import importlib
+    import weakref
+
+    spread_module = importlib.import_module("rankflavor.spread")
+    kept: list[weakref.ref] = []  # type: ignore[type-arg]
+    real_align = spread_module.align
+
+    def recording_align(*args, **kwargs):  # type: ignore[no-untyped-def]
+        aligned = real_align(*args, **kwargs)
+        kept.append(weakref.ref(aligned))
+        return aligned
+
+    monkeypatch.setattr(spread_module, "align", recording_align)
+    qrels, run_a = random_case(7)  # q1 has nothing relevant: empty=error fails
+    _, run_b = random_case(8)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        s = spread(qrels, {"a": run_a, "b": run_b}, "ndcg@5", grid={"empty": ["zero", "error"]}, presets=False)
+        assert s.errors and len(kept) == 2
+        del s
+        assert all(ref() is None for ref in kept)
+        with pytest.raises(EvaluationError):  # every flavor fails: the first error is raised
+            spread(qrels, {"a": run_a, "b": run_b}, "ndcg@5[empty=error]", grid={"gain": ["linear", "exp2"]}, presets=False)
+        assert len(kept) == 4 and all(ref() is None for ref in kept)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def test_grid_knob_the_metric_does_not_read_is_noted_not_varied() -> None:
     qrels, run = random_case(1)
     s = spread(qrels, run, "AP@5", grid={"gain": ["linear", "exp2"], "ties": ["docno_desc", "docno_asc"]},

@@ -66,15 +66,20 @@ class Ranked:
     def n_queries(self) -> int:
         return self.aligned.n_queries
 
-    @cached_property
+    @property
     def judged_rows(self) -> Ranked:
         """The rows whose document has a judgment (any grade), with their ranks in the full list.
 
         Kernels that read nothing else of an unjudged row (``MetricSpec.judged_only``) run on
         this: a few percent of a typical run.
         """
-        if self.judged_only:
-            return self
+        # Not cached on a judged-only list: a reference to itself would be a cycle, and the
+        # alignment it holds (hundreds of MB on a big run) would live until the next full
+        # collection instead of being freed when the caller lets go.
+        return self if self.judged_only else self._judged_subset
+
+    @cached_property
+    def _judged_subset(self) -> Ranked:
         idx = np.flatnonzero(self.pooled)
         return replace(
             self, q=self.q[idx], rank=self.rank[idx], grade=self.grade[idx], judged=self.judged[idx],

@@ -134,6 +134,14 @@ class SharedEvaluation:
         values, empty = measure.spec.compute(ranked, measure)
         return aggregate(measure, values, empty, aligned)
 
+    def close(self) -> None:
+        """Drop the alignments, rankings and errors kept. A kept error's traceback holds this
+        object: the cycle would keep a run's alignment alive after its evaluation, one more per
+        run of a spread, until the next full collection."""
+        self._aligned.clear()
+        self._ranked.clear()
+        self._failed.clear()
+
 
 # ---------------------------------------------------------------------------------------------
 # Result values
@@ -587,16 +595,19 @@ def spread(
     by_ordering = sorted(range(len(flavors)), key=lambda j: SharedEvaluation.key(flavors[j].measure))
     for r, item in enumerate(items):
         shared = SharedEvaluation(q_table, as_run(item))
-        for j in by_ordering:
-            f = flavors[j]
-            try:
-                res = shared.evaluate(f.measure)
-            except RankflavorError as exc:
-                errors[(names[r], f.flavor)] = str(exc)
-                first_error = first_error or exc
-                continue
-            means[r, j] = res.summary
-            counts[r, j] = res.n_queries
+        try:
+            for j in by_ordering:
+                f = flavors[j]
+                try:
+                    res = shared.evaluate(f.measure)
+                except RankflavorError as exc:
+                    errors[(names[r], f.flavor)] = str(exc)
+                    first_error = first_error or exc.with_traceback(None)
+                    continue
+                means[r, j] = res.summary
+                counts[r, j] = res.n_queries
+        finally:
+            shared.close()
     if first_error is not None and len(errors) == means.size:
         raise first_error
     return Spread(base, tuple(names), canon_grid, tuple(flavors), means, counts, errors,
