@@ -406,6 +406,15 @@ def test_canonical_integers_rejects(bad: str) -> None:
     assert _canonical(pa.array(["5", bad], type=pa.large_string())) is None
 
 
+@pytest.mark.parametrize("strings", [["1e3", "07"], ["1e1", "05"], [" 10", "07"], ["0x1", "07"], ["1_000", "07"]])
+def test_canonical_integers_are_not_fooled_by_a_short_spelling(strings: list[str]) -> None:
+    """The cast's check counts bytes against digits over all docnos: it holds only while the
+    integer parse accepts no spelling shorter than the value's digits (an exponent, say), which
+    could make up for a leading zero elsewhere. These pairs would balance; they come after
+    the docnos the cast's caller peeks at, so the cast itself must refuse them."""
+    assert _canonical(pa.array(["5"] * 300 + strings * 3)) is None
+
+
 def test_canonical_integers_sliced_and_chunked() -> None:
     arr = pa.array(["007", "5", "61", "+1", "0"])
     assert _canonical(arr.slice(1, 2)) == [5, 61]  # the bad neighbours lie outside the slice

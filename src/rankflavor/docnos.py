@@ -48,10 +48,6 @@ def _canonical_by_bytes(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarr
 
 
 _POW10_0 = 10 ** np.arange(0, 19, dtype=np.int64)
-#: Bounds of a canonical integer of each length (index = characters); no value meets the bounds
-#: of length 0 or of more than 18 characters.
-_LOW_BY_LENGTH = np.array([1, 0, *(_POW10_0[1:18]), *([np.iinfo(np.int64).max] * 3)], dtype=np.int64)
-_HIGH_BY_LENGTH = np.array([0, *(_POW10_0[1:19]), 0, 0, 0], dtype=np.int64)
 
 
 def canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> np.ndarray | None:
@@ -77,8 +73,9 @@ def canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = N
 
 
 def _cast_canonical(values: pa.Array) -> np.ndarray | None:
-    """Many docnos: pyarrow's integer parse, then canonical iff no sign and as many digits as
-    characters (the parse accepts "007" and "-0"; a digit count catches both)."""
+    """Many docnos: pyarrow's integer parse, then canonical iff no value is negative or has more
+    than 18 digits, and the strings' bytes add up to the values' digits (see
+    :func:`_digits_match`)."""
     import pyarrow.compute as pc
 
     offsets, data = string_buffers(values)
@@ -89,13 +86,27 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
         value = as_numpy(pc.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    lengths = np.diff(offsets)
-    # As many digits as characters: 10^(len-1) <= value < 10^len, "0" the one 1-digit zero; a
-    # sign, a leading zero or more than 18 characters fails one bound.
-    low = np.take(_LOW_BY_LENGTH, lengths, mode="clip")
-    ok = value >= low
-    ok &= value < np.take(_HIGH_BY_LENGTH, lengths, mode="clip")
-    return value if bool(ok.all()) else None
+    return value if _digits_match(value, int(offsets[-1]) - int(offsets[0])) else None
+
+
+def _digits_match(value: np.ndarray, n_bytes: int) -> bool:
+    """Are the strings (``n_bytes`` in all) that pyarrow's cast read as ``value`` canonical?
+
+    The cast reads an optional sign and decimal digits. Any string of that form other than a
+    value's canonical one ("007", "+7", "-0") is longer than the value's digits, never shorter,
+    so the total decides for every string at once: a few passes over the values (one per digit
+    count between the least and greatest value) instead of comparing each string's length.
+    """
+    if not len(value):
+        return n_bytes == 0
+    lo, hi = int(value.min()), int(value.max())
+    if lo < 0 or hi >= _POW10_0[18]:
+        return False
+    fewest, most = len(str(lo)), len(str(hi))
+    digits = len(value) * fewest
+    for k in range(fewest, most):  # a value of d digits is >= 10^k for each k < d
+        digits += int(np.count_nonzero(value >= _POW10_0[k]))
+    return digits == n_bytes
 
 
 def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
