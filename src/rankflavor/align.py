@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from . import arrow_ops
 from .columns import as_numpy, from_numpy, plain_strings, take, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
@@ -200,9 +201,7 @@ def _codes(
 
 
 def _encode(values: pa.Array) -> pa.DictionaryArray:
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(values)
+    encoded = arrow_ops.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     return encoded
@@ -242,7 +241,7 @@ def _doc_codes(
         span = max(hi, int(jd.max())) - lo + 1
         others = ~numeric
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
-            extra = as_numpy(_encode(plain_strings(qrels_doc).filter(from_numpy(others))).indices).astype(np.int64)
+            extra = as_numpy(_encode(arrow_ops.filter_rows(plain_strings(qrels_doc), from_numpy(others))).indices).astype(np.int64)
             jd = jd.copy()  # the reader's, read only
             jd[others] = span + lo + extra
             span += int(extra.max()) + 1
@@ -323,8 +322,6 @@ _PREFIX_BITS = 24
 def _judged_hashes(qrels_doc: pa.Array | pa.ChunkedArray) -> _JudgedHashes | None:
     """:class:`_JudgedHashes` of the qrels docnos, or None when two of them share a hash (a run
     docno could then match either)."""
-    import pyarrow.compute as pc
-
     docs = plain_strings(qrels_doc)
     # Distinct docnos by a sort of their hashes (cheaper than a dictionary of the strings).
     hashes = hash64(docs)
@@ -338,7 +335,9 @@ def _judged_hashes(qrels_doc: pa.Array | pa.ChunkedArray) -> _JudgedHashes | Non
     first = order[new]
     # A docno sharing its hash with another row must be that row's docno, or two docnos collide.
     shared = np.flatnonzero(np.bincount(codes, minlength=len(first))[codes] > 1)
-    if len(shared) and not pc.all(pc.equal(docs.take(from_numpy(shared)), docs.take(from_numpy(first[codes[shared]])))).as_py():
+    if len(shared) and not arrow_ops.all_true(
+        arrow_ops.equal(take(docs, shared), take(docs, first[codes[shared]]))
+    ):
         return None
     prefixes = _bitset((ordered[new] >> np.uint64(64 - _PREFIX_BITS)).view(np.int64), 1 << _PREFIX_BITS)
     return _JudgedHashes(codes, docs, first, ordered[new], prefixes)
@@ -365,8 +364,6 @@ def _match_judged(
         block += n_names
     if not n_names or hi <= lo:
         return np.zeros(0, dtype=np.int64)
-    import pyarrow.compute as pc
-
     part = hashes[lo:hi]
     # Candidates: a hash whose top bits are a judged docno's; searched in hash order, so that
     # consecutive searches walk the judged hashes forward instead of jumping through them.
@@ -378,7 +375,7 @@ def _match_judged(
     np.minimum(pos, n_names - 1, out=pos)
     hit = judged.sorted_hashes[pos] == candidates
     rows, code = rows[hit] + lo, pos[hit]
-    keep = as_numpy(pc.equal(take(run_doc, rows), judged.docs.take(from_numpy(judged.first[code]))))
+    keep = as_numpy(arrow_ops.equal(take(run_doc, rows), take(judged.docs, judged.first[code])))
     run_code[rows[keep]] = code[keep]
     return rows[keep]
 

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from . import arrow_ops
+
 _NUMERIC = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
     pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
@@ -107,7 +109,7 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
         one = values.chunk(0) if isinstance(values, pa.ChunkedArray) and values.num_chunks else values
         if isinstance(one, pa.ChunkedArray):  # no chunks at all
             one = pa.nulls(0, one.type)  # pa.array would import pandas (~0.4 s)
-        picked = one.take(from_numpy(rows))
+        picked = arrow_ops.take(one, from_numpy(rows))
         return picked.dictionary_decode() if pa.types.is_dictionary(picked.type) else picked
     ends = np.cumsum([len(c) for c in values.chunks])
     chunk_of = np.searchsorted(ends, rows, side="right")
@@ -118,7 +120,7 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     parts = []
     for c in np.flatnonzero(np.diff(bounds)).tolist():
         local = ordered_rows[bounds[c] : bounds[c + 1]] - (ends[c] - len(values.chunk(c)))
-        part = values.chunk(c).take(from_numpy(local))
+        part = arrow_ops.take(values.chunk(c), from_numpy(local))
         parts.append(part.dictionary_decode() if pa.types.is_dictionary(part.type) else part)
     kind = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
     joined = pa.concat_arrays(parts) if parts else pa.nulls(0, kind)
@@ -126,7 +128,7 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
         return joined
     back = np.empty(len(rows), dtype=np.int64)
     back[by_chunk] = np.arange(len(rows))
-    return joined.take(from_numpy(back))
+    return arrow_ops.take(joined, from_numpy(back))
 
 
 def to_strings(values: pa.Array) -> list[str]:

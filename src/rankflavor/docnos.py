@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from . import arrow_ops
 from .columns import as_numpy, from_numpy, plain_strings, string_buffers
 
 #: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
@@ -76,14 +77,12 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
     """Many docnos: pyarrow's integer parse, then canonical iff no value is negative or has more
     than 18 digits, and the strings' bytes add up to the values' digits (see
     :func:`_digits_match`)."""
-    import pyarrow.compute as pc
-
     offsets, data = string_buffers(values)
     head = data[int(offsets[0]) : int(offsets[min(len(values), _PEEK)])]
     if (head - np.uint8(48) > 9).any():
         return None  # text docnos: a failing cast would parse the whole array first (slow)
     try:
-        value = as_numpy(pc.cast(values, pa.int64()))
+        value = as_numpy(arrow_ops.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     return value if _digits_match(value, int(offsets[-1]) - int(offsets[0])) else None
@@ -119,16 +118,14 @@ def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None)
 
 def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """:func:`canonical_mask` by pyarrow's digit test and integer parse (many docnos)."""
-    import pyarrow.compute as pc
-
     offsets, data = string_buffers(values)
     lengths = np.diff(offsets)
-    ok = as_numpy(pc.ascii_is_decimal(values))  # false for the empty string
+    ok = as_numpy(arrow_ops.ascii_is_decimal(values))  # false for the empty string
     ok &= lengths <= 18
     ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)  # no leading zero
     out = np.zeros(len(values), dtype=np.int64)
     if ok.any():
-        out[ok] = as_numpy(pc.cast(values.filter(from_numpy(ok)), pa.int64()))
+        out[ok] = as_numpy(arrow_ops.cast(arrow_ops.filter_rows(values, from_numpy(ok)), pa.int64()))
     return ok, out
 
 

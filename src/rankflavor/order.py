@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from . import arrow_ops
 from .align import Aligned
 from .columns import as_numpy, from_numpy, plain_strings, string_array, take
 from .errors import InputError
@@ -590,9 +591,7 @@ def _docno_byte_order(aligned: Aligned, rows: np.ndarray) -> np.ndarray:
         if width <= 16:
             padded = value * 10 ** (width - digits)
             return np.argsort(padded * 32 + digits)  # keys are distinct within a query
-    import pyarrow.compute as pc
-
-    return as_numpy(pc.sort_indices(take(aligned.run_doc_strings, aligned.input_rows(rows))))
+    return as_numpy(arrow_ops.sort_indices(take(aligned.run_doc_strings, aligned.input_rows(rows))))
 
 
 def _break_ties(

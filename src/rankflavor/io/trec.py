@@ -18,11 +18,9 @@ counted in the returned table.
 from __future__ import annotations
 
 import gzip
-import importlib
 import math
 import os
 import re
-import sys
 import threading
 import zlib
 from collections.abc import Callable
@@ -34,6 +32,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 import pyarrow as pa
 
+from .. import arrow_ops
 from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers, to_strings
 from ..docnos import canonical_integers, canonical_mask, hash64
 from ..errors import InputError
@@ -355,15 +354,13 @@ def _runs_encoded(values: pa.Array) -> pa.DictionaryArray:
     """Dictionary-encode a column whose equal values come in runs (a run file's query ids, written
     query by query) from its runs: the strings are hashed once per run instead of once per
     row, a few times cheaper than encoding while parsing."""
-    import pyarrow.compute as pc
-
     n = len(values)
     # Where a run starts: one vectorised comparison of neighbours (cheaper than run_end_encode).
-    change = as_numpy(pc.not_equal(values.slice(1), values.slice(0, max(n - 1, 0)))) if n > 1 else np.zeros(0, bool)
+    change = as_numpy(arrow_ops.not_equal(values.slice(1), values.slice(0, max(n - 1, 0)))) if n > 1 else np.zeros(0, bool)
     starts = np.flatnonzero(np.concatenate([[n > 0], change]))
-    names = values.take(from_numpy(starts))
+    names = arrow_ops.take(values, from_numpy(starts))
     if len(names) > 1:
-        found = pc.dictionary_encode(names)  # a query may come back after another one
+        found = arrow_ops.dictionary_encode(names)  # a query may come back after another one
         which, names = as_numpy(found.indices), found.dictionary
     else:
         which = np.zeros(len(names), dtype=np.int32)
@@ -483,7 +480,6 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
-    _import_compute_if_big(path)
     kinds = {0: _QUERY, 2: pa.string(), 3: pa.float64()}
     parsed, data, _ = _columnar(path, QRELS_FIELDS, kinds, "qrels", "query iteration doc grade")
     if parsed is not None:
@@ -539,8 +535,7 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
 def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
     """``function(*args)`` on a daemon thread of its own (a process may exit before it ends).
     The qrels reader finds what alignment will need of the judged docnos while the run is read:
-    off alignment's critical path (46-60 ms there, 3-6 ms left), and the first, cold call of the
-    compute kernels overlaps the run's parse instead of delaying it."""
+    off alignment's critical path (46-60 ms there, 3-6 ms left)."""
     future: Future[T] = Future()
 
     def work() -> None:
@@ -553,20 +548,12 @@ def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
     return future
 
 
-def _import_compute_if_big(path: str | os.PathLike[str]) -> None:
-    """Reading a big file in pieces and aligning it need pyarrow.compute (~0.1 s to import):
-    import it on another thread while pyarrow parses (the parse releases the GIL)."""
-    if "pyarrow.compute" not in sys.modules and os.path.isfile(path) and os.path.getsize(path) > _BIG_RUN_BYTES:
-        _in_background(importlib.import_module, "pyarrow.compute")
-
-
 def read_run(path: str | os.PathLike[str]) -> Run:
     """Read a TREC run file (``query Q0 doc rank score tag``).
 
     The run tag reported is the last line's, as trec_eval reports it.
     """
     source = str(path)
-    _import_compute_if_big(path)
     kinds = {0: _QUERY, 2: pa.string(), 4: pa.float64()}
     gzipped = os.path.isfile(path) and _is_gzip(path)
     if gzipped:  # no cheap way to the last line: read the tag column
