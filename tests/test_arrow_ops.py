@@ -90,3 +90,18 @@ def test_big_run_paths_do_not_import_pyarrow_compute(tmp_path: Path, docnos: str
     # It evaluated through those paths: the same numbers as the plain paths in this process.
     here = rankflavor.evaluate(str(qrels), str(run), ["ndcg_cut.10", "map", "P.10", "bpref"], preset="trec_eval")
     assert report["means"] == [m.mean for m in here]
+
+
+def test_small_evaluation_imports_no_compute_module(tmp_path: Path) -> None:
+    """A small run with integer docnos (MS MARCO style) needs no pyarrow kernel: neither compute
+    module is imported (8 ms and 70 ms of a 0.3 s evaluation)."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 7 2\nq1 0 12 0\nq2 0 30 1\n")
+    run.write_text("q1 Q0 7 1 2.5 t\nq1 Q0 12 2 1.5 t\nq2 Q0 4 1 1.0 t\nq2 Q0 30 2 1.0 t\n")
+    script = ("import json, sys, rankflavor\n"
+              "r = rankflavor.evaluate(sys.argv[1], sys.argv[2], ['ndcg_cut.10', 'map'], preset='trec_eval')\n"
+              "print(json.dumps([m for m in ('pyarrow._compute', 'pyarrow.compute') if m in sys.modules]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(qrels), str(run)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
