@@ -47,6 +47,7 @@ from rankflavor import align as align_module
 from rankflavor import order as order_module
 from rankflavor.align import Aligned, align
 from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
+from rankflavor.docnos import canonical_integer_range as _canonical_integer_range
 from rankflavor.docnos import canonical_integers as _canonical_integers
 from rankflavor.errors import InputError
 from rankflavor.evaluate import aggregate
@@ -389,6 +390,13 @@ def _canonical(values: pa.Array | pa.ChunkedArray) -> list[int] | None:
     by_cast = _canonical_integers(values, cast=True)
     as_list = [None if got is None else [int(x) for x in got] for got in (by_bytes, by_cast)]
     assert as_list[0] == as_list[1], f"bytes {as_list[0]} != cast {as_list[1]}"
+    if isinstance(values, pa.Array):  # the read workers' form: the cast's values and their range
+        ranged = _canonical_integer_range(values)
+        if as_list[0] is None:
+            assert ranged is None
+        else:
+            assert ranged is not None and [int(x) for x in ranged[0]] == as_list[0]
+            assert ranged[1:] == ((min(as_list[0]), max(as_list[0])) if as_list[0] else (0, -1))
     return as_list[0]
 
 

@@ -68,15 +68,25 @@ def canonical_integers(values: pa.Array | pa.ChunkedArray, cast: bool | None = N
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     if cast:
-        return _cast_canonical(values)
+        found = _cast_canonical(values)
+        return None if found is None else found[0]
     ok, value = _canonical_by_bytes(*string_buffers(values))
     return value if bool(ok.all()) else None
 
 
-def _cast_canonical(values: pa.Array) -> np.ndarray | None:
-    """Many docnos: pyarrow's integer parse, then canonical iff no value is negative or has more
-    than 18 digits, and the strings' bytes add up to the values' digits (see
-    :func:`_digits_match`)."""
+def canonical_integer_range(values: pa.Array) -> tuple[np.ndarray, int, int] | None:
+    """:func:`canonical_integers` of one string array by pyarrow's cast, with the least and
+    greatest value (0 and -1 for no docnos), which the check finds anyway; None when some docno
+    is not a canonical integer."""
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    return (np.zeros(0, dtype=np.int64), 0, -1) if len(values) == 0 else _cast_canonical(values)
+
+
+def _cast_canonical(values: pa.Array) -> tuple[np.ndarray, int, int] | None:
+    """Many docnos (at least one): pyarrow's integer parse, then canonical iff no value is
+    negative or has more than 18 digits, and the strings' bytes add up to the values' digits
+    (see :func:`_canonical_range`); the values and their range."""
     offsets, data = string_buffers(values)
     head = data[int(offsets[0]) : int(offsets[min(len(values), _PEEK)])]
     if (head - np.uint8(48) > 9).any():
@@ -85,11 +95,13 @@ def _cast_canonical(values: pa.Array) -> np.ndarray | None:
         value = as_numpy(arrow_ops.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    return value if _digits_match(value, int(offsets[-1]) - int(offsets[0])) else None
+    found = _canonical_range(value, int(offsets[-1]) - int(offsets[0]))
+    return None if found is None else (value, *found)
 
 
-def _digits_match(value: np.ndarray, n_bytes: int) -> bool:
-    """Are the strings (``n_bytes`` in all) that pyarrow's cast read as ``value`` canonical?
+def _canonical_range(value: np.ndarray, n_bytes: int) -> tuple[int, int] | None:
+    """The least and greatest of ``value`` when the strings (``n_bytes`` in all) that
+    pyarrow's cast read as them are canonical, else None.
 
     The cast reads an optional sign and decimal digits. Any string of that form other than a
     value's canonical one ("007", "+7", "-0") is longer than the value's digits, never shorter,
@@ -97,15 +109,15 @@ def _digits_match(value: np.ndarray, n_bytes: int) -> bool:
     count between the least and greatest value) instead of comparing each string's length.
     """
     if not len(value):
-        return n_bytes == 0
+        return (0, -1) if n_bytes == 0 else None
     lo, hi = int(value.min()), int(value.max())
     if lo < 0 or hi >= _POW10_0[18]:
-        return False
+        return None
     fewest, most = len(str(lo)), len(str(hi))
     digits = len(value) * fewest
     for k in range(fewest, most):  # a value of d digits is >= 10^k for each k < d
         digits += int(np.count_nonzero(value >= _POW10_0[k]))
-    return digits == n_bytes
+    return (lo, hi) if digits == n_bytes else None
 
 
 def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> tuple[np.ndarray, np.ndarray]:

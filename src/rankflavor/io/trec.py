@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from .. import arrow_ops
 from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers, to_strings
-from ..docnos import canonical_integers, canonical_mask, hash64
+from ..docnos import canonical_integer_range, canonical_mask, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
 
@@ -595,13 +595,13 @@ def _run_piece(cols: list[pa.Array]) -> Derived:
     """A run piece's scores, and its docnos as integers when all are canonical, else their
     hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`."""
     score = as_numpy(cols[2])
-    values = canonical_integers(cols[1], cast=True)
-    if values is None:
+    found = canonical_integer_range(cols[1])
+    if found is None:
         note = RunPieceNote(_finite(score), False)
         key = hash64(cols[1]).view(np.int64)
     else:
-        note = RunPieceNote(_finite(score), True, *((int(values.min()), int(values.max())) if len(values) else (0, -1)))
-        key = values
+        key, low, high = found
+        note = RunPieceNote(_finite(score), True, low, high)
     return Derived([cols[0], cols[1], None], note, {"score": score, "doc_key": key})
 
 
