@@ -344,10 +344,12 @@ def _parse_bytes(
         table = csv.read_csv(pa.BufferReader(buffer), **_csv_options(n_fields, as_read, size + 1, threads=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
         return None
-    cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
-    if table.num_rows == 0 or _has_comments(cols[0]):
+    if table.num_rows == 0:
         return None
-    return [_runs_encoded(c) if pa.types.is_dictionary(keep[k]) else c for k, c in zip(sorted(keep), cols, strict=True)]
+    cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
+    cols = [_runs_encoded(c) if pa.types.is_dictionary(keep[k]) else c for k, c in zip(sorted(keep), cols, strict=True)]
+    # Encoded, the column's distinct values are its dictionary: only those few are looked at for a '#'.
+    return None if _has_comments(cols[0]) else cols
 
 
 def _runs_encoded(values: pa.Array) -> pa.DictionaryArray:
