@@ -807,3 +807,60 @@ def test_qrels_reader_finds_canonical_docnos_on_its_own_thread(tmp_path: Path, m
     run.write_text("q1 Q0 7 1 2.0 t\n")
     with pytest.raises(RuntimeError, match="mask failed"):
         rankflavor.evaluate(str(path), str(run), "ndcg@10")
+
+
+def test_shared_work_keeps_task_order_and_raises_where_it_ran() -> None:
+    """Two threads take the tasks one at a time; each result lands at its task's place, and a
+    task's error surfaces in the thread that ran it."""
+    import threading
+    import time
+
+    def task(k: int) -> int:
+        time.sleep(0.001 * (k % 3))  # uneven, so the threads interleave
+        return k * k
+
+    shared = align_module._SharedWork([lambda k=k: task(k) for k in range(30)])
+    other = threading.Thread(target=shared.run)
+    other.start()
+    shared.run()
+    other.join(timeout=10)
+    assert shared.results == [k * k for k in range(30)]
+
+    def failing() -> int:
+        raise ValueError("task 1")
+
+    alone = align_module._SharedWork([lambda: 0, failing, lambda: 2])
+    with pytest.raises(ValueError, match="task 1"):
+        alone.run()
+
+
+@pytest.mark.parametrize("docnos", ["integers", "zero_padded", "text"])
+@pytest.mark.parametrize("seed", range(3))
+def test_lookups_and_joins_shared_in_small_parts_equal_one_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, docnos: str
+) -> None:
+    """Past align._PARALLEL_ROWS the judged-row lookups and the join are split into parts two
+    threads share; in parts of a few rows each, alignment must equal the one-thread path."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(seed, docnos=docnos))
+    run.write_text("\n".join(_run_lines(seed, docnos=docnos)) + "\n")
+    q, r = read_qrels(qrels), read_run(run)
+    one = align_module.align(q, r)
+    monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
+    monkeypatch.setattr(align_module, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(align_module, "_JOIN_ROWS", 3)
+    parts: list[int] = []
+    real = align_module._join
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        parts.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(align_module, "_join", counted)
+    two = align_module.align(q, r)
+    assert len(parts) > 10  # the join did run in many parts
+    assert len(one.judged_row) > 20
+    assert two.judged_row.tolist() == one.judged_row.tolist()
+    assert two.judged_grade.tolist() == one.judged_grade.tolist()
+    assert two.run_q.tolist() == one.run_q.tolist()
+    assert two.counts == one.counts

@@ -483,6 +483,27 @@ class _SharedChecks:
                 self.found = True
 
 
+class _SharedWork:
+    """Tasks taken one at a time by every thread that calls :meth:`run`; ``results`` are in task
+    order once every thread's :meth:`run` has returned. Shared in small tasks, the thread that
+    comes free first does more of them: neither waits on a fixed half of the other's."""
+
+    def __init__(self, tasks: list[Callable[[], Any]]) -> None:
+        self._tasks = tasks
+        self._next = 0
+        self._lock = threading.Lock()
+        self.results: list[Any] = [None] * len(tasks)
+
+    def run(self) -> None:
+        while True:
+            with self._lock:
+                k = self._next
+                self._next += 1
+            if k >= len(self._tasks):
+                return
+            self.results[k] = self._tasks[k]()
+
+
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run
 ) -> tuple[np.ndarray, int]:
@@ -574,6 +595,29 @@ def _judged_doc_rows(rd: np.ndarray, jd: np.ndarray) -> np.ndarray | None:
     return np.flatnonzero(_member(rd, jd, judged_span)) if judged_span <= _FLAT_SPAN else None
 
 
+def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> _SharedWork | None:
+    """:func:`_judged_doc_rows` as tasks of a block of rows each (the rows, ascending, are the
+    tasks' results joined), for two threads to share; None (every row) as there."""
+    judged_span = int(jd.max()) + 1 if len(jd) else 0
+    if judged_span > _FLAT_SPAN:
+        return None
+    bits = _bitset(jd, judged_span)
+
+    def block(start: int) -> np.ndarray:
+        rows = np.flatnonzero(_lookup(bits, rd[start : start + _BLOCK_ROWS], judged_span))
+        rows += start
+        return rows
+
+    return _SharedWork([partial(block, start) for start in range(0, len(rd), _BLOCK_ROWS)])
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_join`'s results of consecutive parts of the candidates, as one."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([rows for rows, _ in parts]), np.concatenate([grades for _, grades in parts])
+
+
 def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
     """Per code (>= 0): is it one of ``members`` (all below ``span``)?"""
     return _lookup(_bitset(members, span), codes, span)
@@ -605,6 +649,8 @@ def _lookup(bits: np.ndarray, codes: np.ndarray, span: int, shift: int = 0) -> n
 
 #: Rows per block where a pass over the run is split to keep temporaries in cache.
 _BLOCK_ROWS = 1 << 18
+#: Candidate rows per part of a join two threads share.
+_JOIN_ROWS = 1 << 17
 
 
 def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
@@ -653,7 +699,8 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None
-    doc_rows: Future[np.ndarray | None] | None = None
+    lookups: Future[tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], _SharedWork | None]] | None = None
+    worker: Future[None] | None = None
     if hashed_by_reader:
         # The judged docnos are encoded on the worker while this thread codes the queries, and
         # each thread then matches half of the run.
@@ -661,12 +708,25 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
     elif nr > _PARALLEL_ROWS:
-        # The worker then finds the rows whose docno is judged (a lookup per row) while this
-        # thread codes the queries and sorts the judgments (below).
-        doc_codes = pool.submit(doc_job)
-        doc_rows = pool.submit(lambda: _judged_doc_rows(*doc_codes.result()[:2]))
+        # The worker then starts finding the rows whose docno is judged (a lookup per row)
+        # while this thread codes the queries and sorts the judgments (below), then helps.
+        lookups = Future()
+
+        def doc_rows_job() -> None:
+            assert lookups is not None
+            try:
+                codes = doc_job()
+                shared = _judged_row_lookups(codes[0], codes[1])
+            except BaseException as error:
+                lookups.set_exception(error)
+                raise
+            lookups.set_result((codes, shared))
+            if shared is not None:
+                shared.run()
+
+        worker = pool.submit(doc_rows_job)
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
-        rd, jd, n_docs, doc_offset, hashed = doc_codes.result()
+        (rd, jd, n_docs, doc_offset, hashed), _ = lookups.result()
     else:
         rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
         rd, jd, n_docs, doc_offset, hashed = doc_job()
@@ -681,8 +741,13 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
         by_key, sorted_keys = _sort_keys(jkey)
     judgments = sorted_keys, jgrade[by_key]
-    if doc_rows is not None:
-        candidates = doc_rows.result()
+    if lookups is not None and worker is not None:
+        row_lookups = lookups.result()[1]
+        if row_lookups is not None:
+            row_lookups.run()
+        worker.result()  # both threads done: only now are the results final
+        if row_lookups is not None:
+            candidates = np.concatenate(row_lookups.results) if row_lookups.results else np.zeros(0, dtype=np.int64)
     repeated: bool | None = None
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
@@ -698,11 +763,20 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
             plan.set_result(shared)
             shared.run()
 
-        repeats = pool.submit(shared_repeats)
-        judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs, candidates)
+        # The join, in parts the worker takes up once its checks are done.
+        parts = [candidates] if candidates is None else np.array_split(candidates, max(1, len(candidates) // _JOIN_ROWS))
+        joins = _SharedWork([partial(_join, rq, rd, judgments, jd, n_docs, part) for part in parts])
+
+        def shared_work() -> None:
+            shared_repeats()
+            joins.run()
+
+        repeats = pool.submit(shared_work)
+        joins.run()
         plan.result().run()
-        repeats.result()  # both threads done: only now is ``found`` final
+        repeats.result()  # both threads done: only now are ``found`` and the joins final
         repeated = plan.result().found
+        judged_row, judged_grade = _joined(joins.results)
     else:
         judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs)
     if hashed and repeated is None:
