@@ -864,3 +864,26 @@ def test_lookups_and_joins_shared_in_small_parts_equal_one_thread(
     assert two.judged_grade.tolist() == one.judged_grade.tolist()
     assert two.run_q.tolist() == one.run_q.tolist()
     assert two.counts == one.counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(st.integers(0, 12), min_size=2, max_size=60),
+    values=st.lists(st.integers(-3, 3), min_size=60, max_size=60),
+    policy=st.sampled_from(["first", "best"]),
+    scale=st.sampled_from([1, 1 << 57]),
+)
+def test_resolving_duplicates_from_the_callers_sort_equals_sorting_again(
+    keys: list[int], values: list[int], policy: str, scale: int
+) -> None:
+    """Alignment hands the judgments' sort (:func:`_sort_keys`, packed or argsort) to the
+    duplicate resolver; what it keeps must equal what the resolver finds sorting on its own."""
+    from rankflavor.align import _resolve_duplicates, _sort_keys
+
+    k = np.array(keys, dtype=np.int64) * scale
+    v = np.array(values[: len(keys)], dtype=np.float64)
+    own = _resolve_duplicates(k, v, policy, None)  # type: ignore[arg-type]  # the table names errors only
+    given_sort = _resolve_duplicates(k, v, policy, None, _sort_keys(k))  # type: ignore[arg-type]
+    assert own[1] == given_sort[1] == len(keys) - len(set(keys))
+    if own[1]:
+        assert own[0].tolist() == given_sort[0].tolist()

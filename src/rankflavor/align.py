@@ -505,15 +505,22 @@ class _SharedWork:
 
 
 def _resolve_duplicates(
-    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run
+    keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run,
+    sorted_by: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved; with none
     resolved, every row is kept and the indices are not built (an empty array).
+
+    ``sorted_by``: the stable permutation that sorts ``keys`` and the sorted keys, when the
+    caller has them (:func:`_sort_keys`), so the keys are not sorted again.
     """
-    if not _has_duplicates(keys):
-        return np.zeros(0, dtype=np.int64), 0
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
+    if sorted_by is None:
+        if not _has_duplicates(keys):
+            return np.zeros(0, dtype=np.int64), 0
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+    else:
+        order, sk = sorted_by
     dup = np.flatnonzero(sk[1:] == sk[:-1]) + 1
     if len(dup) == 0:
         return np.arange(len(keys)), 0
@@ -736,7 +743,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     by_key, sorted_keys = _sort_keys(jkey)
     dup_j = 0
     if len(sorted_keys) > 1 and bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels)
+        keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels, (by_key, sorted_keys))
         # the judged documents stay the same: ``candidates`` holds
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
         by_key, sorted_keys = _sort_keys(jkey)
