@@ -735,12 +735,12 @@ def test_shared_checks_run_each_check_once_on_two_threads(true_at: int | None) -
             started_by_then.append(len(ran))
         return k == true_at
 
-    shared = align_module._SharedChecks([lambda k=k: check(k) for k in range(20)])
+    shared = align_module._SharedWork([lambda k=k: check(k) for k in range(20)], until=bool)
     other = threading.Thread(target=shared.run)
     other.start()
     shared.run()  # may return while the other thread's check still runs
     other.join(timeout=10)
-    assert shared.found == (true_at is not None)
+    assert shared.stopped == (true_at is not None)
     assert len(ran) == len(set(ran))
     if true_at is None:
         assert sorted(ran) == list(range(20))

@@ -402,7 +402,7 @@ def _repeat_checks(
 ) -> list[Callable[[], bool]]:
     """Checks, each of a slab of the run, such that a (query, doc) pair occurs twice iff one of
     them returns True. Each sorts its own copies (NumPy sorts without the GIL), so that two
-    threads can share them (:class:`_SharedChecks`). ``starts``: each query's first row when
+    threads can share them (:class:`_SharedWork`). ``starts``: each query's first row when
     every query's rows are known to be one block (else found here).
 
     When every query's rows are one contiguous block (runs are written per topic), a pair can
@@ -461,47 +461,33 @@ def _slab_repeats(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
     return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
 
 
-class _SharedChecks:
-    """Checks taken one at a time by every thread that calls :meth:`run`, until one is True.
-
-    A thread's :meth:`run` may return while another thread's check is still running: read
-    ``found`` once every thread has returned.
-    """
-
-    def __init__(self, checks: list[Callable[[], bool]]) -> None:
-        self._checks = iter(checks)
-        self._lock = threading.Lock()
-        self.found = False
-
-    def run(self) -> None:
-        while not self.found:
-            with self._lock:
-                check = next(self._checks, None)
-            if check is None:
-                break
-            if check():
-                self.found = True
-
-
 class _SharedWork:
     """Tasks taken one at a time by every thread that calls :meth:`run`; ``results`` are in task
     order once every thread's :meth:`run` has returned. Shared in small tasks, the thread that
-    comes free first does more of them: neither waits on a fixed half of the other's."""
+    comes free first does more of them: neither waits on a fixed half of the other's.
 
-    def __init__(self, tasks: list[Callable[[], Any]]) -> None:
+    ``until``: a result for which no further task is started (``stopped`` is then True; tasks
+    already running finish, so read it once every thread has returned).
+    """
+
+    def __init__(self, tasks: list[Callable[[], Any]], until: Callable[[Any], bool] | None = None) -> None:
         self._tasks = tasks
+        self._until = until
         self._next = 0
         self._lock = threading.Lock()
         self.results: list[Any] = [None] * len(tasks)
+        self.stopped = False
 
     def run(self) -> None:
-        while True:
+        while not self.stopped:
             with self._lock:
                 k = self._next
                 self._next += 1
             if k >= len(self._tasks):
                 return
             self.results[k] = self._tasks[k]()
+            if self._until is not None and self._until(self.results[k]):
+                self.stopped = True
 
 
 def _resolve_duplicates(
@@ -759,11 +745,11 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
         # takes its share of the checks left (a few tens of ms less on the 7M-line bench run).
-        plan: Future[_SharedChecks] = Future()
+        plan: Future[_SharedWork] = Future()
 
         def shared_repeats() -> None:
             try:
-                shared = _SharedChecks(_repeat_checks(rq, rd, n_docs, query_starts))
+                shared = _SharedWork(_repeat_checks(rq, rd, n_docs, query_starts), until=bool)
             except BaseException as error:
                 plan.set_exception(error)
                 raise
@@ -781,8 +767,8 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         repeats = pool.submit(shared_work)
         joins.run()
         plan.result().run()
-        repeats.result()  # both threads done: only now are ``found`` and the joins final
-        repeated = plan.result().found
+        repeats.result()  # both threads done: only now are ``stopped`` and the joins final
+        repeated = plan.result().stopped
         judged_row, judged_grade = _joined(joins.results)
     else:
         judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs)
