@@ -268,3 +268,40 @@ def test_ir_measures_judged_fingerprint() -> None:
 def test_opposite_tie_order_fingerprint() -> None:
     """§4.1: "opposite tie order (d2 before d7) ndcg 0.5707 (hand; = ranx, trectools)"."""
     assert round(rankflavor.evaluate(QRELS, RUN, "ndcg[ties=docno_asc]")[0].per_query()["q1"], 4) == 0.5707
+
+
+def test_a_qrels_file_is_read_on_a_thread_and_its_errors_come_after_the_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judgments file is read on a thread while the measures are resolved: the result is the
+    one read on the caller's thread, an error in the file still names it, and a bad measure is
+    still the first error reported when both are wrong."""
+    import importlib
+    import threading
+
+    from rankflavor.errors import InputError, RankflavorError
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq2 0 c 1\n")
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 d 1 1.0 t\n")
+    module = importlib.import_module("rankflavor.evaluate")  # the package's name is the function
+    readers: list[str] = []
+    real = module.as_qrels
+
+    def spy(obj: object) -> object:
+        readers.append(threading.current_thread().name)
+        return real(obj)
+
+    monkeypatch.setattr(module, "as_qrels", spy)
+    threaded = rankflavor.evaluate(str(qrels), str(run), ["ndcg@10", "P@1"])
+    assert readers and readers[0] != threading.main_thread().name
+    monkeypatch.undo()
+    same_thread = rankflavor.evaluate(rankflavor.read_qrels(qrels), str(run), ["ndcg@10", "P@1"])
+    assert threaded.per_query() == same_thread.per_query() and threaded.counts == same_thread.counts
+
+    missing = tmp_path / "no-such-qrels.txt"
+    with pytest.raises(InputError, match=r"no-such-qrels\.txt"):
+        rankflavor.evaluate(str(missing), str(run), ["ndcg@10"])
+    with pytest.raises(RankflavorError) as bad_measure:
+        rankflavor.evaluate(str(missing), str(run), ["ndcg@10[gain=nope]"])
+    assert not isinstance(bad_measure.value, InputError) and "gain" in str(bad_measure.value)

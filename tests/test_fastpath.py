@@ -49,8 +49,8 @@ from rankflavor.align import Aligned, align
 from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
 from rankflavor.docnos import canonical_integer_range as _canonical_integer_range
 from rankflavor.docnos import canonical_integers as _canonical_integers
+from rankflavor.engine import aggregate
 from rankflavor.errors import InputError
-from rankflavor.evaluate import aggregate
 from rankflavor.io.trec import read_qrels, read_run
 from rankflavor.measure import Measure, parse_measure
 from rankflavor.metrics.registry import REGISTRY
@@ -1116,6 +1116,7 @@ def test_evaluate_frees_its_alignment_without_the_cycle_collector(monkeypatch: p
     import weakref
 
     ev = importlib.import_module("rankflavor.evaluate")  # the package's ``evaluate`` is the function
+    engine = importlib.import_module("rankflavor.engine")
 
     kept: list[weakref.ref[Any]] = []
 
@@ -1124,7 +1125,7 @@ def test_evaluate_frees_its_alignment_without_the_cycle_collector(monkeypatch: p
         kept.append(weakref.ref(aligned))
         return aligned
 
-    monkeypatch.setattr(ev, "align", recording_align)
+    monkeypatch.setattr(engine, "align", recording_align)
     qrels = {f"q{i}": {f"d{j}": j % 3 for j in range(0, 20, 2)} for i in range(5)}
     run = {f"q{i}": {f"d{j}": float(j % 7) for j in range(20)} for i in range(5)}
     was_enabled = gc.isenabled()

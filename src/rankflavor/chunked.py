@@ -3,7 +3,7 @@
 The run file is streamed in blocks; rows are cut into chunks only at query boundaries, so every
 query is evaluated whole by the ordinary engine (same kernels, same flavor). Per-query values
 are therefore identical to a one-shot evaluation; summaries are recomputed over the merged
-per-query table in query order, as :func:`rankflavor.evaluate.aggregate` does. Memory is bounded
+per-query table in query order, as :func:`rankflavor.engine.aggregate` does. Memory is bounded
 by the chunk size plus the qrels.
 
 A query's rows must be contiguous in the file (true of every TREC run written per topic). A query
@@ -28,8 +28,8 @@ import pyarrow.compute as pc
 
 from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
+from .engine import _provenance, evaluate_tables, summarize
 from .errors import EvaluationError, InputError
-from .evaluate import _provenance, evaluate_tables, summarize
 from .io.trec import (
     _PIECE_BYTES,
     _QUERY,

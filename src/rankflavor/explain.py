@@ -8,7 +8,7 @@ below the cutoff).
 The numbers come from the engine itself: the query's rows are aligned and sorted by
 :mod:`rankflavor.align` and :mod:`rankflavor.order` with the measure's flavor, gains and
 discounts come from :mod:`rankflavor.kernels` and :mod:`rankflavor.metrics.ndcg`, and the final
-value from the metric kernel and :func:`rankflavor.evaluate.aggregate`. Running sums are
+value from the metric kernel and :func:`rankflavor.engine.aggregate`. Running sums are
 accumulated rank by rank like the kernels' segment sums, so DCG, IDCG and NDCG equal the values
 :func:`rankflavor.evaluate` reports for that query, bit for bit.
 
@@ -42,8 +42,8 @@ import pyarrow.compute as pc
 from . import kernels as K
 from .align import Aligned, align
 from .columns import as_numpy, plain_strings, string_array, take
+from .engine import aggregate
 from .errors import EvaluationError, UsageError, did_you_mean
-from .evaluate import aggregate
 from .flavor import Flavor
 from .io.inputs import as_qrels, as_run
 from .measure import Measure

@@ -16,7 +16,7 @@ canonical flavor strings, so every renderer works unchanged. The stages mirror t
 * kernels - per-row columns (gains, discounts, running counts as window sums) reduced per query
   by ``groupBy``; ideal DCGs rank the candidate gains with another window;
 * policy - only the per-query table (one row per query) reaches the driver, where the local
-  engine's own :func:`rankflavor.evaluate.aggregate` applies ``empty``/``missing`` and averages.
+  engine's own :func:`rankflavor.engine.aggregate` applies ``empty``/``missing`` and averages.
 
 Nothing row-level is collected. Float sums are added in Spark's order, not rank by rank, and
 Spark's ``log2`` is ``ln(x) / ln(2)``, so values can differ from the local engine in the last bits
@@ -322,7 +322,7 @@ def _refuse_duplicates(table: _Table, dropped: int) -> None:
 
 @dataclass(frozen=True)
 class _QueryIndex:
-    """The per-query facts :func:`rankflavor.evaluate.aggregate` reads from an aligned input:
+    """The per-query facts :func:`rankflavor.engine.aggregate` reads from an aligned input:
     query ids in byte order and whether each is in the run and in the qrels."""
 
     query_ids: np.ndarray
@@ -751,7 +751,7 @@ def evaluate_spark(
     UsageError
         For a metric or knob value the Spark engine does not implement (it names it).
     """
-    from .evaluate import aggregate
+    from .engine import aggregate
     from .presets import resolve_measures
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)

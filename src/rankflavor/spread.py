@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from .align import Aligned, align
+from .engine import aggregate
 from .errors import FlavorError, RankflavorError, UsageError
-from .evaluate import aggregate
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
@@ -87,7 +87,7 @@ class SharedEvaluation:
     """Evaluate many measures of one run, sharing alignment and sorting; a failing measure fails alone.
 
     Alignment is shared per ``duplicates`` policy and sorting per combination of ordering knobs
-    (:data:`rankflavor.order.ORDER_KNOBS`), exactly as :func:`rankflavor.evaluate.evaluate_tables`
+    (:data:`rankflavor.order.ORDER_KNOBS`), exactly as :func:`rankflavor.engine.evaluate_tables`
     does, so every value equals the one :func:`rankflavor.evaluate` returns. Only the latest
     ranking is kept (a ranking of a large run is several arrays of its length): evaluate the
     measures grouped by :meth:`key` (as :func:`spread` does) so each ordering is sorted once.

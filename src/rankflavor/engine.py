@@ -1,0 +1,167 @@
+"""The engine under :func:`rankflavor.evaluate`: align -> order -> kernels -> aggregate by policy
+-> Results, on tables already read. Chunked, spread, array and attribution evaluations run the
+same functions, so every path scores and summarises alike."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .align import Aligned, align
+from .errors import EvaluationError
+from .measure import Measure
+from .order import Ranked, ranked_for
+from .pages import small_pages
+from .results import EMPTY, MISSING, OK, MeasureResult, Results
+from .tables import Qrels, Run
+
+
+@small_pages()
+def evaluate_tables(
+    qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = ()
+) -> Results:
+    """Evaluate already-read tables; every measure sharing ordering knobs shares one sort."""
+    aligned_by_policy: dict[str, Aligned] = {}
+    rankings: dict[str, dict[tuple[str, ...], Ranked]] = {}
+    out: list[MeasureResult] = []
+    for m in measures:
+        policy = m.flavor.duplicates
+        if policy not in aligned_by_policy:
+            aligned_by_policy[policy] = align(qrels, run, duplicates=policy)
+            rankings[policy] = {}
+        aligned = aligned_by_policy[policy]
+        values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
+        out.append(aggregate(m, values, empty, aligned))
+    first = next(iter(aligned_by_policy.values()))
+    return Results(out, first.counts, _provenance(qrels, run, first), extras)
+
+
+def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: Aligned) -> MeasureResult:
+    """Apply the ``empty``, ``missing`` and ``run_only`` policies and summarise (mean, or sum for counts)."""
+    f = measure.flavor
+    spec = measure.spec
+    evaluated = aligned.evaluated
+    run_only = aligned.in_run & ~aligned.in_qrels
+    if run_only.any() and f.run_only != "skip":
+        if f.run_only == "error":
+            names = ", ".join(map(str, aligned.query_ids[run_only][:5]))
+            raise EvaluationError(
+                f"{int(run_only.sum())} run query(ies) have no judgments ({names}"
+                f"{'...' if run_only.sum() > 5 else ''}) and {measure.name} says run_only=error; "
+                "choose run_only=skip (trec_eval) or run_only=include (trectools)"
+            )
+        # include: judged against nothing, so ``empty`` below gives the value (trectools).
+        evaluated = evaluated | run_only
+    missing = aligned.in_qrels & ~aligned.in_run
+    text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
+    vals = values.astype(object if text_valued else np.float64, copy=True)
+    status = np.full(aligned.n_queries, OK, dtype=object)
+    rows = evaluated.copy()
+    skipped_empty = skipped_missing = 0
+    if spec.uses_empty:
+        e = empty & evaluated
+        status[e] = EMPTY
+        if e.any():
+            if f.empty == "error":
+                names = ", ".join(map(str, aligned.query_ids[e][:5]))
+                raise EvaluationError(
+                    f"{int(e.sum())} query(ies) have nothing relevant ({names}{'...' if e.sum() > 5 else ''}) "
+                    f"and {measure.name} says empty=error; choose empty=zero|one|nan|skip"
+                )
+            if f.empty == "one":
+                vals[e] = 1.0
+            elif f.empty == "zero":
+                vals[e] = 0.0
+            elif f.empty == "nan":
+                vals[e] = np.nan
+            else:  # skip
+                rows &= ~e
+                skipped_empty = int(e.sum())
+    if missing.any():
+        if f.missing == "error":
+            names = ", ".join(map(str, aligned.query_ids[missing][:5]))
+            raise EvaluationError(
+                f"{int(missing.sum())} qrels query(ies) are absent from the run ({names}"
+                f"{'...' if missing.sum() > 5 else ''}) and {measure.name} says missing=error; "
+                "choose missing=zero (trec_eval -c) or missing=skip"
+            )
+        if f.missing == "zero":
+            vals[missing] = "" if text_valued else 0.0
+            status[missing] = MISSING
+            rows |= missing
+        else:
+            skipped_missing = int(missing.sum())
+    summary, n = summarize(measure, vals[rows], missing[rows], aligned.qrels_grade)
+    return MeasureResult(
+        measure=measure,
+        queries=aligned.query_ids[rows],
+        values=vals[rows],
+        status=status[rows],
+        summary=summary,
+        n_queries=n,
+        skipped_empty=skipped_empty,
+        skipped_missing=skipped_missing,
+    )
+
+
+def summarize(measure: Measure, values: np.ndarray, missing: np.ndarray, qrels_grade: np.ndarray) -> tuple[float, int]:
+    """The summary of a measure over the rows of its per-query table, and how many rows entered it.
+
+    ``values`` are the per-query values in query order, ``missing`` flags rows scored by the
+    ``missing`` policy. Mean, geometric mean or sum by the metric's ``summary``; NaN rows are
+    left out. Shared by one-shot and chunked evaluation, so both summarise identically.
+    """
+    spec = measure.spec
+    if spec.summary == "none":  # per-query only, may be text (trec_eval relstring)
+        return float("nan"), len(values)
+    if spec.summary == "geometric":
+        return _geometric_mean(values, np.ones(len(values), dtype=bool), missing)
+    if spec.summary == "sum":
+        if measure.metric == "num_rel" and measure.flavor.total == "qrels_positive":
+            return float((qrels_grade > 0).sum()), len(values)
+        return float(np.nansum(values)), len(values)
+    finite = values[~np.isnan(values)]
+    n = len(finite)
+    # Sequential sum in query order (np.cumsum, unlike np.sum, is not pairwise), as trec_eval
+    # accumulates, then one division.
+    return (float(np.cumsum(finite)[-1] / n) if n else float("nan")), n
+
+
+def _geometric_mean(vals: np.ndarray, rows: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:
+    """exp(mean(log(max(v, floor)))) over the finite rows, as trec_eval ``meas_avg.c`` computes it.
+
+    trec_eval sums the logs of evaluated topics in topic order, then (``-c``) adds
+    ``n_missing * log(floor)`` once, divides and exponentiates; the same order is kept here.
+    """
+    from .metrics.registry import GEO_MEAN_FLOOR
+
+    evaluated = vals[rows & ~missing_rows]
+    evaluated = evaluated[~np.isnan(evaluated)]
+    n_missing = int(missing_rows.sum())
+    n = len(evaluated) + n_missing
+    if n == 0:
+        return float("nan"), 0
+    logs = np.log(np.maximum(evaluated, GEO_MEAN_FLOOR))
+    total = float(np.cumsum(logs)[-1]) if len(logs) else 0.0
+    if n_missing:
+        total += n_missing * math.log(GEO_MEAN_FLOOR)
+    return math.exp(total / n), n
+
+
+def _provenance(qrels: Qrels, run: Run, aligned: Aligned) -> dict[str, Any]:
+    def describe(path: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"source": path}
+        if os.path.isfile(path):
+            info["bytes"] = os.path.getsize(path)
+        return info
+
+    return {
+        "rankflavor": __version__,
+        "qrels": describe(qrels.source),
+        "run": {**describe(run.source), "tag": aligned.run_tag},
+    }
