@@ -221,6 +221,21 @@ def test_policies_that_say_error(knob: str, value: str, query: str) -> None:
         rankflavor.evaluate(QRELS, RUN, "ndcg", **{knob: value})
 
 
+@pytest.mark.parametrize("knob", ["run_only", "empty", "missing"])
+def test_a_policy_error_names_five_queries_then_says_how_many_more(knob: str) -> None:
+    """Seven queries fall under the policy: the message counts seven, names the first five in
+    byte order and ends the list with '...'."""
+    ids = [f"q{i}" for i in range(7)]
+    judged = {q: {"a": 0 if knob == "empty" else 1} for q in ids} if knob != "run_only" else {"z": {"a": 1}}
+    ranked = {q: {"a": 1.0} for q in ids} if knob != "missing" else {"z": {"a": 1.0}}
+    if knob == "run_only":
+        ranked["z"] = {"a": 1.0}
+    if knob == "missing":
+        judged["z"] = {"a": 1}
+    with pytest.raises(EvaluationError, match=rf"^7 .*\(q0, q1, q2, q3, q4\.\.\.\) and ndcg says {knob}=error; choose "):
+        rankflavor.evaluate(judged, ranked, "ndcg", **{knob: "error"})
+
+
 def test_counts_are_summed_and_missing_counts_as_zero() -> None:
     res = rankflavor.evaluate(QRELS, RUN, ["num_ret", "num_rel", "num_rel_ret"])
     assert [m.summary for m in res] == [8.0, 4.0, 3.0]

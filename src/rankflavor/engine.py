@@ -49,12 +49,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
     run_only = aligned.in_run & ~aligned.in_qrels
     if run_only.any() and f.run_only != "skip":
         if f.run_only == "error":
-            names = ", ".join(map(str, aligned.query_ids[run_only][:5]))
-            raise EvaluationError(
-                f"{int(run_only.sum())} run query(ies) have no judgments ({names}"
-                f"{'...' if run_only.sum() > 5 else ''}) and {measure.name} says run_only=error; "
-                "choose run_only=skip (trec_eval) or run_only=include (trectools)"
-            )
+            raise _policy_error(aligned, run_only, "run query(ies) have no judgments", measure, "run_only",
+                                "run_only=skip (trec_eval) or run_only=include (trectools)")
         # include: judged against nothing, so ``empty`` below gives the value (trectools).
         evaluated = evaluated | run_only
     missing = aligned.in_qrels & ~aligned.in_run
@@ -68,11 +64,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         status[e] = EMPTY
         if e.any():
             if f.empty == "error":
-                names = ", ".join(map(str, aligned.query_ids[e][:5]))
-                raise EvaluationError(
-                    f"{int(e.sum())} query(ies) have nothing relevant ({names}{'...' if e.sum() > 5 else ''}) "
-                    f"and {measure.name} says empty=error; choose empty=zero|one|nan|skip"
-                )
+                raise _policy_error(aligned, e, "query(ies) have nothing relevant", measure, "empty",
+                                    "empty=zero|one|nan|skip")
             if f.empty == "one":
                 vals[e] = 1.0
             elif f.empty == "zero":
@@ -84,12 +77,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
                 skipped_empty = int(e.sum())
     if missing.any():
         if f.missing == "error":
-            names = ", ".join(map(str, aligned.query_ids[missing][:5]))
-            raise EvaluationError(
-                f"{int(missing.sum())} qrels query(ies) are absent from the run ({names}"
-                f"{'...' if missing.sum() > 5 else ''}) and {measure.name} says missing=error; "
-                "choose missing=zero (trec_eval -c) or missing=skip"
-            )
+            raise _policy_error(aligned, missing, "qrels query(ies) are absent from the run", measure, "missing",
+                                "missing=zero (trec_eval -c) or missing=skip")
         if f.missing == "zero":
             vals[missing] = "" if text_valued else 0.0
             status[missing] = MISSING
@@ -106,6 +95,16 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         n_queries=n,
         skipped_empty=skipped_empty,
         skipped_missing=skipped_missing,
+    )
+
+
+def _policy_error(aligned: Aligned, queries: np.ndarray, what: str, measure: Measure, knob: str,
+                  choices: str) -> EvaluationError:
+    """The error a policy knob set to ``error`` raises, naming the first five ``queries``."""
+    n = int(queries.sum())
+    names = ", ".join(map(str, aligned.query_ids[queries][:5]))
+    return EvaluationError(
+        f"{n} {what} ({names}{'...' if n > 5 else ''}) and {measure.name} says {knob}=error; choose {choices}"
     )
 
 
