@@ -187,6 +187,20 @@ def test_string_array_non_ascii_and_empty() -> None:
         assert to_strings(arrow) == values
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.text(alphabet=st.sampled_from(["a", "7", " ", "#", "é", "日", "\U0001f600"]), max_size=6), max_size=30),
+    start=st.integers(0, 30),
+    length=st.integers(0, 30),
+)
+def test_to_strings_of_ascii_and_other_slices(values: list[str], start: int, length: int) -> None:
+    """All-ASCII bytes take a one-decode path, others a per-string one: both give the strings,
+    from an array's offset (a slice) as from its start."""
+    arrow = pa.array(values, type=pa.string())
+    assert to_strings(arrow) == values
+    assert to_strings(arrow.slice(start, length)) == values[start : start + length]
+
+
 def test_to_strings_sliced_dictionary_chunked() -> None:
     base = pa.array(STRINGS, type=pa.string())
     assert to_strings(base.slice(2, 5)) == STRINGS[2:7]

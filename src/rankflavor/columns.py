@@ -142,8 +142,11 @@ def to_strings(values: pa.Array) -> list[str]:
         return []
     offsets, data = string_buffers(values)
     raw = data[int(offsets[0]) : int(offsets[-1])].tobytes()
-    base = int(offsets[0])
-    return [raw[a - base : b - base].decode("utf-8") for a, b in itertools.pairwise(offsets.tolist())]
+    bounds = (offsets - offsets[0]).tolist()
+    if raw.isascii():  # one decode, then slices of a str: twice as fast (ids are mostly ASCII)
+        text = raw.decode("ascii")
+        return [text[a:b] for a, b in itertools.pairwise(bounds)]
+    return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
 
 
 def string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:

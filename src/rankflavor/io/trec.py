@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import arrow_ops
-from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers, to_strings
+from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers
 from ..docnos import canonical_integer_range, canonical_mask, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
@@ -138,10 +138,9 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive:
 
 
 def _has_comments(query: pa.Array) -> bool:
-    """Comment lines parse as rows whose query starts with '#': the line path skips and counts them."""
-    if pa.types.is_dictionary(query.type):
-        return any(q.startswith("#") for q in to_strings(query.dictionary))
-    offsets, data = string_buffers(query)
+    """Comment lines parse as rows whose query starts with '#': the line path skips and counts them.
+    Of a dictionary column, its distinct values are looked at (no Python strings made)."""
+    offsets, data = string_buffers(query.dictionary if pa.types.is_dictionary(query.type) else query)
     starts = offsets[:-1][np.diff(offsets) > 0]
     return bool((data[starts] == ord("#")).any())
 
