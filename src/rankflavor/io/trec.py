@@ -534,9 +534,10 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
 
 
 def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
-    """``function(*args)`` on a daemon thread of its own (a process may exit before it ends).
-    The qrels reader finds what alignment will need of the judged docnos while the run is read:
-    off alignment's critical path (46-60 ms there, 3-6 ms left)."""
+    """``function(*args)`` on a daemon thread of its own (a process may exit before it ends, and
+    a caller that raises first leaves its result unread). The qrels reader finds what alignment
+    will need of the judged docnos while the run is read: off alignment's critical path (46-60 ms
+    there, 3-6 ms left); :func:`rankflavor.evaluate.evaluate` reads the qrels file this way."""
     future: Future[T] = Future()
 
     def work() -> None:
