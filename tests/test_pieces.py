@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor import align as align_module
 from rankflavor import docnos as docnos_module
-from rankflavor.align import _coded_queries, _member, _query_names
+from rankflavor.align import _bitset, _coded_queries, _lookup, _query_names
 from rankflavor.columns import to_strings
 from rankflavor.docnos import canonical_integers, canonical_mask, hash64
 from rankflavor.errors import InputError
@@ -331,16 +331,19 @@ def test_runs_encoded_decodes_to_the_column(values: list[str]) -> None:
     codes=st.lists(st.integers(0, 3000), max_size=300),
     block=st.sampled_from([1, 3, 8, 1 << 18]),
 )
-def test_member_matches_isin(members: list[int], codes: list[int], block: int) -> None:
+def test_bitset_lookups_match_isin(members: list[int], codes: list[int], block: int) -> None:
+    """The judged-doc bitset looked up per code, and the judged rows found block by block."""
     span = 3001
     old = align_module._BLOCK_ROWS
     align_module._BLOCK_ROWS = block
     try:
-        got = _member(np.array(codes, dtype=np.int64), np.array(members, dtype=np.int64), span)
+        got = _lookup(_bitset(np.array(members, dtype=np.int64), span), np.array(codes, dtype=np.int64), span)
+        rows = align_module._judged_doc_rows(np.array(codes, dtype=np.int64), np.array(members, dtype=np.int64))
     finally:
         align_module._BLOCK_ROWS = old
     assert got.dtype == np.bool_
     assert got.tolist() == np.isin(codes, members).tolist()
+    assert rows is not None and rows.tolist() == np.flatnonzero(np.isin(codes, members)).tolist()
 
 
 @settings(max_examples=300, deadline=None)

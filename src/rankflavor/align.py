@@ -581,16 +581,20 @@ def _sort_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _judged_doc_rows(rd: np.ndarray, jd: np.ndarray) -> np.ndarray | None:
-    """Rows whose document is judged for some query, looked up in a flat table of the judged
-    documents (hashed codes: judged docnos are the lowest codes); None (every row) when the
-    judged codes span too much for the table."""
-    judged_span = int(jd.max()) + 1 if len(jd) else 0
-    return np.flatnonzero(_member(rd, jd, judged_span)) if judged_span <= _FLAT_SPAN else None
+    """Rows whose document is judged for some query, ascending (:func:`_judged_row_lookups`, all
+    on this thread); None (every row) when the judged codes span too much for the table."""
+    lookups = _judged_row_lookups(rd, jd)
+    if lookups is None:
+        return None
+    lookups.run()
+    return _looked_up(lookups)
 
 
 def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> _SharedWork | None:
-    """:func:`_judged_doc_rows` as tasks of a block of rows each (the rows, ascending, are the
-    tasks' results joined), for two threads to share; None (every row) as there."""
+    """The rows whose document is judged for some query, looked up in a flat table of the judged
+    documents (hashed codes: judged docnos are the lowest codes), as tasks of a block of rows
+    each for threads to share (:func:`_looked_up` joins them); None (every row) when the judged
+    codes span too much for the table."""
     judged_span = int(jd.max()) + 1 if len(jd) else 0
     if judged_span > _FLAT_SPAN:
         return None
@@ -604,6 +608,11 @@ def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> _SharedWork | None:
     return _SharedWork([partial(block, start) for start in range(0, len(rd), _BLOCK_ROWS)])
 
 
+def _looked_up(lookups: _SharedWork) -> np.ndarray:
+    """The rows, ascending, that a finished :func:`_judged_row_lookups` found."""
+    return np.concatenate(lookups.results) if lookups.results else np.zeros(0, dtype=np.int64)
+
+
 def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_join`'s results of consecutive parts of the candidates, as one."""
     if len(parts) == 1:
@@ -611,15 +620,10 @@ def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.
     return np.concatenate([rows for rows, _ in parts]), np.concatenate([grades for _, grades in parts])
 
 
-def _member(codes: np.ndarray, members: np.ndarray, span: int) -> np.ndarray:
-    """Per code (>= 0): is it one of ``members`` (all below ``span``)?"""
-    return _lookup(_bitset(members, span), codes, span)
-
-
 def _bitset(members: np.ndarray, span: int) -> np.ndarray:
     """A bit per value below ``span``, set for the ``members``: an eighth of a boolean table, so
     that the random reads of millions of lookups mostly hit the cache."""
-    bits = np.zeros((span + 7) // 8, dtype=np.uint8)
+    bits = np.zeros(max((span + 7) // 8, 1), dtype=np.uint8)  # a byte at least: lookups clip into it
     np.bitwise_or.at(bits, members >> 3, np.left_shift(1, members & 7).astype(np.uint8))
     return bits
 
@@ -740,7 +744,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
             row_lookups.run()
         worker.result()  # both threads done: only now are the results final
         if row_lookups is not None:
-            candidates = np.concatenate(row_lookups.results) if row_lookups.results else np.zeros(0, dtype=np.int64)
+            candidates = _looked_up(row_lookups)
     repeated: bool | None = None
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
