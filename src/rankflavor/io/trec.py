@@ -23,7 +23,7 @@ import os
 import re
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,17 +132,19 @@ def _fast_read(source: Any, n_fields: int, keep: dict[int, pa.DataType], derive:
     if not scan.result() or table.num_rows == 0:
         return None
     cols = [_one_array(table.column(names[i])) for i in sorted(keep)]
-    if _has_comments(cols[0]):
+    if _line_path_ids(cols[0]):
         return None
     return cols, None, None
 
 
-def _has_comments(query: pa.Array) -> bool:
-    """Comment lines parse as rows whose query starts with '#': the line path skips and counts them.
-    Of a dictionary column, its distinct values are looked at (no Python strings made)."""
+def _line_path_ids(query: pa.Array) -> bool:
+    """Query ids that only the line path reads right: one starting with '#' (a comment line,
+    which it skips and counts) or an empty one (a line starting with a blank: its fields are
+    one column off). Of a dictionary column, its distinct values are looked at."""
     offsets, data = string_buffers(query.dictionary if pa.types.is_dictionary(query.type) else query)
-    starts = offsets[:-1][np.diff(offsets) > 0]
-    return bool((data[starts] == ord("#")).any())
+    if (np.diff(offsets) == 0).any():
+        return True
+    return bool((data[offsets[:-1]] == ord("#")).any())
 
 
 def _csv_options(n_fields: int, keep: dict[int, pa.DataType], block_size: int, threads: bool) -> dict[str, Any]:
@@ -347,8 +349,8 @@ def _parse_bytes(
         return None
     cols = [c.chunk(0) if c.num_chunks == 1 else c.combine_chunks() for c in table.columns]
     cols = [_runs_encoded(c) if pa.types.is_dictionary(keep[k]) else c for k, c in zip(sorted(keep), cols, strict=True)]
-    # Encoded, the column's distinct values are its dictionary: only those few are looked at for a '#'.
-    return None if _has_comments(cols[0]) else cols
+    # Encoded, the column's distinct values are its dictionary: only those few are looked at.
+    return None if _line_path_ids(cols[0]) else cols
 
 
 def _runs_encoded(values: pa.Array) -> pa.DictionaryArray:
@@ -380,6 +382,8 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 
 
 _OTHER_BLANKS = (b"\t", b"\v", b"\f")
+#: The blanks of trec_eval's ``isspace`` (str.strip would also strip a no-break space).
+_BLANKS = " \t\n\r\v\f"
 #: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
 _BIG_RUN_BYTES = 6_000_000
 _SCAN_BYTES = 1 << 24
@@ -389,10 +393,10 @@ _PIECE_BYTES = 8 << 20
 
 
 def _only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
-    """No tab, vertical tab or form feed, and every CR ends a line (CRLF), in a file or bytes.
+    """:func:`_clean` of a whole file or bytes.
 
-    Files are scanned block by block into one reused buffer (memchr speed, no copy of the file
-    in memory); a gzip file is decompressed for it, one more pass over the data.
+    Files are scanned block by block into one reused buffer (no copy of the file in memory); a
+    gzip file is decompressed for it, one more pass over the data.
     """
     if not isinstance(source, (str, os.PathLike)):
         return _clean(bytes(source), 0, len(source))
@@ -400,25 +404,31 @@ def _only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
     buf = bytearray(_SCAN_BYTES + 1)
     try:
         with opener(source, "rb") as fh:
-            carry = 0  # a CR closing the previous block is kept as the first byte of this one
+            # The previous block's last byte is kept as this block's first: a CR ending it may be
+            # followed by the LF opening this one, and a pair of bytes may span the two.
+            carry = 0
             while n := fh.readinto(memoryview(buf)[carry:]):
                 if stop is not None and stop.is_set():
                     return False
                 end = carry + n
                 if not _clean(buf, 0, end, final=False):
                     return False
-                carry = 1 if buf[end - 1] == 13 else 0
-                if carry:
-                    buf[0] = 13
-            return carry == 0
+                buf[0], carry = buf[end - 1], 1
+            return carry == 0 or buf[0] not in (13, 32)  # no lone CR, no blank, ends the file
     except (OSError, EOFError, zlib.error):
         return False  # the line path reads the file again and names the problem
 
 
 def _clean(data: bytes | bytearray, start: int, end: int, final: bool = True) -> bool:
+    """Lines the columnar path reads as the line path does: no tab, vertical tab or form feed,
+    every CR ending a line (CRLF), and no empty field (see :func:`_empty_fields`); ``final``:
+    ``end`` ends the file (a blank there would end a line)."""
     if any(data.find(b, start, end) >= 0 for b in _OTHER_BLANKS):  # memchr; nothing is counted
         return False
-    if data.find(b"\r", start, end) < 0:
+    has_cr = data.find(b"\r", start, end) >= 0
+    if _empty_fields(data, start, end, has_cr) or (final and end > start and data[end - 1] == 32):
+        return False
+    if not has_cr:
         return True
     crs = data.count(b"\r", start, end)
     # A CR closing a block may be followed by the LF opening the next one.
@@ -426,9 +436,46 @@ def _clean(data: bytes | bytearray, start: int, end: int, final: bool = True) ->
     return crs - open_cr == data.count(b"\r\n", start, end)
 
 
+#: Byte pairs, as little-endian uint16, that make an empty field between single blanks: pyarrow
+#: reads "a  b" as three fields, the middle one empty, and "a b " as three, the last one empty.
+_BLANK_PAIRS = (0x2020, 0x0A20)  # b"  ", b" \n"
+_BLANK_CR = 0x0D20  # b" \r", looked for only where there is a CR
+#: Pairs compared at a time: the comparison's booleans (1 MB) stay in cache.
+_PAIR_BLOCK = 1 << 20
+
+
+def _empty_fields(data: bytes | bytearray, start: int, end: int, has_cr: bool) -> bool:
+    """Does a blank follow a blank, or come before a line end, in ``data[start:end]``?
+
+    Such a line has an empty field, which pyarrow counts: one short of a field, with a blank too
+    many, it has the right number of fields and its values land in the wrong columns (trec_eval
+    and the line path reject it). A blank opening a line shows as an empty query id instead
+    (:func:`_line_path_ids`). The pairs are compared two bytes at a time, at both alignments:
+    no byte-pair search of the standard library runs near memchr's speed (4-5 ms for 8 MB,
+    against 2 ms here).
+    """
+    n = end - start
+    if n < 2:
+        return False
+    view = memoryview(data)[start:end]
+    pairs = (*_BLANK_PAIRS, _BLANK_CR) if has_cr else _BLANK_PAIRS
+    hits = np.empty(min(n // 2, _PAIR_BLOCK), dtype=bool)
+    for offset in (0, 1):
+        words = np.frombuffer(view, dtype="<u2", count=(n - offset) // 2, offset=offset)
+        for at in range(0, len(words), _PAIR_BLOCK):
+            block = words[at : at + _PAIR_BLOCK]
+            found = hits[: len(block)]
+            for pair in pairs:
+                if np.equal(block, pair, out=found).any():
+                    return True
+    return False
+
+
 def _normalized(data: bytes) -> bytes | None:
     """Tabs and runs of blanks folded to one space, lines stripped; None if comments or blank
     lines remain (those need the line path, which counts them)."""
+    if not data[data.rfind(b"\n") + 1 :].split() and not data.endswith(b"\n"):
+        return None  # a last line of blanks alone, with no newline: folding would drop it uncounted
     text = re.sub(rb"[ \t\r\v\f]+", b" ", data)
     text = re.sub(rb" ?\n ?", b"\n", text).strip(b" ")
     if not text or text.startswith((b"#", b"\n")) or b"\n#" in text or b"\n\n" in text.rstrip(b"\n"):
@@ -449,7 +496,11 @@ def _swap_hint(n_fields: int, expected_kind: str) -> str:
 
 
 def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:
+    """A field as a number the way the fast path reads one: Python's ``float`` also takes digit
+    groups ("1_0" is 10) and non-ASCII digits, which pyarrow and trec_eval's ``atof`` do not."""
     try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
         value = float(text)
     except ValueError:
         raise InputError(source, lineno, f"{field} {text!r} is not a number", line) from None
@@ -464,6 +515,26 @@ def _decode(source: str, data: bytes, first_line: int = 1) -> str:
     except UnicodeDecodeError as exc:
         lineno = data.count(b"\n", 0, exc.start) + first_line
         raise InputError(source, lineno, "is not valid UTF-8 text") from None
+
+
+#: What ``str.split`` takes for a blank and trec_eval's ``isspace`` does not.
+_UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_FIELD = re.compile("[^ \t\n\r\v\f]+")
+
+
+def _lines(source: str, data: bytes, first_line: int = 1) -> Iterator[tuple[int, str, list[str]]]:
+    """Each line of ``data`` (valid UTF-8, else an error naming the line) with its number and its
+    fields, split at runs of the blanks trec_eval's ``isspace`` knows (space, tab, CR, vertical
+    tab, form feed) and no others: ``str.split`` would also split at a no-break space or U+001F,
+    which trec_eval and the columnar path keep inside a field (it is used where none occurs)."""
+    text = _decode(source, data, first_line)
+    if text.isascii():  # most files; a pass of the regex costs more than the four finds
+        plain = not any(c in text for c in "\x1c\x1d\x1e\x1f")
+    else:
+        plain = _UNICODE_BLANK.search(text) is None
+    split = str.split if plain else _FIELD.findall
+    for lineno, raw in enumerate(text.split("\n"), first_line):
+        yield lineno, raw, split(raw)
 
 
 def _check_not_empty(source: str, data: bytes, kind: str, layout: str) -> None:
@@ -498,15 +569,13 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
     grades: list[float] = []
     lines: list[int] = []
     comments = blanks = 0
-    for lineno, raw in enumerate(_decode(source, data).split("\n"), 1):
-        line = raw.strip()
-        if not line:
+    for lineno, raw, parts in _lines(source, data):
+        if not parts:
             blanks += 1
             continue
-        if line.startswith("#"):
+        if parts[0].startswith("#"):
             comments += 1
             continue
-        parts = line.split()
         if len(parts) != QRELS_FIELDS:
             raise InputError(
                 source,
@@ -576,7 +645,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
                 if values is not None:
                     doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
         if finite:
-            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip() if gzipped else _last_tag(source, origin)
+            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(_BLANKS) if gzipped else _last_tag(source, origin)
             return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range)
     return _slow_run(source, data if data is not None else read_bytes(path))
@@ -642,7 +711,7 @@ def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
             last = _last_line(window, fh.seek(0, os.SEEK_END))
     field = last.split(b" ")[RUN_FIELDS - 1]
     try:
-        return field.decode("utf-8").strip()
+        return field.strip().decode("utf-8")  # bytes.strip: trec_eval's blanks, not Unicode's
     except UnicodeDecodeError:
         raise InputError(source, None, "the run tag on the last line is not valid UTF-8 text") from None
 
@@ -683,15 +752,13 @@ def _slow_run(source: str, data: bytes, first_line: int = 1, whole_file: bool = 
     lines: list[int] = []
     comments = blanks = extra = 0
     tag: str | None = None
-    for lineno, raw in enumerate(_decode(source, data, first_line).split("\n"), first_line):
-        line = raw.strip()
-        if not line:
+    for lineno, raw, parts in _lines(source, data, first_line):
+        if not parts:
             blanks += 1
             continue
-        if line.startswith("#"):
+        if parts[0].startswith("#"):
             comments += 1
             continue
-        parts = line.split()
         if len(parts) < RUN_FIELDS:
             raise InputError(
                 source,
