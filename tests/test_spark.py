@@ -221,6 +221,47 @@ def test_malformed_file_names_the_line(spark, tmp_path: Path) -> None:  # type: 
         evaluate_spark(str(qrels), str(run), ["ndcg@10"], spark=spark)
 
 
+@pytest.mark.parametrize("score", ["1d", "1F", "0x1p3", "1_0", "1.5\x01"])
+def test_a_score_java_reads_and_pyarrow_does_not_names_the_line(spark, tmp_path: Path, score: str) -> None:  # type: ignore[no-untyped-def]
+    """Spark's cast to double is Java's parseDouble, which reads "1d" as 1.0: the local reader and
+    trec_eval do not, and the Spark engine once evaluated such a file."""
+    run = tmp_path / "run.txt"
+    run.write_text(f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {score} t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    with pytest.raises(InputError, match=r"run.txt:2: score .* is not a number"):
+        evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)
+
+
+@pytest.mark.parametrize("where", [b"q1 Q0 b\xff 2 0.4 t\n", b"# \xff\n", b"q1 Q0 b 2 0.4 t\xc3\n"])
+def test_a_byte_that_is_not_utf8_names_the_line(spark, tmp_path: Path, where: bytes) -> None:  # type: ignore[no-untyped-def]
+    """Spark's text reader keeps bytes that are not UTF-8; the local reader rejects the file."""
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"q1 Q0 a 1 0.5 t\n" + where)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    with pytest.raises(InputError, match="not valid UTF-8 text") as local:
+        rankflavor.evaluate(str(qrels), str(run), ["P@2"])
+    with pytest.raises(InputError) as got:
+        evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)
+    assert str(got.value) == str(local.value)
+
+
+def test_a_lone_cr_is_a_blank_not_a_line_end(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Spark's text reader ends lines at a lone CR by default; trec_eval and the local reader
+    take it for a blank, so the second "line" is extra fields of the first."""
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"q1 Q0 a 1 0.5 t\rq1 Q0 b 2 0.4 t\r\nq1 Q0 c 3 0.3 t\r\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(b"q1 0 b 1\r\nq1 0 c 1\n")
+    wanted = ["P@3", "num_ret"]
+    local = rankflavor.evaluate(str(qrels), str(run), wanted)
+    got = evaluate_spark(str(qrels), str(run), wanted, spark=spark)
+    assert local["num_ret"].per_query() == {"q1": 2.0}
+    assert got.counts.run_lines_with_extra_fields == local.counts.run_lines_with_extra_fields == 1
+    assert_same(local, got)
+
+
 def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
     qrels, run = random_inputs(5)
     q, r = spark.createDataFrame(qrels), spark.createDataFrame(run)

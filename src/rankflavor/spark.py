@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 DEFAULT_MASTER = "local[2]"
 
 _WHITESPACE = r"[ \t\n\r\x0b\x0c]+"  # what trec_eval's and the local reader's split() treat as blanks
+#: A number as the local reader (pyarrow's parse) takes one. Spark's cast to double goes through
+#: Java's parseDouble, which also reads "1d", "1F", hex ("0x1p3") and trailing control bytes.
+_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(?i:inf|infinity|nan)$"
 
 
 def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, driver_memory: str = "4g") -> SparkSession:
@@ -192,19 +195,25 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
         raise InputError(path, None, "file not found")
     if os.path.isdir(path):
         raise InputError(path, None, "is a directory, expected a file")
-    lines = spark.read.text(path).select(F.col("value").alias("line"), F.monotonically_increasing_id().alias("row"))
+    # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
+    lines = (spark.read.option("lineSep", "\n").text(path)
+             .select(F.col("value").alias("line"), F.monotonically_increasing_id().alias("row")))
     text = F.regexp_replace("line", r"^[ \t\r\x0b\x0c]+|[ \t\r\x0b\x0c]+$", "")
     value_at = 3 if kind == "qrels" else 4
     fields = (
-        lines.select("row", text.alias("text"))
+        # The local reader takes no file with a byte that is not UTF-8: Spark keeps them in the
+        # line (and string functions turn them into U+FFFD).
+        lines.select("row", text.alias("text"), F.is_valid_utf8("line").alias("utf8"))
         .select(
             "row",
+            "utf8",
             (F.col("text") == "").alias("blank"),
             F.col("text").startswith("#").alias("comment"),
             F.split("text", _WHITESPACE).alias("f"),
         )
         .select(
             "row",
+            "utf8",
             "blank",
             "comment",
             (~F.col("blank") & ~F.col("comment")).alias("body"),
@@ -212,7 +221,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             # get() gives null past the end of a short line (plain indexing fails under ANSI mode).
             F.get("f", 0).alias("q"),
             F.get("f", 2).alias("d"),
-            F.get("f", value_at).try_cast("double").alias("v"),
+            F.when(F.get("f", value_at).rlike(_DECIMAL), F.get("f", value_at).try_cast("double")).alias("v"),
             (F.get("f", 5) if kind == "run" else F.lit(None).cast("string")).alias("tag"),
         )
         .persist()
@@ -224,7 +233,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
         *_stats(
             kind,
             _count(body),
-            _count(body & ~valid),
+            _count((body & ~valid) | ~F.col("utf8")),
             _count(body & (F.col("n") > n_fields)),
             _count(F.col("blank")),
             _count(F.col("comment")),
