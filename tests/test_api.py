@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import rankflavor
-from rankflavor.errors import EvaluationError
+from rankflavor.errors import EvaluationError, InputError
 
 # flavor-facts §4.1: q2 is judged all-zero, q3 is absent from the run, q4 is absent from the qrels;
 # d6 has a negative grade, d7 and e9 are unjudged, d2 and d7 tie at 8.
@@ -81,6 +81,36 @@ def test_paths_dicts_and_dataframes_give_identical_results(tmp_path: Path) -> No
         assert [str(m.measure) for m in res] == [str(m.measure) for m in reference], form
         counts = res.counts.to_dict()
         assert counts == reference.counts.to_dict(), form
+
+
+def test_pyarrow_tables_are_frames_too(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    qrels_df, run_df = _frames()
+    tables = pa.Table.from_pandas(qrels_df, preserve_index=False), pa.Table.from_pandas(run_df, preserve_index=False)
+    assert rankflavor.evaluate(*tables, MEASURES).per_query() == rankflavor.evaluate(QRELS, RUN, MEASURES).per_query()
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), pd.NA, pd.NaT])
+@pytest.mark.parametrize("column", ["query_id", "doc_id"])
+def test_a_missing_id_in_a_frame_is_an_error_naming_its_row(column: str, missing: object) -> None:
+    """As str() a missing id became "nan" or "None", which a run document of that name matched."""
+    qrels_df, run_df = _frames()
+    qrels_df[column] = qrels_df[column].astype(object)
+    qrels_df.loc[2, column] = missing
+    run_df.loc[len(run_df)] = [str(missing), str(missing), 1.0]  # would match the stringified id
+    with pytest.raises(InputError, match=rf"qrels DataFrame: column '{column}' row 2: .* is a missing value, not an id"):
+        rankflavor.evaluate(qrels_df, run_df, MEASURES)
+
+
+def test_a_null_id_in_an_arrow_table_or_a_dict_is_an_error() -> None:
+    import pyarrow as pa
+
+    run = pa.table({"query_id": ["q1", None], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
+    with pytest.raises(InputError, match="run DataFrame: column 'query_id' row 1: null is a missing value"):
+        rankflavor.evaluate(QRELS, run, MEASURES)
+    with pytest.raises(InputError, match="run dict: query 'q1' doc None: a missing value is not an id"):
+        rankflavor.evaluate(QRELS, {"q1": {None: 1.0}}, MEASURES)
 
 
 def test_dataframe_column_aliases() -> None:

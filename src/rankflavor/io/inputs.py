@@ -63,6 +63,8 @@ def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[pa.Arr
         if not isinstance(inner, Mapping):
             raise InputError(source, None, f"query {q!r} maps to {type(inner).__name__}, expected {{doc: {what}}}")
         for d, v in inner.items():
+            if _missing(q) or _missing(d):
+                raise InputError(source, None, f"query {q!r} doc {d!r}: a missing value is not an id")
             try:
                 x = float(v)
             except (TypeError, ValueError):
@@ -90,7 +92,8 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
 
 
 def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tuple[pa.Array, pa.Array, np.ndarray]:
-    columns = [str(c) for c in frame.columns]
+    # A pyarrow Table's ``columns`` are its arrays; its names are ``column_names``.
+    columns = [str(c) for c in (frame.column_names if isinstance(frame, pa.Table) else frame.columns)]
     qc = _pick(columns, QUERY_COLUMNS, source)
     dc = _pick(columns, DOC_COLUMNS, source)
     vc = _pick(columns, value_columns, source)
@@ -103,6 +106,27 @@ def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tupl
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {float(values[bad[0]])!r} is not a finite number")
-    q = string_array([str(x) for x in frame[qc]])
-    d = string_array([str(x) for x in frame[dc]])
-    return q, d, values
+    return _ids(frame[qc], qc, source), _ids(frame[dc], dc, source), values
+
+
+def _ids(column: Any, name: str, source: str) -> pa.Array:
+    """A column's values as id strings; a missing value (None, NaN, pandas' NA or NaT, an Arrow
+    null) is an error: as ``str`` it would become an id such as "nan" that a run can match."""
+    texts = []
+    for row, value in enumerate(column):
+        if _missing(value):
+            shown = "null" if isinstance(value, pa.Scalar) else repr(value)
+            raise InputError(source, None, f"column {name!r} row {row}: {shown} is a missing value, not an id")
+        texts.append(str(value))
+    return string_array(texts)
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, pa.Scalar):
+        return not value.is_valid
+    try:
+        return bool(value != value)  # NaN and NaT are unequal to themselves
+    except (TypeError, ValueError):
+        return True  # pandas' NA: its comparisons give NA, whose truth value raises
