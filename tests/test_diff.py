@@ -151,9 +151,10 @@ def test_trec_eval_names_and_canonical_strings_on_real_data() -> None:
     qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
     run = str(shared_path("runs", "rankllm.dl19.splade-p-p-ensemble-distil.top100.run"))
     d = _check_adds_up(qrels, run, *_m("trec_eval:ndcg_cut.10", "ndcg@10"))
-    assert [s.name for s in d.steps] == ["precision", "missing"]  # trec_eval: float32 scores, missing=skip
+    # trec_eval: float32 scores, missing=skip, grades truncated (whole grades here: no change)
+    assert [s.name for s in d.steps] == ["precision", "missing", "fractional"]
     d = _check_adds_up(qrels, run, *_m("trec_eval:ndcg", "ndcg@10[gain=exp2,ideal=local,ties=averaged]"))
-    assert [s.name for s in d.steps] == ["k", "gain", "ideal", "ideal_cut", "ties", "precision", "missing"]
+    assert [s.name for s in d.steps] == ["k", "gain", "ideal", "ideal_cut", "ties", "precision", "missing", "fractional"]
     # DL19 judges every query, so no query enters or leaves the mean.
     assert not d.entering_leaving() and len(set(d.n_in_mean)) == 1
 

@@ -571,8 +571,8 @@ def test_ranklib_qrel_ideal_from_every_judgment() -> None:
     assert abs(plain["NDCG@6"].mean - 0.889149) <= 5e-7
 
 
-@pytest.mark.xfail(strict=True, reason="RankLib truncates float labels to int ((int) label); no knob models that yet")
 def test_ranklib_truncates_float_labels() -> None:
+    """flavor-facts §4.2 probe: labels [0.5, 1.7, 0] -> RankLib 0.630930 (labels truncated to int)."""
     assert abs(_one([0.5, 1.7, 0], [3.0, 2.0, 1.0], "ranklib", 3) - 0.630930) <= 5e-7
 
 

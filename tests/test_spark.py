@@ -262,6 +262,26 @@ def test_a_lone_cr_is_a_blank_not_a_line_end(spark, tmp_path: Path) -> None:  # 
     assert_same(local, got)
 
 
+@pytest.mark.parametrize("fractional", ["keep", "truncate"])
+def test_fractional_grades_as_the_local_engine(spark, tmp_path: Path, fractional: str) -> None:  # type: ignore[no-untyped-def]
+    """trec_eval truncates a grade toward zero (atol): 0.4 is not relevant, -0.5 is a judged 0."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1.5\nq1 0 b 2.7\nq1 0 c 0.4\nq1 0 d -0.5\nq1 0 e 1\nq2 0 a 0.5\n")
+    run.write_text("q1 Q0 c 1 5 t\nq1 Q0 d 2 4 t\nq1 Q0 x 3 3 t\nq1 Q0 a 4 2 t\nq1 Q0 b 5 1 t\nq2 Q0 a 1 1 t\n")
+    wanted = [f"{m}[{knobs}fractional={fractional}]" for m, knobs in
+              (("ndcg", ""), ("ndcg@3", "gain=exp2,"), ("P@5", ""), ("bpref", ""), ("num_rel", "total=qrels_positive,"),
+               ("ndcg", "unjudged=condensed,"))]
+    local = rankflavor.evaluate(str(qrels), str(run), wanted)
+    got = evaluate_spark(str(qrels), str(run), wanted, spark=spark)
+    assert_same(local, got)
+    assert local[4].mean == (5 if fractional == "keep" else 3)  # grades > 0, truncated or not
+    with pytest.raises(InputError, match="fractional=error") as refused:
+        evaluate_spark(str(qrels), str(run), ["P@5[fractional=error]"], spark=spark)
+    with pytest.raises(InputError) as local_refused:
+        rankflavor.evaluate(str(qrels), str(run), ["P@5[fractional=error]"])
+    assert str(refused.value).split(": ", 1)[1] == str(local_refused.value).split(": ", 1)[1]
+
+
 def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
     qrels, run = random_inputs(5)
     q, r = spark.createDataFrame(qrels), spark.createDataFrame(run)

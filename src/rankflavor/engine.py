@@ -122,7 +122,8 @@ def summarize(measure: Measure, values: np.ndarray, missing: np.ndarray, qrels_g
         return _geometric_mean(values, np.ones(len(values), dtype=bool), missing)
     if spec.summary == "sum":
         if measure.metric == "num_rel" and measure.flavor.total == "qrels_positive":
-            return float((qrels_grade > 0).sum()), len(values)
+            grades = np.trunc(qrels_grade) if measure.flavor.fractional == "truncate" else qrels_grade
+            return float((grades > 0).sum()), len(values)
         return float(np.nansum(values)), len(values)
     finite = values[~np.isnan(values)]
     n = len(finite)

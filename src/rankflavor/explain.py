@@ -339,6 +339,10 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     negatives = sum(1 for r in rows if r.grade is not None and not r.judged)
     if negatives:
         notes.append(f"{negatives} document(s) have a negative grade, treated as unjudged (negatives={f.negatives})")
+    fractional = sum(1 for r in rows if r.grade is not None and r.grade != math.trunc(r.grade))
+    if fractional and f.fractional == "truncate":
+        notes.append(f"{fractional} document(s) have a fractional grade, gaining its whole part "
+                     "(fractional=truncate: trec_eval's atol)")
 
     ignored = _ignored(run, aligned, docs, ranked, measure, query, rows)
 
@@ -397,7 +401,7 @@ def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str
             pick = ranked.jq == code
             cand_grade = ranked.jgrade[pick]
             cand_gain = K.gain(cand_grade, np.ones(len(cand_grade), dtype=bool), f)
-            cand_docs = _judged_docs(qrels, query, f.duplicates, f.negatives, cand_grade)
+            cand_docs = _judged_docs(qrels, query, f, cand_grade)
         else:
             keep = np.ones(len(rows), dtype=bool)
             if f.ideal != "local":
@@ -431,7 +435,7 @@ def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str
     return idcg, slots_out
 
 
-def _judged_docs(qrels: Qrels, query: str, duplicates: str, negatives: str, grades: np.ndarray) -> list[str] | None:
+def _judged_docs(qrels: Qrels, query: str, flavor: Flavor, grades: np.ndarray) -> list[str] | None:
     """Doc ids of the query's usable judgments, in the engine's order; None if they cannot be matched."""
     mask = pc.equal(plain_strings(qrels.query), string_array([query])[0])
     idx = np.flatnonzero(as_numpy(mask))
@@ -439,11 +443,13 @@ def _judged_docs(qrels: Qrels, query: str, duplicates: str, negatives: str, grad
     raw = qrels.grade[idx]
     kept: dict[str, tuple[int, float]] = {}
     for i, (d, g) in enumerate(zip(docs, raw, strict=True)):
-        if d not in kept or (duplicates == "best" and g > kept[d][1]):
+        if d not in kept or (flavor.duplicates == "best" and g > kept[d][1]):
             kept[d] = (i if d not in kept else kept[d][0], float(g))
     # File order of the kept judgment, as align keeps them; then the negatives policy as order.rank applies it.
     pairs = sorted(((i, d, g) for d, (i, g) in kept.items()))
-    if negatives == "zero":
+    if flavor.fractional == "truncate":
+        pairs = [(i, d, math.trunc(g) + 0.0) for i, d, g in pairs]
+    if flavor.negatives == "zero":
         out = [(d, max(g, 0.0)) for _, d, g in pairs]
     else:
         out = [(d, g) for _, d, g in pairs if g >= 0]

@@ -301,6 +301,14 @@ KNOBS: dict[str, Knob] = {
             quiet=True,
         ),
         Knob(
+            "fractional", "keep", "keep | truncate | error",
+            "Grades with a fractional part: keep (1.5 gains 1.5), truncate toward zero as "
+            "trec_eval reads a grade (atol) and RankLib a label ((int) cast), or error, as "
+            "pytrec_eval and ir_measures reject a relevance that is not an integer.",
+            _choice("fractional", ("keep", "truncate", "error")),
+            quiet=True,
+        ),
+        Knob(
             "self_hits", "keep", "keep | drop",
             "Retrieved documents whose id equals the query id: keep, or drop before ranking (BEIR "
             "EvaluateRetrieval.evaluate ignore_identical_ids=True, its default [BEIR]).",
@@ -365,6 +373,7 @@ class Flavor:
     unjudged_grade: str = KNOBS["unjudged_grade"].default
     run_only: str = KNOBS["run_only"].default
     self_hits: str = KNOBS["self_hits"].default
+    fractional: str = KNOBS["fractional"].default
     p_divisor: str = KNOBS["p_divisor"].default
     param: str = KNOBS["param"].default
 

@@ -24,7 +24,7 @@ from .kernels import block_starts, distinct, ranges, rank_within
 if TYPE_CHECKING:
     from .measure import Measure
 
-ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits")
+ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits", "fractional")
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     ties among unjudged documents this skips nearly all docno comparisons.
     """
     _check_negatives(aligned, flavor)
-    grade, judged, pooled = _grades(aligned.run_grade, flavor)
+    grade, judged, pooled = _grades(aligned.run_grade, flavor, _truncates(aligned, flavor))
     jq, jgrade = _judgments(aligned, flavor)
 
     q = aligned.run_q
@@ -239,7 +239,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     if layout is None:
         return None
     jr = aligned.judged_row
-    grade, judged, _ = _grades(aligned.judged_grade, flavor)
+    grade, judged, _ = _grades(aligned.judged_grade, flavor, _truncates(aligned, flavor))
     block = np.searchsorted(layout.starts, jr, side="right") - 1
     position = jr.copy()
     rule = "docno_desc" if flavor.ties == "averaged" else flavor.ties
@@ -318,7 +318,7 @@ def rank_prefix(aligned: Aligned, flavor: Flavor, k: int) -> Ranked | None:
     if len(aligned.judged_row):
         hit = aligned.judged_row[at] == rows
         raw[hit] = aligned.judged_grade[at[hit]]
-    grade, is_judged, pooled = _grades(raw, flavor)
+    grade, is_judged, pooled = _grades(raw, flavor, _truncates(aligned, flavor))
     q = np.concatenate([layout.codes[block], judged.q[below]])
     rank = np.concatenate([rows - layout.starts[block] + 1, judged.rank[below]])
     by_rank = np.argsort(q.astype(np.int64) * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
@@ -406,7 +406,12 @@ def _equal_score_end(score: np.ndarray | _Rounded, rows: np.ndarray, lo: np.ndar
 
 
 def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
+    """The grade policies that refuse input: fractional=error, negatives=error."""
     jgrade_all = aligned.qrels_grade
+    if flavor.fractional == "error" and (jgrade_all != np.trunc(jgrade_all)).any():
+        raise InputError(aligned.qrels_source, None, fractional_error(int((jgrade_all != np.trunc(jgrade_all)).sum())))
+    if flavor.negatives == "error" and _truncates(aligned, flavor):
+        jgrade_all = np.trunc(jgrade_all) + 0.0  # -0.5 is a 0
     if flavor.negatives == "error" and (jgrade_all < 0).any():
         raise InputError(
             aligned.qrels_source,
@@ -416,10 +421,28 @@ def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
         )
 
 
-def _grades(grade_raw: np.ndarray, flavor: Flavor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fractional_error(n: int) -> str:
+    return (f"{n} judgment(s) have a grade that is not a whole number and the flavor says fractional=error "
+            "(pytrec_eval and ir_measures reject them); use fractional=truncate (trec_eval) or fractional=keep")
+
+
+def _truncates(aligned: Aligned, flavor: Flavor) -> bool:
+    """Does ``fractional=truncate`` change any grade? (Not of whole grades: no pass over the rows.)"""
+    if flavor.fractional != "truncate":
+        return False
+    if "fractional_grades" not in aligned.memo:
+        g = aligned.qrels_grade  # every grade a row can have
+        aligned.memo["fractional_grades"] = bool((g != np.trunc(g)).any())
+    return bool(aligned.memo["fractional_grades"])
+
+
+def _grades(grade_raw: np.ndarray, flavor: Flavor, truncate: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(grade, judged, pooled) of rows with raw grades ``grade_raw`` (NaN: not in the qrels)
-    under the negatives policy: a negative grade counts as unjudged, or as grade 0."""
+    under the fractional policy (``truncate``: :func:`_truncates`) and the negatives policy: a
+    negative grade counts as unjudged, or as grade 0."""
     pooled = ~np.isnan(grade_raw)
+    if truncate:  # toward zero: -0.5 becomes a judged 0 (not -0), as atol reads it
+        grade_raw = np.trunc(grade_raw) + 0.0
     if flavor.negatives == "zero":
         return np.where(pooled, np.maximum(np.nan_to_num(grade_raw), 0.0), 0.0), pooled, pooled
     judged = pooled & ~(grade_raw < 0)
@@ -429,6 +452,8 @@ def _grades(grade_raw: np.ndarray, flavor: Flavor) -> tuple[np.ndarray, np.ndarr
 def _judgments(aligned: Aligned, flavor: Flavor) -> tuple[np.ndarray, np.ndarray]:
     """Query codes and grades of the usable judgments (for ideals and R)."""
     jgrade_all = aligned.qrels_grade
+    if _truncates(aligned, flavor):
+        jgrade_all = np.trunc(jgrade_all) + 0.0
     if flavor.negatives == "zero":
         return aligned.qrels_q, np.maximum(jgrade_all, 0.0)
     usable = jgrade_all >= 0

@@ -51,7 +51,7 @@ from .errors import InputError, UsageError
 from .flavor import Flavor
 from .io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
 from .measure import Measure
-from .order import order_key
+from .order import fractional_error, order_key
 from .results import Results
 
 if TYPE_CHECKING:
@@ -338,6 +338,11 @@ class _QueryIndex:
     in_run: np.ndarray
     in_qrels: np.ndarray
     positive_judgments: int
+    #: Judgments of grade >= 1 and <= -1 (positive and negative once truncated toward zero), and
+    #: those with a fractional part: what the fractional policies need to know of the grades.
+    whole_positive: int = 0
+    whole_negative: int = 0
+    fractional: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -350,8 +355,9 @@ class _QueryIndex:
     @property
     def qrels_grade(self) -> np.ndarray:
         """Stand-in for the grades, read only by ``total=qrels_positive`` as the number of
-        judgments with a grade > 0; the grades themselves stay in Spark."""
-        return np.ones(self.positive_judgments)
+        judgments with a grade > 0, truncated toward zero or not (``fractional``): a 1 for each of
+        grade >= 1, a 0.5 for each in (0, 1). The grades themselves stay in Spark."""
+        return np.concatenate([np.ones(self.whole_positive), np.full(self.positive_judgments - self.whole_positive, 0.5)])
 
 
 @dataclass
@@ -392,7 +398,9 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
     run_side = _distinct_docs(run_rows, policy).withColumnRenamed("docs", "run_docs")
     qrels_side = _distinct_docs(judgments, policy).withColumnRenamed("docs", "qrels_docs").join(
         judgments.groupBy("q").agg(
-            _count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive")
+            _count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive"),
+            _count(F.col("grade") >= 1).alias("whole_positive"), _count(F.col("grade") <= -1).alias("whole_negative"),
+            _count(F.col("grade") != F.floor("grade")).alias("fractional"),
         ),
         "q",
     )
@@ -440,7 +448,8 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
         blank_lines=qrels.blanks + run.blanks,
         run_lines_with_extra_fields=run.extra_fields,
     )
-    index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, total("positive"))
+    index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, total("positive"),
+                        total("whole_positive"), total("whole_negative"), total("fractional"))
     # The run rows kept are those of judged queries, so their queries are the evaluated ones.
     evaluated = joined.select("q").distinct()
     return _Aligned(joined, judgments, evaluated, counts, index)
@@ -460,22 +469,30 @@ def _rank(aligned: _Aligned, flavor: Flavor) -> _Ranked:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    if flavor.negatives == "error" and aligned.counts.negative_grades:
+    index = aligned.index
+    if flavor.fractional == "error" and index.fractional:
+        raise InputError("qrels", None, fractional_error(index.fractional))
+    truncate = flavor.fractional == "truncate"
+    negatives = index.whole_negative if truncate else aligned.counts.negative_grades
+    if flavor.negatives == "error" and negatives:
         raise InputError(
             "qrels",
             None,
-            f"{aligned.counts.negative_grades} judgment(s) have a negative grade and the flavor says negatives=error; "
+            f"{negatives} judgment(s) have a negative grade and the flavor says negatives=error; "
             "use negatives=unjudged (trec_eval) or negatives=zero",
         )
+    # Truncated toward zero (fractional=truncate): -0.5 is a judged 0, as trec_eval's atol reads it.
+    raw = F.when(F.col("grade") >= 0, F.floor("grade")).otherwise(F.ceil("grade")).cast("double") if truncate \
+        else F.col("grade")
     pooled = F.col("grade").isNotNull()
     if flavor.negatives == "zero":
         judged = pooled
-        grade = F.when(pooled, F.greatest(F.col("grade"), F.lit(0.0))).otherwise(F.lit(0.0))
-        jgrade = aligned.judgments.select("q", F.greatest(F.col("grade"), F.lit(0.0)).alias("jgrade"))
+        grade = F.when(pooled, F.greatest(raw, F.lit(0.0))).otherwise(F.lit(0.0))
+        jgrade = aligned.judgments.select("q", F.greatest(raw, F.lit(0.0)).alias("jgrade"))
     else:
-        judged = pooled & (F.col("grade") >= 0)
-        grade = F.when(judged, F.col("grade")).otherwise(F.lit(0.0))
-        jgrade = aligned.judgments.filter(F.col("grade") >= 0).select("q", F.col("grade").alias("jgrade"))
+        judged = pooled & (raw >= 0)
+        grade = F.when(judged, raw).otherwise(F.lit(0.0))
+        jgrade = aligned.judgments.filter(raw >= 0).select("q", raw.alias("jgrade"))
     score = F.col("score").cast("float").cast("double") if flavor.precision == "float32" else F.col("score")
     rows = aligned.rows.select(
         "q", "d", "row", score.alias("score_p"), grade.alias("grade"), judged.alias("judged"), pooled.alias("pooled")
@@ -823,7 +840,7 @@ SUPPORTED_METRICS = frozenset(
 #: Knobs the Spark kernels read; any other knob must be left at its default.
 SUPPORTED_KNOBS = frozenset(
     ("gain", "discount", "ideal", "ideal_cut", "max_grade", "rel", "unjudged", "negatives", "ties", "precision",
-     "depth", "empty", "missing", "duplicates", "total")
+     "depth", "empty", "missing", "duplicates", "total", "fractional")
 )
 
 

@@ -28,7 +28,7 @@ def num_rel_ret(r, measure):  # type: ignore[no-untyped-def]
 for spec in (
     MetricSpec("num_ret", INPUT_KNOBS, num_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Documents retrieved (after depth and condensing)."),
-    MetricSpec("num_rel", ("rel", "negatives", "duplicates", "missing", "total"), num_rel, cutoff="none",
+    MetricSpec("num_rel", ("rel", "negatives", "fractional", "duplicates", "missing", "total"), num_rel, cutoff="none",
                summary="sum", uses_empty=False, doc="Relevant judgments (grade >= rel)."),
     MetricSpec("num_rel_ret", ("rel", *INPUT_KNOBS), num_rel_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Relevant documents retrieved."),

@@ -102,7 +102,7 @@ def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
 
 #: Knobs the global ideal depends on (with the cutoff): it reads the judgments only, so flavors
 #: that differ in ordering knobs (ties, depth, ...) share it.
-_IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives")
+_IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives", "fractional")
 
 
 def _global_ideal(r, measure, cut: np.ndarray, denom: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]

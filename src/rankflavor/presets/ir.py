@@ -50,6 +50,7 @@ IR_MEASURES_FLAVOR = Flavor(
     missing="zero",
     run_only="skip",
     duplicates="error",
+    fractional="error",  # its Qrel relevance is an int; pytrec_eval refuses any other
 )
 
 #: ir_measures measure names (and registered aliases) -> (rankflavor metric, parameters it accepts,
@@ -483,7 +484,8 @@ def parse_beir(text: str) -> list[Template | str] | None:
 
 BEIR = Preset(
     name="beir",
-    flavor=TREC_EVAL_FLAVOR.with_knobs(self_hits="drop"),  # pytrec_eval, less identical-id hits
+    # pytrec_eval (which refuses a fractional grade), less identical-id hits
+    flavor=TREC_EVAL_FLAVOR.with_knobs(self_hits="drop", fractional="error"),
     summary="BEIR leaderboard (EvaluateRetrieval.evaluate): pytrec_eval ndcg_cut = LINEAR gain, mean over the "
     "queries the run answers, documents named like the query dropped; BEIR rounds to 5 decimals",
     evidence="beir-cellar/beir beir/retrieval/evaluation.py (pytrec_eval map_cut/ndcg_cut/recall/P, "

@@ -491,7 +491,8 @@ def _ranklib_dialect(qrel: bool) -> Callable[[str], list[Template | str] | None]
 
 RANKLIB = Preset(
     name="ranklib",
-    flavor=SKLEARN_FLAVOR.with_knobs(gain="exp2", ties="input_order"),
+    # DataPoint keeps a label as float, but DCGScorer reads it through an (int) cast.
+    flavor=SKLEARN_FLAVOR.with_knobs(gain="exp2", ties="input_order", fractional="truncate"),
     summary="RankLib NDCG@k (plain NDCG = @10): 2^g-1, log2(i+1), ideal from the ranked list, ties in "
     "input order, nothing relevant scores 0",
     evidence="codelibs/ranklib NDCGScorer.java, DCGScorer.java [RL] (source only; Java, not on PyPI); "

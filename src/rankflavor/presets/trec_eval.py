@@ -262,6 +262,7 @@ FLAVOR = Flavor(
     empty="zero",
     missing="skip",
     duplicates="error",
+    fractional="truncate",  # get_qrels.c reads a grade with atol
 )
 
 TREC_EVAL = Preset(
@@ -277,7 +278,8 @@ TREC_EVAL = Preset(
 
 PYTREC_EVAL = Preset(
     name="pytrec_eval",
-    flavor=FLAVOR,
+    # Its Python binding refuses a relevance that is not an int ("Expected relevance to be integer").
+    flavor=FLAVOR.with_knobs(fractional="error"),
     summary="pytrec_eval 0.5 (trec_eval 9.0.5-era C code): same per-query numbers; missing topics omitted",
     evidence="pytrec-eval-terrier 0.5.11 differential tests (tests/test_pytrec_eval_diff.py)",
     dialect=parse,
