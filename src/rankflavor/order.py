@@ -120,7 +120,7 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     ``Ranked.row`` (which document sits where, for explanations) may differ. On runs with many
     ties among unjudged documents this skips nearly all docno comparisons.
     """
-    _check_negatives(aligned, flavor)
+    _check_grade_policies(aligned, flavor)
     grade, judged, pooled = _grades(aligned.run_grade, flavor, _truncates(aligned, flavor))
     jq, jgrade = _judgments(aligned, flavor)
 
@@ -234,7 +234,7 @@ def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     """
     if flavor.self_hits != "keep":
         return None
-    _check_negatives(aligned, flavor)
+    _check_grade_policies(aligned, flavor)
     score, layout = _gathered(aligned, flavor.precision)
     if layout is None:
         return None
@@ -405,7 +405,7 @@ def _equal_score_end(score: np.ndarray | _Rounded, rows: np.ndarray, lo: np.ndar
     return lo
 
 
-def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
+def _check_grade_policies(aligned: Aligned, flavor: Flavor) -> None:
     """The grade policies that refuse input: fractional=error, negatives=error."""
     jgrade_all = aligned.qrels_grade
     if flavor.fractional == "error" and (jgrade_all != np.trunc(jgrade_all)).any():
@@ -422,6 +422,7 @@ def _check_negatives(aligned: Aligned, flavor: Flavor) -> None:
 
 
 def fractional_error(n: int) -> str:
+    """The message of ``fractional=error`` refusing ``n`` judgments (the Spark engine's too)."""
     return (f"{n} judgment(s) have a grade that is not a whole number and the flavor says fractional=error "
             "(pytrec_eval and ir_measures reject them); use fractional=truncate (trec_eval) or fractional=keep")
 
