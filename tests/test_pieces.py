@@ -30,6 +30,7 @@ from rankflavor.io import trec
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import _piece_bounds, _slow_run, read_qrels, read_run
 from rankflavor.kernels import block_starts
+from rankflavor.threads import SharedWork
 
 MEASURES = ["ndcg@10", "ndcg", "AP", "P@5", "R@20", "RR", "bpref", "num_ret", "ndcg@10[ties=averaged]",
             "AP[ties=optimistic]", "judged@10"]  # fmt: skip
@@ -738,7 +739,7 @@ def test_shared_checks_run_each_check_once_on_two_threads(true_at: int | None) -
             started_by_then.append(len(ran))
         return k == true_at
 
-    shared = align_module._SharedWork([lambda k=k: check(k) for k in range(20)], until=bool)
+    shared = SharedWork([lambda k=k: check(k) for k in range(20)], until=bool)
     other = threading.Thread(target=shared.run)
     other.start()
     shared.run()  # may return while the other thread's check still runs
@@ -822,7 +823,7 @@ def test_shared_work_keeps_task_order_and_raises_where_it_ran() -> None:
         time.sleep(0.001 * (k % 3))  # uneven, so the threads interleave
         return k * k
 
-    shared = align_module._SharedWork([lambda k=k: task(k) for k in range(30)])
+    shared = SharedWork([lambda k=k: task(k) for k in range(30)])
     other = threading.Thread(target=shared.run)
     other.start()
     shared.run()
@@ -832,7 +833,7 @@ def test_shared_work_keeps_task_order_and_raises_where_it_ran() -> None:
     def failing() -> int:
         raise ValueError("task 1")
 
-    alone = align_module._SharedWork([lambda: 0, failing, lambda: 2])
+    alone = SharedWork([lambda: 0, failing, lambda: 2])
     with pytest.raises(ValueError, match="task 1"):
         alone.run()
 

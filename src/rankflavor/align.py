@@ -8,7 +8,6 @@ Query codes are assigned in byte order of the id strings, so sorting by code is 
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -24,6 +23,7 @@ from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
 from .kernels import block_starts, distinct, ranges
 from .tables import Qrels, Run
+from .threads import SharedWork
 
 #: Runs longer than this check for duplicates on a second thread.
 _PARALLEL_ROWS = 200_000
@@ -402,7 +402,7 @@ def _repeat_checks(
 ) -> list[Callable[[], bool]]:
     """Checks, each of a slab of the run, such that a (query, doc) pair occurs twice iff one of
     them returns True. Each sorts its own copies (NumPy sorts without the GIL), so that two
-    threads can share them (:class:`_SharedWork`). ``starts``: each query's first row when
+    threads can share them (:class:`SharedWork`). ``starts``: each query's first row when
     every query's rows are known to be one block (else found here).
 
     When every query's rows are one contiguous block (runs are written per topic), a pair can
@@ -459,35 +459,6 @@ def _slab_checks(q: np.ndarray, doc: np.ndarray, n_docs: int, starts: np.ndarray
 
 def _slab_repeats(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
     return _has_duplicates(_pair_keys(q, doc, n_docs), in_place=True)
-
-
-class _SharedWork:
-    """Tasks taken one at a time by every thread that calls :meth:`run`; ``results`` are in task
-    order once every thread's :meth:`run` has returned. Shared in small tasks, the thread that
-    comes free first does more of them: neither waits on a fixed half of the other's.
-
-    ``until``: a result for which no further task is started (``stopped`` is then True; tasks
-    already running finish, so read it once every thread has returned).
-    """
-
-    def __init__(self, tasks: list[Callable[[], Any]], until: Callable[[Any], bool] | None = None) -> None:
-        self._tasks = tasks
-        self._until = until
-        self._next = 0
-        self._lock = threading.Lock()
-        self.results: list[Any] = [None] * len(tasks)
-        self.stopped = False
-
-    def run(self) -> None:
-        while not self.stopped:
-            with self._lock:
-                k = self._next
-                self._next += 1
-            if k >= len(self._tasks):
-                return
-            self.results[k] = self._tasks[k]()
-            if self._until is not None and self._until(self.results[k]):
-                self.stopped = True
 
 
 def _resolve_duplicates(
@@ -590,7 +561,7 @@ def _judged_doc_rows(rd: np.ndarray, jd: np.ndarray) -> np.ndarray | None:
     return _looked_up(lookups)
 
 
-def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> _SharedWork | None:
+def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> SharedWork | None:
     """The rows whose document is judged for some query, looked up in a flat table of the judged
     documents (hashed codes: judged docnos are the lowest codes), as tasks of a block of rows
     each for threads to share (:func:`_looked_up` joins them); None (every row) when the judged
@@ -605,10 +576,10 @@ def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> _SharedWork | None:
         rows += start
         return rows
 
-    return _SharedWork([partial(block, start) for start in range(0, len(rd), _BLOCK_ROWS)])
+    return SharedWork([partial(block, start) for start in range(0, len(rd), _BLOCK_ROWS)])
 
 
-def _looked_up(lookups: _SharedWork) -> np.ndarray:
+def _looked_up(lookups: SharedWork) -> np.ndarray:
     """The rows, ascending, that a finished :func:`_judged_row_lookups` found."""
     return np.concatenate(lookups.results) if lookups.results else np.zeros(0, dtype=np.int64)
 
@@ -696,7 +667,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None
-    lookups: Future[tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], _SharedWork | None]] | None = None
+    lookups: Future[tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], SharedWork | None]] | None = None
     worker: Future[None] | None = None
     if hashed_by_reader:
         # The judged docnos are encoded on the worker while this thread codes the queries, and
@@ -749,11 +720,11 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     if nr > _PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
         # takes its share of the checks left (a few tens of ms less on the 7M-line bench run).
-        plan: Future[_SharedWork] = Future()
+        plan: Future[SharedWork] = Future()
 
         def shared_repeats() -> None:
             try:
-                shared = _SharedWork(_repeat_checks(rq, rd, n_docs, query_starts), until=bool)
+                shared = SharedWork(_repeat_checks(rq, rd, n_docs, query_starts), until=bool)
             except BaseException as error:
                 plan.set_exception(error)
                 raise
@@ -762,7 +733,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
         # The join, in parts the worker takes up once its checks are done.
         parts = [candidates] if candidates is None else np.array_split(candidates, max(1, len(candidates) // _JOIN_ROWS))
-        joins = _SharedWork([partial(_join, rq, rd, judgments, jd, n_docs, part) for part in parts])
+        joins = SharedWork([partial(_join, rq, rd, judgments, jd, n_docs, part) for part in parts])
 
         def shared_work() -> None:
             shared_repeats()

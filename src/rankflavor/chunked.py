@@ -40,12 +40,12 @@ from .io.trec import (
     _piece_bounds,
     _run_piece,
     _slow_run,
-    cores,
 )
 from .measure import Measure
 from .pages import small_pages
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
+from .threads import cores
 
 #: Docno keys a parse worker made: ("integers", values) when every docno of the piece is a
 #: canonical integer, else ("hashes", hash64 as int64); None from the line path.

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 from .io.inputs import as_qrels, as_run
-from .io.trec import _in_background
 from .pages import small_pages
 from .tables import Qrels
+from .threads import in_background
 
 if TYPE_CHECKING:
     from .measure import Measure
@@ -67,7 +67,7 @@ def evaluate(
     """
     # Started first, so that the imports below overlap it; an error in it is raised below, after
     # the measures' (which name what the caller typed, as before).
-    q_reading: Future[Qrels] | None = _in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
+    q_reading: Future[Qrels] | None = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     from .engine import evaluate_tables
     from .measure import Measure
     from .presets import resolve_measures

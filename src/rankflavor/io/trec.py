@@ -24,10 +24,10 @@ import re
 import threading
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -37,14 +37,13 @@ from ..columns import as_numpy, dictionary_array, from_numpy, string_array, stri
 from ..docnos import canonical_integer_range, canonical_mask, hash64
 from ..errors import InputError
 from ..tables import Qrels, Run
+from ..threads import cores, in_background
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
 #: Query ids are dictionary-encoded while reading: a few thousand distinct values over millions
 #: of lines, so alignment works on small integer indices and the dictionary alone.
 _QUERY = pa.dictionary(pa.int32(), pa.string())
-
-T = TypeVar("T")
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -260,11 +259,6 @@ class _PieceRows:
 
 def _reserve(rows: int, dtype: np.dtype[Any]) -> np.ndarray:
     return np.empty(rows, dtype=dtype)
-
-
-def cores() -> int:
-    """The processors this process may run on (its affinity, not the machine's count)."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def _piece_bounds(fd: int, size: int, piece: int) -> list[tuple[int, int]]:
@@ -559,7 +553,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         grade = as_numpy(cols[2])
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
-                         doc_canonical=_in_background(canonical_mask, cols[1]))
+                         doc_canonical=in_background(canonical_mask, cols[1]))
     return _slow_qrels(source, data if data is not None else read_bytes(path))
 
 
@@ -600,23 +594,6 @@ def _slow_qrels(source: str, data: bytes) -> Qrels:
         blanks - 1 if data.endswith(b"\n") else blanks,
         from_file=True,
     )
-
-
-def _in_background(function: Callable[..., T], *args: Any) -> Future[T]:
-    """``function(*args)`` on a daemon thread of its own (a process may exit before it ends, and
-    a caller that raises first leaves its result unread). The qrels reader finds what alignment
-    will need of the judged docnos while the run is read: off alignment's critical path (46-60 ms
-    there, 3-6 ms left); :func:`rankflavor.evaluate.evaluate` reads the qrels file this way."""
-    future: Future[T] = Future()
-
-    def work() -> None:
-        try:
-            future.set_result(function(*args))
-        except BaseException as error:  # the caller's .result() raises it
-            future.set_exception(error)
-
-    threading.Thread(target=work, daemon=True, name="rankflavor-background").start()
-    return future
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
