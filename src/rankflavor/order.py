@@ -407,18 +407,14 @@ def _equal_score_end(score: np.ndarray | _Rounded, rows: np.ndarray, lo: np.ndar
 
 def _check_grade_policies(aligned: Aligned, flavor: Flavor) -> None:
     """The grade policies that refuse input: fractional=error, negatives=error."""
-    jgrade_all = aligned.qrels_grade
-    if flavor.fractional == "error" and (jgrade_all != np.trunc(jgrade_all)).any():
-        raise InputError(aligned.qrels_source, None, fractional_error(int((jgrade_all != np.trunc(jgrade_all)).sum())))
-    if flavor.negatives == "error" and _truncates(aligned, flavor):
-        jgrade_all = np.trunc(jgrade_all) + 0.0  # -0.5 is a 0
-    if flavor.negatives == "error" and (jgrade_all < 0).any():
-        raise InputError(
-            aligned.qrels_source,
-            None,
-            f"{int((jgrade_all < 0).sum())} judgment(s) have a negative grade and the flavor says negatives=error; "
-            "use negatives=unjudged (trec_eval) or negatives=zero",
-        )
+    if flavor.fractional == "error" and _fractional_grades(aligned):
+        raise InputError(aligned.qrels_source, None, fractional_error(_fractional_grades(aligned)))
+    if flavor.negatives == "error":
+        # Truncated, -0.5 is a 0 (as trec_eval's atol reads it), not a negative grade.
+        jgrade_all = np.trunc(aligned.qrels_grade) if _truncates(aligned, flavor) else aligned.qrels_grade
+        negatives = int((jgrade_all < 0).sum())
+        if negatives:
+            raise InputError(aligned.qrels_source, None, negatives_error(negatives))
 
 
 def fractional_error(n: int) -> str:
@@ -427,14 +423,23 @@ def fractional_error(n: int) -> str:
             "(pytrec_eval and ir_measures reject them); use fractional=truncate (trec_eval) or fractional=keep")
 
 
-def _truncates(aligned: Aligned, flavor: Flavor) -> bool:
-    """Does ``fractional=truncate`` change any grade? (Not of whole grades: no pass over the rows.)"""
-    if flavor.fractional != "truncate":
-        return False
+def negatives_error(n: int) -> str:
+    """The message of ``negatives=error`` refusing ``n`` judgments (the Spark engine's too)."""
+    return (f"{n} judgment(s) have a negative grade and the flavor says negatives=error; "
+            "use negatives=unjudged (trec_eval) or negatives=zero")
+
+
+def _fractional_grades(aligned: Aligned) -> int:
+    """How many judgments have a grade with a fractional part (counted once per alignment)."""
     if "fractional_grades" not in aligned.memo:
         g = aligned.qrels_grade  # every grade a row can have
-        aligned.memo["fractional_grades"] = bool((g != np.trunc(g)).any())
-    return bool(aligned.memo["fractional_grades"])
+        aligned.memo["fractional_grades"] = int((g != np.trunc(g)).sum())
+    return int(aligned.memo["fractional_grades"])
+
+
+def _truncates(aligned: Aligned, flavor: Flavor) -> bool:
+    """Does ``fractional=truncate`` change any grade? (Not of whole grades: no pass over the rows.)"""
+    return flavor.fractional == "truncate" and _fractional_grades(aligned) > 0
 
 
 def _grades(grade_raw: np.ndarray, flavor: Flavor, truncate: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

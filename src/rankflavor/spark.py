@@ -51,7 +51,7 @@ from .errors import InputError, UsageError
 from .flavor import Flavor
 from .io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
 from .measure import Measure
-from .order import fractional_error, order_key
+from .order import fractional_error, negatives_error, order_key
 from .results import Results
 
 if TYPE_CHECKING:
@@ -475,12 +475,7 @@ def _rank(aligned: _Aligned, flavor: Flavor) -> _Ranked:
     truncate = flavor.fractional == "truncate"
     negatives = index.whole_negative if truncate else aligned.counts.negative_grades
     if flavor.negatives == "error" and negatives:
-        raise InputError(
-            "qrels",
-            None,
-            f"{negatives} judgment(s) have a negative grade and the flavor says negatives=error; "
-            "use negatives=unjudged (trec_eval) or negatives=zero",
-        )
+        raise InputError("qrels", None, negatives_error(negatives))
     # Truncated toward zero (fractional=truncate): -0.5 is a judged 0, as trec_eval's atol reads it.
     raw = F.when(F.col("grade") >= 0, F.floor("grade")).otherwise(F.ceil("grade")).cast("double") if truncate \
         else F.col("grade")
