@@ -667,7 +667,8 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
 
     # Rows whose docno is judged for some query: the join searches only these.
     candidates: np.ndarray | None = None
-    lookups: Future[tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], SharedWork | None]] | None = None
+    # With a worker (big runs): the doc codes and the row lookups it shares, as soon as it has them.
+    lookups: Future[tuple[tuple[np.ndarray, np.ndarray, int, int | None, bool], SharedWork | None]] = Future()
     worker: Future[None] | None = None
     if hashed_by_reader:
         # The judged docnos are encoded on the worker while this thread codes the queries, and
@@ -678,10 +679,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     elif nr > _PARALLEL_ROWS:
         # The worker then starts finding the rows whose docno is judged (a lookup per row)
         # while this thread codes the queries and sorts the judgments (below), then helps.
-        lookups = Future()
-
         def doc_rows_job() -> None:
-            assert lookups is not None
             try:
                 codes = doc_job()
                 shared = _judged_row_lookups(codes[0], codes[1])
@@ -709,7 +707,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
         by_key, sorted_keys = _sort_keys(jkey)
     judgments = sorted_keys, jgrade[by_key]
-    if lookups is not None and worker is not None:
+    if worker is not None:
         row_lookups = lookups.result()[1]
         if row_lookups is not None:
             row_lookups.run()

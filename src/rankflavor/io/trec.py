@@ -376,7 +376,7 @@ def _one_array(column: pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 
 
 _OTHER_BLANKS = (b"\t", b"\v", b"\f")
-#: The blanks of trec_eval's ``isspace`` (str.strip would also strip a no-break space).
+#: The blanks of trec_eval's ``isspace`` (str.strip and str.split also take a no-break space).
 _BLANKS = " \t\n\r\v\f"
 #: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
 _BIG_RUN_BYTES = 6_000_000
@@ -513,7 +513,7 @@ def _decode(source: str, data: bytes, first_line: int = 1) -> str:
 
 #: What ``str.split`` takes for a blank and trec_eval's ``isspace`` does not.
 _UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-_FIELD = re.compile("[^ \t\n\r\v\f]+")
+_FIELD = re.compile(f"[^{re.escape(_BLANKS)}]+")
 
 
 def _lines(source: str, data: bytes, first_line: int = 1) -> Iterator[tuple[int, str, list[str]]]:
