@@ -45,11 +45,8 @@ q4 Q0 g1 1 5 toy
 
 
 @pytest.fixture
-def toy(tmp_path: Path) -> tuple[str, str]:
-    qrels, run = tmp_path / "toy.qrels", tmp_path / "toy.run"
-    qrels.write_text(TOY_QRELS)
-    run.write_text(TOY_RUN)
-    return str(qrels), str(run)
+def toy(write) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    return str(write("toy.qrels", TOY_QRELS)), str(write("toy.run", TOY_RUN))
 
 
 def invoke(*args: str) -> str:

@@ -27,11 +27,8 @@ def _log2(i: int) -> float:
 
 
 @pytest.fixture
-def files(tmp_path: Path) -> tuple[str, str]:
-    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
-    qrels.write_text(QRELS)
-    run.write_text(RUN)
-    return str(qrels), str(run)
+def files(write) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    return str(write("qrels.txt", QRELS)), str(write("run.txt", RUN))
 
 
 def test_trec_eval_reads_grades_as_atol_does(files: tuple[str, str]) -> None:
