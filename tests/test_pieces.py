@@ -91,6 +91,7 @@ def test_pieces_read_what_the_other_readers_read(
     assert by_pieces.from_file and by_pieces.lines is None  # row i is line i + 1
     if docnos == "integers":
         assert by_pieces.doc_integers is not None
+        assert by_pieces.doc_strings is None  # values only: run.doc above was built from them
         values = [int(d) for d in to_strings(slow.doc)]
         assert np.concatenate(by_pieces.doc_integers).tolist() == values
         assert by_pieces.doc_integer_range == (min(values), max(values))  # gathered piece by piece
@@ -113,6 +114,29 @@ def test_pieces_give_the_values_of_the_whole_file(
     assert by_pieces.per_query() == whole.per_query()
     assert by_pieces.counts == whole.counts
     assert by_pieces.provenance["run"]["tag"] == whole.provenance["run"]["tag"] == "tag" + _run_lines(3)[-1][-1]
+
+
+def test_scoring_integer_docnos_never_builds_their_strings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None
+) -> None:
+    """The reader lets integer docnos' strings go (80 MB on a 7M-line run); alignment, ordering
+    and the measures must work on the values alone, or the strings are built again."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(_qrels_text(3))
+    run.write_text("\n".join(_run_lines(3)) + "\n")
+    expected = rankflavor.evaluate(str(qrels), str(run), MEASURES).per_query()
+
+    def refuse(parts: tuple[np.ndarray, ...]) -> pa.Array:
+        raise AssertionError("the docno strings were built")
+
+    monkeypatch.setattr(docnos_module, "integer_docnos", refuse)
+    assert read_run(run).doc_strings is None
+    assert rankflavor.evaluate(str(qrels), str(run), MEASURES).per_query() == expected
+
+
+def test_a_run_needs_docno_strings_or_values() -> None:
+    with pytest.raises(ValueError, match="doc_strings"):
+        rankflavor.tables.Run(pa.array(["q"]), None, np.array([1.0]))
 
 
 def test_one_piece_with_a_leading_zero_docno_turns_off_integer_docnos(tmp_path: Path, pieces: None) -> None:
@@ -586,8 +610,10 @@ def test_real_runs_in_pieces_match_pytrec_eval(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(trec, "_PIECES_BYTES", 0)
     monkeypatch.setattr(trec, "_PIECE_BYTES", 16 << 10)
     run = read_run(run_path)
-    assert isinstance(run.doc, pa.ChunkedArray) and run.doc.num_chunks > 5
-    assert (run.doc_hashes is not None) == ("covid" in run_name)  # covid: text docnos; dl19: integers
+    assert isinstance(run.query, pa.ChunkedArray) and run.query.num_chunks > 5
+    integers = "covid" not in run_name  # covid: text docnos; dl19: integers, kept as values only
+    assert (run.doc_hashes is None) == integers and (run.doc_strings is None) == integers
+    assert run.doc.to_pylist() == [line.split()[2] for line in run_path.read_text().splitlines()]
     results, expected = run_both(str(qrels_path), str(run_path), _read_trec(qrels_path, 3, int),
                                  _read_trec(run_path, 4, float), 1, False)
     compared, _ = compare(results, expected)

@@ -92,7 +92,8 @@ class Aligned:
     judged_grade: np.ndarray
     qrels_q: np.ndarray
     qrels_grade: np.ndarray
-    run_doc_strings: pa.Array
+    #: The run aligned (its docno strings are built only if asked for: :attr:`run_doc_strings`).
+    run: Run = field(repr=False, compare=False)
     counts: Counts
     run_tag: str | None
     run_source: str
@@ -102,6 +103,11 @@ class Aligned:
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def run_doc_strings(self) -> pa.Array | pa.ChunkedArray:
+        """The run's docnos by input row."""
+        return self.run.doc
 
     @cached_property
     def run_row(self) -> np.ndarray:
@@ -208,7 +214,7 @@ def _encode(values: pa.Array) -> pa.DictionaryArray:
 
 
 def _doc_codes(
-    run_doc: pa.Array | pa.ChunkedArray, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
+    run: Run, qrels_doc: pa.Array | pa.ChunkedArray, n_queries: int,
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = None,
     run_hashes: tuple[np.ndarray, ...] | None = None, run_range: tuple[int, int] | None = None,
     qrels_canonical: tuple[np.ndarray, np.ndarray] | None = None,
@@ -228,7 +234,7 @@ def _doc_codes(
     if isinstance(run_integers, tuple):  # the reader's, in parts
         parts: tuple[np.ndarray, ...] | None = run_integers
     else:
-        run_num = canonical_integers(run_doc) if run_integers is None else run_integers.result()
+        run_num = canonical_integers(run.doc) if run_integers is None else run_integers.result()
         parts = None if run_num is None else (run_num,)
     if parts is not None and any(len(p) for p in parts):
         if isinstance(run_integers, tuple) and run_range is not None:
@@ -256,12 +262,13 @@ def _doc_codes(
                 np.subtract(p, lo, out=run_code[start : start + len(p)])
                 start += len(p)
             return run_code, jd - lo, span, lo, False
-    if run_hashes is not None or len(run_doc) > _PARALLEL_ROWS:
-        hashes = hash64(run_doc) if run_hashes is None else _one_array(run_hashes)
-        hashed = _hashed_doc_codes(run_doc, hashes, qrels_doc, n_queries)
+    # Strings from here on (built from the integers if the reader kept only those).
+    if run_hashes is not None or len(run) > _PARALLEL_ROWS:
+        hashes = hash64(run.doc) if run_hashes is None else _one_array(run_hashes)
+        hashed = _hashed_doc_codes(run.doc, hashes, qrels_doc, n_queries)
         if hashed is not None:
             return (*hashed, None, True)
-    return (*_exact_doc_codes(run_doc, qrels_doc), None, False)
+    return (*_exact_doc_codes(run.doc, qrels_doc), None, False)
 
 
 def _one_array(parts: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -662,7 +669,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     def doc_job() -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
         if exact_docs:
             return (*_exact_doc_codes(run.doc, qrels.doc), None, False)
-        return _doc_codes(run.doc, qrels.doc, len(names), run_integers, run.doc_hashes, run.doc_integer_range,
+        return _doc_codes(run, qrels.doc, len(names), run_integers, run.doc_hashes, run.doc_integer_range,
                           None if qrels.doc_canonical is None else qrels.doc_canonical.result())
 
     # Rows whose docno is judged for some query: the join searches only these.
@@ -797,7 +804,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         judged_grade=judged_grade,
         qrels_q=jq,
         qrels_grade=jgrade,
-        run_doc_strings=run.doc,
+        run=run,
         doc_value_offset=doc_offset,
         counts=counts,
         run_tag=run.tag,

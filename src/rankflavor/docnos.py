@@ -120,6 +120,13 @@ def _canonical_range(value: np.ndarray, n_bytes: int) -> tuple[int, int] | None:
     return (lo, hi) if digits == n_bytes else None
 
 
+def integer_docnos(parts: tuple[np.ndarray, ...]) -> pa.Array:
+    """The docno strings of canonical integer docnos, from their values (in parts, row order):
+    a canonical docno is exactly its value's decimal form."""
+    values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return arrow_ops.cast(from_numpy(values), pa.string())
+
+
 def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
     values = plain_strings(values)

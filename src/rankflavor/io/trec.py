@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from .. import arrow_ops
 from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers
-from ..docnos import canonical_integer_range, canonical_mask, hash64
+from ..docnos import canonical_integer_range, canonical_mask, hash64, integer_docnos
 from ..errors import InputError
 from ..tables import Qrels, Run
 from ..threads import cores, in_background
@@ -611,6 +611,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
         cols, notes, rows = parsed
         values = hashes = None
         doc_range: tuple[int, int] | None = None
+        doc = cols[1]
         if notes is None or rows is None:  # read whole
             score = as_numpy(cols[2])
             finite = _finite(score)
@@ -618,57 +619,72 @@ def read_run(path: str | os.PathLike[str]) -> Run:
             score = rows["score"]
             finite = all(note.finite for note in notes)
             if finite:
-                values, hashes = _docno_keys(cols[1], [note.integers for note in notes], rows["doc_key"])
+                doc, values, hashes = _piece_docnos(notes, rows["doc_key"])
                 if values is not None:
                     doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
         if finite:
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(_BLANKS) if gzipped else _last_tag(source, origin)
-            return Run(cols[0], cols[1], score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
+            return Run(cols[0], doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
 class RunPieceNote(NamedTuple):
-    """What a read worker learned of a run piece: are all its scores finite, are its docnos
-    canonical integers, and then their least and greatest value (alignment needs the range;
-    the worker finds it while the values are in its cache)."""
+    """What a read worker learned of a run piece: are all its scores finite, its rows, its
+    docno strings (None when all are canonical integers: the values stand for them), and the
+    integers' least and greatest value (alignment needs the range; the worker finds it while
+    the values are in its cache)."""
 
     finite: bool
-    integers: bool
+    rows: int
+    docs: pa.Array | None
     low: int = 0
     high: int = -1
+
+    @property
+    def integers(self) -> bool:
+        return self.docs is None
 
 
 def _run_piece(cols: list[pa.Array]) -> Derived:
     """A run piece's scores, and its docnos as integers when all are canonical, else their
-    hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`."""
+    hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`. Integer docnos' strings
+    are let go here, so the next pieces' parse reuses their memory."""
     score = as_numpy(cols[2])
     found = canonical_integer_range(cols[1])
     if found is None:
-        note = RunPieceNote(_finite(score), False)
+        note = RunPieceNote(_finite(score), len(score), cols[1])
         key = hash64(cols[1]).view(np.int64)
     else:
         key, low, high = found
-        note = RunPieceNote(_finite(score), True, low, high)
-    return Derived([cols[0], cols[1], None], note, {"score": score, "doc_key": key})
+        note = RunPieceNote(_finite(score), len(score), None, low, high)
+    return Derived([cols[0], None, None], note, {"score": score, "doc_key": key})
 
 
-def _docno_keys(
-    doc: pa.Array | pa.ChunkedArray, integers: list[bool], key: np.ndarray
-) -> tuple[tuple[np.ndarray] | None, tuple[np.ndarray] | None]:
-    """The run's docno integers, or else its docno hashes, from the pieces' keys (one array,
-    a piece's rows after another's); pieces that read integers while another piece read text
-    get hashes too, written over their integers."""
-    if all(integers):
-        return (key,), None
-    if any(integers):
-        chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
-        start = 0
-        for chunk, is_integers in zip(chunks, integers, strict=True):
-            if is_integers:
-                key[start : start + len(chunk)] = hash64(chunk).view(np.int64)
-            start += len(chunk)
-    return None, (key.view(np.uint64),)
+def _piece_docnos(
+    notes: list[RunPieceNote], key: np.ndarray
+) -> tuple[pa.ChunkedArray | None, tuple[np.ndarray] | None, tuple[np.ndarray] | None]:
+    """The docno strings, integers and hashes of a run read in pieces, from the pieces' notes
+    and keys (one array, a piece's rows after another's).
+
+    When every piece read integers there are no strings (the Run builds them when asked).
+    Otherwise every row is hashed: pieces that read integers while another read text get their
+    strings back from their values, and hashes written over the integers.
+    """
+    if all(note.integers for note in notes):
+        return None, (key,), None
+    chunks: list[pa.Array] = []
+    start = 0
+    for note in notes:
+        if note.docs is None:
+            rows = key[start : start + note.rows]
+            strings = integer_docnos((rows,))
+            rows[:] = hash64(strings).view(np.int64)
+            chunks.append(strings)
+        else:
+            chunks.append(note.docs)
+        start += note.rows
+    return pa.chunked_array(chunks, pa.string()), None, (key.view(np.uint64),)
 
 
 def _last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
