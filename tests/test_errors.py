@@ -312,6 +312,25 @@ def test_missing_and_empty_policies_that_say_error_exit_4(tmp_path: Path, files:
     assert run_cli("eval", qrels, run, "-m", "ndcg").exit_code == 0
 
 
+def test_run_sharing_no_query_with_the_qrels_is_an_error_on_every_path(tmp_path: Path, files: tuple[Path, Path]) -> None:
+    """trec_eval stops with "No queries with both results and relevance info"; a mean of NaN (or
+    of zeros, under -c) would only say that the files do not match."""
+    qrels, _ = files
+    run = _bad_file(tmp_path, "other.run", "101 Q0 d1 1 3.0 tag\n102 Q0 d2 1 2.0 tag\n")
+    for args in ([], ["-c"], ["--chunk-rows", "1"]):
+        output = expect_error(4, qrels, run, "-m", "ndcg", *args)
+        assert "no query is both in the run and in the qrels" in output
+        assert "run: 2 query(ies), e.g. '101', '102'; qrels: 2, e.g. 'q1', 'q2'" in output, output
+    with pytest.raises(EvaluationError, match="no query is both"):
+        rankflavor.evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "ndcg@10")
+    with pytest.raises(EvaluationError, match="no query is both"):
+        rankflavor.spread(str(qrels), str(run), "ndcg@10")
+    # one query in common is enough; the others are counted as before
+    both = _bad_file(tmp_path, "both.run", "101 Q0 d1 1 3.0 tag\nq2 Q0 e1 1 2.0 tag\n")
+    result = rankflavor.evaluate(str(qrels), str(both), "ndcg")
+    assert result.counts.queries_evaluated == 1 and result.counts.queries_only_in_run == 1
+
+
 def test_negatives_error_rejects_negative_grades(tmp_path: Path, files: tuple[Path, Path]) -> None:
     qrels = _bad_file(tmp_path, "neg.qrels", QRELS + "q1 0 d4 -1\n")
     output = expect_error(3, qrels, files[1], "-m", "ndcg[negatives=error]")

@@ -581,9 +581,10 @@ def cases(draw: st.DrawFn, contiguous: bool | None = None) -> Case:
                     judgments.append((q, d, g))
     if draw(st.booleans()):  # a query judged but not retrieved
         judgments.append(("only_qrels", "a", 1.0))
-    if not judgments:
+    # The first query is both retrieved and judged (with none in both, evaluate refuses the input).
+    if not any(q == queries[0] for q, _, _ in judgments):
         judgments.append((queries[0], pool[0], 1.0))
-    if not any(blocks):
+    if not blocks[0]:
         blocks[0].append((queries[0], pool[0], 1.0))
     if duplicates != "error":
         for _ in range(draw(st.integers(0, 3))):

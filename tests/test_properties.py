@@ -44,7 +44,8 @@ def collections(draw: st.DrawFn, grades: list[Any] = GRADES) -> tuple[pd.DataFra
                 qrels_rows.append((query, doc, float(grade)))
             if retrieved:
                 run_rows.append((query, doc, draw(st.sampled_from(SCORES))))
-    assume(qrels_rows and run_rows)
+    # A query in both: with none, evaluate refuses (test_errors.py checks that).
+    assume({q for q, _, _ in qrels_rows} & {q for q, _, _ in run_rows})
     qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
     run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
     return qrels, run

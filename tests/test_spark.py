@@ -291,6 +291,9 @@ def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
         evaluate_spark(q, r, ["ndcg@5[empty=error]"])
     with pytest.raises(InputError, match="negatives=error"):
         evaluate_spark(q, r, ["ndcg@5[negatives=error]"])
+    other = run.assign(query_id="elsewhere-" + run["query_id"].astype(str))
+    with pytest.raises(EvaluationError, match="no query is both in the run and in the qrels"):
+        evaluate_spark(q, spark.createDataFrame(other), ["ndcg@5"])
 
 
 def test_unsupported_is_a_clear_error() -> None:

@@ -242,6 +242,50 @@ def test_geometric_mean_floor_and_missing_topics(write) -> None:  # type: ignore
     assert complete[0].n_queries == 3
 
 
+def test_an_undefined_query_value_makes_the_mean_undefined_as_in_trec_eval(write) -> None:  # type: ignore[no-untyped-def]
+    """Query b retrieves only unjudged documents, so -J leaves it nothing: its interpolated
+    precision at recall 0 is 0/0. trec_eval sums it into the mean; a mean that skipped it (0.5
+    here) would be a number no tool prints. Expected: trec_eval 9.0.8's stdout for these files."""
+    qrels = write("q", "a 0 d1 1\na 0 d2 0\na 0 d3 2\nb 0 d1 1\nb 0 d4 0\n")
+    run = write("r", "a Q0 d1 1 3.0 t\na Q0 d9 2 2.0 t\na Q0 d3 3 1.0 t\nb Q0 d7 1 2.0 t\nb Q0 d8 2 1.0 t\n")
+    out = _cli(["-q", "-J", "-m", "iprec_at_recall.0.0,0.5", "-m", "11pt_avg", "-m", "map", "-m", "gm_map",
+                str(qrels), str(run)])
+    assert out == [
+        "map                   \ta\t1.0000",
+        "iprec_at_recall_0.00  \ta\t1.0000",
+        "iprec_at_recall_0.50  \ta\t1.0000",
+        "11pt_avg              \ta\t1.0000",
+        "map                   \tb\t0.0000",
+        "iprec_at_recall_0.00  \tb\t  -nan",
+        "iprec_at_recall_0.50  \tb\t0.0000",
+        "11pt_avg              \tb\t  -nan",
+        "map                   \tall\t0.5000",
+        "gm_map                \tall\t0.0032",
+        "iprec_at_recall_0.00  \tall\t  -nan",
+        "iprec_at_recall_0.50  \tall\t0.5000",
+        "11pt_avg              \tall\t  -nan",
+    ]
+
+
+def test_summaries_leave_out_a_policy_nan_but_not_a_computed_one() -> None:
+    from rankflavor.engine import summarize
+    from rankflavor.results import EMPTY, OK
+
+    values = np.array([np.nan, 0.25, 0.75])
+    mean = parse_measure("ndcg@10")
+    # empty=nan wrote the NaN: the query is shown but not averaged
+    assert summarize(mean, values, np.array([EMPTY, OK, OK], dtype=object), np.zeros(0)) == (0.5, 2)
+    # the measure computed it: the mean is undefined, over all three rows
+    summary, n = summarize(mean, values, np.array([OK, OK, OK], dtype=object), np.zeros(0))
+    assert math.isnan(summary) and n == 3
+    geometric = parse_measure("GMAP")
+    # trec_eval's MAX(NaN, floor) is the floor, so a computed NaN counts as the floor
+    summary, n = summarize(geometric, values, np.array([OK, OK, OK], dtype=object), np.zeros(0))
+    assert summary == pytest.approx((1e-5 * 0.25 * 0.75) ** (1 / 3), rel=1e-12) and n == 3
+    summary, n = summarize(geometric, values, np.array([EMPTY, OK, OK], dtype=object), np.zeros(0))
+    assert summary == pytest.approx((0.25 * 0.75) ** 0.5, rel=1e-12) and n == 2
+
+
 def test_relstring_renders_per_query_only(write) -> None:  # type: ignore[no-untyped-def]
     qrels = write("q", "1 0 a 2\n1 0 b 0\n1 0 c -1\n1 0 e 15\n")
     run = write("r", "1 Q0 a 1 5 t\n1 Q0 b 2 4 t\n1 Q0 c 3 3 t\n1 Q0 d 4 2 t\n1 Q0 e 5 1 t\n")

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
-from .engine import _provenance, evaluate_tables, summarize
+from .engine import _provenance, evaluate_tables, require_common_queries, summarize
 from .errors import EvaluationError, InputError
 from .io.trec import (
     _PIECE_BYTES,
@@ -272,7 +272,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         if len(sub) == 0:
             counts.append(_run_only_counts(chunk, len(chunk_queries)))
             continue
-        res = evaluate_tables(sub, chunk, local)
+        res = evaluate_tables(sub, chunk, local, whole=False)
         counts.append(res.counts)
         for i, mr in enumerate(res.measures):
             parts[i].append(mr)
@@ -283,6 +283,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     no_run = Run(nothing, nothing, np.zeros(0), path)
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))
+    require_common_queries(total, sorted(seen), qrels_queries)
     prov = _provenance(qrels, no_run, whole)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
@@ -310,7 +311,7 @@ def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qr
             skipped_missing = len(missing)
     order = sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8"))
     queries, values, status = queries[order], values[order], status[order]
-    summary, n = summarize(measure, values, status == MISSING, qrels.grade)
+    summary, n = summarize(measure, values, status, qrels.grade)
     return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
 
 

@@ -4,15 +4,16 @@ same functions, so every path scores and summarises alike."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import __version__
-from .align import Aligned, align
+from .align import Aligned, Counts, align
 from .errors import EvaluationError
 from .measure import Measure
 from .order import Ranked, ranked_for
@@ -23,22 +24,53 @@ from .tables import Qrels, Run
 
 @small_pages()
 def evaluate_tables(
-    qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = ()
+    qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
 ) -> Results:
-    """Evaluate already-read tables; every measure sharing ordering knobs shares one sort."""
+    """Evaluate already-read tables; every measure sharing ordering knobs shares one sort.
+
+    ``whole``: the tables are the whole input, so a run sharing no query with the judgments is an
+    error (:func:`require_common_queries`); False for a chunk of a run (chunked evaluation checks
+    the whole once merged).
+    """
     aligned_by_policy: dict[str, Aligned] = {}
     rankings: dict[str, dict[tuple[str, ...], Ranked]] = {}
     out: list[MeasureResult] = []
     for m in measures:
         policy = m.flavor.duplicates
         if policy not in aligned_by_policy:
-            aligned_by_policy[policy] = align(qrels, run, duplicates=policy)
+            aligned = align(qrels, run, duplicates=policy)
+            if whole:
+                require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
+                                       aligned.query_ids[aligned.in_qrels])
+            aligned_by_policy[policy] = aligned
             rankings[policy] = {}
         aligned = aligned_by_policy[policy]
         values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
         out.append(aggregate(m, values, empty, aligned))
     first = next(iter(aligned_by_policy.values()))
     return Results(out, first.counts, _provenance(qrels, run, first), extras)
+
+
+def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:
+    """Raise when no query is both in the run and in the judgments (``counts``; a few of each
+    side's ids name them in the message).
+
+    Every mean would then be NaN, or 0 under ``missing=zero``: a number that only says the files
+    do not match (another collection's qrels, ids written differently). trec_eval stops here too
+    ("No queries with both results and relevance info").
+    """
+    if counts.queries_evaluated:
+        return
+
+    def some(ids: Iterable[Any]) -> str:
+        first = [repr(str(i)) for i in itertools.islice(ids, 3)]
+        return ", ".join(first) + (", ..." if len(first) == 3 else "") if first else "none"
+
+    raise EvaluationError(
+        f"no query is both in the run and in the qrels, so nothing can be evaluated (run: "
+        f"{counts.queries_in_run} query(ies), e.g. {some(run_ids)}; qrels: {counts.queries_in_qrels}, e.g. "
+        f"{some(qrels_ids)}); were the right files given, and do they write query ids alike?"
+    )
 
 
 def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: Aligned) -> MeasureResult:
@@ -85,7 +117,7 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
             rows |= missing
         else:
             skipped_missing = int(missing.sum())
-    summary, n = summarize(measure, vals[rows], missing[rows], aligned.qrels_grade)
+    summary, n = summarize(measure, vals[rows], status[rows], aligned.qrels_grade)
     return MeasureResult(
         measure=measure,
         queries=aligned.query_ids[rows],
@@ -108,45 +140,54 @@ def _policy_error(aligned: Aligned, queries: np.ndarray, what: str, measure: Mea
     )
 
 
-def summarize(measure: Measure, values: np.ndarray, missing: np.ndarray, qrels_grade: np.ndarray) -> tuple[float, int]:
+def summarize(measure: Measure, values: np.ndarray, status: np.ndarray, qrels_grade: np.ndarray) -> tuple[float, int]:
     """The summary of a measure over the rows of its per-query table, and how many rows entered it.
 
-    ``values`` are the per-query values in query order, ``missing`` flags rows scored by the
-    ``missing`` policy. Mean, geometric mean or sum by the metric's ``summary``; NaN rows are
-    left out. Shared by one-shot and chunked evaluation, so both summarise identically.
+    ``values`` are the per-query values in query order, ``status`` their :mod:`~rankflavor.results`
+    status (``missing`` rows were scored by the missing policy). Mean, geometric mean or sum by
+    the metric's ``summary``. Shared by one-shot and chunked evaluation, so both summarise
+    identically.
+
+    A NaN a policy wrote (``empty=nan``) is left out of the mean. A NaN the measure computed (an
+    undefined value, such as trec_eval's interpolated precision of a query that ``-J`` left with
+    nothing retrieved) makes the mean NaN, as trec_eval's sum and the mean of pytrec_eval's or
+    ir_measures' per-query values are: a mean that silently skipped it would be a number no
+    tool prints.
     """
     spec = measure.spec
     if spec.summary == "none":  # per-query only, may be text (trec_eval relstring)
         return float("nan"), len(values)
+    missing = status == MISSING
     if spec.summary == "geometric":
-        return _geometric_mean(values, np.ones(len(values), dtype=bool), missing)
+        return _geometric_mean(values, status == OK, missing)
     if spec.summary == "sum":
         if measure.metric == "num_rel" and measure.flavor.total == "qrels_positive":
             grades = np.trunc(qrels_grade) if measure.flavor.fractional == "truncate" else qrels_grade
             return float((grades > 0).sum()), len(values)
         return float(np.nansum(values)), len(values)
-    finite = values[~np.isnan(values)]
-    n = len(finite)
+    kept = values[~(np.isnan(values) & (status != OK))]
+    n = len(kept)
     # Sequential sum in query order (np.cumsum, unlike np.sum, is not pairwise), as trec_eval
     # accumulates, then one division.
-    return (float(np.cumsum(finite)[-1] / n) if n else float("nan")), n
+    return (float(np.cumsum(kept)[-1] / n) if n else float("nan")), n
 
 
-def _geometric_mean(vals: np.ndarray, rows: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:
-    """exp(mean(log(max(v, floor)))) over the finite rows, as trec_eval ``meas_avg.c`` computes it.
+def _geometric_mean(vals: np.ndarray, computed: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:
+    """exp(mean(log(max(v, floor)))) over the rows, as trec_eval ``meas_avg.c`` computes it.
 
     trec_eval sums the logs of evaluated topics in topic order, then (``-c``) adds
     ``n_missing * log(floor)`` once, divides and exponentiates; the same order is kept here.
+    ``computed``: rows whose value the measure computed; a NaN among them counts as the floor
+    (trec_eval's ``MAX(v, floor)`` is false for NaN), a NaN a policy wrote is left out.
     """
     from .metrics.registry import GEO_MEAN_FLOOR
 
-    evaluated = vals[rows & ~missing_rows]
-    evaluated = evaluated[~np.isnan(evaluated)]
+    evaluated = vals[~missing_rows & (computed | ~np.isnan(vals))]
     n_missing = int(missing_rows.sum())
     n = len(evaluated) + n_missing
     if n == 0:
         return float("nan"), 0
-    logs = np.log(np.maximum(evaluated, GEO_MEAN_FLOOR))
+    logs = np.log(np.fmax(evaluated, GEO_MEAN_FLOOR))  # fmax: a NaN gives the floor
     total = float(np.cumsum(logs)[-1]) if len(logs) else 0.0
     if n_missing:
         total += n_missing * math.log(GEO_MEAN_FLOOR)

@@ -772,7 +772,7 @@ def evaluate_spark(
     UsageError
         For a metric or knob value the Spark engine does not implement (it names it).
     """
-    from .engine import aggregate
+    from .engine import aggregate, require_common_queries
     from .presets import resolve_measures
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
@@ -796,6 +796,8 @@ def evaluate_spark(
                 cached += [aligned_by_policy[policy].rows, aligned_by_policy[policy].judgments]
             groups.setdefault((policy, *order_key(m.flavor)), []).append(i)
         first = next(iter(aligned_by_policy.values()))
+        require_common_queries(first.counts, first.index.query_ids[first.index.in_run],
+                               first.index.query_ids[first.index.in_qrels])
         n = len(measures)
         values: list[np.ndarray] = [np.zeros(0)] * n
         empty: list[np.ndarray] = [np.zeros(0, dtype=bool)] * n

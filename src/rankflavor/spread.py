@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .align import Aligned, align
-from .engine import aggregate
+from .engine import aggregate, require_common_queries
 from .errors import FlavorError, RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
@@ -104,7 +104,10 @@ class SharedEvaluation:
     def aligned(self, policy: str) -> Aligned:
         if policy not in self._aligned:
             try:
-                self._aligned[policy] = align(self.qrels, self.run, duplicates=policy)
+                aligned = align(self.qrels, self.run, duplicates=policy)
+                require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
+                                       aligned.query_ids[aligned.in_qrels])
+                self._aligned[policy] = aligned
             except RankflavorError as exc:
                 self._aligned[policy] = exc
         found = self._aligned[policy]

@@ -21,8 +21,11 @@ def _name(m: MeasureResult) -> str:
 def _value(m: MeasureResult, v: float | str) -> str:
     if isinstance(v, str):
         return f"'{v}'"
+    if math.isnan(v):
+        # As C's printf: the sign of a NaN shows ("-nan" for trec_eval's 0/0, as for NumPy's).
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
     if m.measure.spec.summary == "sum":
-        return str(round(v)) if not math.isnan(v) else "nan"
+        return str(round(v))
     return f"{v:6.4f}"
 
 
