@@ -159,6 +159,23 @@ def test_duplicate_qrels_document_names_file_and_both_lines(tmp_path: Path, file
     assert f"{qrels}:7:" in output and "also at line 2" in output and "'d1'" in output
 
 
+def test_duplicate_judgments_of_a_query_the_run_lacks_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:
+    """trec_eval forms judged lists only for the run's queries: it refuses a duplicate judgment
+    of one of them and reads the others' lines as they are. With -c, num_rel counts every line:
+    trec_eval 9.0.8 printed num_rel 4 for these files (query 2 judges x twice)."""
+    qrels = _bad_file(tmp_path, "q", "1 0 a 1\n1 0 c 2\n2 0 x 1\n2 0 x 3\n2 0 y 0\n")
+    run = _bad_file(tmp_path, "r", "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n")
+    for chunk_rows in (None, 1):
+        res = rankflavor.evaluate(qrels, run, ["num_rel", "ndcg", "map"], preset="trec_eval", missing="zero",
+                                  chunk_rows=chunk_rows)
+        assert res["num_rel"].summary == 4 and res["ndcg"].summary == pytest.approx(0.3801, abs=5e-5)
+        assert res["map"].summary == pytest.approx(0.4167, abs=5e-5)
+        assert res.counts.qrels_duplicates_resolved == 0  # none resolved: kept, as trec_eval keeps them
+    # a duplicate judgment of a query the run retrieves is still refused
+    output = expect_error(3, _bad_file(tmp_path, "q2", "1 0 a 1\n1 0 a 0\n"), run, "-m", "ndcg")
+    assert "document 'a' appears more than once for query '1'" in output and "1 duplicate row(s)" in output
+
+
 def test_duplicates_first_and_best_resolve_and_count(tmp_path: Path) -> None:
     qrels = _bad_file(tmp_path, "q", "q 0 a 0\nq 0 b 1\nq 0 a 2\n")  # a judged 0, then 2
     run = _bad_file(tmp_path, "r", "q Q0 b 1 2.0 t\nq Q0 a 2 1.0 t\nq Q0 a 3 3.0 t\n")  # a at 1.0, then 3.0

@@ -152,6 +152,15 @@ def test_duplicates_first_and_best(spark) -> None:  # type: ignore[no-untyped-de
     assert_same(local, got)
     with pytest.raises(InputError, match="appears more than once"):
         evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), ["ndcg@5"])
+    # duplicate judgments of queries the run lacks are kept under duplicates=error, as locally
+    absent = qrels[~qrels["query_id"].isin(run["query_id"])]
+    assert len(absent), "random_inputs has qrels-only queries"
+    extra = pd.concat([qrels.drop_duplicates(["query_id", "doc_id"]), absent.iloc[:1], absent.iloc[:1]])
+    clean = run.drop_duplicates(["query_id", "doc_id"])
+    wanted = ["ndcg@5", "num_rel[missing=zero]", "AP[missing=zero]"]
+    local = rankflavor.evaluate(extra, clean, wanted)
+    assert local.counts.qrels_duplicates_resolved == 0
+    assert_same(local, evaluate_spark(spark.createDataFrame(extra), spark.createDataFrame(clean), wanted))
 
 
 REAL = [

@@ -470,13 +470,17 @@ def _slab_repeats(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
 
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run,
-    sorted_by: tuple[np.ndarray, np.ndarray] | None = None,
+    sorted_by: tuple[np.ndarray, np.ndarray] | None = None, refusable: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved; with none
     resolved, every row is kept and the indices are not built (an empty array).
 
     ``sorted_by``: the stable permutation that sorts ``keys`` and the sorted keys, when the
-    caller has them (:func:`_sort_keys`), so the keys are not sorted again.
+    caller has them (:func:`_sort_keys`), so the keys are not sorted again. ``refusable``: per
+    row, may ``policy=error`` refuse its duplicates (None: every row)? Judgments of a query the
+    run does not retrieve are scored by no measure, and trec_eval, which forms its judged lists
+    only for the queries of the run, reads them as they are (``-c`` counts every line of them in
+    num_rel); the other rows are then kept as they are.
     """
     if sorted_by is None:
         if not _has_duplicates(keys):
@@ -489,8 +493,11 @@ def _resolve_duplicates(
     if len(dup) == 0:
         return np.arange(len(keys)), 0
     if policy == "error":
-        first_dup = order[dup[0]]
-        earlier = order[dup[0] - 1]
+        refused = dup if refusable is None else dup[refusable[order[dup]]]
+        if len(refused) == 0:
+            return np.arange(len(keys)), 0
+        first_dup = order[refused[0]]
+        earlier = order[refused[0] - 1]
         line = table.line_of(int(first_dup))
         line_b = table.line_of(int(earlier))
         q = table.query[int(first_dup)].as_py()
@@ -500,7 +507,7 @@ def _resolve_duplicates(
             table.source,
             line,
             f"document {d!r} appears more than once for query {q!r}{where}; trec_eval rejects this. "
-            f"{len(dup)} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
+            f"{len(refused)} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
         )
     group_start = np.ones(len(sk), dtype=bool)
     group_start[1:] = sk[1:] != sk[:-1]
@@ -709,10 +716,12 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     by_key, sorted_keys = _sort_keys(jkey)
     dup_j = 0
     if len(sorted_keys) > 1 and bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
-        keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels, (by_key, sorted_keys))
-        # the judged documents stay the same: ``candidates`` holds
-        jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
-        by_key, sorted_keys = _sort_keys(jkey)
+        keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels, (by_key, sorted_keys),
+                                            refusable=rows_per_query[jq] > 0)
+        if dup_j:  # (none under duplicates=error: those of queries absent from the run stay)
+            # the judged documents stay the same: ``candidates`` holds
+            jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
+            by_key, sorted_keys = _sort_keys(jkey)
     judgments = sorted_keys, jgrade[by_key]
     if worker is not None:
         row_lookups = lookups.result()[1]

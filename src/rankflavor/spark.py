@@ -314,12 +314,12 @@ def _distinct_docs(rows: DataFrame, policy: str) -> DataFrame:
     return rows.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).groupBy("q").agg(F.count(F.lit(1)).alias("docs"))
 
 
-def _refuse_duplicates(table: _Table, dropped: int) -> None:
+def _refuse_duplicates(table: _Table, dropped: int, query: str | None = None) -> None:
+    """Raise the duplicates=error error, naming a duplicate (of ``query`` when given)."""
     from pyspark.sql import functions as F
 
-    example = (
-        table.frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).filter(F.col("c") > 1).orderBy("q", "d").first()
-    )
+    frame = table.frame if query is None else table.frame.filter(F.col("q") == query)
+    example = frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).filter(F.col("c") > 1).orderBy("q", "d").first()
     assert example is not None  # only called when rows outnumber distinct (query, doc) pairs
     raise InputError(
         table.source,
@@ -398,6 +398,7 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
     run_side = _distinct_docs(run_rows, policy).withColumnRenamed("docs", "run_docs")
     qrels_side = _distinct_docs(judgments, policy).withColumnRenamed("docs", "qrels_docs").join(
         judgments.groupBy("q").agg(
+            F.count(F.lit(1)).alias("qrels_lines"),
             _count(F.col("grade") < 0).alias("negative"), _count(F.col("grade") > 0).alias("positive"),
             _count(F.col("grade") >= 1).alias("whole_positive"), _count(F.col("grade") <= -1).alias("whole_negative"),
             _count(F.col("grade") != F.floor("grade")).alias("fractional"),
@@ -417,10 +418,14 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
 
     qrels_dups, run_dups = qrels.rows - total("qrels_docs"), run.rows - total("run_docs")
     if policy == "error":  # qrels first, as the local engine checks them first
-        if qrels_dups:
+        # Only a query the run retrieves can refuse its duplicate judgments (align.py says why).
+        refused = {r["q"]: int(r["qrels_lines"]) - int(r["qrels_docs"]) for r in per_query
+                   if r["run_docs"] is not None and r["qrels_docs"] is not None and r["qrels_lines"] > r["qrels_docs"]}
+        qrels_dups = 0
+        if refused:
             joined.unpersist()
             judgments.unpersist()
-            _refuse_duplicates(qrels, qrels_dups)
+            _refuse_duplicates(qrels, sum(refused.values()), min(refused, key=lambda q: q.encode("utf-8")))
         if run_dups:
             joined.unpersist()
             judgments.unpersist()
