@@ -95,8 +95,6 @@ class Aligned:
     #: The run aligned (its docno strings are built only if asked for: :attr:`run_doc_strings`).
     run: Run = field(repr=False, compare=False)
     counts: Counts
-    run_tag: str | None
-    run_source: str
     qrels_source: str
     #: When docnos are canonical integers: run_doc + doc_value_offset is the docno's value.
     doc_value_offset: int | None = None
@@ -816,7 +814,5 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         run=run,
         doc_value_offset=doc_offset,
         counts=counts,
-        run_tag=run.tag,
-        run_source=run.source,
         qrels_source=qrels.source,
     )

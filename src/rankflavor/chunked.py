@@ -284,7 +284,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))
     require_common_queries(total, sorted(seen), qrels_queries)
-    prov = _provenance(qrels, no_run, whole)
+    prov = _provenance(qrels, no_run)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
     return Results(merged, total, prov, extras)

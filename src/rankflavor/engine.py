@@ -48,7 +48,7 @@ def evaluate_tables(
         values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
         out.append(aggregate(m, values, empty, aligned))
     first = next(iter(aligned_by_policy.values()))
-    return Results(out, first.counts, _provenance(qrels, run, first), extras)
+    return Results(out, first.counts, _provenance(qrels, run), extras)
 
 
 def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:
@@ -194,7 +194,7 @@ def _geometric_mean(vals: np.ndarray, computed: np.ndarray, missing_rows: np.nda
     return math.exp(total / n), n
 
 
-def _provenance(qrels: Qrels, run: Run, aligned: Aligned) -> dict[str, Any]:
+def _provenance(qrels: Qrels, run: Run) -> dict[str, Any]:
     def describe(path: str) -> dict[str, Any]:
         info: dict[str, Any] = {"source": path}
         if os.path.isfile(path):
@@ -204,5 +204,5 @@ def _provenance(qrels: Qrels, run: Run, aligned: Aligned) -> dict[str, Any]:
     return {
         "rankflavor": __version__,
         "qrels": describe(qrels.source),
-        "run": {**describe(run.source), "tag": aligned.run_tag},
+        "run": {**describe(run.source), "tag": run.tag},
     }
