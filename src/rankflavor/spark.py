@@ -416,12 +416,13 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
     def total(name: str) -> int:
         return sum(int(r[name] or 0) for r in per_query)
 
-    qrels_dups, run_dups = qrels.rows - total("qrels_docs"), run.rows - total("run_docs")
+    run_dups = run.rows - total("run_docs")
+    # Resolved: none under duplicates=error, which refuses those that matter below.
+    qrels_dups = 0 if policy == "error" else qrels.rows - total("qrels_docs")
     if policy == "error":  # qrels first, as the local engine checks them first
         # Only a query the run retrieves can refuse its duplicate judgments (align.py says why).
         refused = {r["q"]: int(r["qrels_lines"]) - int(r["qrels_docs"]) for r in per_query
                    if r["run_docs"] is not None and r["qrels_docs"] is not None and r["qrels_lines"] > r["qrels_docs"]}
-        qrels_dups = 0
         if refused:
             joined.unpersist()
             judgments.unpersist()
