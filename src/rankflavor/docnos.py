@@ -91,11 +91,16 @@ def _cast_canonical(values: pa.Array) -> tuple[np.ndarray, int, int] | None:
     head = data[int(offsets[0]) : int(offsets[min(len(values), _PEEK)])]
     if (head - np.uint8(48) > 9).any():
         return None  # text docnos: a failing cast would parse the whole array first (slow)
+    body = data[int(offsets[0]) : int(offsets[-1])]
+    # Digits only: the cast also reads a sign and a hex "0x" prefix, and a hex spelling can be
+    # shorter than its value's digits ("0xFFFFFFFFFFFF"), which would defeat the count below.
+    if len(body) and (int(body.min()) < 48 or int(body.max()) > 57):
+        return None
     try:
         value = as_numpy(arrow_ops.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    found = _canonical_range(value, int(offsets[-1]) - int(offsets[0]))
+    found = _canonical_range(value, len(body))
     return None if found is None else (value, *found)
 
 
@@ -103,8 +108,8 @@ def _canonical_range(value: np.ndarray, n_bytes: int) -> tuple[int, int] | None:
     """The least and greatest of ``value`` when the strings (``n_bytes`` in all) that
     pyarrow's cast read as them are canonical, else None.
 
-    The cast reads an optional sign and decimal digits. Any string of that form other than a
-    value's canonical one ("007", "+7", "-0") is longer than the value's digits, never shorter,
+    The strings are digits only (checked by the caller), which the cast reads as decimal. Any
+    such string other than a value's canonical one ("007") is longer than the value's digits,
     so the total decides for every string at once: a few passes over the values (one per digit
     count between the least and greatest value) instead of comparing each string's length.
     """
