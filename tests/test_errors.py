@@ -159,6 +159,19 @@ def test_duplicate_qrels_document_names_file_and_both_lines(tmp_path: Path, file
     assert f"{qrels}:7:" in output and "also at line 2" in output and "'d1'" in output
 
 
+def test_duplicates_error_names_the_first_repeat_in_the_file(tmp_path: Path) -> None:
+    """aa comes first, but zz is repeated first (line 3): the error names zz, whole or chunked."""
+    qrels = _bad_file(tmp_path, "q", "q1 0 aa 1\nq1 0 zz 1\nq1 0 zz 0\nq1 0 aa 2\n")
+    run = _bad_file(tmp_path, "r", "q1 Q0 aa 1 4 t\nq1 Q0 zz 2 3 t\nq1 Q0 zz 3 2 t\nq1 Q0 aa 4 1 t\n")
+    clean_qrels = _bad_file(tmp_path, "cq", "q1 0 aa 1\n")
+    for args in ([], ["--chunk-rows", "1"]):
+        for q, r, source in ((qrels, run, qrels), (clean_qrels, run, run)):
+            output = expect_error(3, q, r, "-m", "ndcg", *args)
+            assert "document 'zz' appears more than once for query 'q1'" in output and "2 duplicate row(s)" in output
+            if not args:  # (a chunk of the run keeps no line numbers)
+                assert f"{source}:3:" in output and "also at line 2" in output
+
+
 def test_duplicate_judgments_of_a_query_the_run_lacks_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:
     """trec_eval forms judged lists only for the run's queries: it refuses a duplicate judgment
     of one of them and reads the others' lines as they are. With -c, num_rel counts every line:
@@ -174,6 +187,60 @@ def test_duplicate_judgments_of_a_query_the_run_lacks_are_read_as_trec_eval_read
     # a duplicate judgment of a query the run retrieves is still refused
     output = expect_error(3, _bad_file(tmp_path, "q2", "1 0 a 1\n1 0 a 0\n"), run, "-m", "ndcg")
     assert "document 'a' appears more than once for query '1'" in output and "1 duplicate row(s)" in output
+
+
+#: Query q1 repeats a at rank 5, q2 repeats x at rank 3, q3 (not judged) repeats z.
+DEPTH_QRELS = "q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq1 0 d 1\nq2 0 x 1\nq2 0 w 1\n"
+DEPTH_RUN = ("q1 Q0 a 1 5.0 t\nq1 Q0 b 2 4.0 t\nq1 Q0 c 3 3.0 t\nq1 Q0 e 4 2.0 t\nq1 Q0 a 5 1.0 t\n"
+             "q1 Q0 d 6 0.5 t\nq2 Q0 x 1 1 t\nq2 Q0 y 2 0.5 t\nq2 Q0 x 3 0.4 t\nq3 Q0 z 1 1 t\nq3 Q0 z 2 0.5 t\n")
+
+
+def test_run_duplicates_below_the_depth_cut_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:
+    """trec_eval cuts each query to -M before it looks for duplicates, and never looks at a query
+    without judgments. trec_eval 9.0.8 on these files: -M2 printed map 0.6667/0.5000 (all
+    0.5833), ndcg 0.7224/0.6131 (0.6678), P_5 0.4/0.2, num_ret 2/2; -M3 and no -M refused
+    ("duplicate docs x", "duplicate docs a")."""
+    qrels, run = _bad_file(tmp_path, "q", DEPTH_QRELS), _bad_file(tmp_path, "r", DEPTH_RUN)
+    for chunk_rows in (None, 1):
+        res = rankflavor.evaluate(qrels, run, ["map", "ndcg", "P.5", "num_ret"], preset="trec_eval", depth=2,
+                                  chunk_rows=chunk_rows)
+        assert [round(v, 4) for v in res["map"].values] == [0.6667, 0.5] and round(res["map"].summary, 4) == 0.5833
+        assert [round(v, 4) for v in res["ndcg"].values] == [0.7224, 0.6131]
+        assert round(res["ndcg"].summary, 4) == 0.6678
+        assert list(res["P_5"].values) == [0.4, 0.2] and res["num_ret"].summary == 4
+        # counted, not resolved: a, x and z each have one more row
+        assert (res.counts.run_duplicates_kept, res.counts.run_duplicates_resolved) == (3, 0)
+    shown = run_cli("eval", "--preset", "trec_eval", "-M", 2, "-m", "map", qrels, run)
+    assert shown.exit_code == 0 and "duplicates resolved: run 0, qrels 0, run kept 3" in shown.output
+    # num_rel has no depth (it reads the judgments alone) and refuses no run duplicate: with -M2
+    # trec_eval printed num_rel 5 and num_rel_ret 3, and all_trec ran through
+    res = rankflavor.evaluate(qrels, run, ["num_rel", "num_rel_ret", "all_trec"], preset="trec_eval", depth=2)
+    assert (res["num_rel"].summary, res["num_rel_ret"].summary) == (5, 3)
+    output = expect_error(3, "--preset", "trec_eval", "-M", 3, "-m", "map", qrels, run)
+    assert f"{run}:9:" in output and "also at line 7" in output and "'x'" in output and "'q2'" in output
+    assert "both within its top 3 rows (depth=3)" in output
+    output = expect_error(3, "--preset", "trec_eval", "-m", "map", qrels, run)
+    assert f"{run}:5:" in output and "also at line 1" in output and "'a'" in output and "depth" not in output
+
+
+def test_run_duplicates_are_refused_before_unjudged_rows_are_condensed(tmp_path: Path) -> None:
+    """trec_eval checks for duplicates before -J drops the unjudged rows: with -J, an unjudged e
+    listed twice in the top 3 is refused, and cut to the top 2 it is not (map 0.5000)."""
+    qrels = _bad_file(tmp_path, "q", "q1 0 a 1\nq1 0 b 1\n")
+    run = _bad_file(tmp_path, "r", "q1 Q0 a 1 3 t\nq1 Q0 e 2 2 t\nq1 Q0 e 3 1 t\nq1 Q0 b 4 0.5 t\n")
+    res = rankflavor.evaluate(qrels, run, "map", preset="trec_eval", depth=2, unjudged="condensed")
+    assert res[0].summary == 0.5
+    output = expect_error(3, "--preset", "trec_eval", "-J", "-M", 3, "-m", "map", qrels, run)
+    assert f"{run}:3:" in output and "'e'" in output and "top 3 rows" in output
+
+
+def test_run_only_duplicates_count_alike_whole_and_chunked(tmp_path: Path) -> None:
+    """A chunk holding only queries without judgments counts its duplicates as the whole run does."""
+    qrels, run = _bad_file(tmp_path, "q", DEPTH_QRELS), _bad_file(tmp_path, "r", DEPTH_RUN)
+    for policy in ("first", "best"):
+        whole = rankflavor.evaluate(qrels, run, "map", duplicates=policy)
+        chunked = rankflavor.evaluate(qrels, run, "map", duplicates=policy, chunk_rows=1)
+        assert whole.counts == chunked.counts and whole.counts.run_duplicates_resolved == 3
 
 
 def test_duplicates_first_and_best_resolve_and_count(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ in a few minutes on two cores. Skipped, saying why, without PySpark or Java.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -161,6 +162,33 @@ def test_duplicates_first_and_best(spark) -> None:  # type: ignore[no-untyped-de
     local = rankflavor.evaluate(extra, clean, wanted)
     assert local.counts.qrels_duplicates_resolved == 0
     assert_same(local, evaluate_spark(spark.createDataFrame(extra), spark.createDataFrame(clean), wanted))
+
+
+def test_run_duplicates_refused_only_within_the_depth_cut(spark) -> None:  # type: ignore[no-untyped-def]
+    """duplicates=error: a ranking refuses a pair it keeps twice; a depth cut that keeps one row
+    of each pair is no error (trec_eval -M), on both engines alike."""
+    qrels, run = random_inputs(3, duplicates=True)
+    clean_qrels = qrels.drop_duplicates(["query_id", "doc_id"])
+    q, r = spark.createDataFrame(clean_qrels), spark.createDataFrame(run)
+    outcomes = []
+    for depth in (1, 2, 3, 5, None):
+        # num_rel reads the judgments alone: it refuses no run duplicate (MetricSpec.reads_run)
+        wanted = [f"{m}[depth={depth or 'none'}]" for m in ("ndcg@5", "AP", "num_ret", "P@3")] + ["num_rel"]
+        try:
+            local = rankflavor.evaluate(clean_qrels, run, wanted, preset="trec_eval")
+        except InputError as error:
+            # both engines name the repeat that comes first in the input
+            named = re.search(r"document '[^']*' appears more than once for query '[^']*'", str(error))
+            assert named is not None, str(error)
+            with pytest.raises(InputError, match=re.escape(named.group(0)) + ".*" +
+                               ("" if depth is None else f"top {depth} rows")):
+                evaluate_spark(q, r, wanted, preset="trec_eval")
+            outcomes.append("refused")
+            continue
+        assert local.counts.run_duplicates_kept == 12 and local.counts.run_duplicates_resolved == 0
+        assert_same(local, evaluate_spark(q, r, wanted, preset="trec_eval"))
+        outcomes.append("scored")
+    assert outcomes[0] == "scored" and outcomes[-1] == "refused" and "refused" in outcomes[1:4]
 
 
 REAL = [

@@ -51,6 +51,10 @@ class Counts:
     comment_lines: int
     blank_lines: int
     run_lines_with_extra_fields: int
+    #: Run rows repeating an earlier (query, doc) pair that ``duplicates=error`` left in place:
+    #: each ranking refuses a pair it keeps twice (:func:`refuse_kept_duplicates`), and a depth
+    #: cut (trec_eval's ``-M``) that leaves one row of each pair is not an error, as in trec_eval.
+    run_duplicates_kept: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -242,7 +246,7 @@ def _doc_codes(
             hi = max(int(p.max()) for p in parts if len(p))
         if numeric.any():
             lo = min(lo, int(jd[numeric].min()))
-        span = max(hi, int(jd.max())) - lo + 1
+        span = max(hi, int(jd.max(initial=hi))) - lo + 1
         others = ~numeric
         if others.any():  # docnos like "007" can never equal a canonical run docno: codes above the span
             extra = as_numpy(_encode(arrow_ops.filter_rows(plain_strings(qrels_doc), from_numpy(others))).indices).astype(np.int64)
@@ -469,6 +473,7 @@ def _slab_repeats(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run,
     sorted_by: tuple[np.ndarray, np.ndarray] | None = None, refusable: np.ndarray | None = None,
+    rows: np.ndarray | None = None, scope: str = "",
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved; with none
     resolved, every row is kept and the indices are not built (an empty array).
@@ -478,7 +483,8 @@ def _resolve_duplicates(
     row, may ``policy=error`` refuse its duplicates (None: every row)? Judgments of a query the
     run does not retrieve are scored by no measure, and trec_eval, which forms its judged lists
     only for the queries of the run, reads them as they are (``-c`` counts every line of them in
-    num_rel); the other rows are then kept as they are.
+    num_rel); the other rows are then kept as they are. ``rows``: the ``table`` row of each key,
+    for the error (None: key i is row i); ``scope``: what the error says the keys are of.
     """
     if sorted_by is None:
         if not _has_duplicates(keys):
@@ -494,8 +500,10 @@ def _resolve_duplicates(
         refused = dup if refusable is None else dup[refusable[order[dup]]]
         if len(refused) == 0:
             return np.arange(len(keys)), 0
-        first_dup = order[refused[0]]
-        earlier = order[refused[0] - 1]
+        at = refused[np.argmin(order[refused])]  # the repeat that comes first in the file
+        first_dup, earlier = order[at], order[at - 1]  # (a stable sort: the row before is an earlier copy)
+        if rows is not None:
+            first_dup, earlier = rows[first_dup], rows[earlier]
         line = table.line_of(int(first_dup))
         line_b = table.line_of(int(earlier))
         q = table.query[int(first_dup)].as_py()
@@ -504,7 +512,7 @@ def _resolve_duplicates(
         raise InputError(
             table.source,
             line,
-            f"document {d!r} appears more than once for query {q!r}{where}; trec_eval rejects this. "
+            f"document {d!r} appears more than once for query {q!r}{where}{scope}; trec_eval rejects this. "
             f"{len(refused)} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
         )
     group_start = np.ones(len(sk), dtype=bool)
@@ -520,6 +528,24 @@ def _resolve_duplicates(
         first_of_group[1:] = group[by_best][1:] != group[by_best][:-1]
         keep = order[by_best[first_of_group]]
     return np.sort(keep), len(dup)
+
+
+def refuse_kept_duplicates(aligned: Aligned, rows: np.ndarray, depth: int | None) -> None:
+    """Raise the ``duplicates=error`` error when two of the aligned run ``rows`` (those a ranking
+    keeps, after its ``depth`` cut) are one (query, doc) pair.
+
+    trec_eval sorts each query's rows and cuts them to ``-M`` before it looks for duplicates:
+    a document repeated only below the cut is no error there, and its copies below the cut are
+    scored by nothing. Alignment keeps such rows for the rankings to decide
+    (:attr:`Counts.run_duplicates_kept`).
+    """
+    if not aligned.counts.run_duplicates_kept or len(rows) < 2:
+        return
+    rows = np.sort(rows)  # the error names the first repeat in file order
+    doc = aligned.run_doc[rows]
+    keys = _pair_keys(aligned.run_q[rows], doc - doc.min(), int(doc.max() - doc.min()) + 1)
+    scope = "" if depth is None else f", both within its top {depth} rows (depth={depth})"
+    _resolve_duplicates(keys, aligned.run_score[rows], "error", aligned.run, rows=aligned.input_rows(rows), scope=scope)
 
 
 def _join(
@@ -761,10 +787,15 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         judged_row, judged_grade = _join(rq, rd, judgments, jd, n_docs)
     if hashed and repeated is None:
         repeated = _pairs_repeat(rq, rd, n_docs, query_starts)
+    kept_r = 0
     if repeated is False:
         keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
     elif hashed:  # a repeated pair or a hash collision: decide on exact codes
         return _align(qrels, run, duplicates, pool, exact_docs=True)
+    elif duplicates == "error":  # left for each ranking to refuse (refuse_kept_duplicates)
+        keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
+        keys = np.sort(_pair_keys(rq, rd, n_docs))
+        kept_r = int(np.count_nonzero(keys[1:] == keys[:-1]))
     else:  # small, or duplicates to resolve: on keys in row order
         keep_r, dup_r = _resolve_duplicates(_pair_keys(rq, rd, n_docs), run.score, duplicates, run)
     rscore = run.score
@@ -797,6 +828,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         comment_lines=qrels.comments + run.comments,
         blank_lines=qrels.blank_lines + run.blank_lines,
         run_lines_with_extra_fields=run.extra_fields,
+        run_duplicates_kept=kept_r,
     )
     return Aligned(
         query_ids=np.array(query_ids, dtype=object),

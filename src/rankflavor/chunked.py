@@ -269,8 +269,8 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[as_numpy(mask)], qrels.source)
         seen.update(chunk_queries)
-        if len(sub) == 0:
-            counts.append(_run_only_counts(chunk, len(chunk_queries)))
+        if len(sub) == 0:  # counted as evaluate_tables counts (its first measure's duplicates policy)
+            counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error").counts)
             continue
         res = evaluate_tables(sub, chunk, local, whole=False)
         counts.append(res.counts)
@@ -313,11 +313,6 @@ def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qr
     queries, values, status = queries[order], values[order], status[order]
     summary, n = summarize(measure, values, status, qrels.grade)
     return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
-
-
-def _run_only_counts(chunk: Run, n_q: int) -> Counts:
-    return Counts(len(chunk), 0, n_q, 0, 0, n_q, 0, 0, 0, 0, 0, 0, len(chunk), chunk.comments, chunk.blank_lines,
-                  chunk.extra_fields)
 
 
 def _merge_counts(parts: list[Counts], whole: Counts, missing: int) -> Counts:

@@ -484,13 +484,14 @@ def _ignored(run: Run, aligned: Aligned, docs: list[str], ranked: Ranked, measur
         relaxed = {"depth": "none", "unjudged": "zero"}
         if getattr(f, "self_hits", "keep") != "keep":
             relaxed["self_hits"] = "keep"
-        before = rank(aligned, f.with_knobs(**relaxed))
+        # Every row, a duplicate below the depth cut too (the ranking proper refused any above it).
+        before = rank(aligned, f.with_knobs(**relaxed), refuse_duplicates=False)
         assert before.row is not None
         depth = f.depth_limit
         pos = 0
         self_hit: set[int] = set()
         if "self_hits" in relaxed:
-            without = rank(aligned, f.with_knobs(depth="none", unjudged="zero"))
+            without = rank(aligned, f.with_knobs(depth="none", unjudged="zero"), refuse_duplicates=False)
             assert without.row is not None
             self_hit = set(before.row.tolist()) - set(without.row.tolist())
         for j in before.row.tolist():

@@ -325,8 +325,9 @@ KNOBS: dict[str, Knob] = {
         ),
         Knob(
             "duplicates", "error", "error | first | best",
-            "A document listed twice for one query (run or qrels): error (trec_eval), keep the "
-            "first line, or keep the best (highest score / highest grade). Always counted.",
+            "A document listed twice for one query (run or qrels): error (trec_eval: refused where "
+            "a scored query holds both lines within the depth cut), keep the first line, or keep "
+            "the best (highest score / highest grade). Always counted.",
             _choice("duplicates", ("error", "first", "best")),
         ),
         Knob(

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import arrow_ops
-from .align import Aligned
+from .align import Aligned, refuse_kept_duplicates
 from .columns import as_numpy, from_numpy, plain_strings, string_array, take
 from .errors import InputError
 from .flavor import Flavor
@@ -24,7 +24,9 @@ from .kernels import block_starts, distinct, ranges, rank_within
 if TYPE_CHECKING:
     from .measure import Measure
 
-ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits", "fractional")
+#: The knobs a ranking reads (measures agreeing on them share one); ``run_only`` says which
+#: queries' duplicates it refuses (see :func:`rank`).
+ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits", "fractional", "run_only")
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ def order_key(flavor: Flavor) -> tuple[str, ...]:
     return tuple(getattr(flavor, k) for k in ORDER_KNOBS)
 
 
-def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
+def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True, refuse_duplicates: bool = True) -> Ranked:
     """Sort the aligned run under ``flavor``'s ordering knobs and assign ranks.
 
     Order: query code, score descending (compared at ``precision``), then the ``ties`` rule.
@@ -119,10 +121,17 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     each rank, which no order of such a run changes, so the values are identical; only
     ``Ranked.row`` (which document sits where, for explanations) may differ. On runs with many
     ties among unjudged documents this skips nearly all docno comparisons.
+
+    Run duplicates that ``duplicates=error`` left in place are refused here when two rows of a
+    pair survive the depth cut (:func:`~rankflavor.align.refuse_kept_duplicates`), in a query
+    that is scored (one in the qrels, or any under ``run_only=include``);
+    ``refuse_duplicates=False`` ranks them anyway (explanations of what a ranking dropped).
     """
     _check_grade_policies(aligned, flavor)
     grade, judged, pooled = _grades(aligned.run_grade, flavor, _truncates(aligned, flavor))
     jq, jgrade = _judgments(aligned, flavor)
+    if aligned.counts.run_duplicates_kept:
+        exact_rows = True  # which rows of a tie group the depth cut keeps decides the refusal
 
     q = aligned.run_q
     # The score sort and the docno ranks of tied rows depend only on the precision: computed
@@ -163,6 +172,13 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True) -> Ranked:
     if depth is not None and len(ranks) and int(n_ret.max()) > depth:
         keep = ranks <= depth
         dropped_depth = int(len(keep) - np.count_nonzero(keep))
+    if refuse_duplicates and aligned.counts.run_duplicates_kept:
+        # After the depth cut and before condensing, as trec_eval checks; of the queries that are
+        # scored (trec_eval never looks at a run-only query's rows).
+        kept = order if keep is None else order[keep]
+        if flavor.run_only != "include":
+            kept = kept[aligned.in_qrels[q[kept]]]
+        refuse_kept_duplicates(aligned, kept, depth)
     dropped_unjudged = 0
     if flavor.unjudged == "condensed":
         j = judged if identity else judged[order]
@@ -199,6 +215,11 @@ def ranked_for(aligned: Aligned, measure: Measure, cache: dict[tuple[str, ...], 
     same ordering knobs: only the judged rows when the metric reads no more (from
     :func:`rank_judged`, or from a full ranking already made), else the full ranking."""
     key = order_key(measure.flavor)
+    if not measure.spec.reads_run and aligned.counts.run_duplicates_kept:
+        # Of the judgments alone: the run's duplicates change nothing it reads.
+        if ("unchecked", *key) not in cache:
+            cache["unchecked", *key] = rank(aligned, measure.flavor, exact_rows=False, refuse_duplicates=False)
+        return cache["unchecked", *key]
     top = measure.spec.reads_top_rows(measure)
     if top is not None and ("full", *key) not in cache:
         top_key = ("top", str(top), *key)
@@ -225,15 +246,16 @@ def _full(aligned: Aligned, flavor: Flavor, cache: dict[tuple[str, ...], Ranked]
 
 def rank_judged(aligned: Aligned, flavor: Flavor) -> Ranked | None:
     """``rank(aligned, flavor).judged_rows`` without ranking every row; None when the run is not
-    in rank order (grouped by query, scores descending) or drops self-hits (use :func:`rank`).
+    in rank order (grouped by query, scores descending), drops self-hits or holds run duplicates
+    left in place (use :func:`rank`).
 
     In a run in rank order a row's rank is its offset in its query's block. Only ties can move
     a judged row: inside a run of equal scores mixing different judgments, the tie rule orders
     that run's rows (docno comparisons for those rows alone). Everything else reads the judged
     rows, a few percent of a typical run.
     """
-    if flavor.self_hits != "keep":
-        return None
+    if flavor.self_hits != "keep" or aligned.counts.run_duplicates_kept:
+        return None  # (duplicates: :func:`rank` refuses those its depth cut keeps, among every row)
     _check_grade_policies(aligned, flavor)
     score, layout = _gathered(aligned, flavor.precision)
     if layout is None:

@@ -319,13 +319,23 @@ def _refuse_duplicates(table: _Table, dropped: int, query: str | None = None) ->
     from pyspark.sql import functions as F
 
     frame = table.frame if query is None else table.frame.filter(F.col("q") == query)
-    example = frame.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).filter(F.col("c") > 1).orderBy("q", "d").first()
+    _duplicates_error(table.source, frame, dropped)
+
+
+def _duplicates_error(source: str, frame: DataFrame, dropped: int, scope: str = "") -> None:
+    """Raise the duplicates=error error, naming the repeat of ``frame`` (q, d, row) that comes
+    first in the input, as the local engine does."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    copy = F.row_number().over(Window.partitionBy("q", "d").orderBy("row"))
+    example = frame.select("q", "d", "row", copy.alias("_n")).filter(F.col("_n") == 2).orderBy("row").first()
     assert example is not None  # only called when rows outnumber distinct (query, doc) pairs
     raise InputError(
-        table.source,
+        source,
         None,
-        f"document {example['d']!r} appears more than once for query {example['q']!r}; trec_eval rejects this. "
-        f"{dropped} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
+        f"document {example['d']!r} appears more than once for query {example['q']!r}{scope}; trec_eval rejects "
+        f"this. {dropped} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
     )
 
 
@@ -369,6 +379,7 @@ class _Aligned:
     evaluated: DataFrame  # q of every query in both the run and the qrels
     counts: Counts
     index: _QueryIndex
+    run_source: str = "run"
 
 
 def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
@@ -417,8 +428,10 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
         return sum(int(r[name] or 0) for r in per_query)
 
     run_dups = run.rows - total("run_docs")
-    # Resolved: none under duplicates=error, which refuses those that matter below.
+    # Resolved: none under duplicates=error, which refuses the judgments that matter below and
+    # leaves the run's to each ranking (_rank: a depth cut may keep one row of each pair).
     qrels_dups = 0 if policy == "error" else qrels.rows - total("qrels_docs")
+    run_kept, run_dups = (run_dups, 0) if policy == "error" else (0, run_dups)
     if policy == "error":  # qrels first, as the local engine checks them first
         # Only a query the run retrieves can refuse its duplicate judgments (align.py says why).
         refused = {r["q"]: int(r["qrels_lines"]) - int(r["qrels_docs"]) for r in per_query
@@ -427,10 +440,6 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
             joined.unpersist()
             judgments.unpersist()
             _refuse_duplicates(qrels, sum(refused.values()), min(refused, key=lambda q: q.encode("utf-8")))
-        if run_dups:
-            joined.unpersist()
-            judgments.unpersist()
-            _refuse_duplicates(run, run_dups)
     ids = sorted((r["q"] for r in per_query), key=lambda text: text.encode("utf-8"))
     by_id = {r["q"]: (r["run_docs"] is not None, r["qrels_docs"] is not None) for r in per_query}
     in_run = np.array([by_id[q][0] for q in ids], dtype=bool)
@@ -453,12 +462,13 @@ def _align(run: _Table, qrels: _Table, policy: str) -> _Aligned:
         comment_lines=qrels.comments + run.comments,
         blank_lines=qrels.blanks + run.blanks,
         run_lines_with_extra_fields=run.extra_fields,
+        run_duplicates_kept=run_kept,
     )
     index = _QueryIndex(np.asarray(ids, dtype=object), in_run, in_qrels, total("positive"),
                         total("whole_positive"), total("whole_negative"), total("fractional"))
     # The run rows kept are those of judged queries, so their queries are the evaluated ones.
     evaluated = joined.select("q").distinct()
-    return _Aligned(joined, judgments, evaluated, counts, index)
+    return _Aligned(joined, judgments, evaluated, counts, index, run.source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,7 +481,7 @@ class _Ranked:
     judgments: DataFrame  # q, jgrade (usable judgments under the negatives policy)
 
 
-def _rank(aligned: _Aligned, flavor: Flavor) -> _Ranked:
+def _rank(aligned: _Aligned, flavor: Flavor, refuse_duplicates: bool = True) -> _Ranked:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -514,6 +524,14 @@ def _rank(aligned: _Aligned, flavor: Flavor) -> _Ranked:
     depth = flavor.depth_limit
     if depth is not None:
         rows = rows.filter(F.col("rank") <= depth)
+    if aligned.counts.run_duplicates_kept and refuse_duplicates:
+        # duplicates=error: refused where a ranking keeps both rows (order.rank says why); the
+        # rows are those of queries with judgments, the ones trec_eval looks at.
+        kept = rows.groupBy("q", "d").agg(F.count(F.lit(1)).alias("c")).filter(F.col("c") > 1)
+        repeats = kept.agg(F.sum(F.col("c") - 1).alias("n")).first()
+        if repeats is not None and repeats["n"]:
+            scope = "" if depth is None else f", both within its top {depth} rows (depth={depth})"
+            _duplicates_error(aligned.run_source, rows, int(repeats["n"]), scope)
     if flavor.unjudged == "condensed":
         rows = rows.filter(F.col("judged")).withColumn(
             "rank", F.row_number().over(Window.partitionBy("q").orderBy("rank"))
@@ -800,7 +818,8 @@ def evaluate_spark(
             if policy not in aligned_by_policy:
                 aligned_by_policy[policy] = _align(r_table, q_table, policy)
                 cached += [aligned_by_policy[policy].rows, aligned_by_policy[policy].judgments]
-            groups.setdefault((policy, *order_key(m.flavor)), []).append(i)
+            # (a metric of the judgments alone refuses no run duplicate: MetricSpec.reads_run)
+            groups.setdefault((policy, *order_key(m.flavor), str(m.spec.reads_run)), []).append(i)
         first = next(iter(aligned_by_policy.values()))
         require_common_queries(first.counts, first.index.query_ids[first.index.in_run],
                                first.index.query_ids[first.index.in_qrels])
@@ -811,7 +830,7 @@ def evaluate_spark(
         # plan and hungry for memory (every sort and aggregate of every ordering in one task).
         for key, members in groups.items():
             aligned = aligned_by_policy[key[0]]
-            ranked = _rank(aligned, measures[members[0]].flavor)
+            ranked = _rank(aligned, measures[members[0]].flavor, refuse_duplicates=key[-1] == "True")
             cached.append(ranked.rows)
             table = _per_query(ranked, [(i, measures[i]) for i in members], aligned.evaluated)
             for i, v, e in zip(members, *_collect(table, first.index, members), strict=True):

@@ -29,7 +29,7 @@ for spec in (
     MetricSpec("num_ret", INPUT_KNOBS, num_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Documents retrieved (after depth and condensing)."),
     MetricSpec("num_rel", ("rel", "negatives", "fractional", "duplicates", "missing", "total"), num_rel, cutoff="none",
-               summary="sum", uses_empty=False, doc="Relevant judgments (grade >= rel)."),
+               summary="sum", uses_empty=False, reads_run=False, doc="Relevant judgments (grade >= rel)."),
     MetricSpec("num_rel_ret", ("rel", *INPUT_KNOBS), num_rel_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Relevant documents retrieved."),
 ):

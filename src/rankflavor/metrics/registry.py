@@ -57,6 +57,8 @@ class MetricSpec:
         the judged rows alone), that ``k``; None otherwise. Such kernels get the top ``k`` rows
         of every query, extended to the end of the tie group at rank ``k``, and the judged rows
         below (:func:`rankflavor.order.rank_prefix`).
+    reads_run : False for a metric of the judgments alone (num_rel): run duplicates change
+        nothing it reads, so its ranking refuses none under ``duplicates=error``.
     """
 
     name: str
@@ -69,6 +71,7 @@ class MetricSpec:
     uses_empty: bool = True
     judged_only: bool | Callable[[Measure], bool] = False
     top_rows: Callable[[Measure], int | None] | None = None
+    reads_run: bool = True
 
     def reads_judged_only(self, measure: Measure) -> bool:
         return self.judged_only(measure) if callable(self.judged_only) else self.judged_only

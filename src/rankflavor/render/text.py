@@ -45,10 +45,12 @@ def render_table(results: Results, per_query: bool) -> str:
                 pq.add_row(escape(m.measure.display), escape(str(q)), escape(_fmt(plain_value(v), is_sum)), str(s))
         console.print(pq)
     c = results.counts
+    # Duplicates no ranking kept twice (below a depth cut, or in queries not scored).
+    kept = f", run kept {c.run_duplicates_kept}" if c.run_duplicates_kept else ""
     console.print(
         f"queries: {c.queries_evaluated} evaluated, {c.queries_only_in_qrels} only in qrels, "
         f"{c.queries_only_in_run} only in run (ignored) | duplicates resolved: run {c.run_duplicates_resolved}, "
-        f"qrels {c.qrels_duplicates_resolved} | unjudged retrieved: {c.unjudged_retrieved} | "
+        f"qrels {c.qrels_duplicates_resolved}{kept} | unjudged retrieved: {c.unjudged_retrieved} | "
         f"negative grades: {c.negative_grades}"
     )
     return buf.getvalue()
