@@ -401,7 +401,10 @@ def test_run_sharing_no_query_with_the_qrels_is_an_error_on_every_path(tmp_path:
     of zeros, under -c) would only say that the files do not match."""
     qrels, _ = files
     run = _bad_file(tmp_path, "other.run", "101 Q0 d1 1 3.0 tag\n102 Q0 d2 1 2.0 tag\n")
-    for args in ([], ["-c"], ["--chunk-rows", "1"]):
+    # (chunked with -c and a text-valued measure crashed filling the qrels queries in, before
+    # this check ran: relstring, in all_trec)
+    for args in ([], ["-c"], ["--chunk-rows", "1"], ["--chunk-rows", "1", "-c", "--preset", "trec_eval", "-m", "all_trec"],
+                 ["--chunk-rows", "1", "-c", "-m", "AP[missing=error]"]):
         output = expect_error(4, qrels, run, "-m", "ndcg", *args)
         assert "no query is both in the run and in the qrels" in output
         assert "run: 2 query(ies), e.g. '101', '102'; qrels: 2, e.g. 'q1', 'q2'" in output, output

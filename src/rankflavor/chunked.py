@@ -277,13 +277,14 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         for i, mr in enumerate(res.measures):
             parts[i].append(mr)
     missing = np.array([q for q in qrels_queries if q not in seen], dtype=object)
-    merged = [_merge(m, parts[i], missing, qrels) for i, m in enumerate(measures)]
-    # Judgment-side checks and counts over the whole qrels (chunks only see their own queries).
+    # Judgment-side checks and counts over the whole qrels (chunks only see their own queries),
+    # before any measure's policy: the whole file is checked in this order too.
     nothing = string_array([])  # (pa.array would import pandas, ~0.4 s)
     no_run = Run(nothing, nothing, np.zeros(0), path)
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))
     require_common_queries(total, sorted(seen), qrels_queries)
+    merged = [_merge(m, parts[i], missing, qrels) for i, m in enumerate(measures)]
     prov = _provenance(qrels, no_run)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
