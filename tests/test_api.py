@@ -315,7 +315,7 @@ def test_opposite_tie_order_fingerprint() -> None:
     assert round(rankflavor.evaluate(QRELS, RUN, "ndcg[ties=docno_asc]")[0].per_query()["q1"], 4) == 0.5707
 
 
-def test_a_qrels_file_is_read_on_a_thread_and_its_errors_come_after_the_measures(
+def test_input_files_are_read_on_threads_and_their_errors_come_after_the_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A judgments file is read on a thread while the measures are resolved: the result is the
@@ -350,3 +350,23 @@ def test_a_qrels_file_is_read_on_a_thread_and_its_errors_come_after_the_measures
     with pytest.raises(RankflavorError) as bad_measure:
         rankflavor.evaluate(str(missing), str(run), ["ndcg@10[gain=nope]"])
     assert not isinstance(bad_measure.value, InputError) and "gain" in str(bad_measure.value)
+    # The run file is read on a thread too: its errors come after the measures' and the qrels'.
+    runs: list[str] = []
+    real_run = module.as_run
+
+    def run_spy(obj: object) -> object:
+        runs.append(threading.current_thread().name)
+        return real_run(obj)
+
+    monkeypatch.setattr(module, "as_run", run_spy)
+    assert rankflavor.evaluate(str(qrels), str(run), ["ndcg@10", "P@1"]).per_query() == same_thread.per_query()
+    assert runs and runs[0] != threading.main_thread().name
+    monkeypatch.undo()
+    no_run = tmp_path / "no-such-run.txt"
+    with pytest.raises(InputError, match=r"no-such-run\.txt"):
+        rankflavor.evaluate(str(qrels), str(no_run), ["ndcg@10"])
+    with pytest.raises(InputError, match=r"no-such-qrels\.txt"):
+        rankflavor.evaluate(str(missing), str(no_run), ["ndcg@10"])
+    with pytest.raises(RankflavorError) as bad_measure:
+        rankflavor.evaluate(str(missing), str(no_run), ["ndcg@10[gain=nope]"])
+    assert not isinstance(bad_measure.value, InputError)
