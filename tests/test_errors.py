@@ -160,16 +160,19 @@ def test_duplicate_qrels_document_names_file_and_both_lines(tmp_path: Path, file
 
 
 def test_duplicates_error_names_the_first_repeat_in_the_file(tmp_path: Path) -> None:
-    """aa comes first, but zz is repeated first (line 3): the error names zz, whole or chunked."""
+    """aa comes first, but zz is repeated first (line 3): the error names zz and its lines, whole
+    or chunked."""
     qrels = _bad_file(tmp_path, "q", "q1 0 aa 1\nq1 0 zz 1\nq1 0 zz 0\nq1 0 aa 2\n")
     run = _bad_file(tmp_path, "r", "q1 Q0 aa 1 4 t\nq1 Q0 zz 2 3 t\nq1 Q0 zz 3 2 t\nq1 Q0 aa 4 1 t\n")
     clean_qrels = _bad_file(tmp_path, "cq", "q1 0 aa 1\n")
-    for args in ([], ["--chunk-rows", "1"]):
-        for q, r, source in ((qrels, run, qrels), (clean_qrels, run, run)):
+    # (a comment and a blank line make the line path number the rows: the same lines)
+    commented = _bad_file(tmp_path, "rc", "# a comment\nq1 Q0 aa 1 4 t\n\nq1 Q0 zz 2 3 t\nq1 Q0 zz 3 2 t\n")
+    for args in ([], ["--chunk-rows", "1"], ["--chunk-rows", "3"]):
+        for q, r, source, at in ((qrels, run, qrels, (3, 2)), (clean_qrels, run, run, (3, 2)),
+                                 (clean_qrels, commented, commented, (5, 4))):
             output = expect_error(3, q, r, "-m", "ndcg", *args)
-            assert "document 'zz' appears more than once for query 'q1'" in output and "2 duplicate row(s)" in output
-            if not args:  # (a chunk of the run keeps no line numbers)
-                assert f"{source}:3:" in output and "also at line 2" in output
+            assert "document 'zz' appears more than once for query 'q1'" in output, (args, output)
+            assert f"{source}:{at[0]}:" in output and f"also at line {at[1]}" in output, (args, output)
 
 
 def test_duplicate_judgments_of_a_query_the_run_lacks_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:

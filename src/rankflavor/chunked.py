@@ -51,8 +51,10 @@ from .threads import cores
 #: canonical integer, else ("hashes", hash64 as int64); None from the line path.
 Keys = tuple[str, np.ndarray] | None
 #: One batch of run rows in file order: query ids (dictionary-encoded) and docnos, scores, docno
-#: keys, the last line's tag, and the comment lines, blank lines and lines with extra fields it held.
-Batch = tuple[pa.Array, pa.Array, np.ndarray, Keys, "str | None", int, int, int]
+#: keys, the last line's tag, the comment lines, blank lines and lines with extra fields it held,
+#: and its rows' lines: each row's (the line path, which skips comments), or the first one's
+#: when the rows are consecutive lines (the columnar path).
+Batch = tuple[pa.Array, pa.Array, np.ndarray, Keys, "str | None", int, int, int, "np.ndarray | int"]
 
 
 def _batches(path: str) -> Iterator[Batch]:
@@ -81,8 +83,8 @@ def _batches(path: str) -> Iterator[Batch]:
                     yield from _line_batches(path, rest, line)
                     return
                 query, doc, score, keys = parsed
+                yield query, doc, score, keys, _last_tag(path, piece), 0, 0, 0, line
                 line += len(score)
-                yield query, doc, score, keys, _last_tag(path, piece), 0, 0, 0
 
 
 def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | None:
@@ -136,10 +138,12 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
         line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
         if len(run):
             query = pc.dictionary_encode(plain_strings(run.query))
-            yield query, run.doc, run.score, None, run.tag, run.comments, run.blank_lines, run.extra_fields
+            assert run.lines is not None  # the line path numbers every row
+            yield query, run.doc, run.score, None, run.tag, run.comments, run.blank_lines, run.extra_fields, run.lines
         elif run.comments or run.blank_lines:  # a piece of comments only: still counted
             empty = string_array([])
-            yield empty.dictionary_encode(), empty, np.zeros(0), None, None, run.comments, run.blank_lines, 0
+            yield (empty.dictionary_encode(), empty, np.zeros(0), None, None, run.comments, run.blank_lines, 0,
+                   np.zeros(0, dtype=np.int64))
 
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
@@ -161,9 +165,11 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[t
     finished: set[str] = set()
     tag: str | None = None
     emitted = False
-    for q, d, s, keys, batch_tag, *counted in batches:
+    pending_at: list[tuple[np.ndarray | int, int]] = []  # each pending batch's lines, and its rows
+    for q, d, s, keys, batch_tag, comments, blanks, extra, at in batches:
         tag = batch_tag if batch_tag is not None else tag
-        lines += counted
+        lines += (comments, blanks, extra)
+        pending_at.append((at, len(s)))
         if len(s):
             kind = None if keys is None else keys[0]
             pending_kind = kind if pending_kind == "" else pending_kind if pending_kind == kind else None
@@ -181,8 +187,9 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[t
         allq, alld = pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string())
         alls = np.concatenate(pending_s)
         allk = np.concatenate(pending_k) if pending_kind else None
+        head, pending_at = _split_lines(pending_at, cut)
         yield _chunk(allq.slice(0, cut), alld.slice(0, cut), alls[:cut], pending_kind,
-                     None if allk is None else allk[:cut], path, tag, finished, lines)
+                     None if allk is None else allk[:cut], path, tag, finished, lines, head)
         lines = np.zeros(3, dtype=np.int64)
         emitted = True
         pending_q, pending_d, pending_s = allq.slice(cut).chunks, alld.slice(cut).chunks, [alls[cut:]]
@@ -193,7 +200,38 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[t
             raise InputError(path, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
         yield _chunk(pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string()),
                      np.concatenate(pending_s), pending_kind, np.concatenate(pending_k) if pending_kind else None,
-                     path, tag, finished, lines)
+                     path, tag, finished, lines, pending_at)
+
+
+def _split_lines(
+    at: list[tuple[np.ndarray | int, int]], cut: int
+) -> tuple[list[tuple[np.ndarray | int, int]], list[tuple[np.ndarray | int, int]]]:
+    """Batches' line numbers (each row's, or the first of consecutive rows), split at row ``cut``."""
+    head: list[tuple[np.ndarray | int, int]] = []
+    tail: list[tuple[np.ndarray | int, int]] = []
+    for x, n in at:
+        if cut >= n and not tail:
+            head.append((x, n))
+            cut -= n
+        elif cut <= 0:
+            tail.append((x, n))
+        else:
+            head.append((x if isinstance(x, int) else x[:cut], cut))
+            tail.append((x + cut if isinstance(x, int) else x[cut:], n - cut))
+            cut = 0
+    return head, tail
+
+
+def _numbered(at: list[tuple[np.ndarray | int, int]]) -> tuple[np.ndarray | None, int]:
+    """A chunk's line numbers: (None, the first line) when its rows are consecutive lines (no
+    comment or blank line among them: every batch of the columnar path), else (each row's, 1)."""
+    firsts = [(x, n) for x, n in at if n]
+    if all(isinstance(x, int) for x, _ in firsts) and all(
+        int(x) + n == y for (x, n), (y, _) in itertools.pairwise(firsts)
+    ):
+        return None, int(firsts[0][0]) if firsts else 1
+    parts = [np.arange(x, x + n, dtype=np.int64) if isinstance(x, int) else x for x, n in firsts]
+    return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)), 1
 
 
 def _last_query_start(batches: list[pa.DictionaryArray]) -> int:
@@ -226,7 +264,8 @@ def _distinct_queries(query: pa.ChunkedArray) -> list[str]:
 
 
 def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str | None, keys: np.ndarray | None,
-           path: str, tag: str | None, finished: set[str], lines: np.ndarray) -> tuple[Run, list[str]]:
+           path: str, tag: str | None, finished: set[str], lines: np.ndarray,
+           at: list[tuple[np.ndarray | int, int]]) -> tuple[Run, list[str]]:
     names = _distinct_queries(q)
     queries = set(names)
     again = queries & finished
@@ -242,8 +281,10 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
     comments, blanks, extra = (int(x) for x in lines)
     integers = (keys,) if key_kind == "integers" and keys is not None else None
     hashes = (keys.view(np.uint64),) if key_kind == "hashes" and keys is not None else None
-    return Run(q, d, s, path, tag=(tag or "").strip() or None, comments=comments, blank_lines=blanks,
-               extra_fields=extra, doc_integers=integers, doc_hashes=hashes), names
+    numbers, first_line = _numbered(at)
+    return Run(q, d, s, path, numbers, tag=(tag or "").strip() or None, comments=comments, blank_lines=blanks,
+               extra_fields=extra, from_file=True, first_line=first_line, doc_integers=integers,
+               doc_hashes=hashes), names
 
 
 @small_pages()
@@ -267,7 +308,10 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     for chunk, chunk_queries in _aligned(_batches(path), path, chunk_rows):
         tag = chunk.tag or tag
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
-        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[as_numpy(mask)], qrels.source)
+        rows = np.flatnonzero(as_numpy(mask))
+        # (their lines, for an error naming one)
+        sub_lines = qrels.lines[rows] if qrels.lines is not None else rows + 1 if qrels.from_file else None
+        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source, sub_lines)
         seen.update(chunk_queries)
         if len(sub) == 0:  # counted as evaluate_tables counts (its first measure's duplicates policy)
             counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error").counts)

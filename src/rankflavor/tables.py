@@ -63,6 +63,8 @@ class Run:
     blank_lines: int = 0
     extra_fields: int = 0
     from_file: bool = False
+    #: Line of row 0 when rows are consecutive lines from it (``lines`` None): a chunk of a file.
+    first_line: int = 1
     #: Every docno's integer value, in row order across one or more parts (the file reader gives
     #: one array), when the reader found them all canonical decimal integers (None: not known;
     #: alignment finds out).
@@ -93,4 +95,4 @@ class Run:
         """1-based source line of ``row``, or None when the input was not a file."""
         if self.lines is not None:
             return int(self.lines[row])
-        return row + 1 if self.from_file else None
+        return row + self.first_line if self.from_file else None
