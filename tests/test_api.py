@@ -330,14 +330,20 @@ def test_input_files_are_read_on_threads_and_their_errors_come_after_the_measure
     qrels.write_text("q1 0 a 2\nq1 0 b 1\nq2 0 c 1\n")
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 d 1 1.0 t\n")
     module = importlib.import_module("rankflavor.evaluate")  # the package's name is the function
-    readers: list[str] = []
-    real = module.as_qrels
 
-    def spy(obj: object) -> object:
-        readers.append(threading.current_thread().name)
-        return real(obj)
+    def threads_reading(name: str) -> list[str]:
+        """Patch ``module.<name>`` (a reader) to note the thread of each call; the notes."""
+        seen: list[str] = []
+        real = getattr(module, name)
 
-    monkeypatch.setattr(module, "as_qrels", spy)
+        def spy(obj: object) -> object:
+            seen.append(threading.current_thread().name)
+            return real(obj)
+
+        monkeypatch.setattr(module, name, spy)
+        return seen
+
+    readers = threads_reading("as_qrels")
     threaded = rankflavor.evaluate(str(qrels), str(run), ["ndcg@10", "P@1"])
     assert readers and readers[0] != threading.main_thread().name
     monkeypatch.undo()
@@ -351,14 +357,7 @@ def test_input_files_are_read_on_threads_and_their_errors_come_after_the_measure
         rankflavor.evaluate(str(missing), str(run), ["ndcg@10[gain=nope]"])
     assert not isinstance(bad_measure.value, InputError) and "gain" in str(bad_measure.value)
     # The run file is read on a thread too: its errors come after the measures' and the qrels'.
-    runs: list[str] = []
-    real_run = module.as_run
-
-    def run_spy(obj: object) -> object:
-        runs.append(threading.current_thread().name)
-        return real_run(obj)
-
-    monkeypatch.setattr(module, "as_run", run_spy)
+    runs = threads_reading("as_run")
     assert rankflavor.evaluate(str(qrels), str(run), ["ndcg@10", "P@1"]).per_query() == same_thread.per_query()
     assert runs and runs[0] != threading.main_thread().name
     monkeypatch.undo()
