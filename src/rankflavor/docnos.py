@@ -15,8 +15,6 @@ from .columns import as_numpy, from_numpy, plain_strings, string_buffers
 #: Above this many docnos pyarrow's cast reads the integers (4x faster); below, NumPy does, as
 #: importing pyarrow.compute (~70 ms) would cost more than the whole evaluation.
 _CAST_ROWS = 200_000
-#: Docnos whose bytes are looked at before a cast is tried.
-_PEEK = 256
 
 
 def _canonical_by_bytes(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,12 +86,10 @@ def _cast_canonical(values: pa.Array) -> tuple[np.ndarray, int, int] | None:
     negative or has more than 18 digits, and the strings' bytes add up to the values' digits
     (see :func:`_canonical_range`); the values and their range."""
     offsets, data = string_buffers(values)
-    head = data[int(offsets[0]) : int(offsets[min(len(values), _PEEK)])]
-    if (head - np.uint8(48) > 9).any():
-        return None  # text docnos: a failing cast would parse the whole array first (slow)
     body = data[int(offsets[0]) : int(offsets[-1])]
-    # Digits only: the cast also reads a sign and a hex "0x" prefix, and a hex spelling can be
-    # shorter than its value's digits ("0xFFFFFFFFFFFF"), which would defeat the count below.
+    # Digits only, looked at before the cast: text docnos fail here (a failing cast would parse
+    # the whole array first), and the cast also reads a sign and a hex "0x" prefix, a spelling
+    # that can be shorter than its value's digits ("0xFFFFFFFFFFFF") and defeat the count below.
     if len(body) and (int(body.min()) < 48 or int(body.max()) > 57):
         return None
     try:
