@@ -309,9 +309,9 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         tag = chunk.tag or tag
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         rows = np.flatnonzero(as_numpy(mask))
-        # (their lines, for an error naming one)
-        sub_lines = qrels.lines[rows] if qrels.lines is not None else rows + 1 if qrels.from_file else None
-        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source, sub_lines)
+        # (with their lines, for an error naming one)
+        sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source,
+                    qrels.lines_of(rows))
         seen.update(chunk_queries)
         if len(sub) == 0:  # counted as evaluate_tables counts (its first measure's duplicates policy)
             counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error").counts)

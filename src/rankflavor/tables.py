@@ -42,6 +42,12 @@ class Qrels:
             return int(self.lines[row])
         return row + 1 if self.from_file else None
 
+    def lines_of(self, rows: np.ndarray) -> np.ndarray | None:
+        """:meth:`line_of` of many ``rows`` (None when the input was not a file)."""
+        if self.lines is not None:
+            return self.lines[rows]
+        return rows + 1 if self.from_file else None
+
 
 @dataclass(frozen=True)
 class Run:
