@@ -130,7 +130,7 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True, refuse_dupli
     _check_grade_policies(aligned, flavor)
     grade, judged, pooled = _grades(aligned.run_grade, flavor, _truncates(aligned, flavor))
     jq, jgrade = _judgments(aligned, flavor)
-    if aligned.counts.run_duplicates_kept:
+    if refuse_duplicates and aligned.counts.run_duplicates_kept:
         exact_rows = True  # which rows of a tie group the depth cut keeps decides the refusal
 
     q = aligned.run_q

@@ -814,14 +814,14 @@ def evaluate_spark(
     cached: list[DataFrame] = [t.cached or t.frame for t in (q_table, r_table)]
     try:
         aligned_by_policy: dict[str, _Aligned] = {}
-        groups: dict[tuple[str, ...], list[int]] = {}
+        groups: dict[tuple[Any, ...], list[int]] = {}
         for i, m in enumerate(measures):
             policy = m.flavor.duplicates
             if policy not in aligned_by_policy:
                 aligned_by_policy[policy] = _align(r_table, q_table, policy)
                 cached += [aligned_by_policy[policy].rows, aligned_by_policy[policy].judgments]
             # (a metric of the judgments alone refuses no run duplicate: MetricSpec.reads_run)
-            groups.setdefault((policy, *order_key(m.flavor), str(m.spec.reads_run)), []).append(i)
+            groups.setdefault((policy, *order_key(m.flavor), m.spec.reads_run), []).append(i)
         first = next(iter(aligned_by_policy.values()))
         require_common_queries(first.counts, first.index.query_ids[first.index.in_run],
                                first.index.query_ids[first.index.in_qrels])
@@ -832,7 +832,7 @@ def evaluate_spark(
         # plan and hungry for memory (every sort and aggregate of every ordering in one task).
         for key, members in groups.items():
             aligned = aligned_by_policy[key[0]]
-            ranked = _rank(aligned, measures[members[0]].flavor, refuse_duplicates=key[-1] == "True")
+            ranked = _rank(aligned, measures[members[0]].flavor, refuse_duplicates=key[-1])
             cached.append(ranked.rows)
             table = _per_query(ranked, [(i, measures[i]) for i in members], aligned.evaluated)
             for i, v, e in zip(members, *_collect(table, first.index, members), strict=True):
