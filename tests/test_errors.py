@@ -175,6 +175,26 @@ def test_duplicates_error_names_the_first_repeat_in_the_file(tmp_path: Path) -> 
             assert f"{source}:{at[0]}:" in output and f"also at line {at[1]}" in output, (args, output)
 
 
+def test_duplicates_error_says_what_its_count_covers_when_chunked(tmp_path: Path) -> None:
+    """Chunked evaluation stops at the first chunk holding a duplicate, so its count covers that
+    chunk's queries; the message says so, where it used to say "in all" (3 rows repeat here in
+    all, 1 in the chunk that stops)."""
+    qrels = _bad_file(tmp_path, "q", "q1 0 a 1\nq2 0 b 1\nq3 0 c 1\n")
+    run = _bad_file(tmp_path, "r", "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 b 1 2 t\nq2 Q0 b 2 1 t\n"
+                                   "q3 Q0 c 1 3 t\nq3 Q0 c 2 2 t\nq3 Q0 c 3 1 t\n")
+    whole = expect_error(3, qrels, run, "-m", "ndcg")
+    assert "3 duplicate row(s) in all;" in whole, whole
+    chunked = expect_error(3, qrels, run, "-m", "ndcg", "--chunk-rows", "2")
+    assert "1 duplicate row(s) for the queries of the run's lines 1-4 (the first chunk holding one" in chunked, chunked
+    assert "in all" not in chunked
+    # a judgment repeated for a query of the stopping chunk: counted among that chunk's queries
+    twice = _bad_file(tmp_path, "q2", "q1 0 a 1\nq2 0 b 1\nq2 0 b 0\nq3 0 c 1\nq3 0 c 2\n")
+    clean_run = _bad_file(tmp_path, "r2", "q1 Q0 a 1 2 t\nq2 Q0 b 1 2 t\nq3 Q0 c 1 3 t\n")
+    assert "2 duplicate row(s) in all;" in expect_error(3, twice, clean_run, "-m", "ndcg")
+    chunked = expect_error(3, twice, clean_run, "-m", "ndcg", "--chunk-rows", "1")
+    assert "1 duplicate row(s) for the queries of the run's lines 1-2 (" in chunked, chunked
+
+
 def test_duplicate_judgments_of_a_query_the_run_lacks_are_read_as_trec_eval_reads_them(tmp_path: Path) -> None:
     """trec_eval forms judged lists only for the run's queries: it refuses a duplicate judgment
     of one of them and reads the others' lines as they are. With -c, num_rel counts every line:

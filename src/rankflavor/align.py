@@ -102,6 +102,8 @@ class Aligned:
     qrels_source: str
     #: When docnos are canonical integers: run_doc + doc_value_offset is the docno's value.
     doc_value_offset: int | None = None
+    #: Aligned from a chunk of a run file (:func:`align`).
+    chunk: bool = False
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -473,7 +475,7 @@ def _slab_repeats(q: np.ndarray, doc: np.ndarray, n_docs: int) -> bool:
 def _resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run,
     sorted_by: tuple[np.ndarray, np.ndarray] | None = None, refusable: np.ndarray | None = None,
-    rows: np.ndarray | None = None, scope: str = "",
+    rows: np.ndarray | None = None, scope: str = "", tally: str = "in all",
 ) -> tuple[np.ndarray, int]:
     """Return row indices to keep (ascending) and how many duplicates were resolved; with none
     resolved, every row is kept and the indices are not built (an empty array).
@@ -484,7 +486,8 @@ def _resolve_duplicates(
     run does not retrieve are scored by no measure, and trec_eval, which forms its judged lists
     only for the queries of the run, reads them as they are (``-c`` counts every line of them in
     num_rel); the other rows are then kept as they are. ``rows``: the ``table`` row of each key,
-    for the error (None: key i is row i); ``scope``: what the error says the keys are of.
+    for the error (None: key i is row i); ``scope``: what the error says the keys are of;
+    ``tally``: what its count of duplicate rows covers (:func:`_tally`).
     """
     if sorted_by is None:
         if not _has_duplicates(keys):
@@ -513,7 +516,7 @@ def _resolve_duplicates(
             table.source,
             line,
             f"document {d!r} appears more than once for query {q!r}{where}{scope}; trec_eval rejects this. "
-            f"{len(refused)} duplicate row(s) in all; choose duplicates=first or duplicates=best to resolve them.",
+            f"{len(refused)} duplicate row(s) {tally}; choose duplicates=first or duplicates=best to resolve them.",
         )
     group_start = np.ones(len(sk), dtype=bool)
     group_start[1:] = sk[1:] != sk[:-1]
@@ -545,7 +548,18 @@ def refuse_kept_duplicates(aligned: Aligned, rows: np.ndarray, depth: int | None
     doc = aligned.run_doc[rows]
     keys = _pair_keys(aligned.run_q[rows], doc - doc.min(), int(doc.max() - doc.min()) + 1)
     scope = "" if depth is None else f", both within its top {depth} rows (depth={depth})"
-    _resolve_duplicates(keys, aligned.run_score[rows], "error", aligned.run, rows=aligned.input_rows(rows), scope=scope)
+    _resolve_duplicates(keys, aligned.run_score[rows], "error", aligned.run, rows=aligned.input_rows(rows), scope=scope,
+                        tally=_tally(aligned.run, aligned.chunk))
+
+
+def _tally(run: Run, chunk: bool) -> str:
+    """What a duplicates error's count covers: every row, or (``chunk``) the queries of a chunk
+    of the run, the first chunk that holds a duplicate (chunked evaluation reads no further)."""
+    if not chunk or not len(run):
+        return "in all"
+    first, last = run.line_of(0), run.line_of(len(run) - 1)
+    lines = f"lines {first}-{last}" if first is not None and last is not None else "a chunk"
+    return f"for the queries of the run's {lines} (the first chunk holding one: the rest is not read)"
 
 
 def _join(
@@ -659,12 +673,16 @@ _BLOCK_ROWS = 1 << 18
 _JOIN_ROWS = 1 << 17
 
 
-def align(qrels: Qrels, run: Run, duplicates: str = "error") -> Aligned:
-    """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades."""
+def align(qrels: Qrels, run: Run, duplicates: str = "error", chunk: bool = False) -> Aligned:
+    """Encode ids, resolve duplicates under ``duplicates`` and join run rows to grades.
+
+    ``chunk``: ``run`` is a chunk of a run file and ``qrels`` the judgments of its queries (an
+    error counting duplicates says so).
+    """
     # A worker thread per call, not per process: a process forked after an evaluation would
     # inherit a module-level pool whose thread no longer exists, and wait on it forever.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankflavor-align") as pool:
-        return _align(qrels, run, duplicates, pool)
+        return _align(qrels, run, duplicates, pool, chunk=chunk)
 
 
 def _two_threads_hashed(
@@ -685,7 +703,9 @@ def _two_threads_hashed(
     return (run_code, judged.codes, judged.span(n_queries), None, True), np.concatenate([first.result(), second])
 
 
-def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, exact_docs: bool = False) -> Aligned:
+def _align(
+    qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, exact_docs: bool = False, chunk: bool = False
+) -> Aligned:
     nr, nj = len(run), len(qrels)
     # The reader hashed the docnos (text) of a big run: coded on two threads (below).
     hashed_by_reader = run.doc_hashes is not None and nr > _PARALLEL_ROWS and not exact_docs
@@ -741,7 +761,7 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     dup_j = 0
     if len(sorted_keys) > 1 and bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
         keep_j, dup_j = _resolve_duplicates(jkey, jgrade, duplicates, qrels, (by_key, sorted_keys),
-                                            refusable=rows_per_query[jq] > 0)
+                                            refusable=rows_per_query[jq] > 0, tally=_tally(run, chunk))
         if dup_j:  # (none under duplicates=error: those of queries absent from the run stay)
             # the judged documents stay the same: ``candidates`` holds
             jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
@@ -791,13 +811,14 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
     if repeated is False:
         keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
     elif hashed:  # a repeated pair or a hash collision: decide on exact codes
-        return _align(qrels, run, duplicates, pool, exact_docs=True)
+        return _align(qrels, run, duplicates, pool, exact_docs=True, chunk=chunk)
     elif duplicates == "error":  # left for each ranking to refuse (refuse_kept_duplicates)
         keep_r, dup_r = np.zeros(0, dtype=np.int64), 0
         keys = np.sort(_pair_keys(rq, rd, n_docs))
         kept_r = int(np.count_nonzero(keys[1:] == keys[:-1]))
     else:  # small, or duplicates to resolve: on keys in row order
-        keep_r, dup_r = _resolve_duplicates(_pair_keys(rq, rd, n_docs), run.score, duplicates, run)
+        keep_r, dup_r = _resolve_duplicates(_pair_keys(rq, rd, n_docs), run.score, duplicates, run,
+                                            tally=_tally(run, chunk))
     rscore = run.score
     nq = len(query_ids)
     if dup_r:  # rare: drop the resolved rows and join again
@@ -847,4 +868,5 @@ def _align(qrels: Qrels, run: Run, duplicates: str, pool: ThreadPoolExecutor, ex
         doc_value_offset=doc_offset,
         counts=counts,
         qrels_source=qrels.source,
+        chunk=chunk,
     )

@@ -314,7 +314,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
                     qrels.lines_of(rows))
         seen.update(chunk_queries)
         if len(sub) == 0:  # counted as evaluate_tables counts (its first measure's duplicates policy)
-            counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error").counts)
+            counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error", chunk=True).counts)
             continue
         res = evaluate_tables(sub, chunk, local, whole=False)
         counts.append(res.counts)

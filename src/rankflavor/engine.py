@@ -38,7 +38,7 @@ def evaluate_tables(
     for m in measures:
         policy = m.flavor.duplicates
         if policy not in aligned_by_policy:
-            aligned = align(qrels, run, duplicates=policy)
+            aligned = align(qrels, run, duplicates=policy, chunk=not whole)
             if whole:
                 require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
                                        aligned.query_ids[aligned.in_qrels])
