@@ -134,6 +134,41 @@ def test_scoring_integer_docnos_never_builds_their_strings(
     assert rankflavor.evaluate(str(qrels), str(run), MEASURES).per_query() == expected
 
 
+def test_pieces_find_query_runs_and_whether_scores_rise_inside_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces: None
+) -> None:
+    """The reader's query runs and ``scores_descend`` (which spare alignment and ordering a pass
+    over the run each) against a brute-force reading, with one score rise moved line by line
+    through the file: inside a query, at a piece boundary (the pieces' own checks cannot see
+    it), and from one query to the next, where a rise is allowed. Values equal the whole-file
+    reader's, which finds neither."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 {d} {d % 3}\n" for q in (1, 2, 3) for d in range(100, 140, 3)))
+    on_a_boundary = 0
+    for at in range(1, 60):
+        rows = [(f"q{1 + i // 20}", 100 + i, 50.0 - (i % 20)) for i in range(60)]
+        if at % 20:  # inside a query: make row ``at`` score above the row before it
+            rows[at], rows[at - 1] = (rows[at][0], rows[at][1], rows[at - 1][2]), (rows[at - 1][0], rows[at - 1][1], rows[at][2])
+        path = tmp_path / f"run{at}.txt"
+        path.write_text("".join(f"{q} Q0 {d} {r} {s} t\n" for r, (q, d, s) in enumerate(rows, 1)))
+        run = read_run(path)
+        chunks = run.query.chunks
+        offsets = np.cumsum([0] + [len(c) for c in chunks])
+        on_a_boundary += int(at in offsets and at % 20 > 0)
+        assert run.query_runs is not None
+        found = np.concatenate([r + o for r, o in zip(run.query_runs, offsets, strict=False)])
+        q = to_strings(run.query)
+        assert found.tolist() == sorted({0, *(i for i in range(1, 60) if q[i] != q[i - 1]), *offsets[:-1].tolist()})
+        descend = not any(q[i] == q[i - 1] and run.score[i] > run.score[i - 1] for i in range(1, 60))
+        assert run.scores_descend is descend is (at % 20 == 0), at
+        by_pieces = rankflavor.evaluate(str(qrels), str(path), [*MEASURES, "P@1"]).per_query()
+        with monkeypatch.context() as whole_file:
+            _whole(whole_file)
+            assert not read_run(path).scores_descend  # (the whole-file reader does not look)
+            assert rankflavor.evaluate(str(qrels), str(path), [*MEASURES, "P@1"]).per_query() == by_pieces
+    assert on_a_boundary >= 3  # the rise sat on a piece boundary (about 1 in 7 places)
+
+
 def test_a_run_needs_docno_strings_or_values() -> None:
     with pytest.raises(ValueError, match="doc_strings"):
         rankflavor.tables.Run(pa.array(["q"]), None, np.array([1.0]))

@@ -104,6 +104,8 @@ class Aligned:
     doc_value_offset: int | None = None
     #: Aligned from a chunk of a run file (:func:`align`).
     chunk: bool = False
+    #: No score rises inside a query's block of run rows (the reader found it: :attr:`Run.scores_descend`).
+    scores_descend: bool = False
     #: Work shared by every ordering of this alignment (score sorts, docno ranks of tied rows),
     #: filled by order.rank; not part of equality.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -148,15 +150,17 @@ def _query_names(
 
 
 def _coded_queries(
-    r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str]
+    r_parts: list[tuple[np.ndarray, list[str]]], j_parts: list[tuple[np.ndarray, list[str]]], ids: list[str],
+    r_runs: tuple[np.ndarray, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray | None]:
     """Query codes of run and qrels rows, ranked by byte order of the id (``strcmp``, trec_eval's
     topic order), the ids by code, the run's and the qrels' rows per code, and the first run row
     of each query when every query's run rows are one block (else None). Only the distinct ids
     are sorted: the readers dictionary-encode query ids (a dictionary per chunk), and plain
-    arrays are encoded by :func:`_query_names`."""
+    arrays are encoded by :func:`_query_names`. ``r_runs``: where the runs of one id start in
+    each run part, when the reader found them (:attr:`Run.query_runs`)."""
     code = {name: i for i, name in enumerate(ids)}
-    (rq, run_rows, starts), (jq, qrels_rows, _) = _codes(r_parts, code), _codes(j_parts, code, blocks=False)
+    (rq, run_rows, starts), (jq, qrels_rows, _) = _codes(r_parts, code, runs=r_runs), _codes(j_parts, code, blocks=False)
     used = (run_rows > 0) | (qrels_rows > 0)
     if used.all():
         return rq, jq, ids, run_rows, qrels_rows, starts
@@ -175,25 +179,32 @@ def _dictionary_parts(values: pa.Array | pa.ChunkedArray) -> list[tuple[np.ndarr
 
 
 def _codes(
-    parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int], blocks: bool = True
+    parts: list[tuple[np.ndarray, list[str]]], code: dict[str, int], blocks: bool = True,
+    runs: tuple[np.ndarray, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The code of every row, the rows per code, and (with ``blocks``) the first row of each
     code's block when every code's rows are one block (None otherwise).
 
     Rows come in runs of one id (files are written query by query): each part's runs are found
     by one comparison of neighbouring indices, and the codes are written run by run, so no row
-    is looked up in a table or counted one at a time.
+    is looked up in a table or counted one at a time. ``runs``: where each part's runs start,
+    when known (runs of equal values are runs of equal indices in any encoding of the part).
     """
     # int32 while the codes fit: half the memory of a pass over the run (fresh pages cost).
     kind: type[np.signedinteger[Any]] = np.int32 if len(code) < 1 << 31 else np.int64
     run_codes, run_starts = [], []
     start = 0
-    for idx, names in parts:
+    if runs is not None and len(runs) != len(parts):
+        runs = None
+    for k, (idx, names) in enumerate(parts):
         if len(idx):
             table = np.array([code[n] for n in names], dtype=kind)
-            first = np.flatnonzero(idx[1:] != idx[:-1])
-            first += 1
-            first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
+            if runs is not None:
+                first = runs[k]
+            else:
+                first = np.flatnonzero(idx[1:] != idx[:-1])
+                first += 1
+                first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
             run_codes.append(table[idx[first]])
             run_starts.append(first + start)
         start += len(idx)
@@ -715,6 +726,7 @@ def _align(
     if run_integers is None and nr > _PARALLEL_ROWS and not exact_docs and not hashed_by_reader:
         run_integers = pool.submit(canonical_integers, run.doc)
     r_parts, j_parts, names = _query_names(run.query, qrels.query)
+    coded_queries = partial(_coded_queries, r_parts, j_parts, names, run.query_runs)
     # Document codes (a pass over the run) are built on the worker while this thread codes the
     # queries (another pass); the names bound the number of queries from above.
     def doc_job() -> tuple[np.ndarray, np.ndarray, int, int | None, bool]:
@@ -732,7 +744,7 @@ def _align(
         # The judged docnos are encoded on the worker while this thread codes the queries, and
         # each thread then matches half of the run.
         judged_job = pool.submit(_judged_hashes, qrels.doc)
-        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = coded_queries()
         (rd, jd, n_docs, doc_offset, hashed), candidates = _two_threads_hashed(run, qrels, judged_job, len(names), pool)
     elif nr > _PARALLEL_ROWS:
         # The worker then starts finding the rows whose docno is judged (a lookup per row)
@@ -749,10 +761,10 @@ def _align(
                 shared.run()
 
         worker = pool.submit(doc_rows_job)
-        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = coded_queries()
         (rd, jd, n_docs, doc_offset, hashed), _ = lookups.result()
     else:
-        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = _coded_queries(r_parts, j_parts, names)
+        rq, jq, query_ids, rows_per_query, judgments_per_query, query_starts = coded_queries()
         rd, jd, n_docs, doc_offset, hashed = doc_job()
     jkey = _pair_keys(jq, jd, n_docs)
     jgrade = qrels.grade
@@ -869,4 +881,6 @@ def _align(
         counts=counts,
         qrels_source=qrels.source,
         chunk=chunk,
+        # (a row dropped as a duplicate leaves the rest of its block as it was)
+        scores_descend=run.scores_descend,
     )

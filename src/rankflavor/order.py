@@ -506,7 +506,8 @@ def _gathered(aligned: Aligned, precision: str) -> tuple[np.ndarray | _Rounded, 
     if precision != "float32" or ("score", precision) in memo:
         return _scored(aligned, precision)
     if ("layout", "float64") not in memo:
-        memo["layout", "float64"] = _layout(aligned.run_q, aligned.run_score, aligned.query_starts)
+        memo["layout", "float64"] = _layout(aligned.run_q, aligned.run_score, aligned.query_starts,
+                                            aligned.scores_descend)
     layout = memo["layout", "float64"]
     return (_Rounded(aligned.run_score), layout) if layout is not None else _scored(aligned, precision)
 
@@ -522,7 +523,8 @@ def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | Non
             # Kept in float32: order and ties compare alike, at half the memory of float64.
             score = score.astype(np.float32)
         memo["score", precision] = score
-        memo["layout", precision] = _layout(aligned.run_q, score, aligned.query_starts)
+        # (rounding to float32 makes no score rise that did not)
+        memo["layout", precision] = _layout(aligned.run_q, score, aligned.query_starts, aligned.scores_descend)
     return memo["score", precision], memo["layout", precision]
 
 
@@ -551,10 +553,11 @@ class _Layout:
     codes: np.ndarray  # query code of each block
 
 
-def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None) -> _Layout | None:
+def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None, descend: bool = False) -> _Layout | None:
     """The run's query blocks when it is in rank order (grouped by query, scores descending);
     None otherwise. Two O(n) comparisons instead of a sort; one when the blocks' ``starts`` are
-    known (:attr:`Aligned.query_starts`)."""
+    known (:attr:`Aligned.query_starts`), none when it is also known that no score rises inside
+    a block (``descend``: :attr:`Aligned.scores_descend`)."""
     n = len(q)
     if n == 0:
         return None
@@ -565,7 +568,7 @@ def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None) 
         starts = block_starts(q, change)
         if starts is None:
             return None  # a query comes back after another one
-    else:
+    elif not descend:
         rises = score[1:] > score[:-1]
         rises[starts[1:] - 1] = False  # from one block to the next, the score may rise
         if rises.any():

@@ -79,6 +79,11 @@ class Run:
     doc_hashes: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
     #: The least and greatest of ``doc_integers``, when the reader found them (None: not known).
     doc_integer_range: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    #: Per chunk of ``query`` (dictionary-encoded), the first row of each run of one query id,
+    #: when the reader found them (None: not known).
+    query_runs: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
+    #: The reader found that no score rises inside a run of one query id (False: not known).
+    scores_descend: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.doc_strings is None and self.doc_integers is None:

@@ -623,23 +623,28 @@ def read_run(path: str | os.PathLike[str]) -> Run:
                 if values is not None:
                     doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
         if finite:
+            runs, descending = _runs_across(cols[0], score, notes) if notes is not None else (None, False)
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(_BLANKS) if gzipped else _last_tag(source, origin)
             return Run(cols[0], doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
-                       doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range)
+                       doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range, query_runs=runs,
+                       scores_descend=descending)
     return _slow_run(source, data if data is not None else read_bytes(path))
 
 
 class RunPieceNote(NamedTuple):
     """What a read worker learned of a run piece: are all its scores finite, its rows, its
-    docno strings (None when all are canonical integers: the values stand for them), and the
-    integers' least and greatest value (alignment needs the range; the worker finds it while
-    the values are in its cache)."""
+    docno strings (None when all are canonical integers: the values stand for them), the
+    integers' least and greatest value, where its runs of one query id start, and whether
+    scores never rise inside them (alignment and ordering need these; the worker finds them
+    while the values are in its cache)."""
 
     finite: bool
     rows: int
     docs: pa.Array | None
     low: int = 0
     high: int = -1
+    query_runs: np.ndarray | None = None
+    descending: bool = False
 
     @property
     def integers(self) -> bool:
@@ -651,14 +656,47 @@ def _run_piece(cols: list[pa.Array]) -> Derived:
     hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`. Integer docnos' strings
     are let go here, so the next pieces' parse reuses their memory."""
     score = as_numpy(cols[2])
+    runs, descending = _query_runs(cols[0], score)
     found = canonical_integer_range(cols[1])
     if found is None:
-        note = RunPieceNote(_finite(score), len(score), cols[1])
+        note = RunPieceNote(_finite(score), len(score), cols[1], query_runs=runs, descending=descending)
         key = hash64(cols[1]).view(np.int64)
     else:
         key, low, high = found
-        note = RunPieceNote(_finite(score), len(score), None, low, high)
+        note = RunPieceNote(_finite(score), len(score), None, low, high, runs, descending)
     return Derived([cols[0], None, None], note, {"score": score, "doc_key": key})
+
+
+def _query_runs(query: pa.Array, score: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """Where the runs of one query id start in a piece's dictionary-encoded ``query`` column
+    (None for another column), and whether no score rises inside a run."""
+    if not pa.types.is_dictionary(query.type) or len(score) == 0:
+        return None, False
+    idx = as_numpy(query.indices)
+    starts = np.flatnonzero(idx[1:] != idx[:-1])
+    rises = score[1:] > score[:-1]
+    rises[starts] = False  # from one run to the next, the score may rise
+    starts += 1
+    return np.concatenate([np.zeros(1, dtype=starts.dtype), starts]), not bool(rises.any())
+
+
+def _runs_across(query: pa.ChunkedArray | pa.Array, score: np.ndarray, notes: list[RunPieceNote]
+                 ) -> tuple[tuple[np.ndarray, ...] | None, bool]:
+    """The pieces' query runs (one array per chunk of ``query``), and whether no score rises
+    inside a run of one query id, one that goes on from a piece into the next included."""
+    chunks = query.chunks if isinstance(query, pa.ChunkedArray) else [query]
+    runs = tuple(n.query_runs for n in notes)
+    if len(chunks) != len(notes) or any(r is None for r in runs):
+        return None, False
+    descending = all(n.descending for n in notes)
+    start = 0
+    for k in range(1, len(notes)):
+        start += notes[k - 1].rows
+        if descending and score[start] > score[start - 1]:
+            before, after = chunks[k - 1], chunks[k]
+            # a rise between pieces is inside a run only if the query id goes on
+            descending = before[len(before) - 1].as_py() != after[0].as_py()
+    return runs, descending  # type: ignore[return-value]
 
 
 def _piece_docnos(
