@@ -383,7 +383,10 @@ _BIG_RUN_BYTES = 6_000_000
 _SCAN_BYTES = 1 << 24
 #: Uncompressed files larger than this are parsed in pieces of about _PIECE_BYTES on all cores.
 _PIECES_BYTES = _BIG_RUN_BYTES
-_PIECE_BYTES = 8 << 20
+#: A piece of a few MB keeps its bytes and columns in a core's cache for the checks and the
+#: derive that follow its parse: reading the 7k bench run in 4 MB pieces instead of 8 MB took
+#: 0.96x the user time (31 alternated pairs; 2 MB pieces: no better, 1 MB: slower).
+_PIECE_BYTES = 4 << 20
 
 
 def _only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
