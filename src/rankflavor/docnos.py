@@ -140,6 +140,12 @@ def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """:func:`canonical_mask` by pyarrow's digit test and integer parse (many docnos)."""
     offsets, data = string_buffers(values)
     lengths = np.diff(offsets)
+    body = data[int(offsets[0]) : int(offsets[-1])]
+    if len(body) and int(body.min()) >= 48 and int(body.max()) <= 57 and int(lengths.max()) <= 18 and lengths.min() > 0:
+        # Digits only (MS MARCO-style qrels): every docno casts, and is canonical unless it has
+        # a leading zero; no digit test and no filter (16 ms to 4 for 300k docnos).
+        ok = (np.take(data, offsets[:-1]) != 48) | (lengths == 1)
+        return ok, np.where(ok, as_numpy(arrow_ops.cast(values, pa.int64())), 0)
     ok = as_numpy(arrow_ops.ascii_is_decimal(values))  # false for the empty string
     ok &= lengths <= 18
     ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)  # no leading zero
