@@ -389,7 +389,7 @@ def _match_judged(
     part = hashes[lo:hi]
     # Candidates: a hash whose top bits are a judged docno's; searched in hash order, so that
     # consecutive searches walk the judged hashes forward instead of jumping through them.
-    rows = np.flatnonzero(_lookup(judged.prefixes, part, 1 << _PREFIX_BITS, shift=64 - _PREFIX_BITS))
+    rows = np.flatnonzero(_lookup(judged.prefixes, part, shift=64 - _PREFIX_BITS))
     candidates = part[rows]
     by_hash = np.argsort(candidates)
     pos = np.empty(len(rows), dtype=np.intp)
@@ -635,7 +635,7 @@ def _judged_row_lookups(rd: np.ndarray, jd: np.ndarray) -> SharedWork | None:
     bits = _bitset(jd, judged_span)
 
     def block(start: int) -> np.ndarray:
-        rows = np.flatnonzero(_lookup(bits, rd[start : start + _BLOCK_ROWS], judged_span))
+        rows = np.flatnonzero(_lookup(bits, rd[start : start + _BLOCK_ROWS]))
         rows += start
         return rows
 
@@ -657,12 +657,13 @@ def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.
 def _bitset(members: np.ndarray, span: int) -> np.ndarray:
     """A bit per value below ``span``, set for the ``members``: an eighth of a boolean table, so
     that the random reads of millions of lookups mostly hit the cache."""
-    bits = np.zeros(max((span + 7) // 8, 1), dtype=np.uint8)  # a byte at least: lookups clip into it
+    # One byte more than the span needs, never set: a lookup past the span clips into it.
+    bits = np.zeros((span + 7) // 8 + 1, dtype=np.uint8)
     np.bitwise_or.at(bits, members >> 3, np.left_shift(1, members & 7).astype(np.uint8))
     return bits
 
 
-def _lookup(bits: np.ndarray, codes: np.ndarray, span: int, shift: int = 0) -> np.ndarray:
+def _lookup(bits: np.ndarray, codes: np.ndarray, shift: int = 0) -> np.ndarray:
     """Per code (>= 0), or per uint64 code shifted right by ``shift``: is its bit set in the
     :func:`_bitset` ``bits``? Done in blocks, so the temporaries stay small and are reused."""
     found = np.empty(len(codes), dtype=np.uint8)
@@ -671,9 +672,11 @@ def _lookup(bits: np.ndarray, codes: np.ndarray, span: int, shift: int = 0) -> n
         if shift:
             block = (block >> np.uint64(shift)).view(np.int64)
         out = found[start : start + len(block)]
+        # A code past the span reads the last byte (clipped) or a bit above the span: never set.
         np.take(bits, block >> 3, out=out, mode="clip")
-        out >>= (block & 7).astype(np.uint8)
-        out &= block < span  # codes past the span (clipped above) are no members
+        low = block.astype(np.uint8)  # (the low bits survive the narrowing)
+        low &= 7
+        out >>= low
     found &= 1
     return found.view(bool)
 
