@@ -691,8 +691,8 @@ def _runs_across(query: pa.ChunkedArray | pa.Array, score: np.ndarray, notes: li
     """The pieces' query runs (one array per chunk of ``query``), and whether no score rises
     inside a run of one query id, one that goes on from a piece into the next included."""
     chunks = query.chunks if isinstance(query, pa.ChunkedArray) else [query]
-    runs = tuple(n.query_runs for n in notes)
-    if len(chunks) != len(notes) or any(r is None for r in runs):
+    runs = tuple(n.query_runs for n in notes if n.query_runs is not None)
+    if not len(chunks) == len(runs) == len(notes):
         return None, False
     descending = all(n.descending for n in notes)
     start = 0
@@ -702,7 +702,7 @@ def _runs_across(query: pa.ChunkedArray | pa.Array, score: np.ndarray, notes: li
             before, after = chunks[k - 1], chunks[k]
             # a rise between pieces is inside a run only if the query id goes on
             descending = before[len(before) - 1].as_py() != after[0].as_py()
-    return runs, descending  # type: ignore[return-value]
+    return runs, descending
 
 
 def _piece_docnos(
