@@ -21,7 +21,7 @@ from . import arrow_ops
 from .columns import as_numpy, from_numpy, plain_strings, take, to_strings
 from .docnos import canonical_integers, canonical_mask, hash64
 from .errors import InputError
-from .kernels import block_starts, distinct, ranges
+from .kernels import block_starts, distinct, ranges, run_starts
 from .tables import Qrels, Run
 from .threads import SharedWork
 
@@ -192,25 +192,20 @@ def _codes(
     """
     # int32 while the codes fit: half the memory of a pass over the run (fresh pages cost).
     kind: type[np.signedinteger[Any]] = np.int32 if len(code) < 1 << 31 else np.int64
-    run_codes, run_starts = [], []
+    run_codes, run_firsts = [], []
     start = 0
     if runs is not None and len(runs) != len(parts):
         runs = None
     for k, (idx, names) in enumerate(parts):
         if len(idx):
             table = np.array([code[n] for n in names], dtype=kind)
-            if runs is not None:
-                first = runs[k]
-            else:
-                first = np.flatnonzero(idx[1:] != idx[:-1])
-                first += 1
-                first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
+            first = runs[k] if runs is not None else run_starts(idx)
             run_codes.append(table[idx[first]])
-            run_starts.append(first + start)
+            run_firsts.append(first + start)
         start += len(idx)
     if not run_codes:
         return np.zeros(0, dtype=kind), np.zeros(len(code), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    codes, starts = np.concatenate(run_codes), np.concatenate(run_starts).astype(np.int64, copy=False)
+    codes, starts = np.concatenate(run_codes), np.concatenate(run_firsts).astype(np.int64, copy=False)
     joined = np.concatenate([[True], codes[1:] != codes[:-1]])  # a run may go on in the next part
     codes, starts = codes[joined], starts[joined]
     lengths = np.diff(np.append(starts, start))

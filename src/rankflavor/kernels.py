@@ -7,10 +7,12 @@ query's sum is accumulated rank by rank exactly as trec_eval's C loops do.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .flavor import Flavor
+if TYPE_CHECKING:  # (annotations only: the readers use these kernels without importing flavors)
+    from .flavor import Flavor
 
 
 def segment_sum(codes: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray:
@@ -24,6 +26,7 @@ def gain(grade: np.ndarray, judged: np.ndarray, flavor: Flavor) -> np.ndarray:
     """Gain of each row under ``flavor.gain``; rows without a usable judgment gain 0.
 
     >>> import numpy as np
+    >>> from rankflavor.flavor import Flavor
     >>> g = np.array([0.0, 1, 2, 3]); j = np.ones(4, bool)
     >>> gain(g, j, Flavor(gain="exp2")).tolist()
     [0.0, 1.0, 3.0, 7.0]
@@ -57,6 +60,7 @@ def discount_denominators(flavor: Flavor, n: int) -> np.ndarray:
     Division (not multiplication by a reciprocal) keeps results bit-identical to trec_eval's
     ``gain / log2(i + 2)``.
 
+    >>> from rankflavor.flavor import Flavor
     >>> discount_denominators(Flavor(discount="jk(2)"), 4)[1:].round(4).tolist()
     [1.0, 1.0, 1.585, 2.0]
     """
@@ -85,19 +89,43 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return s[np.concatenate([[True], s[1:] != s[:-1]])]
 
 
+def run_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarray:
+    """First row of each run of equal ``values``. ``change`` is ``values[1:] != values[:-1]``
+    if already made.
+
+    >>> run_starts(np.array([7, 7, 2, 7])).tolist()
+    [0, 2, 3]
+    """
+    if change is None:
+        change = values[1:] != values[:-1]
+    return np.flatnonzero(np.concatenate([[True], change])) if len(values) else np.zeros(0, dtype=np.int64)
+
+
 def block_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarray | None:
-    """First row of each run of equal ``values``, or None when a value comes back after another
-    (its rows are not one block). ``change`` is ``values[1:] != values[:-1]`` if already made.
+    """:func:`run_starts`, or None when a value comes back after another (its rows are not one
+    block).
 
     >>> block_starts(np.array([7, 7, 2, 5, 5])).tolist()
     [0, 2, 3]
     >>> block_starts(np.array([7, 2, 7])) is None
     True
     """
-    if change is None:
-        change = values[1:] != values[:-1]
-    starts = np.flatnonzero(np.concatenate([[True], change])) if len(values) else np.zeros(0, dtype=np.int64)
+    starts = run_starts(values, change)
     return starts if len(distinct(values[starts])) == len(starts) else None
+
+
+def rises_inside(score: np.ndarray, starts: np.ndarray) -> bool:
+    """Does a score rise from a row to the next inside a run (``starts``: :func:`run_starts`)?
+    From one run to the next it may.
+
+    >>> rises_inside(np.array([3.0, 2, 5, 4]), np.array([0, 2]))
+    False
+    >>> rises_inside(np.array([3.0, 4, 5]), np.array([0, 2]))
+    True
+    """
+    rises = score[1:] > score[:-1]
+    rises[starts[1:] - 1] = False
+    return bool(rises.any())
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from .align import Aligned, refuse_kept_duplicates
 from .columns import as_numpy, from_numpy, plain_strings, string_array, take
 from .errors import InputError
 from .flavor import Flavor
-from .kernels import block_starts, distinct, ranges, rank_within
+from .kernels import block_starts, distinct, ranges, rank_within, rises_inside
 
 if TYPE_CHECKING:
     from .measure import Measure
@@ -568,11 +568,8 @@ def _layout(q: np.ndarray, score: np.ndarray, starts: np.ndarray | None = None, 
         starts = block_starts(q, change)
         if starts is None:
             return None  # a query comes back after another one
-    elif not descend:
-        rises = score[1:] > score[:-1]
-        rises[starts[1:] - 1] = False  # from one block to the next, the score may rise
-        if rises.any():
-            return None
+    elif not descend and rises_inside(score, starts):
+        return None
     return _Layout(starts, np.diff(np.append(starts, n)), q[starts])
 
 

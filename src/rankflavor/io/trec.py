@@ -36,6 +36,7 @@ from .. import arrow_ops
 from ..columns import as_numpy, dictionary_array, from_numpy, string_array, string_buffers
 from ..docnos import canonical_integer_range, canonical_mask, hash64, integer_docnos
 from ..errors import InputError
+from ..kernels import rises_inside, run_starts
 from ..tables import Qrels, Run
 from ..threads import cores, in_background
 
@@ -678,12 +679,8 @@ def _query_runs(query: pa.Array, score: np.ndarray) -> tuple[np.ndarray | None, 
     (None for another column), and whether no score rises inside a run."""
     if not pa.types.is_dictionary(query.type) or len(score) == 0:
         return None, False
-    idx = as_numpy(query.indices)
-    starts = np.flatnonzero(idx[1:] != idx[:-1])
-    rises = score[1:] > score[:-1]
-    rises[starts] = False  # from one run to the next, the score may rise
-    starts += 1
-    return np.concatenate([np.zeros(1, dtype=starts.dtype), starts]), not bool(rises.any())
+    starts = run_starts(as_numpy(query.indices))
+    return starts, not rises_inside(score, starts)
 
 
 def _runs_across(query: pa.ChunkedArray | pa.Array, score: np.ndarray, notes: list[RunPieceNote]
