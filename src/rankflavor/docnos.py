@@ -86,18 +86,24 @@ def _cast_canonical(values: pa.Array) -> tuple[np.ndarray, int, int] | None:
     negative or has more than 18 digits, and the strings' bytes add up to the values' digits
     (see :func:`_canonical_range`); the values and their range."""
     offsets, data = string_buffers(values)
-    body = data[int(offsets[0]) : int(offsets[-1])]
     # Digits only, looked at before the cast: text docnos fail here (a failing cast would parse
     # the whole array first), and the cast also reads a sign and a hex "0x" prefix, a spelling
     # that can be shorter than its value's digits ("0xFFFFFFFFFFFF") and defeat the count below.
-    if len(body) and (int(body.min()) < 48 or int(body.max()) > 57):
+    if not _digits_only(offsets, data):
         return None
     try:
         value = as_numpy(arrow_ops.cast(values, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    found = _canonical_range(value, len(body))
+    found = _canonical_range(value, int(offsets[-1]) - int(offsets[0]))
     return None if found is None else (value, *found)
+
+
+def _digits_only(offsets: np.ndarray, data: np.ndarray) -> bool:
+    """Are the strings' bytes (``string_buffers``) all ASCII digits? A min and a max of the
+    bytes, about 0.1 ms for 100,000 docnos."""
+    body = data[int(offsets[0]) : int(offsets[-1])]
+    return not len(body) or (int(body.min()) >= 48 and int(body.max()) <= 57)
 
 
 def _canonical_range(value: np.ndarray, n_bytes: int) -> tuple[int, int] | None:
@@ -140,15 +146,14 @@ def _cast_mask(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """:func:`canonical_mask` by pyarrow's digit test and integer parse (many docnos)."""
     offsets, data = string_buffers(values)
     lengths = np.diff(offsets)
-    body = data[int(offsets[0]) : int(offsets[-1])]
-    if len(body) and int(body.min()) >= 48 and int(body.max()) <= 57 and int(lengths.max()) <= 18 and lengths.min() > 0:
-        # Digits only (MS MARCO-style qrels): every docno casts, and is canonical unless it has
-        # a leading zero; no digit test and no filter (16 ms to 4 for 300k docnos).
-        ok = (np.take(data, offsets[:-1]) != 48) | (lengths == 1)
-        return ok, np.where(ok, as_numpy(arrow_ops.cast(values, pa.int64())), 0)
-    ok = as_numpy(arrow_ops.ascii_is_decimal(values))  # false for the empty string
-    ok &= lengths <= 18
+    digits = _digits_only(offsets, data)
+    fits = (lengths > 0) & (lengths <= 18)
+    ok = fits if digits else fits & as_numpy(arrow_ops.ascii_is_decimal(values))
     ok[ok] &= (data[offsets[:-1][ok]] != 48) | (lengths[ok] == 1)  # no leading zero
+    if digits and fits.all():
+        # Digits only (MS MARCO-style qrels): every docno casts as it is, with no digit test and
+        # no filter (16 ms to 5 for 300k docnos); one with a leading zero is not canonical.
+        return ok, np.where(ok, as_numpy(arrow_ops.cast(values, pa.int64())), 0)
     out = np.zeros(len(values), dtype=np.int64)
     if ok.any():
         out[ok] = as_numpy(arrow_ops.cast(arrow_ops.filter_rows(values, from_numpy(ok)), pa.int64()))
