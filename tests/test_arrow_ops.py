@@ -60,12 +60,13 @@ def test_cast_is_safe() -> None:
 
 _SCRIPT = """
 import json, sys
-from rankflavor import align, docnos
+from rankflavor import docnos
+from rankflavor.align import sizes
 from rankflavor.io import trec
 # Every big-run path on small files: pieces, the docno cast, two-thread alignment.
 trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300
 docnos._CAST_ROWS = 0
-align._PARALLEL_ROWS = 0
+sizes.PARALLEL_ROWS = 0
 import rankflavor
 res = rankflavor.evaluate(sys.argv[1], sys.argv[2], ["ndcg_cut.10", "map", "P.10", "bpref"], preset="trec_eval")
 print("\\n@@" + json.dumps({"compute": "pyarrow.compute" in sys.modules,

@@ -202,12 +202,12 @@ def test_chunks_carry_the_parse_workers_docno_keys(tmp_path, monkeypatch, docnos
     """Parse workers read each piece's docnos as integers or hashes; a chunk whose pieces all
     agree hands those keys to alignment (align reads them itself otherwise): the values are
     those of one evaluation of the whole file."""
-    from rankflavor import align as align_module
     from rankflavor import chunked
+    from rankflavor.align import sizes as align_sizes
 
     monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
     if two_threads:
-        monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
+        monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 0)
     q, r = _random_files(tmp_path, 8)
     if docnos != "text":
         _with_docnos(q, docnos)

@@ -43,9 +43,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor import align as align_module
 from rankflavor import order as order_module
 from rankflavor.align import Aligned, align
+from rankflavor.align import sizes as align_sizes
 from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
 from rankflavor.docnos import canonical_integer_range as _canonical_integer_range
 from rankflavor.docnos import canonical_integers as _canonical_integers
@@ -988,7 +988,7 @@ def test_tab_inside_a_single_spaced_line_reads_like_the_line_path(tmp_path: Path
 # 8. Duplicate detection on a large run (threaded check)
 # ---------------------------------------------------------------------------------------------
 
-N_QUERIES, DOCS_PER_QUERY = 420, 500  # 210,000 rows: past align._PARALLEL_ROWS
+N_QUERIES, DOCS_PER_QUERY = 420, 500  # 210,000 rows: past align.sizes.PARALLEL_ROWS
 
 
 #: The duplicated document: query 400's rank 17, repeated at rank 480. It is judged relevant, so
@@ -1018,7 +1018,7 @@ def test_duplicate_deep_in_a_large_run(tmp_path: Path, style: str, where: str) -
     """One repeated (query, doc) among 210,000 rows: inside its query's block with a lower score,
     or on an extra last line with a higher score (the query's rows are then not contiguous)."""
     lines, qrels_text = _large_run(style)
-    assert len(lines) > align_module._PARALLEL_ROWS
+    assert len(lines) > align_sizes.PARALLEL_ROWS
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(qrels_text)
 

@@ -22,7 +22,13 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor import align as align_module
 from rankflavor import docnos as docnos_module
-from rankflavor.align import _bitset, _coded_queries, _lookup, _query_names
+from rankflavor.align import docs as align_docs
+from rankflavor.align import sizes as align_sizes
+from rankflavor.align import stage as align_stage
+from rankflavor.align.duplicates import pairs_repeat, resolve_duplicates
+from rankflavor.align.keys import sort_keys
+from rankflavor.align.lookups import bitset, judged_doc_rows, lookup
+from rankflavor.align.queries import coded_queries, query_names, row_codes
 from rankflavor.columns import to_strings
 from rankflavor.docnos import canonical_integers, canonical_mask, hash64
 from rankflavor.errors import InputError
@@ -314,7 +320,7 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
     b = pa.array(["q10", "é", "q10"]).dictionary_encode()
     run_query = pa.chunked_array([a, b])
     qrels_query = pa.array(["q3", "q2"])
-    rq, jq, ids, run_rows, qrels_rows, starts = _coded_queries(*_query_names(run_query, qrels_query))
+    rq, jq, ids, run_rows, qrels_rows, starts = coded_queries(*query_names(run_query, qrels_query))
     assert starts is None  # q10 comes back after q2
     assert ids == sorted(["q10", "q2", "q3", "é"])
     assert run_rows.tolist() == [np.sum(rq == c) for c in range(len(ids))]
@@ -327,15 +333,13 @@ def test_query_codes_from_chunks_with_their_own_dictionaries() -> None:
 def test_codes_of_dictionary_parts(n_parts: int) -> None:
     """Query codes of dictionary parts (none, one, several; unused dictionary entries) and the
     rows per code."""
-    from rankflavor.align import _codes
-
     rng = np.random.default_rng(n_parts)
     names = ["a", "b", "c", "d", "e"]
     parts = [(rng.integers(0, 3, int(rng.integers(0, 50))).astype(np.int32), list(rng.permutation(names)[:4]))
              for _ in range(n_parts)]  # fmt: skip
     code = {n: i for i, n in enumerate(names)}
     want = [code[p_names[i]] for idx, p_names in parts for i in idx.tolist()]
-    got, counts, starts = _codes(parts, code)
+    got, counts, starts = row_codes(parts, code)
     assert got.tolist() == want
     assert counts.tolist() == np.bincount(np.array(want, dtype=np.int64), minlength=len(names)).tolist()
     expected = block_starts(np.array(want, dtype=np.int64))
@@ -352,8 +356,6 @@ def test_query_blocks_across_parts(parts_ids: list[list[str]], grouped: bool) ->
     a block may go on from one part into the next (a query cut by a piece boundary), and a query
     that comes back after another one means no blocks. ``grouped`` sorts the ids so that blocks
     are common."""
-    from rankflavor.align import _codes
-
     if grouped:
         flat = sorted(i for ids in parts_ids for i in ids)
         cuts = np.cumsum([0] + [len(ids) for ids in parts_ids])
@@ -364,7 +366,7 @@ def test_query_blocks_across_parts(parts_ids: list[list[str]], grouped: bool) ->
         names = sorted(set(ids), reverse=True)  # a dictionary per part, in an order of its own
         parts.append((np.array([names.index(i) for i in ids], dtype=np.int32), names))
     want = np.array([code[i] for ids in parts_ids for i in ids], dtype=np.int64)
-    got, counts, starts = _codes(parts, code)
+    got, counts, starts = row_codes(parts, code)
     assert got.tolist() == want.tolist()
     assert counts.tolist() == np.bincount(want, minlength=5).tolist()
     expected = block_starts(want)
@@ -395,13 +397,13 @@ def test_bitset_lookups_match_isin(members: list[int], codes: list[int], block: 
     """The judged-doc bitset looked up per code, and the judged rows found block by block; codes
     past the span of the members (most of a run's docnos) included, as alignment makes it."""
     span = max(members, default=-1) + 1
-    old = align_module._BLOCK_ROWS
-    align_module._BLOCK_ROWS = block
+    old = align_sizes.BLOCK_ROWS
+    align_sizes.BLOCK_ROWS = block
     try:
-        got = _lookup(_bitset(np.array(members, dtype=np.int64), span), np.array(codes, dtype=np.int64))
-        rows = align_module._judged_doc_rows(np.array(codes, dtype=np.int64), np.array(members, dtype=np.int64))
+        got = lookup(bitset(np.array(members, dtype=np.int64), span), np.array(codes, dtype=np.int64))
+        rows = judged_doc_rows(np.array(codes, dtype=np.int64), np.array(members, dtype=np.int64))
     finally:
-        align_module._BLOCK_ROWS = old
+        align_sizes.BLOCK_ROWS = old
     assert got.dtype == np.bool_
     assert got.tolist() == np.isin(codes, members).tolist()
     assert rows is not None and rows.tolist() == np.flatnonzero(np.isin(codes, members)).tolist()
@@ -446,10 +448,10 @@ def _weak(kind: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(params=["one thread", "two threads"])
 def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Small runs are aligned on one thread; past align._PARALLEL_ROWS rows (here: any run),
+    """Small runs are aligned on one thread; past align.sizes.PARALLEL_ROWS rows (here: any run),
     the hashed docno codes are matched half on each of two threads."""
     if request.param == "two threads":
-        monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
+        monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 0)
     return str(request.param)
 
 
@@ -464,7 +466,7 @@ def test_text_docnos_by_hash_equal_the_exact_codes(
     if hash_kind != "real":
         weak = _weak(hash_kind)
         monkeypatch.setattr(docnos_module, "hash64", weak)
-        monkeypatch.setattr(align_module, "hash64", weak)
+        monkeypatch.setattr(align_docs, "hash64", weak)
         monkeypatch.setattr(trec, "hash64", weak)
     assert read_run(run).doc_hashes is not None
     hashed = rankflavor.evaluate(str(qrels), str(run), MEASURES)
@@ -484,7 +486,7 @@ def _b_hashes_like_a(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untype
         h[np.array([v == "b" for v in to_strings(values)], dtype=bool)] = real(pa.array(["a"]))[0]
         return h
 
-    monkeypatch.setattr(align_module, "hash64", b_like_a)
+    monkeypatch.setattr(align_docs, "hash64", b_like_a)
     return b_like_a
 
 
@@ -677,15 +679,15 @@ def test_pairs_repeat_matches_a_brute_force_check(
     if wide:  # values that int32 would wrap onto each other: 2**32 + d and d
         doc = doc + np.where(rng.random(len(doc)) < 0.5, 1 << 32, 0)
         docs = (1 << 33) + docs
-    old = align_module._BLOCK_ROWS, align_module._MATRIX_BLOCKS
+    old = align_sizes.BLOCK_ROWS, align_sizes.MATRIX_BLOCKS
     want = len(set(zip(q.tolist(), doc.tolist(), strict=True))) < len(q)
     try:
-        align_module._BLOCK_ROWS = slab
+        align_sizes.BLOCK_ROWS = slab
         for matrix_blocks in (1, 2, 1 << 30):  # blocks of one length as matrices, or on (query, doc) keys
-            align_module._MATRIX_BLOCKS = matrix_blocks
-            assert align_module._pairs_repeat(q, doc, docs) == want, matrix_blocks
+            align_sizes.MATRIX_BLOCKS = matrix_blocks
+            assert pairs_repeat(q, doc, docs) == want, matrix_blocks
     finally:
-        align_module._BLOCK_ROWS, align_module._MATRIX_BLOCKS = old
+        align_sizes.BLOCK_ROWS, align_sizes.MATRIX_BLOCKS = old
 
 
 def test_piece_rows_places_pieces_finishing_out_of_order() -> None:
@@ -828,14 +830,15 @@ def test_a_run_the_reader_hashed_is_not_read_as_integers_again(
     q, r = read_qrels(qrels), read_run(run)
     assert r.doc_hashes is not None
     read_as_integers: list[int] = []
-    real = align_module.canonical_integers
+    real = align_stage.canonical_integers
 
     def counted(values, cast=None):  # type: ignore[no-untyped-def]
         read_as_integers.append(len(values))
         return real(values, cast)
 
-    monkeypatch.setattr(align_module, "canonical_integers", counted)
-    monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)  # the two-thread path
+    monkeypatch.setattr(align_stage, "canonical_integers", counted)
+    monkeypatch.setattr(align_docs, "canonical_integers", counted)
+    monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 0)  # the two-thread path
     aligned = align_module.align(q, r)
     assert read_as_integers == [] and len(aligned.judged_row) > 0
 
@@ -845,10 +848,8 @@ def test_a_run_the_reader_hashed_is_not_read_as_integers_again(
 def test_sorted_judgment_keys(small: list[int], scale: int) -> None:
     """Keys sorted with their row number packed in (when both fit in 63 bits) or by argsort:
     the sorted keys and a stable permutation either way."""
-    from rankflavor.align import _sort_keys
-
     keys = np.array(small, dtype=np.int64) * scale  # the largest scale leaves no room for rows
-    order, ordered = _sort_keys(keys)
+    order, ordered = sort_keys(keys)
     want = np.argsort(keys, kind="stable")
     assert order.tolist() == want.tolist()
     assert ordered.tolist() == keys[want].tolist()
@@ -906,24 +907,24 @@ def test_shared_work_keeps_task_order_and_raises_where_it_ran() -> None:
 def test_lookups_and_joins_shared_in_small_parts_equal_one_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, docnos: str
 ) -> None:
-    """Past align._PARALLEL_ROWS the judged-row lookups and the join are split into parts two
+    """Past align.sizes.PARALLEL_ROWS the judged-row lookups and the join are split into parts two
     threads share; in parts of a few rows each, alignment must equal the one-thread path."""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text(_qrels_text(seed, docnos=docnos))
     run.write_text("\n".join(_run_lines(seed, docnos=docnos)) + "\n")
     q, r = read_qrels(qrels), read_run(run)
     one = align_module.align(q, r)
-    monkeypatch.setattr(align_module, "_PARALLEL_ROWS", 0)
-    monkeypatch.setattr(align_module, "_BLOCK_ROWS", 7)
-    monkeypatch.setattr(align_module, "_JOIN_ROWS", 3)
+    monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(align_sizes, "BLOCK_ROWS", 7)
+    monkeypatch.setattr(align_sizes, "JOIN_ROWS", 3)
     parts: list[int] = []
-    real = align_module._join
+    real = align_stage.join
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         parts.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(align_module, "_join", counted)
+    monkeypatch.setattr(align_stage, "join", counted)
     two = align_module.align(q, r)
     assert len(parts) > 10  # the join did run in many parts
     assert len(one.judged_row) > 20
@@ -943,14 +944,12 @@ def test_lookups_and_joins_shared_in_small_parts_equal_one_thread(
 def test_resolving_duplicates_from_the_callers_sort_equals_sorting_again(
     keys: list[int], values: list[int], policy: str, scale: int
 ) -> None:
-    """Alignment hands the judgments' sort (:func:`_sort_keys`, packed or argsort) to the
+    """Alignment hands the judgments' sort (:func:`sort_keys`, packed or argsort) to the
     duplicate resolver; what it keeps must equal what the resolver finds sorting on its own."""
-    from rankflavor.align import _resolve_duplicates, _sort_keys
-
     k = np.array(keys, dtype=np.int64) * scale
     v = np.array(values[: len(keys)], dtype=np.float64)
-    own = _resolve_duplicates(k, v, policy, None)  # type: ignore[arg-type]  # the table names errors only
-    given_sort = _resolve_duplicates(k, v, policy, None, _sort_keys(k))  # type: ignore[arg-type]
+    own = resolve_duplicates(k, v, policy, None)  # type: ignore[arg-type]  # the table names errors only
+    given_sort = resolve_duplicates(k, v, policy, None, sort_keys(k))  # type: ignore[arg-type]
     assert own[1] == given_sort[1] == len(keys) - len(set(keys))
     if own[1]:
         assert own[0].tolist() == given_sort[0].tolist()

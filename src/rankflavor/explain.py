@@ -269,7 +269,6 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],
         qrels_grade=aligned.qrels_grade[judged],
-        memo={},  # the orderings of the whole run do not apply to this subset
     )
 
 

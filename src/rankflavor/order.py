@@ -20,6 +20,7 @@ from .columns import as_numpy, from_numpy, plain_strings, string_array, take
 from .errors import InputError
 from .flavor import Flavor
 from .kernels import block_starts, distinct, ranges, rank_within, rises_inside
+from .order_cache import memo_of  # temporary: replaced by the Ranker's caches
 
 if TYPE_CHECKING:
     from .measure import Measure
@@ -136,7 +137,7 @@ def rank(aligned: Aligned, flavor: Flavor, exact_rows: bool = True, refuse_dupli
     q = aligned.run_q
     # The score sort and the docno ranks of tied rows depend only on the precision: computed
     # once per alignment and shared by every tie rule, depth, condensing and measure.
-    memo = aligned.memo
+    memo = memo_of(aligned)
     prec = flavor.precision
     score, layout = _scored(aligned, prec)
     if ("base", prec) not in memo:
@@ -453,10 +454,10 @@ def negatives_error(n: int) -> str:
 
 def _fractional_grades(aligned: Aligned) -> int:
     """How many judgments have a grade with a fractional part (counted once per alignment)."""
-    if "fractional_grades" not in aligned.memo:
+    if "fractional_grades" not in memo_of(aligned):
         g = aligned.qrels_grade  # every grade a row can have
-        aligned.memo["fractional_grades"] = int((g != np.trunc(g)).sum())
-    return int(aligned.memo["fractional_grades"])
+        memo_of(aligned)["fractional_grades"] = int((g != np.trunc(g)).sum())
+    return int(memo_of(aligned)["fractional_grades"])
 
 
 def _truncates(aligned: Aligned, flavor: Flavor) -> bool:
@@ -502,7 +503,7 @@ class _Rounded:
 def _gathered(aligned: Aligned, precision: str) -> tuple[np.ndarray | _Rounded, _Layout | None]:
     """:func:`_scored` for code that only gathers scores at rows. A run in rank order at float64
     is in rank order at float32 too (rounding keeps order), so its layout is read at float64."""
-    memo = aligned.memo
+    memo = memo_of(aligned)
     if precision != "float32" or ("score", precision) in memo:
         return _scored(aligned, precision)
     if ("layout", "float64") not in memo:
@@ -516,7 +517,7 @@ def _scored(aligned: Aligned, precision: str) -> tuple[np.ndarray, _Layout | Non
     """Scores at ``precision`` (float32 scores stay float32) and the run's query blocks if it is
     in rank order; computed once per alignment and shared by every ordering (tie rules, depths,
     condensing, measures)."""
-    memo = aligned.memo
+    memo = memo_of(aligned)
     if ("score", precision) not in memo:
         score = aligned.run_score
         if precision == "float32":

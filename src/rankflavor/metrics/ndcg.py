@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..flavor import format_number
+from ..order_cache import memo_of  # temporary: replaced by the Ranker's caches
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 
@@ -107,7 +108,7 @@ _IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel"
 
 def _global_ideal(r, measure, cut: np.ndarray, denom: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
     f = measure.flavor
-    memo = r.aligned.memo
+    memo = memo_of(r.aligned)
     key = ("global_ideal", measure.k, *(getattr(f, knob) for knob in _IDEAL_KNOBS))
     if f.ideal_cut == "hits" or key not in memo:  # "hits" cuts at what this ranking retrieved
         # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
