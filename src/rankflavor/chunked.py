@@ -42,7 +42,6 @@ from .io.trec import (
     _slow_run,
 )
 from .measure import Measure
-from .pages import small_pages
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 from .threads import cores
@@ -287,7 +286,6 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
                doc_hashes=hashes), names
 
 
-@small_pages()
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
                      chunk_rows: int = 1_000_000, extras: tuple[str, ...] = ()) -> Results:
     """Evaluate a run file chunk by chunk (whole queries per chunk) and merge the per-query tables."""

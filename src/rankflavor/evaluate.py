@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 from .io.inputs import as_qrels, as_run
-from .pages import small_pages
 from .tables import Qrels, Run
 from .threads import in_background
 
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from .results import Results
 
 
-@small_pages()
 def evaluate(
     qrels: Any,
     run: Any,
