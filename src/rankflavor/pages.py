@@ -2,10 +2,10 @@
 by the command, never by the library.
 
 NumPy advises the kernel to back each large array with transparent huge pages. An evaluation
-writes a few hundred MB of fresh arrays once each (a big run's scores, docno keys, query codes),
-and on virtual machines whose memory the host backs only when first touched, a fresh huge page
-costs more per byte than fresh ordinary pages; where memory is backed up front (most bare metal)
-it makes little difference either way. The measurements are in ``bench/RESULTS.md``.
+writes its large arrays once each (a big run's scores, docno keys, query codes), and on virtual
+machines whose memory the host backs only when first touched, a fresh huge page costs more per
+byte than fresh ordinary pages; where memory is backed up front (most bare metal) it makes
+little difference either way. The measurements are in ``bench/RESULTS.md``.
 
 NumPy reads its public switch, the environment variable ``NUMPY_MADVISE_HUGEPAGE``, once, when it
 is imported. :func:`prefer_small_pages` sets it to ``0`` for the ``rankflavor`` command before
