@@ -324,6 +324,11 @@ def test_unknown_flavor_field_is_refused() -> None:
         Flavor(gain=object())  # type: ignore[arg-type]
     with pytest.raises(FlavorError, match="Did you mean 'gain'"):
         Flavor(gian="exp2")  # a FlavorError naming the closest knob, not a TypeError
+    with pytest.raises(FlavorError, match="mapping of numbers"):
+        Flavor(gain={"high": 3})  # a FlavorError, not a TypeError from inside the formatting
+    # dataclasses.replace goes through the same parsing as with_knobs.
+    assert dataclasses.replace(Flavor(), ties="AVERAGED", depth=3) == Flavor().with_knobs(ties="averaged", depth="3")
+    assert dataclasses.replace(Flavor(), depth=3).depth_limit == 3
 
 
 # ---------------------------------------------------------------------------------------------

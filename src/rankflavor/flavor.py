@@ -197,7 +197,10 @@ def _store(state: dict[str, Any], name: str, raw: Any) -> None:
     """Parse ``raw`` as knob ``name`` into ``state`` (a flavor's attributes)."""
     if not isinstance(raw, str):
         if isinstance(raw, Mapping):
-            raw = table_text(raw.items())
+            try:
+                raw = table_text(raw.items())
+            except (TypeError, ValueError):
+                raise FlavorError(f"knob '{name}' expects a {{grade: gain}} mapping of numbers, received {raw!r}") from None
         elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
             raw = format_number(raw)
         else:
