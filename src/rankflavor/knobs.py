@@ -243,14 +243,15 @@ _DISCOUNT_ALIASES = {"log2p1": "log2", "log": "log2", "inv_rank": "reciprocal", 
 
 def _read_discount(text: str) -> Read:
     t = text.strip()
-    m = _JK.match(_DISCOUNT_ALIASES.get(t.lower(), t))
+    t = _DISCOUNT_ALIASES.get(t.lower(), t)
+    m = _JK.match(t)
     if m:
         base = _number(m.group(1), "discount")
         if base <= 1:
             raise FlavorError(f"discount jk(b) needs a base b > 1, received {format_number(base)}")
         return f"jk({format_number(base)})", {"discount_kind": Discount.JK, "jk_base": base}
     # jk(2) is listed for the error message; a jk(...) text never gets here.
-    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal"), _DISCOUNT_ALIASES.get(t.lower(), t)))
+    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal"), t))
     return kind.value, {"discount_kind": kind, "jk_base": None}
 
 
