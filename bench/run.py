@@ -81,6 +81,8 @@ PYTREC_TEN = {"ndcg", "ndcg_cut.10", "map", "P.10", "recall.100", "recall.1000",
 
 def _child(tool: str, case: str, qrels: str, run: str) -> dict[str, Any]:
     started = time.perf_counter()
+    if tool in ("rankflavor", "rankflavor_chunked", "spread"):  # as the rankflavor command does (rankflavor/pages.py)
+        os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     value: float
     extra: dict[str, Any] = {}
     if tool == "parse_floor":

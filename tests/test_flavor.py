@@ -14,16 +14,34 @@ the multi-valued input-policy knobs also run through their own full product.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import itertools
+import json
 import math
+import pickle
+import typing
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rankflavor import flavor as flavor_module
 from rankflavor.errors import FlavorError, UsageError
-from rankflavor.flavor import KNOBS, Flavor, Knob, parse_knob_assignments
+from rankflavor.flavor import (
+    KNOBS,
+    KNOBS_ORDER,
+    Discount,
+    Flavor,
+    Gain,
+    Ideal,
+    Knob,
+    Ties,
+    TypedKnobs,
+    parse_gain_table,
+    parse_knob_assignments,
+)
 from rankflavor.measure import Measure, parse_measure
 from rankflavor.metrics import REGISTRY
 from rankflavor.metrics.registry import INPUT_KNOBS
@@ -304,6 +322,171 @@ def test_unknown_flavor_field_is_refused() -> None:
         Flavor().with_knobs(gian="exp2")
     with pytest.raises(FlavorError):
         Flavor(gain=object())  # type: ignore[arg-type]
+    with pytest.raises(FlavorError, match="Did you mean 'gain'"):
+        Flavor(gian="exp2")  # a FlavorError naming the closest knob, not a TypeError
+    with pytest.raises(FlavorError, match="mapping of numbers"):
+        Flavor(gain={"high": 3})  # a FlavorError, not a TypeError from inside the formatting
+    # dataclasses.replace goes through the same parsing as with_knobs.
+    assert dataclasses.replace(Flavor(), ties="AVERAGED", depth=3) == Flavor().with_knobs(ties="averaged", depth="3")
+    assert dataclasses.replace(Flavor(), depth=3).depth_limit == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed values, parsed once
+
+#: The enum of each choice knob, from the annotations of Flavor's fields.
+CHOICE_ENUMS: dict[str, type[enum.StrEnum]] = {
+    name: kind
+    for name, kind in typing.get_type_hints(Flavor).items()
+    if name in KNOBS and isinstance(kind, type) and issubclass(kind, enum.StrEnum)
+}
+TYPED = tuple(typing.get_type_hints(TypedKnobs))
+
+
+def reference_typed(f: Flavor) -> dict[str, Any]:
+    """The typed values as the properties of the text-only Flavor computed them (re-parsing the
+    canonical text on every access): the stored values must equal these."""
+    jk = flavor_module.KNOBS["discount"].parse(f.discount)
+    return {
+        "rel_threshold": float(f.rel),
+        "depth_limit": None if f.depth == "none" else int(float(f.depth)),
+        "top_grade": None if f.max_grade == "none" else float(f.max_grade),
+        "gain_table": parse_gain_table(f.gain) if f.gain.startswith("{") else None,
+        "jk_base": float(jk[3:-1]) if jk.startswith("jk(") else None,
+        "recall_depth": int(f.ideal.split("@")[1]) if f.ideal.startswith("recall@") else None,
+        "grade_floor": None if f.min_grade == "none" else float(f.min_grade),
+        "assumed_grade": None if f.unjudged_grade == "none" else float(f.unjudged_grade),
+        "param_values": None if f.param == "none" else tuple(float(v) for v in f.param.strip("()").split(",")),
+        "gain_kind": "table" if f.gain.startswith("{") else f.gain,
+        "discount_kind": "jk" if f.discount.startswith("jk(") else f.discount,
+        "ideal_kind": "recall" if f.ideal.startswith("recall@") else f.ideal,
+    }
+
+
+def test_choice_knobs_hold_enum_members_equal_to_their_text() -> None:
+    assert Ties.AVERAGED == "averaged" and hash(Ties.AVERAGED) == hash("averaged")
+    assert {"averaged": 1}[Ties.AVERAGED] == 1 and f"{Ties.AVERAGED}" == str(Ties.AVERAGED) == "averaged"
+    assert json.dumps({"ties": Ties.AVERAGED}) == '{"ties": "averaged"}'
+    # Every knob whose values are a fixed list has its enum, listing exactly those values.
+    fixed = {n for n, k in KNOBS.items() if not any(t.strip() in PLACEHOLDER_EXAMPLES for t in k.values.split("|"))}
+    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 13
+    for name, kind in CHOICE_ENUMS.items():
+        assert " | ".join(kind) == KNOBS[name].values, name
+        assert isinstance(getattr(Flavor(), name), kind) and getattr(Flavor(), name) == KNOBS[name].default
+        for member in kind:
+            value = getattr(Flavor(**{name: member.value.upper()}), name)
+            assert value is member and value == member.value and type(str(value)) is str
+
+
+def test_flavor_fields_are_the_knobs_and_typed_values_are_not_fields() -> None:
+    """``dataclasses.fields`` (measure.py rebuilds flavors from it) lists exactly the knobs, in
+    canonical order; the typed values are stored attributes beside them, not properties."""
+    assert KNOBS_ORDER == tuple(f.name for f in dataclasses.fields(Flavor))
+    assert set(KNOBS_ORDER) == set(KNOBS)
+    assert set(TYPED) == {"gain_kind", "gain_table", "discount_kind", "jk_base", "ideal_kind", "recall_depth",
+                          "rel_threshold", "top_grade", "grade_floor", "assumed_grade", "depth_limit", "param_values"}
+    for f in (Flavor(), Flavor(gain="{1:2}", discount="jk(3)", ideal="recall@7", depth=4).with_knobs(rel=2)):
+        assert set(vars(f)) == set(KNOBS) | set(TYPED)
+    assert not any(isinstance(getattr(Flavor, name, None), property) for name in (*KNOBS, *TYPED))
+
+
+def test_typed_values_and_their_types() -> None:
+    f = Flavor(gain={2: 5, 0: 0}, discount="JK( 3.50 )", ideal="Recall@020", max_grade="3.0", min_grade=-1,
+               unjudged_grade="0.5", rel="2.0", depth="100.0", param="(1,-1,0,0)")
+    assert (f.gain, f.gain_kind, f.gain_table) == ("{0:0,2:5}", Gain.TABLE, ((0.0, 0.0), (2.0, 5.0)))
+    assert (f.discount, f.discount_kind, f.jk_base) == ("jk(3.5)", Discount.JK, 3.5)
+    assert (f.ideal, f.ideal_kind, f.recall_depth) == ("recall@20", Ideal.RECALL, 20)
+    assert (f.top_grade, f.grade_floor, f.assumed_grade, f.rel_threshold) == (3.0, -1.0, 0.5, 2.0)
+    assert type(f.depth_limit) is int and f.depth_limit == 100
+    assert f.param_values == (1.0, -1.0, 0.0, 0.0) and all(type(v) is float for v in f.param_values)
+    d = Flavor()
+    assert (d.gain_kind, d.gain_table, d.discount_kind, d.jk_base, d.ideal_kind, d.recall_depth) == (
+        Gain.LINEAR, None, Discount.LOG2, None, Ideal.GLOBAL, None)
+    assert (d.top_grade, d.grade_floor, d.assumed_grade, d.depth_limit, d.param_values) == (None,) * 5
+    assert Flavor(discount="jk").jk_base == 2.0 and Flavor(discount="jk").discount == "jk(2)"
+    assert Flavor(rel="-0.0").rel_threshold == 0.0 and Flavor(param="0.25").param_values == (0.25,)
+    assert Flavor(ideal="as_supplied").ideal_kind is Ideal.AS_SUPPLIED and Flavor(gain="burges").gain_kind is Gain.EXP2
+
+
+def test_each_knob_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A knob's reader runs once per distinct text in a process, when a flavor is made; reading
+    the typed values, copying with with_knobs, building and printing measures parse nothing."""
+    calls: list[tuple[str, str]] = []
+    knobs = dict(KNOBS)
+    for name in ("depth", "gain", "ties"):
+        read = KNOBS[name].read
+
+        def counted(text: str, read: Any = read, name: str = name) -> Any:
+            calls.append((name, str(text)))
+            return read(text)
+
+        knobs[name] = dataclasses.replace(KNOBS[name], read=counted)
+    monkeypatch.setattr(flavor_module, "KNOBS", knobs)
+    flavor_module._read.cache_clear()
+    try:
+        flavors = [Flavor(depth="7", gain="{0:0,1:3}", ties="AVERAGED") for _ in range(50)]
+        assert sorted(calls) == [("depth", "7"), ("gain", "{0:0,1:3}"), ("ties", "AVERAGED")]
+        for f in flavors:
+            for _ in range(20):
+                assert (f.depth_limit, f.gain_table, f.ties) == (7, ((0.0, 0.0), (1.0, 3.0)), "averaged")
+            assert f.with_knobs(rel=3).depth_limit == 7
+        assert len(calls) == 3
+        for f in flavors:
+            assert parse_measure(str(Measure("ndcg", 10, f))) == Measure("ndcg", 10, f)
+        # Measures rebuild flavors from canonical (and default) values: each new text read once.
+        assert len(calls) == len(set(calls)) <= 6
+    finally:
+        flavor_module._read.cache_clear()
+
+
+def _random_knob(name: str) -> st.SearchStrategy[Any]:
+    numbers = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 4))
+    listed = st.sampled_from(VALUES[name])
+    extra: dict[str, st.SearchStrategy[Any]] = {
+        "gain": st.dictionaries(numbers, numbers, min_size=1, max_size=4),
+        "discount": st.floats(1.001, 1e6, allow_nan=False).map(lambda b: f"jk({b!r})"),
+        "ideal": st.integers(1, 10**6).map(lambda k: f"Recall@{k}"),
+        "max_grade": st.floats(0, 1e6, allow_nan=False),
+        "min_grade": numbers,
+        "unjudged_grade": numbers,
+        "rel": numbers,
+        "depth": st.integers(1, 10**12),
+        "param": st.lists(numbers, min_size=1, max_size=4).map(lambda v: "(" + ",".join(map(repr, v)) + ")"),
+    }
+    if name in CHOICE_ENUMS:  # any spelling case
+        return listed.flatmap(lambda v: st.sampled_from([v, str(v).upper(), f" {v} "]))
+    return st.one_of(listed, extra[name]) if name in extra else listed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({}, optional={name: _random_knob(name) for name in KNOBS}))
+def test_random_knob_combinations_round_trip(knobs: dict[str, Any]) -> None:
+    """Any combination of knob values: the canonical values build the same flavor, the stored
+    typed values equal a fresh parse of the canonical text, and measure strings round-trip."""
+    f = Flavor(**knobs)
+    assert Flavor(**f.knobs()) == f and hash(Flavor(**f.knobs())) == hash(f)
+    assert Flavor(**{n: str(v) for n, v in f.knobs().items()}) == f
+    assert Flavor().with_knobs(**knobs) == f
+    typed = {name: getattr(f, name) for name in TYPED}
+    assert typed == reference_typed(f)
+    assert {name: getattr(Flavor(**f.knobs()), name) for name in TYPED} == typed
+    base = {"gain": "{9:9}", "ideal": "recall@3", "depth": "4"}
+    changed, made = Flavor(**base).with_knobs(**knobs), Flavor(**{**base, **knobs})
+    assert changed == made and {n: getattr(changed, n) for n in TYPED} == {n: getattr(made, n) for n in TYPED}
+    for metric, k in (("ndcg", 10), ("ndcg", None), ("AP", None), ("P", 5)):
+        measure = Measure(metric, k, f)
+        assert_round_trip(measure)
+    assert pickle.loads(pickle.dumps(f)) == f and repr(f).startswith("Flavor(gain='")
+
+
+def test_typed_values_fix_text_that_parsed_but_could_not_be_used() -> None:
+    """The text-only Flavor accepted ``ideal=recall@K`` (the placeholder itself) and then failed
+    with a bare ValueError reading recall_depth; a depth of 1e15 or more printed as a float and
+    failed reading depth_limit. Both are now settled when the flavor is made."""
+    with pytest.raises(FlavorError, match="recall@100"):
+        Flavor(ideal="recall@K")
+    assert Flavor(depth="1e15").depth_limit == 10**15
+    assert parse_measure(str(Measure("P", 5, Flavor(depth="1e15")))).flavor.depth_limit == 10**15
 
 
 def test_preset_table_names_every_preset_of_every_module() -> None:

@@ -1,88 +1,124 @@
-"""NumPy's huge-page advice is off while rankflavor evaluates and comes back afterwards."""
+"""NumPy's huge-page advice is a setting of the ``rankflavor`` command's process, made through
+NumPy's public environment variable before NumPy is imported; the library never changes it."""
 
 from __future__ import annotations
 
-import importlib
-import threading
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import rankflavor
-from rankflavor import pages
-from rankflavor.pages import small_pages
+from rankflavor.pages import VARIABLE, prefer_small_pages
 
-setter = pages._setter()
-pytestmark = pytest.mark.skipif(setter is None, reason="this NumPy has no huge-page switch")
+SRC = Path(rankflavor.__file__).resolve().parents[1]
 
+#: Runs argv[2:] as the ``rankflavor`` command (as its console script or ``python -m``) and prints
+#: the variable as it was when NumPy was imported, and at exit. The audit hook sees the import.
+_COMMAND = r"""
+import json, os, runpy, sys
+seen = {}
+def hook(event, args):
+    if event == "import" and args[0] == "numpy" and "numpy" not in seen:
+        seen["numpy"] = os.environ.get("NUMPY_MADVISE_HUGEPAGE", "unset")
+sys.addaudithook(hook)
+how, sys.argv = sys.argv[1], ["rankflavor", *sys.argv[2:]]
+try:
+    if how == "script":  # what the console script's wrapper does
+        from rankflavor.cli import main
+        main()
+    else:
+        runpy.run_module("rankflavor", run_name="__main__", alter_sys=True)
+except SystemExit as done:
+    assert not done.code, done.code
+print("\n@@" + json.dumps({"at_numpy_import": seen.get("numpy", "numpy not imported"),
+                           "at_exit": os.environ.get("NUMPY_MADVISE_HUGEPAGE", "unset")}))
+"""
 
-def advice() -> bool:
-    """NumPy's current setting (read by setting it and putting it back)."""
-    assert setter is not None
-    now = setter(True)
-    setter(now)
-    return now
-
-
-@pytest.fixture(autouse=True)
-def advice_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
-    assert setter is not None
-    before = setter(True)
-    yield
-    setter(before)
-
-
-def test_off_inside_and_back_after() -> None:
-    with small_pages():
-        assert advice() is False
-        with small_pages():  # re-entrant
-            assert advice() is False
-        assert advice() is False
-    assert advice() is True
-
-
-def test_back_after_an_error() -> None:
-    with pytest.raises(ValueError), small_pages():
-        raise ValueError("boom")
-    assert advice() is True
-
-
-def test_threads_share_it_until_the_last_one_ends() -> None:
-    inside, release = threading.Event(), threading.Event()
-
-    def other() -> None:
-        with small_pages():
-            inside.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    inside.wait(10)
-    with small_pages():
-        assert advice() is False
-    assert advice() is False  # the other thread still evaluates
-    release.set()
-    thread.join(10)
-    assert advice() is True
+#: The library in a program of its own: evaluate (and chunked evaluation), then the variable.
+_LIBRARY = r"""
+import json, os, sys
+import rankflavor
+before = dict(os.environ)
+rankflavor.evaluate(sys.argv[1], sys.argv[2], ["ndcg@10", "AP"])
+rankflavor.evaluate(sys.argv[1], sys.argv[2], "ndcg@10", chunk_rows=2)
+print("\n@@" + json.dumps({"numpy": "numpy" in sys.modules, "same": dict(os.environ) == before,
+                           "variable": os.environ.get("NUMPY_MADVISE_HUGEPAGE", "unset")}))
+"""
 
 
-def test_a_setting_chosen_at_start_up_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
-    with small_pages():
-        assert advice() is True
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n")
+    run.write_text("q1 Q0 a 1 2.5 t\nq1 Q0 b 2 1.5 t\nq2 Q0 d 1 1.0 t\nq2 Q0 c 2 0.5 t\n")
+    return str(qrels), str(run)
 
 
-def test_evaluate_runs_without_it_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[bool] = []
-    engine = importlib.import_module("rankflavor.engine")
-    real = engine.align
+def _python(code: str, *args: str, variable: str | None = None) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+    env["PYTHONPATH"] = str(SRC)  # the rankflavor under test, whatever the working directory
+    if variable is not None:
+        env[VARIABLE] = variable
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=SRC.parent)
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, object] = json.loads(proc.stdout.rsplit("\n@@", 1)[1])
+    return report
 
-    def spy(*args: object, **kwargs: object) -> object:
-        seen.append(advice())
-        return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "align", spy)
-    res = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "ndcg@10")
-    assert res[0].mean == pytest.approx(1.0)
-    assert seen == [False]
-    assert advice() is True
+@pytest.mark.parametrize("how", ["script", "python -m"])
+def test_the_command_turns_the_advice_off_before_numpy_is_imported(files: tuple[str, str], how: str) -> None:
+    report = _python(_COMMAND, how, "eval", *files, "-m", "ndcg@10")
+    assert report == {"at_numpy_import": "0", "at_exit": "0"}
+
+
+@pytest.mark.parametrize("theirs", ["1", "0"])
+def test_a_value_the_user_set_is_kept(files: tuple[str, str], theirs: str) -> None:
+    report = _python(_COMMAND, "script", "eval", *files, "-m", "ndcg@10", variable=theirs)
+    assert report == {"at_numpy_import": theirs, "at_exit": theirs}
+
+
+def test_the_library_leaves_the_process_as_it_found_it(files: tuple[str, str]) -> None:
+    assert _python(_LIBRARY, *files) == {"numpy": True, "same": True, "variable": "unset"}
+
+
+def test_the_library_changes_no_environment_in_process(files: tuple[str, str]) -> None:
+    before = dict(os.environ)
+    rankflavor.evaluate(*files, ["ndcg@10", "P@5"], preset="trec_eval")
+    rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "ndcg@10")
+    rankflavor.spread(files[0], [files[1]], "ndcg@10", presets=False, grid={"gain": ["linear", "exp2"]})
+    assert dict(os.environ) == before
+
+
+def test_prefer_small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    env: dict[str, str] = {}
+    monkeypatch.delitem(sys.modules, "numpy")  # as in the command's process before its imports
+    assert prefer_small_pages(env) is True and env == {VARIABLE: "0"}
+    assert prefer_small_pages(env) is False and env == {VARIABLE: "0"}
+    theirs = {VARIABLE: "1"}
+    assert prefer_small_pages(theirs) is False and theirs == {VARIABLE: "1"}
+    monkeypatch.undo()
+    # NumPy already imported: it read the variable then, so setting it now would only mislead.
+    late: dict[str, str] = {}
+    assert "numpy" in sys.modules and prefer_small_pages(late) is False and late == {}
+
+
+def test_no_module_of_the_library_sets_process_wide_state() -> None:
+    """No private NumPy switch, and the environment is written only by pages.prefer_small_pages
+    (which the command calls); no pyarrow thread-pool or NumPy error-state setters."""
+    forbidden = re.compile(
+        r"_set_madvise_hugepage|numpy\._core|np\._core|core\.multiarray|os\.environ\[|os\.putenv|environ\.setdefault"
+        r"|set_cpu_count|set_io_thread_count|np\.seterr|numpy\.seterr|setrecursionlimit|sys\.setswitchinterval"
+    )
+    found = [
+        f"{path.relative_to(SRC)}:{n}"
+        for path in sorted((SRC / "rankflavor").rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if forbidden.search(line)
+    ]
+    assert found == []

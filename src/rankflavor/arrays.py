@@ -272,7 +272,7 @@ def _tables(labels: np.ndarray, scores: np.ndarray, query: np.ndarray, n_queries
     position[by_query] = np.arange(len(query)) - np.repeat(starts, lengths)
     q_width = len(str(max(n_queries - 1, 0)))
     d_width = len(str(int(position.max(initial=0))))
-    # string_array and from_numpy, not pa.array: that imports pandas when installed (~0.4 s).
+    # string_array and from_numpy, not pa.array: that imports pandas when installed.
     query_names = string_array([f"q{i:0{q_width}d}" for i in range(n_queries)])
     doc_names = string_array([f"{j:0{d_width}d}" for j in range(int(position.max(initial=0)) + 1)])
     q = query_names.take(from_numpy(query.astype(np.int64, copy=False)))

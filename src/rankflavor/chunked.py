@@ -42,7 +42,6 @@ from .io.trec import (
     _slow_run,
 )
 from .measure import Measure
-from .pages import small_pages
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 from .threads import cores
@@ -287,7 +286,6 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
                doc_hashes=hashes), names
 
 
-@small_pages()
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
                      chunk_rows: int = 1_000_000, extras: tuple[str, ...] = ()) -> Results:
     """Evaluate a run file chunk by chunk (whole queries per chunk) and merge the per-query tables."""
@@ -323,7 +321,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     missing = np.array([q for q in qrels_queries if q not in seen], dtype=object)
     # Judgment-side checks and counts over the whole qrels (chunks only see their own queries),
     # before any measure's policy: the whole file is checked in this order too.
-    nothing = string_array([])  # (pa.array would import pandas, ~0.4 s)
+    nothing = string_array([])  # (pa.array would import pandas)
     no_run = Run(nothing, nothing, np.zeros(0), path)
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
     total = _merge_counts(counts, whole.counts, len(missing))

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from .errors import RankflavorError
+from .pages import prefer_small_pages
 
 FORMATS = ("table", "json", "csv", "trec")
 
@@ -29,7 +30,13 @@ class _Group(click.Group):
             _fail(exc)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+_EPILOG = """Environment: the command sets NUMPY_MADVISE_HUGEPAGE=0 before NumPy is imported, so
+fresh arrays come in ordinary pages (cheaper on virtual machines that back memory on first touch;
+see rankflavor/pages.py). A value you set yourself is kept: NUMPY_MADVISE_HUGEPAGE=1 keeps NumPy's
+huge-page advice. The Python library never changes it."""
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
 @click.version_option(package_name="rankflavor")
 def cli() -> None:
     """Offline search-relevance evaluation where every number names its flavor."""
@@ -242,4 +249,7 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
     click.echo(render_diff(result, fmt, scale, top), nl=False)
 
 def main() -> None:
+    """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
+    (this module imports only click and the errors)."""
+    prefer_small_pages()
     cli(prog_name="rankflavor")

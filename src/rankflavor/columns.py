@@ -1,8 +1,8 @@
 """Arrow <-> NumPy for the hot path, through buffers.
 
 ``pyarrow``'s own conversions (``pa.array``, ``Array.to_numpy``, ``to_pylist``, scalars in
-compute calls) import pandas when it is installed, which costs about 0.4 s per process: more
-than evaluating a 100,000-line run. These helpers build and read arrays from their buffers
+compute calls) import pandas when it is installed, an import that costs more than evaluating
+a small run. These helpers build and read arrays from their buffers
 instead, so a command-line evaluation never imports pandas. They handle exactly the layouts the
 readers produce (no nulls); anything else raises ``TypeError`` rather than guess.
 """
@@ -103,12 +103,12 @@ def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """``values[rows]`` as one array (dictionary chunks decoded).
 
     A chunked array is taken from chunk by chunk: pyarrow's take of a chunked array costs a
-    pass over every chunk however few the rows (20 ms for a thousand rows of a 7M-row column).
+    pass over every chunk however few the rows.
     """
     if not isinstance(values, pa.ChunkedArray) or values.num_chunks <= 1:
         one = values.chunk(0) if isinstance(values, pa.ChunkedArray) and values.num_chunks else values
         if isinstance(one, pa.ChunkedArray):  # no chunks at all
-            one = pa.nulls(0, one.type)  # pa.array would import pandas (~0.4 s)
+            one = pa.nulls(0, one.type)  # pa.array would import pandas
         picked = arrow_ops.take(one, from_numpy(rows))
         return picked.dictionary_decode() if pa.types.is_dictionary(picked.type) else picked
     ends = np.cumsum([len(c) for c in values.chunks])
@@ -143,7 +143,7 @@ def to_strings(values: pa.Array) -> list[str]:
     offsets, data = string_buffers(values)
     raw = data[int(offsets[0]) : int(offsets[-1])].tobytes()
     bounds = (offsets - offsets[0]).tolist()
-    if raw.isascii():  # one decode, then slices of a str: twice as fast (ids are mostly ASCII)
+    if raw.isascii():  # one decode, then slices of a str: cheaper than one decode per id (ids are mostly ASCII)
         text = raw.decode("ascii")
         return [text[a:b] for a, b in itertools.pairwise(bounds)]
     return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]

@@ -17,12 +17,10 @@ from .align import Aligned, Counts, align
 from .errors import EvaluationError
 from .measure import Measure
 from .order import Ranked, ranked_for
-from .pages import small_pages
 from .results import EMPTY, MISSING, OK, MeasureResult, Results
 from .tables import Qrels, Run
 
 
-@small_pages()
 def evaluate_tables(
     qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
 ) -> Results:

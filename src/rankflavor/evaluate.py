@@ -1,9 +1,8 @@
 """The one entry point: read -> align -> order -> kernels -> aggregate by policy -> Results.
 
 A judgments file is read on a thread of its own while the measures are resolved and the engine's
-modules are imported (about 40 ms of Python on one core that the read no longer waits behind;
-the 7k bench job's imports and qrels read together went from 0.33 s to 0.30 s, medians of 10
-alternations). Hence the imports inside :func:`evaluate`. A run file read whole starts at once
+modules are imported (Python on one core that the read no longer waits behind; measured in
+``bench/RESULTS.md``). Hence the imports inside :func:`evaluate`. A run file read whole starts at once
 too, so that its pieces fill the core the imports leave idle.
 """
 
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 from .io.inputs import as_qrels, as_run
-from .pages import small_pages
 from .tables import Qrels, Run
 from .threads import in_background
 
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
     from .results import Results
 
 
-@small_pages()
 def evaluate(
     qrels: Any,
     run: Any,

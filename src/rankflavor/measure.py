@@ -85,7 +85,7 @@ class Measure:
             raise FlavorError(f"metric '{spec.name}' needs a cutoff, e.g. {spec.name}@10")
         flavor = self.flavor
         if self.k is None and flavor.ideal_cut == "k":
-            flavor = replace(flavor, ideal_cut="none")
+            flavor = flavor.with_knobs(ideal_cut="none")
         keep = set(relevant_knobs(spec.name, self.k, flavor))
         normal = {f.name: (getattr(flavor, f.name) if f.name in keep else getattr(_DEFAULT, f.name)) for f in fields(flavor)}
         if self.k is None and "ideal_cut" in keep and normal["ideal_cut"] == "k":

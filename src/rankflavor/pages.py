@@ -1,59 +1,52 @@
-"""Fresh memory in ordinary pages while rankflavor evaluates.
+"""Fresh memory in ordinary pages for the ``rankflavor`` command: a setting of the process, made
+by the command, never by the library.
 
-NumPy advises the kernel to back each array of 4 MB or more with transparent huge pages. An
-evaluation writes a few hundred MB of fresh arrays once each (a 7M-line run's scores, docno
-keys, query codes), and on virtual machines whose memory the host backs only when first touched
-(the 2-core VM the benchmarks run on), a fresh huge page costs about three times as much per MB
-as fresh 4 KB pages: with the advice off, the 7k x 1000 bench job took 0.91x the wall time in 21
-alternated pairs, and the system time fell from 0.85 s to 0.53 s. Where memory is backed up front
-(most bare metal), the difference is a few tens of ms either way.
+NumPy advises the kernel to back each large array with transparent huge pages. An evaluation
+writes its large arrays once each (a big run's scores, docno keys, query codes), and on virtual
+machines whose memory the host backs only when first touched, a fresh huge page costs more per
+byte than fresh ordinary pages; where memory is backed up front (most bare metal) it makes
+little difference either way. The measurements are in ``bench/RESULTS.md``.
 
-:func:`small_pages` turns the advice off for the duration of an evaluation and restores NumPy's
-setting when the last evaluation running in the process ends. A process started with
-``NUMPY_MADVISE_HUGEPAGE`` set keeps what it chose.
+NumPy reads its public switch, the environment variable ``NUMPY_MADVISE_HUGEPAGE``, once, when it
+is imported. :func:`prefer_small_pages` sets it to ``0`` for the ``rankflavor`` command before
+anything imports NumPy, unless the user set it (their choice wins). ``rankflavor.evaluate`` and
+the rest of the library leave the process as they found it: a program that wants the same
+setting exports the variable, or sets it before it imports NumPy.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import sys
+from collections.abc import MutableMapping
 
-_lock = threading.Lock()
-_active = 0
-_saved = True
+#: NumPy's environment variable for the huge-page advice (``0`` off, ``1`` on).
+VARIABLE = "NUMPY_MADVISE_HUGEPAGE"
 
 
-def _setter() -> Callable[[bool], bool] | None:
-    """NumPy's switch for the advice (returns the previous setting); None where it has none."""
-    import numpy as np
+def prefer_small_pages(environ: MutableMapping[str, str] | None = None) -> bool:
+    """Set ``NUMPY_MADVISE_HUGEPAGE=0`` unless it is set or NumPy is already imported.
 
-    for module in ("_core", "core"):
-        multiarray = getattr(getattr(np, module, None), "multiarray", None)
-        setter = getattr(multiarray, "_set_madvise_hugepage", None)
-        if callable(setter):
-            return setter  # type: ignore[no-any-return]
-    return None
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment to set it in; ``os.environ`` (this process and the processes it
+        starts) by default.
 
+    Returns
+    -------
+    bool
+        True if this call set it. False if the variable was already set (kept as it is), or if
+        NumPy is already imported in this process, which then keeps the advice it started with.
 
-@contextmanager
-def small_pages() -> Iterator[None]:
-    """Allocate NumPy arrays without the huge-page advice inside the block (re-entrant, and
-    shared by threads: the setting comes back when the last block exits)."""
-    global _active, _saved
-    setter = None if "NUMPY_MADVISE_HUGEPAGE" in os.environ else _setter()
-    if setter is None:
-        yield
-        return
-    with _lock:
-        if _active == 0:
-            _saved = setter(False)
-        _active += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _active -= 1
-            if _active == 0:
-                setter(_saved)
+    Examples
+    --------
+    >>> env = {VARIABLE: "1"}  # the user's choice
+    >>> prefer_small_pages(env), env
+    (False, {'NUMPY_MADVISE_HUGEPAGE': '1'})
+    """
+    env = os.environ if environ is None else environ
+    if VARIABLE in env or "numpy" in sys.modules:
+        return False
+    env[VARIABLE] = "0"
+    return True

@@ -47,7 +47,6 @@ from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .order import Ranked, order_key, ranked_for
-from .pages import small_pages
 from .results import MeasureResult
 from .tables import Qrels, Run
 
@@ -534,7 +533,6 @@ def _is_nested_run(obj: Mapping[Any, Any]) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@small_pages()
 def spread(
     qrels: Any,
     runs: Any,

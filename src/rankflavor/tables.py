@@ -55,7 +55,7 @@ class Run:
 
     ``doc_strings`` may be None when ``doc_integers`` holds every docno: a reader that found them
     all canonical integers keeps only the values, and :attr:`doc` rebuilds the strings on first
-    use (their decimal form is the text they were read from). A 7M-line run spares 80 MB of
+    use (their decimal form is the text they were read from). A big run spares the memory of
     strings that scoring never reads.
     """
 

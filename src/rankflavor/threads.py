@@ -21,8 +21,8 @@ def cores() -> int:
 def in_background(function: Callable[..., T], *args: Any) -> Future[T]:
     """``function(*args)`` on a daemon thread of its own (a process may exit before it ends, and
     a caller that raises first leaves its result unread). The qrels reader finds what alignment
-    will need of the judged docnos while the run is read (off alignment's critical path: 46-60 ms
-    there, 3-6 ms left), and :func:`rankflavor.evaluate.evaluate` reads a qrels file this way
+    will need of the judged docnos while the run is read (off alignment's critical path), and
+    :func:`rankflavor.evaluate.evaluate` reads a qrels file this way
     while the engine is imported."""
     future: Future[T] = Future()
 

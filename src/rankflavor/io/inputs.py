@@ -76,7 +76,7 @@ def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[pa.Arr
             values.append(x)
     if not values:
         raise InputError(source, None, f"is empty; expected {{query: {{doc: {what}}}}}")
-    # string_array, not pa.array: that imports pandas when installed (~0.4 s).
+    # string_array, not pa.array: that imports pandas when installed.
     return string_array(queries), string_array(docs), np.asarray(values, dtype=np.float64)
 
 

@@ -382,14 +382,12 @@ _BLANKS = " \t\n\r\v\f"
 #: About 200,000 run lines: above this, alignment casts docnos with pyarrow.compute.
 _BIG_RUN_BYTES = 6_000_000
 #: The blank scan of a file read whole reads it in blocks of this size into one buffer, which
-#: then stays in a core's cache: the 5.6 MB qrels of the 7k bench set scan in 3.4 ms instead of
-#: 12.6 ms in blocks of 16 MB (whose fresh pages also cost).
+#: then stays in a core's cache (larger blocks miss it, and their fresh pages also cost).
 _SCAN_BYTES = 1 << 20
 #: Uncompressed files larger than this are parsed in pieces of about _PIECE_BYTES on all cores.
 _PIECES_BYTES = _BIG_RUN_BYTES
 #: A piece of a few MB keeps its bytes and columns in a core's cache for the checks and the
-#: derive that follow its parse: reading the 7k bench run in 4 MB pieces instead of 8 MB took
-#: 0.96x the user time (31 alternated pairs; 2 MB pieces: no better, 1 MB: slower).
+#: derive that follow its parse (smaller pieces measured no better, see bench/RESULTS.md).
 _PIECE_BYTES = 4 << 20
 
 
@@ -452,8 +450,7 @@ def _empty_fields(data: bytes | bytearray, start: int, end: int, has_cr: bool) -
     many, it has the right number of fields and its values land in the wrong columns (trec_eval
     and the line path reject it). A blank opening a line shows as an empty query id instead
     (:func:`_line_path_ids`). The pairs are compared two bytes at a time, at both alignments:
-    no byte-pair search of the standard library runs near memchr's speed (4-5 ms for 8 MB,
-    against 2 ms here).
+    no byte-pair search of the standard library runs near memchr's speed.
     """
     n = end - start
     if n < 2:

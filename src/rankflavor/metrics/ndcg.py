@@ -55,7 +55,7 @@ def _averaged_gains(r, measure, top: np.ndarray) -> np.ndarray:  # type: ignore[
 
 def _dcg(r, measure, denom) -> np.ndarray:  # type: ignore[no-untyped-def]
     if measure.k is not None:
-        # Only the top k rows count: gains for them alone (a large run has ~100x more rows).
+        # Only the top k rows count: gains for them alone (a large run has many more rows than k).
         top = np.flatnonzero(r.rank <= measure.k)
         if measure.flavor.ties == "averaged" and len(top):
             g = _averaged_gains(r, measure, top)
