@@ -159,7 +159,7 @@ def _align(
     repeated: bool | None = None
     if nr > sizes.PARALLEL_ROWS:
         # The duplicate check starts on the worker while this thread joins; this thread then
-        # takes its share of the checks left (a few tens of ms less on the 7M-line bench run).
+        # takes its share of the checks left.
         plan: Future[SharedWork] = Future()
 
         def shared_repeats() -> None:
