@@ -61,9 +61,9 @@ def test_cast_is_safe() -> None:
 _SCRIPT = """
 import json, sys
 from rankflavor import align, docnos
-from rankflavor.io import trec
+from rankflavor.io import columnar
 # Every big-run path on small files: pieces, the docno cast, two-thread alignment.
-trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300
+columnar.PIECES_BYTES, columnar.PIECE_BYTES = 0, 300
 docnos._CAST_ROWS = 0
 align._PARALLEL_ROWS = 0
 import rankflavor

@@ -322,7 +322,7 @@ _NO_PANDAS_PATHS_SCRIPT = """
 import json, sys
 import numpy as np
 import rankflavor
-from rankflavor.io import trec
+from rankflavor.io import columnar
 qrels, run = sys.argv[1], sys.argv[2]
 seen = {}
 seen["chunked"] = rankflavor.evaluate(qrels, run, "ndcg@10", chunk_rows=7)[0].mean
@@ -330,7 +330,7 @@ seen["pandas after chunked"] = "pandas" in sys.modules
 seen["dicts"] = rankflavor.evaluate({"q1": {"a": 2}}, {"q1": {"a": 1.0, "b": 2.0}}, "ndcg@10")[0].mean
 from rankflavor.arrays import ndcg_score
 seen["arrays"] = float(ndcg_score(np.array([[3, 2, 0, 1]]), np.array([[0.1, 0.5, 0.3, 0.2]])))
-trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300  # the piece reader
+columnar.PIECES_BYTES, columnar.PIECE_BYTES = 0, 300  # the piece reader
 seen["pieces"] = rankflavor.evaluate(qrels, run, "ndcg@10")[0].mean
 from rankflavor.explain import explain
 seen["explain"] = len(explain(qrels, run, "q1", "ndcg@10").rows)

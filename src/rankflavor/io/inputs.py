@@ -13,7 +13,8 @@ import pyarrow as pa
 from ..columns import string_array
 from ..errors import InputError, UsageError
 from ..tables import Qrels, Run
-from .trec import read_qrels, read_run
+from .qrels import read_qrels
+from .run import read_run
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
