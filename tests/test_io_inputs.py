@@ -11,11 +11,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankflavor
+from rankflavor.columns import to_strings
+from rankflavor.errors import InputError
+from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.tables import Qrels, Run
 
 from .io_cases import MEASURES_TREC, layouts
 
@@ -113,3 +122,138 @@ def test_python_dash_m_eval_imports_no_pandas_module(tmp_path: Path) -> None:
     assert "numpy" in imported and "pyarrow" in imported  # the import log was captured
     assert not [m for m in imported if m == "pandas" or m.startswith("pandas.")]
     assert "ndcg_cut_10" in proc.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Dicts and DataFrames to columns
+# ---------------------------------------------------------------------------------------------
+
+
+def _rows(table: Qrels | Run) -> list[tuple[str, str, float]]:
+    values = table.grade if isinstance(table, Qrels) else table.score
+    return list(zip(to_strings(table.query), to_strings(table.doc), values.tolist(), strict=True))
+
+
+def _nested_oracle(obj: dict[Any, dict[Any, Any]]) -> list[tuple[str, str, float]]:
+    """What a dict means: a row per (query, doc), ids as ``str`` spells them, values as ``float``."""
+    return [(str(q), str(d), float(v)) for q, inner in obj.items() for d, v in inner.items()]
+
+
+_IDS = st.one_of(st.text(min_size=1, max_size=6), st.integers(-5, 10**12))
+_VALUES = st.one_of(st.integers(-3, 5), st.floats(-1e6, 1e6, allow_nan=False), st.booleans(),
+                    st.sampled_from(["2", " 3 ", "1e2"]), st.builds(np.float32, st.floats(0, 10, width=32)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(obj=st.dictionaries(_IDS, st.dictionaries(_IDS, _VALUES, max_size=8), min_size=1, max_size=6))
+def test_dicts_become_the_rows_they_hold(obj: dict[Any, dict[Any, Any]]) -> None:
+    """Text and integer ids (a query 1 and a query "1" are one query), queries without
+    documents, numbers of every Python kind: the rows of the dict, in its order."""
+    want = _nested_oracle(obj)
+    if not want:
+        with pytest.raises(InputError, match="is empty"):
+            as_run(obj)
+        return
+    assert _rows(as_run(obj)) == want
+    assert _rows(as_qrels(obj)) == want
+
+
+@pytest.mark.parametrize(
+    ("run", "fragment"),
+    [
+        ({None: {"a": 1.0}}, "query None doc 'a': a missing value is not an id"),
+        ({float("nan"): {"a": 1.0}}, "query nan doc 'a': a missing value is not an id"),
+        ({"q": {"a": 1.0, None: 2.0}}, "query 'q' doc None: a missing value is not an id"),
+        ({"q": {"a": 1.0, float("nan"): 2.0}}, "query 'q' doc nan: a missing value is not an id"),
+        ({"q": {"a": 1.0}, "r": {"b": None}}, "query 'r' doc 'b': score None is not a number"),
+        ({"q": {"a": 1.0}, "r": {"b": "x"}}, "query 'r' doc 'b': score 'x' is not a number"),
+        ({"q": {"a": 1.0}, "r": {"b": "inf"}}, "query 'r' doc 'b': score 'inf' is not a finite number"),
+        ({"q": {"a": 1.0}, "r": {"b": [1.0]}}, "query 'r' doc 'b': score [1.0] is not a number"),
+        ({"q": {"a": 1.0, "b": float("nan"), "c": "x"}}, "query 'q' doc 'b': score nan is not a finite number"),
+    ],
+)
+def test_a_bad_dict_entry_is_named(run: dict[Any, Any], fragment: str) -> None:
+    """The first bad entry in the dict's order is the one named (a missing query id only
+    matters for a query with documents)."""
+    with pytest.raises(InputError) as info:
+        as_run(run)
+    assert fragment in str(info.value) and info.value.source == "run dict"
+    assert _rows(as_run({None: {}, "q": {"a": 1.0}})) == [("q", "a", 1.0)]
+
+
+def _python_calls(work: Callable[[], object]) -> int:
+    """Python-level function calls (and generator steps) while ``work`` runs."""
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(count)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("docnos", ["text", "integers", "non_ascii"])
+def test_dicts_take_no_python_step_per_document(docnos: str) -> None:
+    """Converting a dict costs Python steps per query, none per document: a hundred times the
+    documents take no more Python calls. (A comprehension over the documents, as the
+    conversion once had, steps once per document.)"""
+    def nested(depth: int) -> dict[str, dict[Any, float]]:
+        doc = {"text": lambda i: f"d{i}", "integers": lambda i: i, "non_ascii": lambda i: f"dé{i}"}[docnos]
+        return {f"q{q}": {doc(i): float(i % 7) for i in range(depth)} for q in range(5)}
+
+    small, large = nested(20), nested(2000)
+    as_run(small), as_qrels(small)  # whatever a first call does once
+    per_query = _python_calls(lambda: (as_run(small), as_qrels(small)))
+    assert _python_calls(lambda: (as_run(large), as_qrels(large))) < per_query + 100  # not + 19,800
+    assert _rows(as_run(large)) == _nested_oracle(large)
+
+
+@pytest.mark.parametrize("dtype", ["str", "object", "string[pyarrow]", "arrow"])
+def test_frames_of_every_string_column_kind_read_alike(dtype: str) -> None:
+    pd = pytest.importorskip("pandas")
+    import pyarrow as pa
+
+    frame = pd.DataFrame({"query_id": ["q1", "q1", "q2", "qé"], "doc_id": ["a", "b", "a", "c"], "score": [2.0, 1, 3, 0.5]})
+    if dtype == "arrow":
+        data: Any = pa.Table.from_pandas(frame, preserve_index=False)
+    else:
+        data = frame.astype({"query_id": dtype, "doc_id": dtype})
+    assert _rows(as_run(data)) == [("q1", "a", 2.0), ("q1", "b", 1.0), ("q2", "a", 3.0), ("qé", "c", 0.5)]
+    # Aligned with judgments from a dict (pandas' pyarrow strings are large_string: they once were not joined).
+    result = rankflavor.evaluate({"q1": {"b": 1}, "q2": {"a": 1}}, data, ["P@1", "num_rel_ret"], preset="trec_eval")
+    assert result["num_rel_ret"].per_query() == {"q1": 1.0, "q2": 1.0}
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "Int64", "float64", "arrow"])
+def test_a_missing_id_in_any_column_kind_is_named(dtype: str) -> None:
+    """Missing values in nullable string and integer columns, NaN in a float column, an Arrow
+    null: each an error naming its row, never the id "nan" or "<NA>"."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow as pa
+
+    ids = [1, 2, None, 4] if dtype in ("Int64", "float64") else ["1", "2", None, "4"]
+    frame = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": pd.Series(ids, dtype=None if dtype == "arrow" else dtype),
+                          "relevance": [1, 0, 2, 1]})
+    data: Any = pa.Table.from_pandas(frame, preserve_index=False) if dtype == "arrow" else frame
+    with pytest.raises(InputError, match=r"qrels DataFrame: column 'doc_id' row 2: .* is a missing value, not an id"):
+        as_qrels(data)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64", "bool", "Int64", "int32[pyarrow]"])
+def test_numeric_ids_are_spelled_as_str_spells_them(dtype: str) -> None:
+    pd = pytest.importorskip("pandas")
+    import pyarrow as pa
+
+    values = [True, False, True] if dtype == "bool" else [7, 10, 7]
+    column = pd.Series(values, dtype=dtype)
+    frame = pd.DataFrame({"query_id": column, "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    want = [str(v) for v in column.tolist()]
+    assert to_strings(as_run(frame).query) == want
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if not pa.types.is_floating(table.column("query_id").type):
+        assert to_strings(as_run(table).query) == want
