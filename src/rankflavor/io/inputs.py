@@ -112,12 +112,12 @@ def _nested_columns(obj: Mapping[Any, Any]) -> Columns | None:
     anything else. One Python step per query, none per document."""
     queries = list(obj)
     inners = list(obj.values())
-    if not all(isinstance(inner, Mapping) for inner in inners):
+    if set(map(type, inners)) != {dict} and not all(isinstance(inner, Mapping) for inner in inners):
         return None
     lengths = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     n = int(lengths.sum())
     answered = [q for q, k in zip(queries, lengths.tolist(), strict=True) if k]  # a query of no documents has no rows
-    if n == 0 or any(_missing(q) for q in answered):
+    if n == 0 or (not set(map(type, answered)) <= _PLAIN_IDS and any(_missing(q) for q in answered)):
         return None
     docs = list(chain.from_iterable(inners))
     if len(docs) != n:  # a mapping whose len() disagrees with its keys
