@@ -13,7 +13,12 @@ Usage::
     python3 bench/generate.py                  # the three standard sizes into bench/data/
     python3 bench/generate.py --sizes 7000x1000 --out bench/data
 
-Each size ``QxD`` writes ``qrels.QxD.txt`` and ``run.QxD.txt``.
+Each size ``QxD`` writes ``qrels.QxD.txt`` and ``run.QxD.txt``. ``--text-docnos`` names the
+documents like ``MSP-00123456`` (files ``*.QxD.text.txt``); ``--shuffle-ties`` also writes the run
+with the rows of equal score of each query in random order (``run.QxD[.text].shuffled.txt``),
+as real runs often have them::
+
+    python3 bench/generate.py --sizes 7000x1000 --text-docnos --shuffle-ties
 """
 
 from __future__ import annotations
@@ -57,18 +62,24 @@ def _write(path: Path, columns: dict[str, pa.Array], append: bool) -> None:
         pacsv.write_csv(table, fh, write_options=options)
 
 
-def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130, text_docnos: bool = False) -> tuple[Path, Path]:
+def generate(
+    n_queries: int, depth: int, out: Path, seed: int = 20261130, text_docnos: bool = False, shuffle_ties: bool = False
+) -> tuple[Path, Path]:
     """Write ``qrels.QxD.txt`` and ``run.QxD.txt`` under ``out`` and return their paths.
 
     With ``text_docnos`` the same judgments and run are written with docnos such as
     ``MSP-00123456`` (BEIR/TREC style text ids) to ``qrels.QxD.text.txt`` and ``run.QxD.text.txt``.
+    With ``shuffle_ties`` the run is written to ``run.QxD[.text].shuffled.txt`` instead: the same
+    rows, but within each query the rows of equal score come in random order (drawn from a
+    generator of their own, so the judgments and the rows stay those of the plain files).
     """
     out.mkdir(parents=True, exist_ok=True)
     name = f"{n_queries}x{depth}" + (".text" if text_docnos else "")
     docno = (lambda d: np.char.add("MSP-", np.char.zfill(d.astype(str), 8))) if text_docnos else (lambda d: d.astype(str))
     qrels_path = out / f"qrels.{name}.txt"
-    run_path = out / f"run.{name}.txt"
+    run_path = out / f"run.{name}{'.shuffled' if shuffle_ties else ''}.txt"
     rng = np.random.default_rng([seed, n_queries, depth])
+    ties_rng = np.random.default_rng([seed, n_queries, depth, 1]) if shuffle_ties else None
     query_ids = _ids(rng, n_queries, 2, 1_200_000)
     # 1% of the judged queries have no run lines (the missing-query policy matters).
     in_run = rng.random(n_queries) >= 0.01
@@ -125,8 +136,10 @@ def generate(n_queries: int, depth: int, out: Path, seed: int = 20261130, text_d
         # Scores fall with rank; rounding to 2 decimals makes ties (as BM25 runs have).
         pos = _positions(rq)
         score = np.round(30.0 - 20.0 * np.log1p(pos) / np.log1p(depth) + rng.normal(0, 0.02, len(rq)), 2)
-        # Keep the file in descending score order within a query, as real runs are.
-        order = np.lexsort((-score, _query_block(rq)))
+        # Keep the file in descending score order within a query, as real runs are; tied rows
+        # stay in the order they were drawn, or come in random order (``shuffle_ties``).
+        keys = (-score, _query_block(rq)) if ties_rng is None else (ties_rng.random(len(rq)), -score, _query_block(rq))
+        order = np.lexsort(keys)
         rq, rdoc, score = rq[order], rdoc[order], score[order]
         rank = _positions(rq) + 1
         _write(
@@ -166,10 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--text-docnos", action="store_true", help="docnos like MSP-00123456 (files *.SIZE.text.txt)")
+    parser.add_argument("--shuffle-ties", action="store_true",
+                        help="tied scores in random order within each query (run.SIZE[.text].shuffled.txt)")
     args = parser.parse_args(argv)
     for size in args.sizes:
         q, d = parse_size(size)
-        qrels_path, run_path = generate(q, d, args.out, args.seed, args.text_docnos)
+        qrels_path, run_path = generate(q, d, args.out, args.seed, args.text_docnos, args.shuffle_ties)
         print(f"{size}: {qrels_path} ({qrels_path.stat().st_size:,} bytes), {run_path} ({run_path.stat().st_size:,} bytes)")
     return 0
 

@@ -23,9 +23,20 @@ Tools (each skipped, saying why, when not installed):
   wall time; the in-process time excludes it).
 * ``spread``       - ``rankflavor.spread`` of NDCG@10 over a 24-flavor grid (gain x discount x
   ideal x ties; ``--case ndcg10`` only).
+* ``rankflavor_cli`` - the command line, ``python -m rankflavor eval QRELS RUN -m ndcg_cut.10
+  --preset trec_eval --format json``. Not in the default ``--tools``.
 
-Cases: ``ndcg10`` (mean NDCG@10, trec_eval's ``ndcg_cut.10``) and ``ten`` (ndcg, ndcg_cut.10,
-map, P.10, recall.100, recall.1000, recip_rank, Rprec, bpref, success.10 in one call).
+Cases: ``ndcg10`` (mean NDCG@10, trec_eval's ``ndcg_cut.10``), ``ten`` (ndcg, ndcg_cut.10,
+map, P.10, recall.100, recall.1000, recip_rank, Rprec, bpref, success.10 in one call) and
+``dicts``, the small inputs pytrec_eval users have (``--size 1000x100`` by default): warm, in
+one process, ``rankflavor.evaluate`` on pytrec_eval-style dicts against
+``pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)`` on the same prebuilt
+dicts (``--inner-repeat`` calls each after a first one, median reported), and, as processes, the
+``rankflavor_cli`` on the files against pytrec_eval from the files (the ``ndcg10`` case of
+``pytrec_eval``); one table puts each pair and its ratio side by side.
+
+``--shuffled-ties`` reads ``run.SIZE[.text].shuffled.txt``: the same run with the rows of equal
+score of each query in random order (``generate.py --shuffle-ties``).
 
 Usage::
 
@@ -33,6 +44,8 @@ Usage::
     python3 bench/run.py --size 7000x1000 --repeat 5
     python3 bench/run.py --size 7000x1000 --case ten --tools rankflavor pytrec_eval ranx ir_measures
     python3 bench/run.py --size 50000x1000 --repeat 1 --tools parse_floor rankflavor --timeout 1800
+    python3 bench/run.py --case dicts --repeat 5
+    python3 bench/run.py --size 7000x1000 --text-docnos --shuffled-ties --tools parse_floor rankflavor pytrec_eval
 """
 
 from __future__ import annotations
@@ -46,13 +59,22 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-TOOLS = ("parse_floor", "rankflavor", "rankflavor_chunked", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "spark", "spread")
-CASES = ("ndcg10", "ten")
+TOOLS = ("parse_floor", "rankflavor", "rankflavor_chunked", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "spark", "spread",
+         "rankflavor_cli")
+#: Tools a plain run leaves out unless named in ``--tools``.
+NOT_DEFAULT = ("rankflavor_chunked", "rankflavor_cli")
+CASES = ("ndcg10", "ten", "dicts")
+#: ``--case dicts``: in-process tools on prebuilt dicts, and the process pair on the files.
+DICT_TOOLS = ("rankflavor", "pytrec_eval")
+FILE_PAIR = ("rankflavor_cli", "pytrec_eval")
+#: The size ``--case dicts`` reads unless ``--size`` is given.
+DICTS_SIZE = "1000x100"
 
 #: The ten measures of ``--case ten``, in each tool's own names.
 TEN = {
@@ -79,7 +101,9 @@ PYTREC_TEN = {"ndcg", "ndcg_cut.10", "map", "P.10", "recall.100", "recall.1000",
 # Children: one function per tool, run in a fresh interpreter; each prints one JSON line.
 
 
-def _child(tool: str, case: str, qrels: str, run: str) -> dict[str, Any]:
+def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -> dict[str, Any]:
+    if case == "dicts":
+        return _warm_dicts(tool, qrels, run, inner_repeat)
     started = time.perf_counter()
     if tool in ("rankflavor", "rankflavor_chunked", "spread"):  # as the rankflavor command does (rankflavor/pages.py)
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
@@ -161,6 +185,43 @@ def _child(tool: str, case: str, qrels: str, run: str) -> dict[str, Any]:
     return {"value": value, "inner_seconds": time.perf_counter() - started, **extra}
 
 
+def _trec_dicts(path: str, value_field: int, kind: type) -> dict[str, dict[str, Any]]:
+    """A TREC file as pytrec_eval's dicts (``{query: {doc: value}}``), read with plain Python."""
+    out: dict[str, dict[str, Any]] = {}
+    with open(path) as fh:
+        for line in fh:
+            fields = line.split()
+            out.setdefault(fields[0], {})[fields[2]] = kind(fields[value_field])
+    return out
+
+
+def _warm_dicts(tool: str, qrels: str, run: str, inner_repeat: int) -> dict[str, Any]:
+    """Mean NDCG@10 on prebuilt pytrec_eval-style dicts, called once (imports included) and then
+    ``inner_repeat`` times more in the same process."""
+    judgments, ranking = _trec_dicts(qrels, 3, int), _trec_dicts(run, 4, float)
+    started = time.perf_counter()
+    if tool == "rankflavor":
+        import rankflavor
+
+        def call() -> float:
+            return rankflavor.evaluate(judgments, ranking, ["ndcg_cut.10"], preset="trec_eval")["ndcg_cut_10"].mean
+
+    elif tool == "pytrec_eval":
+        import pytrec_eval
+
+        def call() -> float:
+            per_query = pytrec_eval.RelevanceEvaluator(judgments, {"ndcg_cut.10"}).evaluate(ranking)
+            return statistics.fmean(v["ndcg_cut_10"] for v in per_query.values())
+
+    else:
+        raise SystemExit(f"--case dicts: tool {tool!r} has no dict form; use one of {', '.join(DICT_TOOLS)}")
+    value = call()
+    first = time.perf_counter() - started
+    warm = timeit.repeat(call, number=1, repeat=inner_repeat)
+    return {"value": value, "first_call_seconds": first, "inner_seconds": statistics.median(warm),
+            "warm_min_seconds": min(warm), "warm_calls": inner_repeat}
+
+
 def _jvm_peak_rss_kb(spark: Any) -> int | None:
     """Peak RSS of the local Spark JVM (a grandchild the parent's wait4 cannot see)."""
     try:
@@ -218,12 +279,17 @@ def _available(tool: str, trec_eval: str | None) -> str | None:
     return None
 
 
-def _command(tool: str, case: str, qrels: str, run: str, trec_eval: str | None) -> list[str]:
+def _command(tool: str, case: str, qrels: str, run: str, trec_eval: str | None, inner_repeat: int = 30) -> list[str]:
+    names = ["ndcg_cut.10"] if case == "ndcg10" else TEN["trec_eval"]
     if tool == "trec_eval":
         assert trec_eval is not None
-        names = ["ndcg_cut.10"] if case == "ndcg10" else TEN["trec_eval"]
         return [trec_eval, *[x for n in names for x in ("-m", n)], qrels, run]
-    return [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--case", case, "--qrels", qrels, "--run", run]
+    if tool == "rankflavor_cli":
+        # JSON: the value in full (the default table rounds it); what a script would ask for.
+        return [sys.executable, "-m", "rankflavor", "eval", qrels, run, "--preset", "trec_eval", "--format", "json",
+                *[x for n in names for x in ("-m", n)]]
+    return [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--case", case, "--qrels", qrels, "--run", run,
+            "--inner-repeat", str(inner_repeat)]
 
 
 def _measure(cmd: list[str], timeout: float) -> Sample:
@@ -248,7 +314,10 @@ def _measure(cmd: list[str], timeout: float) -> Sample:
             raise RuntimeError(f"{' '.join(cmd[:4])} exited {proc.returncode}: {last[-300:]}")
         out.seek(0)
         text = out.read().decode(errors="replace")
-    if cmd[0] == sys.executable:
+    if cmd[:3] == [sys.executable, "-m", "rankflavor"]:  # the command line's JSON
+        measures = json.loads(text)["measures"]
+        report = {"value": next(float(m["value"]) for m in measures if m["name"] == "ndcg_cut_10")}
+    elif cmd[0] == sys.executable:
         report = json.loads(text.strip().splitlines()[-1])
     else:  # trec_eval: "ndcg_cut_10   all   0.1234"
         report = {"value": float(next(ln.split()[2] for ln in text.splitlines() if ln.startswith("ndcg_cut_10 ")))}
@@ -307,6 +376,36 @@ def _table(rows: list[Row], floor: Row | None, reference: Row | None) -> str:
     return "\n".join(lines)
 
 
+def _dicts_table(rows: list[Row]) -> str:
+    """``--case dicts``: each rankflavor figure beside pytrec_eval's, and their ratio."""
+
+    def find(tool: str, case: str) -> Row | None:
+        return next((r for r in rows if r.tool == tool and r.case == case and r.samples), None)
+
+    def median(row: Row | None, key: str) -> float | None:
+        return None if row is None else statistics.median(s.report[key] for s in row.samples)
+
+    ours, theirs = find("rankflavor", "dicts"), find("pytrec_eval", "dicts")
+    cli, files = find("rankflavor_cli", "ndcg10"), find("pytrec_eval", "ndcg10")
+    pairs = [
+        ("warm call on prebuilt dicts, ms (median of medians)", median(ours, "inner_seconds"), median(theirs, "inner_seconds"), 1e3),
+        ("first call in a fresh process, imports included, ms", median(ours, "first_call_seconds"),
+         median(theirs, "first_call_seconds"), 1e3),
+        ("from the files as a process: CLI vs pytrec_eval, s (median wall)", cli.median_wall if cli else None,
+         files.median_wall if files else None, 1.0),
+    ]
+    lines = ["| comparison | rankflavor | pytrec_eval | rankflavor / pytrec_eval |", "|---|---:|---:|---:|"]
+    for label, a, b, scale in pairs:
+        shown = [f"{x * scale:.3f}" if scale == 1.0 and x is not None else f"{x * scale:.1f}" if x is not None else "n/a"
+                 for x in (a, b)]
+        ratio = f"{a / b:.2f}x" if a is not None and b else ""
+        lines.append(f"| {label} | {shown[0]} | {shown[1]} | {ratio} |")
+    values = {f"{r.tool}/{r.case}": r.samples[-1].report.get("value") for r in (ours, theirs, cli, files) if r is not None}
+    lines.append("")
+    lines.append("values: " + ", ".join(f"{k} {v:.6f}" for k, v in values.items() if isinstance(v, float)))
+    return "\n".join(lines)
+
+
 def _precompile() -> None:
     """Byte-compile rankflavor's modules as ``pip install`` does for every installed package.
 
@@ -324,37 +423,53 @@ def _precompile() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark rankflavor against its peers (see the module docstring).")
-    parser.add_argument("--size", default="7000x1000", help="QUERIESxDOCS of bench/data/{qrels,run}.SIZE.txt")
+    parser.add_argument("--size", help=f"QUERIESxDOCS of bench/data/{{qrels,run}}.SIZE.txt (7000x1000; {DICTS_SIZE} for "
+                                        "--case dicts alone)")
     parser.add_argument("--text-docnos", action="store_true", help="use the text-docno files (*.SIZE.text.txt)")
+    parser.add_argument("--shuffled-ties", action="store_true",
+                        help="use the run with tied scores in random order (run.SIZE[.text].shuffled.txt)")
     parser.add_argument("--qrels", help="qrels file (overrides --size)")
     parser.add_argument("--run", help="run file (overrides --size)")
-    parser.add_argument("--tools", nargs="+", default=[t for t in TOOLS if t != "rankflavor_chunked"], choices=TOOLS)
+    parser.add_argument("--tools", nargs="+", default=[t for t in TOOLS if t not in NOT_DEFAULT], choices=TOOLS)
     parser.add_argument("--case", nargs="+", default=["ndcg10"], choices=CASES)
     parser.add_argument("--repeat", type=int, default=5, help="measured runs per tool (median reported)")
     parser.add_argument("--no-warmup", action="store_true", help="skip the unmeasured first round")
     parser.add_argument("--trec-eval", dest="trec_eval", help="path of a trec_eval binary (optional)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run before a tool is dropped")
+    parser.add_argument("--inner-repeat", type=int, default=30, help="--case dicts: warm calls per process")
     parser.add_argument("--json", type=Path, help="also write every sample here")
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    name = args.size + (".text" if args.text_docnos else "")
+    size = args.size or (DICTS_SIZE if args.case == ["dicts"] else "7000x1000")
+    name = size + (".text" if args.text_docnos else "")
     qrels = args.qrels or str(HERE / "data" / f"qrels.{name}.txt")
-    run = args.run or str(HERE / "data" / f"run.{name}.txt")
+    run = args.run or str(HERE / "data" / f"run.{name}{'.shuffled' if args.shuffled_ties else ''}.txt")
     if args.child:
-        print(json.dumps(_child(args.child, args.case[0], qrels, run)))
+        print(json.dumps(_child(args.child, args.case[0], qrels, run, args.inner_repeat)))
         return 0
     for path in (qrels, run):
         if not os.path.exists(path):
-            hint = " --text-docnos" if args.text_docnos else ""
-            raise SystemExit(f"{path} not found: run python3 bench/generate.py --sizes {args.size}{hint} first")
+            hint = (" --text-docnos" if args.text_docnos else "") + (" --shuffle-ties" if args.shuffled_ties else "")
+            raise SystemExit(f"{path} not found: run python3 bench/generate.py --sizes {size}{hint} first")
 
     _precompile()
     rows: list[Row] = []
+
+    def add(tool: str, case: str) -> None:
+        if not any(r.tool == tool and r.case == case for r in rows):
+            rows.append(Row(tool, case, skipped=_available(tool, args.trec_eval)))
+
     for case in args.case:
+        if case == "dicts":  # its own tools: the dict pair, and the process pair on the files
+            for tool in DICT_TOOLS:
+                add(tool, "dicts")
+            for tool in FILE_PAIR:
+                add(tool, "ndcg10")
+            continue
         for tool in args.tools:
             if tool == "spread" and case != "ndcg10":
                 continue
-            rows.append(Row(tool, case, skipped=_available(tool, args.trec_eval)))
+            add(tool, case)
     print(f"# {Path(run).name} ({os.path.getsize(run) / 1e6:.0f} MB), {Path(qrels).name}; {os.cpu_count()} CPUs: {_cpu()}")
     print(f"# versions: {_versions()}")
     print(f"# load average before: {_load()}", flush=True)
@@ -364,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             if row.skipped:
                 continue
             try:
-                sample = _measure(_command(row.tool, row.case, qrels, run, args.trec_eval), args.timeout)
+                sample = _measure(_command(row.tool, row.case, qrels, run, args.trec_eval, args.inner_repeat), args.timeout)
             except (TimeoutError, RuntimeError) as exc:
                 row.skipped = str(exc)
                 print(f"# {row.tool}/{row.case}: {exc}", flush=True)
@@ -378,10 +493,13 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(f"# load average after: {_load()}")
     for case in args.case:
+        print()
+        if case == "dicts":
+            print(_dicts_table(rows))
+            continue
         case_rows = [r for r in rows if r.case == case]
         floor = next((r for r in rows if r.tool == "parse_floor" and r.case == case), None)
         reference = next((r for r in case_rows if r.tool == "rankflavor"), None)
-        print()
         print(_table(case_rows, floor, reference))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

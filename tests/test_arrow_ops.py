@@ -69,9 +69,9 @@ _SCRIPT = """
 import json, sys
 from rankflavor import docnos
 from rankflavor.align import sizes
-from rankflavor.io import trec
+from rankflavor.io import columnar
 # Every big-run path on small files: pieces, the docno cast, two-thread alignment.
-trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300
+columnar.PIECES_BYTES, columnar.PIECE_BYTES = 0, 300
 docnos._CAST_ROWS = 0
 sizes.PARALLEL_ROWS = 0
 import rankflavor

@@ -4,10 +4,6 @@ What is protected, and by which oracle (nothing here is copied from rankflavor's
 
 * ``rankflavor.columns`` (Arrow <-> NumPy through buffers): against Python lists and pyarrow's own
   ``to_pylist``, on sliced, chunked, bit-packed, empty and null-bearing arrays.
-* No pandas import: ``sys.modules`` of a fresh interpreter after evaluating through the library
-  and the command line, for every reader path (columnar, whitespace-normalised, line by line, gzip).
-* ``docnos.canonical_integers``: against a regular-expression reference of "canonical decimal
-  integer"; "7" and "007" stay distinct documents end to end (values worked out by hand).
 * ``order.rank(..., exact_rows=False)``: every metric value equals the one computed from exact
   rows (``exact_rows=True``) through the kernels directly, and the exact rows themselves equal a
   brute-force Python sort (score, then the tie rule on the docno bytes, file position or grade).
@@ -15,23 +11,18 @@ What is protected, and by which oracle (nothing here is copied from rankflavor's
   on the judged rows as on every row.
 * Query blocks moved into byte order keep each query's file order; ``Aligned.run_row`` maps back
   to the input rows.
-* The run tag read from the file's last line equals the sixth field of the last line, for every
-  file layout.
 * The threaded duplicate check on a large run names the file and both lines, and
   ``duplicates=first`` equals the run without the duplicate line.
+
+The reader's parts (no pandas import, canonical integer docnos, the run tag) are in
+``test_io_inputs.py``, ``test_docnos.py`` and ``test_io_lines.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-import gzip
-import json
 import math
-import re
-import subprocess
-import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,8 +38,6 @@ from rankflavor import order as order_module
 from rankflavor.align import Aligned, align
 from rankflavor.align import sizes as align_sizes
 from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
-from rankflavor.docnos import canonical_integer_range as _canonical_integer_range
-from rankflavor.docnos import canonical_integers as _canonical_integers
 from rankflavor.engine import aggregate
 from rankflavor.errors import InputError
 from rankflavor.io.trec import read_qrels, read_run
@@ -224,25 +213,8 @@ def test_to_strings_rejects_nulls() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Small TREC files shared by several sections
+# Small TREC files
 # ---------------------------------------------------------------------------------------------
-
-QRELS_TEXT = textwrap.dedent(
-    """\
-    q1 0 d1 2
-    q1 0 d2 0
-    q1 0 d3 1
-    q1 0 d9 1
-    q2 0 e1 1
-    q2 0 e5 3
-    q3 0 f1 1
-    """
-)
-RUN_ROWS = [
-    ("q1", "d3", 9.0), ("q1", "d4", 8.0), ("q1", "d1", 8.0), ("q1", "d2", 7.5), ("q1", "d7", 1.0),
-    ("q2", "e5", 3.0), ("q2", "e2", 3.0), ("q2", "e1", 2.0),
-    ("q4", "g1", 1.0),
-]  # fmt: skip
 
 
 def _run_line(q: str, d: str, rank_: int, s: float, tag: str = "tagA", sep: str = " ") -> str:
@@ -254,250 +226,6 @@ def _run_text(rows: list[tuple[str, str, float]], last_tag: str = "lastTag", sep
     q, d, s = rows[-1]
     lines[-1] = _run_line(q, d, len(rows), s, last_tag, sep)
     return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# 2. No pandas import on the command-line path
-# ---------------------------------------------------------------------------------------------
-
-MEASURES_TREC = ["ndcg_cut.10", "map", "P.10", "bpref"]
-
-_NO_PANDAS_SCRIPT = """
-import json, runpy, sys
-qrels, run = sys.argv[1], sys.argv[2]
-import rankflavor
-res = rankflavor.evaluate(qrels, run, {measures!r}, preset="trec_eval")
-library = {{m.measure.display: m.summary for m in res}}
-after_library = "pandas" in sys.modules
-sys.argv = ["rankflavor", "eval", qrels, run, "--preset", "trec_eval", "--format", "json",
-            *[x for m in {measures!r} for x in ("-m", m)]]
-code = None
-try:
-    runpy.run_module("rankflavor", run_name="__main__", alter_sys=True)
-except SystemExit as exc:
-    code = exc.code
-print("\\n@@" + json.dumps({{"library": library, "after_library": after_library,
-                            "after_cli": "pandas" in sys.modules, "exit": code}}))
-"""
-
-
-def _layouts(tmp_path: Path) -> dict[str, tuple[Path, Path]]:
-    """The same judgments and run in every layout the readers treat differently."""
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text(QRELS_TEXT)
-    plain = tmp_path / "run.txt"
-    plain.write_text(_run_text(RUN_ROWS))
-    tabs = tmp_path / "run_tabs.txt"  # whitespace-normalised columnar path
-    tabs.write_text(_run_text(RUN_ROWS, sep="\t"))
-    qrels_tabs = tmp_path / "qrels_tabs.txt"
-    qrels_tabs.write_text(QRELS_TEXT.replace(" ", "\t"))
-    lines = tmp_path / "run_lines.txt"  # comments and blank lines: the line-by-line path
-    body = _run_text(RUN_ROWS).splitlines()
-    lines.write_text("# a comment\n" + "\n".join(body[:3]) + "\n\n" + "\n".join(body[3:]) + "\n")
-    gz = tmp_path / "run.txt.gz"
-    gz.write_bytes(gzip.compress(_run_text(RUN_ROWS).encode()))
-    return {"plain": (qrels, plain), "tabs": (qrels_tabs, tabs), "lines": (qrels, lines), "gzip": (qrels, gz)}
-
-
-@pytest.mark.parametrize("layout", ["plain", "tabs", "lines", "gzip"])
-def test_evaluate_and_cli_do_not_import_pandas(tmp_path: Path, layout: str) -> None:
-    qrels, run = _layouts(tmp_path)[layout]
-    script = _NO_PANDAS_SCRIPT.format(measures=MEASURES_TREC)
-    proc = subprocess.run(
-        [sys.executable, "-c", script, str(qrels), str(run)], capture_output=True, text=True, timeout=120, cwd=tmp_path
-    )
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout.rsplit("\n@@", 1)[1])
-    assert report["exit"] in (0, None), proc.stderr
-    assert report["after_library"] is False, "rankflavor.evaluate imported pandas"
-    assert report["after_cli"] is False, "python -m rankflavor eval imported pandas"
-    # The subprocess really evaluated: the same four numbers as this process for the same files.
-    here = rankflavor.evaluate(str(qrels), str(run), MEASURES_TREC, preset="trec_eval")
-    assert report["library"] == {m.measure.display: m.summary for m in here}
-    cli = json.loads(proc.stdout.rsplit("\n@@", 1)[0])
-    assert {m["name"]: m["value"] for m in cli["measures"]} == {m.measure.display: m.summary for m in here}
-
-
-_NO_PANDAS_PATHS_SCRIPT = """
-import json, sys
-import numpy as np
-import rankflavor
-from rankflavor.io import trec
-qrels, run = sys.argv[1], sys.argv[2]
-seen = {}
-seen["chunked"] = rankflavor.evaluate(qrels, run, "ndcg@10", chunk_rows=7)[0].mean
-seen["pandas after chunked"] = "pandas" in sys.modules
-seen["dicts"] = rankflavor.evaluate({"q1": {"a": 2}}, {"q1": {"a": 1.0, "b": 2.0}}, "ndcg@10")[0].mean
-from rankflavor.arrays import ndcg_score
-seen["arrays"] = float(ndcg_score(np.array([[3, 2, 0, 1]]), np.array([[0.1, 0.5, 0.3, 0.2]])))
-trec._PIECES_BYTES, trec._PIECE_BYTES = 0, 300  # the piece reader
-seen["pieces"] = rankflavor.evaluate(qrels, run, "ndcg@10")[0].mean
-from rankflavor.explain import explain
-seen["explain"] = len(explain(qrels, run, "q1", "ndcg@10").rows)
-print(json.dumps({"seen": seen, "pandas": "pandas" in sys.modules}))
-"""
-
-
-def test_chunks_dicts_arrays_pieces_and_explain_import_no_pandas(tmp_path: Path) -> None:
-    """pa.array on Python objects imports pandas when it is installed (~0.4 s); the other
-    entry points build arrays without it. (Chunked evaluation, dict inputs and the arrays API
-    each imported it before this test.)"""
-    pytest.importorskip("pandas", reason="pandas is not installed here, so no import of it can be seen")
-    qrels, run = _layouts(tmp_path)["plain"]
-    proc = subprocess.run([sys.executable, "-c", _NO_PANDAS_PATHS_SCRIPT, str(qrels), str(run)], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout.splitlines()[-1])
-    here = rankflavor.evaluate(str(qrels), str(run), "ndcg@10")[0].mean
-    assert report["seen"]["chunked"] == report["seen"]["pieces"] == here  # the paths really ran
-    assert report["seen"]["explain"] > 0 and 0 < report["seen"]["arrays"] < 1
-    assert report["seen"]["pandas after chunked"] is False, "chunked evaluation imported pandas"
-    assert report["pandas"] is False, "an entry point imported pandas"
-
-
-def test_python_dash_m_eval_imports_no_pandas_module(tmp_path: Path) -> None:
-    """The real ``python -m rankflavor eval`` process, watched through ``-X importtime``."""
-    qrels, run = _layouts(tmp_path)["plain"]
-    metrics = [x for m in MEASURES_TREC for x in ("-m", m)]
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "rankflavor", "eval", str(qrels), str(run), "--preset", "trec_eval",
-         *metrics],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")]
-    assert "numpy" in imported and "pyarrow" in imported  # the import log was captured
-    assert not [m for m in imported if m == "pandas" or m.startswith("pandas.")]
-    assert "ndcg_cut_10" in proc.stdout
-
-
-def test_every_layout_gives_the_same_values(tmp_path: Path) -> None:
-    """Columnar, normalised, line-by-line and gzip readers: one set of numbers."""
-    results = {
-        name: rankflavor.evaluate(str(q), str(r), [*MEASURES_TREC, "num_ret", "num_rel_ret"], preset="trec_eval")
-        for name, (q, r) in _layouts(tmp_path).items()
-    }
-    values = {name: res.per_query() for name, res in results.items()}
-    assert values["plain"] == values["tabs"] == values["lines"] == values["gzip"]
-    # The line-by-line layout did go through the line path: it counted its comment and blank line.
-    assert (results["lines"].counts.comment_lines, results["lines"].counts.blank_lines) == (1, 1)
-    assert (results["plain"].counts.comment_lines, results["plain"].counts.blank_lines) == (0, 0)
-
-
-# ---------------------------------------------------------------------------------------------
-# 3. Canonical integer docnos
-# ---------------------------------------------------------------------------------------------
-
-_CANONICAL = re.compile(r"0|[1-9][0-9]{0,17}")
-
-
-def _reference_canonical(values: list[str]) -> list[int] | None:
-    """All values canonical decimal integers (ASCII digits, no sign, no leading zero, <= 18 digits)?"""
-    if all(v.isascii() and _CANONICAL.fullmatch(v) for v in values):
-        return [int(v) for v in values]
-    return None
-
-
-def _canonical(values: pa.Array | pa.ChunkedArray) -> list[int] | None:
-    """Both readings (NumPy on the bytes for small inputs, pyarrow's cast for large) must agree."""
-    by_bytes = _canonical_integers(values, cast=False)
-    by_cast = _canonical_integers(values, cast=True)
-    as_list = [None if got is None else [int(x) for x in got] for got in (by_bytes, by_cast)]
-    assert as_list[0] == as_list[1], f"bytes {as_list[0]} != cast {as_list[1]}"
-    if isinstance(values, pa.Array):  # the read workers' form: the cast's values and their range
-        ranged = _canonical_integer_range(values)
-        if as_list[0] is None:
-            assert ranged is None
-        else:
-            assert ranged is not None and [int(x) for x in ranged[0]] == as_list[0]
-            assert ranged[1:] == ((min(as_list[0]), max(as_list[0])) if as_list[0] else (0, -1))
-    return as_list[0]
-
-
-@pytest.mark.parametrize("good", ["0", "7", "10", "123456789012345678", "999999999999999999"])
-def test_canonical_integers_accepts(good: str) -> None:
-    assert _canonical(pa.array([good, "5", "0"])) == [int(good), 5, 0]
-
-
-@pytest.mark.parametrize(
-    "bad", ["007", "00", "+7", "-1", "1.0", "1e3", " 7", "7 ", "١٢", "٣", "1000000000000000000", "", "7a", "\x00"]
-)
-def test_canonical_integers_rejects(bad: str) -> None:
-    assert _canonical(pa.array(["5", bad, "6"])) is None
-    assert _canonical(pa.array([bad])) is None
-    assert _canonical(pa.array(["5", bad], type=pa.large_string())) is None
-
-
-@pytest.mark.parametrize(
-    "strings",
-    [["1e3", "07"], ["1e1", "05"], [" 10", "07"], ["0x1", "07"], ["1_000", "07"],
-     # 14 bytes for a value of 15 digits: pyarrow's parse reads a 0x prefix (281474976710655)
-     ["0xFFFFFFFFFFFF", "07"], ["0XFFFFFFFFFFFFF", "07"]],
-)
-def test_canonical_integers_are_not_fooled_by_a_short_spelling(strings: list[str]) -> None:
-    """The cast's check counts bytes against digits over all docnos: it holds only while the
-    integer parse accepts no spelling shorter than the value's digits (an exponent, say), which
-    could make up for a leading zero elsewhere. These pairs would balance; they come after
-    the docnos the cast's caller peeks at, so the cast itself must refuse them."""
-    assert _canonical(pa.array(["5"] * 300 + strings * 3)) is None
-
-
-def test_canonical_integers_sliced_and_chunked() -> None:
-    arr = pa.array(["007", "5", "61", "+1", "0"])
-    assert _canonical(arr.slice(1, 2)) == [5, 61]  # the bad neighbours lie outside the slice
-    assert _canonical(arr.slice(1, 3)) is None
-    assert _canonical(arr.slice(4, 1)) == [0]
-    assert _canonical(arr.slice(2, 0)) == []
-    assert _canonical(pa.chunked_array([arr.slice(1, 2), pa.array(["9", "10"])])) == [5, 61, 9, 10]
-    assert _canonical(pa.chunked_array([pa.array(["9"]), arr.slice(0, 2)])) is None
-    assert _canonical(pa.chunked_array([], type=pa.string())) == []
-    assert _canonical(pa.array([1, 2])) is None  # not strings at all
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    values=st.lists(st.text(alphabet="0123456789+-. e٣xF", max_size=20), max_size=8),
-    start=st.integers(0, 8),
-    length=st.integers(0, 8),
-    large=st.booleans(),
-)
-def test_canonical_integers_against_reference(values: list[str], start: int, length: int, large: bool) -> None:
-    arr = pa.array(values, type=pa.large_string() if large else pa.string())
-    start = min(start, len(values))
-    length = min(length, len(values) - start)
-    assert _canonical(arr.slice(start, length)) == _reference_canonical(values[start : start + length])
-    if len(values) >= 2:
-        half = len(values) // 2
-        chunked = pa.chunked_array([arr.slice(0, half), arr.slice(half)])
-        assert _canonical(chunked) == _reference_canonical(values)
-
-
-@pytest.mark.parametrize("source", ["files", "dicts"])
-def test_leading_zero_docno_is_another_document(tmp_path: Path, source: str) -> None:
-    """trec_eval compares docnos as strings: "007" judged relevant says nothing about "7"."""
-    cases = [
-        # (qrels rows, run rows, expected num_rel_ret, RR, num_ret) worked out by hand
-        ([("q1", "007", 1), ("q1", "x", 0)], [("q1", "7", 3.0), ("q1", "007", 2.0), ("q1", "8", 1.0)], 1, 0.5, 3),
-        ([("q1", "7", 1)], [("q1", "007", 3.0), ("q1", "7", 2.0)], 1, 0.5, 2),
-        ([("q1", "007", 1), ("q1", "7", 0)], [("q1", "7", 3.0), ("q1", "8", 2.0)], 0, 0.0, 2),  # run all canonical
-        ([("q1", "7", 1), ("q1", "007", 0)], [("q1", "8", 3.0), ("q1", "7", 2.0)], 1, 0.5, 2),
-        ([("q1", "0", 1), ("q1", "00", 1)], [("q1", "00", 3.0), ("q1", "0", 2.0), ("q1", "000", 1.0)], 2, 1.0, 3),
-    ]
-    for i, (judged, retrieved, rel_ret, rr, n_ret) in enumerate(cases):
-        if source == "files":
-            q_path, r_path = tmp_path / f"q{i}.txt", tmp_path / f"r{i}.txt"
-            q_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in judged))
-            r_path.write_text(_run_text(retrieved))
-            qrels: Any = str(q_path)
-            run: Any = str(r_path)
-        else:
-            qrels = {"q1": {d: g for _, d, g in judged}}
-            run = {"q1": {d: s for _, d, s in retrieved}}
-        res = rankflavor.evaluate(qrels, run, ["num_rel_ret", "RR", "num_ret", "P@10"])
-        assert res["num_rel_ret"].per_query() == {"q1": float(rel_ret)}, (i, judged, retrieved)
-        assert res["RR"].per_query() == {"q1": rr}, (i, judged, retrieved)
-        assert res["num_ret"].per_query() == {"q1": float(n_ret)}
-        assert res["P@10"].per_query() == {"q1": rel_ret / 10}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -911,80 +639,6 @@ def test_block_order_does_not_change_values(case: Case, data: st.DataObject) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-# 7. Run tag from the last line
-# ---------------------------------------------------------------------------------------------
-
-
-def _tag_of_last_line(data: bytes) -> str:
-    lines = [ln for ln in data.decode().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    return lines[-1].split()[5]
-
-
-def _tag_lines(n: int, last_doc: str = "dLast", sep: str = " ") -> list[str]:
-    lines = [sep.join(["q1", "Q0", f"d{i}", str(i + 1), str(100 - i), f"early{i % 3}"]) for i in range(n)]
-    lines.append(sep.join(["q2", "Q0", last_doc, "1", "0.5", "theLastTag"]))
-    return lines
-
-
-@pytest.mark.parametrize(
-    "layout",
-    ["plain", "crlf", "no_newline", "crlf_no_newline", "gzip", "gzip_crlf", "tabs", "trailing_blanks",
-     "comment_and_blank", "trailing_newlines", "only_line"],
-)  # fmt: skip
-def test_run_tag_is_the_last_lines(tmp_path: Path, layout: str) -> None:
-    lines = _tag_lines(0 if layout == "only_line" else 50, sep="\t" if layout == "tabs" else " ")
-    if layout == "trailing_blanks":
-        lines = [ln + "  " for ln in lines]
-    if layout == "comment_and_blank":
-        lines = ["# header q Q0 d 1 1 nottag", *lines[:10], "", *lines[10:]]
-    eol = "\r\n" if "crlf" in layout else "\n"
-    text = eol.join(lines) + ("" if "no_newline" in layout else eol)
-    if layout == "trailing_newlines":
-        text += "\n\n"
-    data = text.encode()
-    path = tmp_path / "run.txt"
-    path.write_bytes(gzip.compress(data) if layout.startswith("gzip") else data)
-    want = _tag_of_last_line(data)
-    assert want == "theLastTag"
-    assert read_run(path).tag == want
-
-
-@pytest.mark.parametrize("doc_length", [4000, 4089, 4090, 4096, 4097, 5000, 16500, 70000])
-@pytest.mark.parametrize("eol", ["\n", "\r\n", ""])
-def test_run_tag_after_a_long_last_line(tmp_path: Path, doc_length: int, eol: str) -> None:
-    """Last lines around and past the 4096-byte first read of the file's tail."""
-    lines = _tag_lines(200, last_doc="x" * doc_length)
-    data = ("\n".join(lines) + eol).encode() if eol != "\r\n" else ("\r\n".join(lines) + eol).encode()
-    path = tmp_path / "run.txt"
-    path.write_bytes(data)
-    want = _tag_of_last_line(data)
-    run = read_run(path)
-    assert run.tag == want
-    assert _as_list(run.doc, np.array([len(run) - 1]))[0] == "x" * doc_length
-
-
-def test_run_tag_long_line_is_the_only_line(tmp_path: Path) -> None:
-    path = tmp_path / "run.txt"
-    data = ("q1 Q0 " + "y" * 9000 + " 1 2.5 onlyTag\n").encode()
-    path.write_bytes(data)
-    assert read_run(path).tag == _tag_of_last_line(data) == "onlyTag"
-
-
-def test_run_tag_in_results_provenance(tmp_path: Path) -> None:
-    qrels, run = _layouts(tmp_path)["plain"]
-    res = rankflavor.evaluate(str(qrels), str(run), "P@5")
-    assert res.provenance["run"]["tag"] == _tag_of_last_line(run.read_bytes()) == "lastTag"
-
-
-def test_tab_inside_a_single_spaced_line_reads_like_the_line_path(tmp_path: Path) -> None:
-    run_path = tmp_path / "run.txt"
-    run_path.write_text("q1 Q0 d\tx 1 1.0 tag\nq1 Q0 e 2 0.5 tag\n")
-    run = read_run(run_path)
-    want = [ln.split()[2] for ln in run_path.read_text().splitlines()]  # whitespace split, as trec_eval
-    assert _as_list(run.doc, np.arange(len(run))) == want
-
-
-# ---------------------------------------------------------------------------------------------
 # 8. Duplicate detection on a large run (threaded check)
 # ---------------------------------------------------------------------------------------------
 
@@ -1073,40 +727,6 @@ def test_dictionary_array_round_trip() -> None:
     assert to_strings(arr) == values
     assert to_strings(arr.dictionary) == ["q2", "q10", "é", ""]  # first-seen order, each once
     assert len(dictionary_array([])) == 0
-
-
-@pytest.mark.parametrize("blank", ["\r", "\v", "\f"])
-def test_other_blanks_inside_a_line_read_like_the_line_path(tmp_path: Path, blank: str) -> None:
-    """pyarrow ends a line at a lone CR and keeps vertical tabs and form feeds inside fields;
-    the line path (and trec_eval) treat them as blanks. The fast path must step aside."""
-    from rankflavor.io.trec import _slow_run
-
-    text = f"q1 Q0 d{blank}x 1 1.0 tag\nq1 Q0 e 2 0.5 tag\n"
-    run_path = tmp_path / "run.txt"
-    run_path.write_bytes(text.encode())
-    fast = read_run(run_path)
-    slow = _slow_run(str(run_path), text.encode())
-    assert to_strings(fast.doc) == to_strings(slow.doc) == ["d", "e"]
-    assert fast.score.tolist() == slow.score.tolist() == [1.0, 0.5]
-    assert fast.extra_fields == slow.extra_fields == 1
-
-
-def _evaluate_in_child(paths: tuple[str, str]) -> float:
-    return float(rankflavor.evaluate(paths[0], paths[1], ["ndcg_cut.10"], preset="trec_eval")[0].mean)
-
-
-@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
-def test_evaluation_works_in_a_process_forked_after_one(tmp_path: Path) -> None:
-    """Worker threads are per call: a module-level pool would be inherited by a forked child
-    without its thread, and the child's evaluation would wait on it forever (it did)."""
-    import multiprocessing
-
-    qrels, run = _layouts(tmp_path)["plain"]
-    paths = (str(qrels), str(run))
-    here = _evaluate_in_child(paths)  # the parent evaluates first, starting its workers
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        there = pool.map_async(_evaluate_in_child, [paths]).get(timeout=120)
-    assert there == [here]
 
 
 def test_ndcg_flavors_sharing_ideal_lists_equal_each_alone() -> None:

@@ -21,8 +21,10 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor.columns import to_strings
 from rankflavor.errors import InputError
-from rankflavor.io import trec
-from rankflavor.io.trec import read_qrels, read_run
+from rankflavor.io import columnar, source
+from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
+from rankflavor.io.trec import read_bytes, read_qrels, read_run
+from rankflavor.tables import Qrels, Run
 
 #: A decimal number as pyarrow and trec_eval's atof read one (no digit groups, ASCII only).
 _DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.IGNORECASE)
@@ -50,16 +52,22 @@ def _reference(data: bytes, kind: str) -> Rows | int | None:
 def _read(path: Path, kind: str, how: str, monkeypatch: pytest.MonkeyPatch) -> Rows:
     with monkeypatch.context() as m:
         if how == "whole":
-            m.setattr(trec, "_PIECES_BYTES", 1 << 40)
-            m.setattr(trec, "_SCAN_BYTES", 5)  # pairs of bytes span the blocks of the blank scan
+            m.setattr(columnar, "PIECES_BYTES", 1 << 40)
+            m.setattr(source, "SCAN_BYTES", 5)  # pairs of bytes span the blocks of the blank scan
         elif how == "pieces":
-            m.setattr(trec, "_PIECES_BYTES", 0)
-            m.setattr(trec, "_PIECE_BYTES", 40)
-        elif how == "line":
-            m.setattr(trec, "_fast_read", lambda *args, **kwargs: None)
-        table = read_run(path) if kind == "run" else read_qrels(path)
+            m.setattr(columnar, "PIECES_BYTES", 0)
+            m.setattr(columnar, "PIECE_BYTES", 40)
+        if how == "line":
+            table = _read_lines(path, kind)
+        else:
+            table = read_run(path) if kind == "run" else read_qrels(path)
     values = table.score if kind == "run" else table.grade  # type: ignore[union-attr]
     return list(zip(to_strings(table.query), to_strings(table.doc), values.tolist(), strict=True))
+
+
+def _read_lines(path: Path, kind: str) -> Qrels | Run:
+    """The line-by-line reader alone, on the file's bytes."""
+    return (parse_run_lines if kind == "run" else parse_qrels_lines)(str(path), read_bytes(path))
 
 
 def _outcome(path: Path, kind: str, how: str, monkeypatch: pytest.MonkeyPatch) -> Rows | int | None:
@@ -156,11 +164,10 @@ def test_a_last_line_of_blanks_is_counted(
     path.write_bytes(b"q1 0 a 1" + tail)
     with monkeypatch.context() as m:
         if how == "pieces":
-            m.setattr(trec, "_PIECES_BYTES", 0)
-            m.setattr(trec, "_PIECE_BYTES", 40)
-        elif how == "line":
-            m.setattr(trec, "_fast_read", lambda *args, **kwargs: None)
-        assert read_qrels(path).blank_lines == blanks
+            m.setattr(columnar, "PIECES_BYTES", 0)
+            m.setattr(columnar, "PIECE_BYTES", 40)
+        qrels = _read_lines(path, "qrels") if how == "line" else read_qrels(path)
+        assert qrels.blank_lines == blanks
 
 
 _TOKENS = ["q1", "q2", "7", "007", "d\u00a0x", "d\u001fx", "é", "#c", "Q0", "1", "2.5", "-0", "1_0", "inf", "x"]

@@ -30,17 +30,11 @@ from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
 from .engine import _provenance, evaluate_tables, require_common_queries, summarize
 from .errors import EvaluationError, InputError
-from .io.trec import (
-    _PIECE_BYTES,
-    _QUERY,
-    RUN_FIELDS,
-    _is_gzip,
-    _last_tag,
-    _parse_bytes,
-    _piece_bounds,
-    _run_piece,
-    _slow_run,
-)
+from .io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
+from .io.lines import RUN_FIELDS, parse_run_lines
+from .io.parse import QUERY, parse_bytes
+from .io.run import last_tag, run_piece
+from .io.source import is_gzip, piece_bounds
 from .measure import Measure
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
@@ -82,7 +76,7 @@ def _batches(path: str) -> Iterator[Batch]:
                     yield from _line_batches(path, rest, line)
                     return
                 query, doc, score, keys = parsed
-                yield query, doc, score, keys, _last_tag(path, piece), 0, 0, 0, line
+                yield query, doc, score, keys, last_tag(path, piece), 0, 0, 0, line
                 line += len(score)
 
 
@@ -90,10 +84,10 @@ def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | N
     """A piece's query ids (encoded from their runs, as the whole-file reader does), docnos,
     scores and docno keys (read on the worker, so that alignment does not read them on one
     thread); None when the line path must take it (or a score is not finite: it names the line)."""
-    cols = _parse_bytes(data, RUN_FIELDS, {0: _QUERY, 2: pa.string(), 4: pa.float64()})
+    cols = parse_bytes(data, RUN_FIELDS, {0: QUERY, 2: pa.string(), 4: pa.float64()})
     if cols is None:
         return None
-    derived = _run_piece(cols)
+    derived = run_piece(cols)
     finite, integers = derived.note.finite, derived.note.integers
     if not finite:
         return None
@@ -103,10 +97,10 @@ def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | N
 def _byte_pieces(path: str) -> Iterator[bytes]:
     """The file's bytes (gzip decompressed as it streams) in pieces of whole lines."""
     try:
-        if not _is_gzip(path):  # pieces cut at line ends and read where they lie: no carried copy
+        if not is_gzip(path):  # pieces cut at line ends and read where they lie: no carried copy
             fd = os.open(path, os.O_RDONLY)
             try:
-                for start, end in _piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES):
+                for start, end in piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES):
                     data = os.pread(fd, end - start, start)
                     if len(data) != end - start:
                         raise OSError(f"the file changed while it was read ({len(data)} bytes at {start}, "
@@ -133,7 +127,7 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
     """The line-by-line reader over the remaining pieces, lines numbered from ``first_line``."""
     line = first_line
     for piece in pieces:
-        run = _slow_run(path, piece, line, whole_file=False)
+        run = parse_run_lines(path, piece, line, whole_file=False)
         line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
         if len(run):
             query = pc.dictionary_encode(plain_strings(run.query))
@@ -183,7 +177,7 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[t
         if cut == 0:
             continue  # one query longer than a chunk: keep reading
         # Chunked arrays, sliced: the pieces' strings are not copied into one array.
-        allq, alld = pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string())
+        allq, alld = pa.chunked_array(pending_q, type=QUERY), pa.chunked_array(pending_d, type=pa.string())
         alls = np.concatenate(pending_s)
         allk = np.concatenate(pending_k) if pending_kind else None
         head, pending_at = _split_lines(pending_at, cut)
@@ -197,7 +191,7 @@ def _aligned(batches: Iterator[Batch], path: str, chunk_rows: int) -> Iterator[t
     if pending_rows or not emitted:
         if not pending_rows:
             raise InputError(path, None, "run file has no result lines; expected 'query Q0 doc rank score tag'")
-        yield _chunk(pa.chunked_array(pending_q, type=_QUERY), pa.chunked_array(pending_d, type=pa.string()),
+        yield _chunk(pa.chunked_array(pending_q, type=QUERY), pa.chunked_array(pending_d, type=pa.string()),
                      np.concatenate(pending_s), pending_kind, np.concatenate(pending_k) if pending_kind else None,
                      path, tag, finished, lines, pending_at)
 

@@ -50,7 +50,7 @@ from .align import Counts
 from .errors import InputError, UsageError
 from .flavor import Flavor
 from .io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
-from .io.trec import _BLANKS
+from .io.trec import BLANKS
 from .measure import Measure
 from .order import fractional_error, negatives_error, order_key
 from .results import Results
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 DEFAULT_MASTER = "local[2]"
 
 #: What trec_eval's and the local reader's split() treat as blanks, as a Java regex.
-_WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in _BLANKS) + "]+"
+_WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in BLANKS) + "]+"
 #: A number as the local reader (pyarrow's parse) takes one. Spark's cast to double goes through
 #: Java's parseDouble, which also reads "1d", "1F", hex ("0x1p3") and trailing control bytes.
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(?i:inf|infinity|nan)$"

@@ -1,28 +1,60 @@
-"""Turn whatever the caller has (a path, a pytrec_eval-style dict, a DataFrame) into tables."""
+"""Turn whatever the caller has (a path, a pytrec_eval-style dict, a DataFrame) into tables.
+
+Dicts and DataFrames become columns without a Python step per document: keys, values and
+lengths are gathered by C-level iteration (``itertools.chain``, ``map``, ``np.fromiter``) and
+query ids repeated by their lengths. Those fast paths accept only what needs no check per
+value (string ids, finite numbers); anything else (a missing id, a grade that is not a number,
+ids of other types) is handed to the step-by-step conversion, which gives the exact error and
+the same columns.
+"""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from itertools import chain
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from ..columns import string_array
+from .. import arrow_ops
+from ..columns import dictionary_array, from_numpy, plain_strings, string_array
 from ..errors import InputError, UsageError
 from ..tables import Qrels, Run
-from .trec import read_qrels, read_run
+from .qrels import read_qrels
+from .run import read_run
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
 GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
 SCORE_COLUMNS = ("score", "sim")
 
+Columns = tuple[pa.Array, pa.Array, np.ndarray]
+#: Id types whose ``str`` needs no missing-value check (neither is ever missing).
+_PLAIN_IDS = {str, int}
+_values_of = methodcaller("values")
+
 
 def as_qrels(obj: Any) -> Qrels:
-    """Accept a path, ``{query: {doc: grade}}`` or a DataFrame with query/doc/grade columns."""
+    """Accept a path, ``{query: {doc: grade}}`` or a DataFrame with query/doc/grade columns.
+
+    Raises
+    ------
+    InputError
+        For a missing id (None, NaN, NA, an Arrow null), naming its query and doc or its row; for
+        a grade that is not a finite number; for an empty input.
+    UsageError
+        For an object of any other type.
+
+    Examples
+    --------
+    >>> qrels = as_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d7": 1}})
+    >>> qrels.query.to_pylist(), qrels.doc.to_pylist(), qrels.grade.tolist()
+    (['q1', 'q1', 'q2'], ['d1', 'd2', 'd7'], [2.0, 0.0, 1.0])
+    """
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):
@@ -39,7 +71,16 @@ def as_qrels(obj: Any) -> Qrels:
 
 
 def as_run(obj: Any) -> Run:
-    """Accept a path, ``{query: {doc: score}}`` or a DataFrame with query/doc/score columns."""
+    """Accept a path, ``{query: {doc: score}}`` or a DataFrame with query/doc/score columns.
+
+    Raises
+    ------
+    InputError
+        For a missing id, naming its query and doc or its row; for a score that is not a finite
+        number; for an empty input.
+    UsageError
+        For an object of any other type.
+    """
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, (str, os.PathLike)):
@@ -55,7 +96,51 @@ def as_run(obj: Any) -> Run:
     )
 
 
-def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[pa.Array, pa.Array, np.ndarray]:
+# ---------------------------------------------------------------------------------------------
+# {query: {doc: value}}
+
+
+def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
+    """Query ids (dictionary-encoded, as the file readers give them), docnos and values."""
+    fast = _nested_columns(obj)
+    return fast if fast is not None else _nested_rows(obj, source, what)
+
+
+def _nested_columns(obj: Mapping[Any, Any]) -> Columns | None:
+    """The columns of a dict whose inner values are mappings with string (or int) docnos and
+    finite numbers, and whose queries with documents have ids that are not missing; None for
+    anything else. One Python step per query, none per document."""
+    queries = list(obj)
+    inners = list(obj.values())
+    if set(map(type, inners)) != {dict} and not all(isinstance(inner, Mapping) for inner in inners):
+        return None
+    lengths = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
+    n = int(lengths.sum())
+    answered = [q for q, k in zip(queries, lengths.tolist(), strict=True) if k]  # a query of no documents has no rows
+    if n == 0 or (not set(map(type, answered)) <= _PLAIN_IDS and any(_missing(q) for q in answered)):
+        return None
+    docs = list(chain.from_iterable(inners))
+    if len(docs) != n:  # a mapping whose len() disagrees with its keys
+        return None
+    kinds = set(map(type, docs))
+    if not kinds <= _PLAIN_IDS:
+        return None
+    try:
+        values = np.fromiter(chain.from_iterable(map(_values_of, inners)), dtype=np.float64, count=n)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.isfinite(values).all():
+        return None
+    # Query ids as the step-by-step path spells them (str), one dictionary entry per distinct id.
+    code: dict[str, int] = {}
+    query_codes = np.fromiter((code.setdefault(str(q), len(code)) for q in answered), dtype=np.int32, count=len(answered))
+    indices = np.repeat(query_codes, lengths[lengths > 0])
+    query = pa.DictionaryArray.from_arrays(from_numpy(indices), string_array(list(code)))
+    return query, string_array(docs if kinds == {str} else list(map(str, docs))), values
+
+
+def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
+    """Row by row, with every check, so that the first bad entry is named."""
     queries: list[str] = []
     docs: list[str] = []
     values: list[float] = []
@@ -77,7 +162,11 @@ def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[pa.Arr
     if not values:
         raise InputError(source, None, f"is empty; expected {{query: {{doc: {what}}}}}")
     # string_array, not pa.array: that imports pandas when installed.
-    return string_array(queries), string_array(docs), np.asarray(values, dtype=np.float64)
+    return dictionary_array(queries), string_array(docs), np.asarray(values, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# DataFrames (pandas, or anything with columns; a pyarrow Table)
 
 
 def _is_frame(obj: Any) -> bool:
@@ -91,7 +180,7 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
     raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
 
 
-def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tuple[pa.Array, pa.Array, np.ndarray]:
+def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> Columns:
     # A pyarrow Table's ``columns`` are its arrays; its names are ``column_names``.
     columns = [str(c) for c in (frame.column_names if isinstance(frame, pa.Table) else frame.columns)]
     qc = _pick(columns, QUERY_COLUMNS, source)
@@ -112,6 +201,53 @@ def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> tupl
 def _ids(column: Any, name: str, source: str) -> pa.Array:
     """A column's values as id strings; a missing value (None, NaN, pandas' NA or NaT, an Arrow
     null) is an error: as ``str`` it would become an id such as "nan" that a run can match."""
+    fast = None
+    if isinstance(column, (pa.Array, pa.ChunkedArray)):
+        fast = _arrow_ids(column)
+    elif isinstance(getattr(column, "dtype", None), np.dtype):
+        fast = _numpy_ids(np.asarray(column))
+    elif hasattr(getattr(column, "array", None), "__arrow_array__"):  # a pandas extension column (pandas 3's str)
+        try:
+            fast = _arrow_ids(pa.array(column.array))  # pandas is imported already: the column is one of its own
+        except (pa.ArrowException, TypeError, ValueError):
+            fast = None
+    return fast if fast is not None else _each_id(column, name, source)
+
+
+def _arrow_ids(column: pa.Array | pa.ChunkedArray) -> pa.Array | None:
+    """Ids of a null-free Arrow string or integer column (integers spelled as ``str`` spells
+    them); None for any other column."""
+    if column.null_count:
+        return None
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)):
+        return None
+    values = plain_strings(column)
+    if pa.types.is_string(values.type):
+        return values
+    try:  # the type string_array gives (pandas' pyarrow-backed strings are large_string)
+        return arrow_ops.cast(values, pa.string())
+    except pa.ArrowInvalid:  # past 2 GiB of text
+        return arrow_ops.cast(values, pa.large_string())
+
+
+def _numpy_ids(values: np.ndarray) -> pa.Array | None:
+    """Ids of a NumPy column of strings, integers, booleans or NaN-free floats, as ``str``
+    spells each value; None for any other column (objects of other types may be missing)."""
+    if values.ndim != 1:
+        return None
+    kind = values.dtype.kind
+    if kind in "iub" or (kind == "f" and not np.isnan(values).any()):
+        return string_array(list(map(str, values.tolist())))
+    if kind == "U":
+        return string_array(values.tolist())
+    if kind == "O":
+        items = values.tolist()
+        return string_array(items) if set(map(type, items)) <= {str} else None
+    return None
+
+
+def _each_id(column: Iterable[Any], name: str, source: str) -> pa.Array:
     texts = []
     for row, value in enumerate(column):
         if _missing(value):

@@ -1,0 +1,195 @@
+"""The line-by-line reader: trec_eval's rules, line by line, naming the first bad line.
+
+It reads whatever the columnar path leaves to it (tabs, runs of blanks, comments, blank lines,
+a bad line) and accepts exactly what trec_eval 9.0.8 accepts (``get_qrels.c`` /
+``get_trec_results.c``):
+
+* qrels: ``query iteration doc grade`` - exactly four fields.
+* run: ``query Q0 doc rank score tag`` - at least six fields; further fields are ignored (as
+  trec_eval does) and counted. The rank column is ignored: order comes from the score.
+
+Lines starting with ``#`` are comments (trec_eval 10.0) and blank lines are skipped; both are
+counted in the table returned.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..columns import dictionary_array, string_array
+from ..errors import InputError
+from ..tables import Qrels, Run
+from .source import BLANKS
+
+QRELS_FIELDS = 4
+RUN_FIELDS = 6
+QRELS_LAYOUT = "query iteration doc grade"
+RUN_LAYOUT = "query Q0 doc rank score tag"
+
+#: What ``str.split`` takes for a blank and trec_eval's ``isspace`` does not.
+_UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_FIELD = re.compile(f"[^{re.escape(BLANKS)}]+")
+
+
+def parse_qrels_lines(source: str, data: bytes) -> Qrels:
+    """The judgments of a qrels file's bytes ``data``, read line by line.
+
+    Raises
+    ------
+    InputError
+        Naming ``source``, the line and the expected layout when a line is malformed or a
+        grade is not a finite number, or when no line is a judgment.
+
+    Examples
+    --------
+    >>> qrels = parse_qrels_lines("q.txt", b"# judged by hand\\nq1 0 d7\\t2\\n\\nq1 0 d3 0\\n")
+    >>> qrels.grade.tolist(), qrels.lines.tolist(), qrels.comments, qrels.blank_lines
+    ([2.0, 0.0], [2, 4], 1, 1)
+    """
+    queries: list[str] = []
+    docs: list[str] = []
+    grades: list[float] = []
+    lines: list[int] = []
+    comments = blanks = 0
+    for lineno, raw, parts in _lines(source, data):
+        if not parts:
+            blanks += 1
+            continue
+        if parts[0].startswith("#"):
+            comments += 1
+            continue
+        if len(parts) != QRELS_FIELDS:
+            raise InputError(
+                source,
+                lineno,
+                f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {len(parts)}."
+                + _swap_hint(len(parts), "qrels"),
+                raw,
+            )
+        queries.append(parts[0])
+        docs.append(parts[2])
+        grades.append(_number(source, lineno, parts[3], "grade", raw))
+        lines.append(lineno)
+    if not grades:
+        raise InputError(source, None, f"qrels file has no judgment lines; expected '{QRELS_LAYOUT}'")
+    return Qrels(
+        dictionary_array(queries),
+        string_array(docs),
+        np.asarray(grades, dtype=np.float64),
+        source,
+        np.asarray(lines, dtype=np.int64),
+        comments,
+        blanks - 1 if data.endswith(b"\n") else blanks,
+        from_file=True,
+    )
+
+
+def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: bool = True) -> Run:
+    """The rows of a run file's bytes ``data``, read line by line.
+
+    ``data`` may be a part of the file (whole lines) starting at line ``first_line``; unless
+    ``whole_file``, it may then hold no result line. The tag is the last result line's.
+
+    Raises
+    ------
+    InputError
+        Naming ``source``, the line and the expected layout when a line is malformed or a
+        score is not a finite number, or (``whole_file``) when no line is a result.
+
+    Examples
+    --------
+    >>> run = parse_run_lines("r.txt", b"q1 Q0 d7 1 2.5 a\\nq1  Q0 d3 2 1.5 b extra\\n")
+    >>> run.score.tolist(), run.tag, run.extra_fields
+    ([2.5, 1.5], 'b', 1)
+    """
+    queries: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    lines: list[int] = []
+    comments = blanks = extra = 0
+    tag: str | None = None
+    for lineno, raw, parts in _lines(source, data, first_line):
+        if not parts:
+            blanks += 1
+            continue
+        if parts[0].startswith("#"):
+            comments += 1
+            continue
+        if len(parts) < RUN_FIELDS:
+            raise InputError(
+                source,
+                lineno,
+                f"expected 6 whitespace-separated fields '{RUN_LAYOUT}', found {len(parts)}."
+                + _swap_hint(len(parts), "run"),
+                raw,
+            )
+        if len(parts) > RUN_FIELDS:
+            extra += 1
+        queries.append(parts[0])
+        docs.append(parts[2])
+        scores.append(_number(source, lineno, parts[4], "score", raw))
+        lines.append(lineno)
+        tag = parts[5]
+    if not scores and whole_file:
+        raise InputError(source, None, f"run file has no result lines; expected '{RUN_LAYOUT}'")
+    return Run(
+        dictionary_array(queries),
+        string_array(docs),
+        np.asarray(scores, dtype=np.float64),
+        source,
+        np.asarray(lines, dtype=np.int64),
+        tag,
+        comments,
+        blanks - 1 if data.endswith(b"\n") else blanks,
+        extra,
+        from_file=True,
+    )
+
+
+def _lines(source: str, data: bytes, first_line: int = 1) -> Iterator[tuple[int, str, list[str]]]:
+    """Each line of ``data`` (valid UTF-8, else an error naming the line) with its number and its
+    fields, split at runs of the blanks trec_eval's ``isspace`` knows (space, tab, CR, vertical
+    tab, form feed) and no others: ``str.split`` would also split at a no-break space or U+001F,
+    which trec_eval and the columnar path keep inside a field (it is used where none occurs)."""
+    text = _decode(source, data, first_line)
+    if text.isascii():  # most files; a pass of the regex costs more than the four finds
+        plain = not any(c in text for c in "\x1c\x1d\x1e\x1f")
+    else:
+        plain = _UNICODE_BLANK.search(text) is None
+    split = str.split if plain else _FIELD.findall
+    for lineno, raw in enumerate(text.split("\n"), first_line):
+        yield lineno, raw, split(raw)
+
+
+def _decode(source: str, data: bytes, first_line: int = 1) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        lineno = data.count(b"\n", 0, exc.start) + first_line
+        raise InputError(source, lineno, "is not valid UTF-8 text") from None
+
+
+def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:
+    """A field as a number the way the fast path reads one: Python's ``float`` also takes digit
+    groups ("1_0" is 10) and non-ASCII digits, which pyarrow and trec_eval's ``atof`` do not."""
+    try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
+        value = float(text)
+    except ValueError:
+        raise InputError(source, lineno, f"{field} {text!r} is not a number", line) from None
+    if not math.isfinite(value):
+        raise InputError(source, lineno, f"{field} {text!r} is not a finite number", line)
+    return value
+
+
+def _swap_hint(n_fields: int, expected_kind: str) -> str:
+    if expected_kind == "qrels" and n_fields >= RUN_FIELDS:
+        return " This looks like a run line: were QRELS and RUN given in the wrong order?"
+    if expected_kind == "run" and n_fields == QRELS_FIELDS:
+        return " This looks like a qrels line: were QRELS and RUN given in the wrong order?"
+    return ""

@@ -1,0 +1,45 @@
+"""Read a TREC qrels file (``query iteration doc grade``), plain or gzip."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyarrow as pa
+
+from ..columns import as_numpy
+from ..docnos import canonical_mask
+from ..tables import Qrels
+from ..threads import in_background
+from .columnar import columnar
+from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
+from .parse import QUERY
+from .source import read_bytes
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file (``query iteration doc grade``).
+
+    The columnar reader takes clean single-space files; the line-by-line reader
+    (:func:`rankflavor.io.lines.parse_qrels_lines`) everything else, with the same result.
+
+    Raises
+    ------
+    InputError
+        Naming file, line and the expected layout when a line is malformed, a grade is not a
+        finite number, or the file is empty.
+    """
+    source = str(path)
+    kinds = {0: QUERY, 2: pa.string(), 3: pa.float64()}
+    parsed, data, _ = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
+    if parsed is not None:
+        cols = parsed[0]
+        grade = as_numpy(cols[2])
+        if _finite(grade):
+            return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
+                         doc_canonical=in_background(canonical_mask, cols[1]))
+    return parse_qrels_lines(source, data if data is not None else read_bytes(path))
+
+
+def _finite(values: np.ndarray) -> bool:
+    return bool(np.isfinite(values).all()) if len(values) else True

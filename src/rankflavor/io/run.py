@@ -1,0 +1,210 @@
+"""Read a TREC run file (``query Q0 doc rank score tag``), plain or gzip.
+
+Besides the columns, a run read in pieces carries what the read workers found while each
+piece was in their cache: its docnos as canonical integers (or their hashes), where its runs
+of one query id start, and whether scores never rise inside them (see :class:`RunPieceNote`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from ..columns import as_numpy
+from ..docnos import canonical_integer_range, hash64, integer_docnos
+from ..errors import InputError
+from ..kernels import rises_inside, run_starts
+from ..tables import Run
+from .columnar import columnar
+from .lines import RUN_FIELDS, RUN_LAYOUT, parse_run_lines
+from .parse import QUERY, Derived
+from .source import BLANKS, is_gzip, read_bytes
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file (``query Q0 doc rank score tag``).
+
+    The run tag reported is the last line's, as trec_eval reports it. The columnar reader
+    takes clean single-space files; the line-by-line reader
+    (:func:`rankflavor.io.lines.parse_run_lines`) everything else, with the same result.
+
+    Raises
+    ------
+    InputError
+        Naming file, line and the expected layout when a line is malformed, a score is not a
+        finite number, or the file is empty.
+    """
+    source = str(path)
+    kinds = {0: QUERY, 2: pa.string(), 4: pa.float64()}
+    gzipped = os.path.isfile(path) and is_gzip(path)
+    if gzipped:  # no cheap way to the last line: read the tag column
+        kinds[5] = pa.string()
+    parsed, data, origin = columnar(path, RUN_FIELDS, kinds, "run", RUN_LAYOUT, run_piece)
+    if parsed is not None:
+        cols, notes, rows = parsed
+        values = hashes = None
+        doc_range: tuple[int, int] | None = None
+        doc = cols[1]
+        if notes is None or rows is None:  # read whole
+            score = as_numpy(cols[2])
+            finite = _finite(score)
+        else:
+            score = rows["score"]
+            finite = all(note.finite for note in notes)
+            if finite:
+                doc, values, hashes = _piece_docnos(notes, rows["doc_key"])
+                if values is not None:
+                    doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
+        if finite:
+            runs, descending = _runs_across(cols[0], score, notes) if notes is not None else (None, False)
+            tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(BLANKS) if gzipped else last_tag(source, origin)
+            return Run(cols[0], doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
+                       doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range, query_runs=runs,
+                       scores_descend=descending)
+    return parse_run_lines(source, data if data is not None else read_bytes(path))
+
+
+class RunPieceNote(NamedTuple):
+    """What a read worker learned of a run piece: are all its scores finite, its rows, its
+    docno strings (None when all are canonical integers: the values stand for them), the
+    integers' least and greatest value, where its runs of one query id start, and whether
+    scores never rise inside them (alignment and ordering need these; the worker finds them
+    while the values are in its cache)."""
+
+    finite: bool
+    rows: int
+    docs: pa.Array | None
+    low: int = 0
+    high: int = -1
+    query_runs: np.ndarray | None = None
+    descending: bool = False
+
+    @property
+    def integers(self) -> bool:
+        return self.docs is None
+
+
+def run_piece(cols: list[pa.Array]) -> Derived:
+    """A run piece's scores, and its docnos as integers when all are canonical, else their
+    hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`. Integer docnos' strings
+    are let go here, so the next pieces' parse reuses their memory.
+
+    ``cols`` are the piece's query ids (dictionary-encoded), docnos and scores; the result's
+    ``rows`` hold ``"score"`` and ``"doc_key"`` (integer values, or hashes as int64).
+    """
+    score = as_numpy(cols[2])
+    runs, descending = _query_runs(cols[0], score)
+    found = canonical_integer_range(cols[1])
+    if found is None:
+        note = RunPieceNote(_finite(score), len(score), cols[1], query_runs=runs, descending=descending)
+        key = hash64(cols[1]).view(np.int64)
+    else:
+        key, low, high = found
+        note = RunPieceNote(_finite(score), len(score), None, low, high, runs, descending)
+    return Derived([cols[0], None, None], note, {"score": score, "doc_key": key})
+
+
+def last_tag(source: str, origin: str | os.PathLike[str] | bytes) -> str:
+    """The tag (sixth field) of the last line of a file (or bytes) the columnar reader accepted.
+
+    Reading it from the tail spares parsing a whole column for one value, and copying the
+    bytes (rstrip and rsplit of a whole piece would copy it twice).
+
+    Raises
+    ------
+    InputError
+        When the tag is not valid UTF-8 text.
+
+    Examples
+    --------
+    >>> last_tag("r.txt", b"q1 Q0 d 1 2.0 first\\nq1 Q0 e 2 1.0 last\\r\\n")
+    'last'
+    """
+    if isinstance(origin, bytes):
+        last = _last_line(lambda a, b: origin[a:b], len(origin))
+    else:
+        with open(origin, "rb") as fh:
+
+            def window(a: int, b: int) -> bytes:
+                fh.seek(a)
+                return fh.read(b - a)
+
+            last = _last_line(window, fh.seek(0, os.SEEK_END))
+    field = last.split(b" ")[RUN_FIELDS - 1]
+    try:
+        return field.strip().decode("utf-8")  # bytes.strip: trec_eval's blanks, not Unicode's
+    except UnicodeDecodeError:
+        raise InputError(source, None, "the run tag on the last line is not valid UTF-8 text") from None
+
+
+def _last_line(window: Callable[[int, int], bytes], end: int) -> bytes:
+    """The last line with text, read through ``window(start, end)`` in growing windows from the end."""
+    size = 4096
+    while True:
+        start = max(0, end - size)
+        tail = window(start, end).rstrip(b"\r\n")
+        if start == 0 or b"\n" in tail:
+            return tail.rsplit(b"\n", 1)[-1]
+        size *= 4
+
+
+def _finite(values: np.ndarray) -> bool:
+    return bool(np.isfinite(values).all()) if len(values) else True
+
+
+def _query_runs(query: pa.Array, score: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """Where the runs of one query id start in a piece's dictionary-encoded ``query`` column
+    (None for another column), and whether no score rises inside a run."""
+    if not pa.types.is_dictionary(query.type) or len(score) == 0:
+        return None, False
+    starts = run_starts(as_numpy(query.indices))
+    return starts, not rises_inside(score, starts)
+
+
+def _runs_across(query: pa.ChunkedArray | pa.Array, score: np.ndarray, notes: list[RunPieceNote]
+                 ) -> tuple[tuple[np.ndarray, ...] | None, bool]:
+    """The pieces' query runs (one array per chunk of ``query``), and whether no score rises
+    inside a run of one query id, one that goes on from a piece into the next included."""
+    chunks = query.chunks if isinstance(query, pa.ChunkedArray) else [query]
+    runs = tuple(n.query_runs for n in notes if n.query_runs is not None)
+    if not len(chunks) == len(runs) == len(notes):
+        return None, False
+    descending = all(n.descending for n in notes)
+    start = 0
+    for k in range(1, len(notes)):
+        start += notes[k - 1].rows
+        if descending and score[start] > score[start - 1]:
+            before, after = chunks[k - 1], chunks[k]
+            # a rise between pieces is inside a run only if the query id goes on
+            descending = before[len(before) - 1].as_py() != after[0].as_py()
+    return runs, descending
+
+
+def _piece_docnos(
+    notes: list[RunPieceNote], key: np.ndarray
+) -> tuple[pa.ChunkedArray | None, tuple[np.ndarray] | None, tuple[np.ndarray] | None]:
+    """The docno strings, integers and hashes of a run read in pieces, from the pieces' notes
+    and keys (one array, a piece's rows after another's).
+
+    When every piece read integers there are no strings (the Run builds them when asked).
+    Otherwise every row is hashed: pieces that read integers while another read text get their
+    strings back from their values, and hashes written over the integers.
+    """
+    if all(note.integers for note in notes):
+        return None, (key,), None
+    chunks: list[pa.Array] = []
+    start = 0
+    for note in notes:
+        if note.docs is None:
+            rows = key[start : start + note.rows]
+            strings = integer_docnos((rows,))
+            rows[:] = hash64(strings).view(np.int64)
+            chunks.append(strings)
+        else:
+            chunks.append(note.docs)
+        start += note.rows
+    return pa.chunked_array(chunks, pa.string()), None, (key.view(np.uint64),)
