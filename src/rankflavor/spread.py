@@ -8,8 +8,9 @@ most, and, for several runs, whether their order or the sign of their difference
 flavor.
 
 Cost: every input is read once and aligned once per ``duplicates`` policy; measures that share
-the ordering knobs share one sort (:func:`rankflavor.order.rank`); each flavor then costs one
-kernel pass (segment sums over the shared ranking), not a full evaluation.
+the ordering knobs share one sort (one :class:`rankflavor.plan.Evaluation` per run, keeping one
+ordering's rankings at a time); each flavor then costs one kernel pass (segment sums over the
+shared ranking), not a full evaluation.
 
 References
 ----------
@@ -40,16 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from .align import Aligned, align
-from .engine import aggregate, require_common_queries
 from .errors import FlavorError, RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .order import Ranked, order_key, ranked_for
 from .pages import small_pages
-from .results import MeasureResult
-from .tables import Qrels, Run
+from .plan import Evaluation
+from .tables import Run
 
 #: The default grid: the knobs tools disagree on most (flavor-facts §1.1-1.7).
 DEFAULT_GRID: dict[str, tuple[str, ...]] = {
@@ -81,69 +79,6 @@ def one_measure(item: str | Measure, preset: str | None = None, knobs: Mapping[s
         raise UsageError(f"{what}: expected exactly one measure, received {item!r}, which names {len(names)}: "
                          f"{', '.join(names) or 'none'}")
     return measures[0]
-
-
-class SharedEvaluation:
-    """Evaluate many measures of one run, sharing alignment and sorting; a failing measure fails alone.
-
-    Alignment is shared per ``duplicates`` policy and sorting per combination of ordering knobs
-    (:data:`rankflavor.order.ORDER_KNOBS`), exactly as :func:`rankflavor.engine.evaluate_tables`
-    does, so every value equals the one :func:`rankflavor.evaluate` returns. Only the latest
-    ranking is kept (a ranking of a large run is several arrays of its length): evaluate the
-    measures grouped by :meth:`key` (as :func:`spread` does) so each ordering is sorted once.
-    """
-
-    def __init__(self, qrels: Qrels, run: Run):
-        self.qrels = qrels
-        self.run = run
-        self._aligned: dict[str, Aligned | RankflavorError] = {}
-        self._ranked: dict[tuple[str, ...], Ranked] = {}
-        self._failed: dict[tuple[str, ...], RankflavorError] = {}
-        self._key: tuple[str, ...] | None = None
-
-    def aligned(self, policy: str) -> Aligned:
-        if policy not in self._aligned:
-            try:
-                aligned = align(self.qrels, self.run, duplicates=policy)
-                require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
-                                       aligned.query_ids[aligned.in_qrels])
-                self._aligned[policy] = aligned
-            except RankflavorError as exc:
-                self._aligned[policy] = exc
-        found = self._aligned[policy]
-        if isinstance(found, RankflavorError):
-            raise found
-        return found
-
-    @staticmethod
-    def key(measure: Measure) -> tuple[str, ...]:
-        """Measures with equal keys share one alignment and one ranking."""
-        return (measure.flavor.duplicates, *order_key(measure.flavor))
-
-    def evaluate(self, measure: Measure) -> MeasureResult:
-        """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
-        aligned = self.aligned(measure.flavor.duplicates)
-        key = self.key(measure)
-        if key in self._failed:
-            raise self._failed[key]
-        if self._key != key:  # one ordering's rankings at a time bounds memory over big grids
-            self._ranked.clear()
-            self._key = key
-        try:
-            ranked = ranked_for(aligned, measure, self._ranked)
-        except RankflavorError as exc:
-            self._failed[key] = exc
-            raise
-        values, empty = measure.spec.compute(ranked, measure)
-        return aggregate(measure, values, empty, aligned)
-
-    def close(self) -> None:
-        """Drop the alignments, rankings and errors kept. A kept error's traceback holds this
-        object: the cycle would keep a run's alignment alive after its evaluation, one more per
-        run of a spread, until the next full collection."""
-        self._aligned.clear()
-        self._ranked.clear()
-        self._failed.clear()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,9 +530,9 @@ def spread(
     errors: dict[tuple[str, str], str] = {}
     first_error: RankflavorError | None = None
     # Grouped by ordering so each distinct ordering is sorted once per run (the flavor list keeps its order).
-    by_ordering = sorted(range(len(flavors)), key=lambda j: SharedEvaluation.key(flavors[j].measure))
+    by_ordering = sorted(range(len(flavors)), key=lambda j: Evaluation.key(flavors[j].measure))
     for r, item in enumerate(items):
-        shared = SharedEvaluation(q_table, as_run(item))
+        shared = Evaluation(q_table, as_run(item), one_ordering=True)
         try:
             for j in by_ordering:
                 f = flavors[j]
@@ -617,6 +552,6 @@ def spread(
                   tuple(notes + preset_notes))
 
 
-__all__ = ["DEFAULT_GRID", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "SharedEvaluation",
-           "Spread", "SpreadFlavor", "build_flavors", "one_measure", "parse_grid", "spread"]
+__all__ = ["DEFAULT_GRID", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread", "SpreadFlavor",
+           "build_flavors", "one_measure", "parse_grid", "spread"]
 
