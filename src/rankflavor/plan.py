@@ -101,8 +101,10 @@ class Evaluation:
         its kept run duplicates refused under ``duplicates=error``."""
         policy = str(measure.flavor.duplicates)
         key = self.key(measure)
-        if key in self._failed:
-            raise self._failed[key]
+        needs = Needs.of(measure)
+        failed = (*key, str(needs.run))  # (a kernel of the judgments alone refuses no run duplicate)
+        if failed in self._failed:
+            raise self._failed[failed]
         ranker = self.ranker(policy)
         if self.one_ordering and self._key != key:
             for other in self._rankers.values():
@@ -110,13 +112,13 @@ class Evaluation:
             self._key = key
         ordering = Ordering.of(measure.flavor)
         try:
-            ranked = ranker.ranked(ordering, Needs.of(measure))
+            ranked = ranker.ranked(ordering, needs)
             if (policy, ordering) not in self._checked:
                 check_duplicates(ranked)
                 if ranked.kept_rows is not None:
                     self._checked.add((policy, ordering))
         except RankflavorError as exc:
-            self._failed[key] = exc
+            self._failed[failed] = exc
             raise
         return ranked
 
