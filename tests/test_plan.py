@@ -202,3 +202,15 @@ def test_measures_that_read_no_alignment_evaluate_alone(tmp_path: Path) -> None:
     with pytest.raises(EvaluationError, match="no query is both"):
         Evaluation(read_qrels(tmp_path / "other"), read_run(tmp_path / "r")).results([])
     assert Evaluation(read_qrels(tmp_path / "other"), read_run(tmp_path / "r"), whole=False).results([]).measures == []
+
+
+def test_measures_differing_in_no_ordering_knob_share_one_ranking() -> None:
+    """The Ordering is the cache key: gains, discounts and cutoffs change no ranking; a tie
+    rule does. Nothing is left on the alignment itself (its ``memo``, while it has one)."""
+    qrels, run = seeded_case(9)
+    plan = Evaluation(qrels, run)
+    first = plan.ranked(parse_measure("ndcg@10"))
+    assert plan.ranked(parse_measure("ndcg@5[gain=exp2,discount=jk(3)]")) is first
+    assert plan.ranked(parse_measure("ndcg@10[ties=docno_asc]")) is not first
+    plan.results([parse_measure(t) for t in ("ndcg@10", "AP", "P@5[ties=averaged]", "ndcg@3[ties=averaged]")])
+    assert getattr(plan.aligned("error"), "memo", {}) == {}
