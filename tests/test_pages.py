@@ -74,14 +74,14 @@ def test_a_setting_chosen_at_start_up_is_kept(monkeypatch: pytest.MonkeyPatch) -
 
 def test_evaluate_runs_without_it_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
-    engine = importlib.import_module("rankflavor.engine")
-    real = engine.align
+    plan = importlib.import_module("rankflavor.plan")  # evaluate aligns through the plan
+    real = plan.align
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(advice())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "align", spy)
+    monkeypatch.setattr(plan, "align", spy)
     res = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "ndcg@10")
     assert res[0].mean == pytest.approx(1.0)
     assert seen == [False]
