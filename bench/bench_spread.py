@@ -65,12 +65,12 @@ class _Timers:
     def install(self) -> Callable[[], None]:
         import importlib
 
-        from rankflavor.order import ORDER_KNOBS
+        from rankflavor.order import Ranker
 
-        # The module, not the function rankflavor.spread (the package exports the function by that name).
-        sp: Any = importlib.import_module("rankflavor.spread")
+        # The plan aligns, ranks (through its Ranker) and aggregates for spread.
+        pl: Any = importlib.import_module("rankflavor.plan")
 
-        saved = (sp.align, sp.rank, sp.aggregate, sp.SharedEvaluation.evaluate)
+        saved = (pl.align, Ranker.rank, pl.aggregate, pl.Evaluation.evaluate)
 
         def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -82,19 +82,19 @@ class _Timers:
                     self.total[name] += dt
                     self.calls[name] += 1
                     if name == "rank":
-                        f = args[1]
-                        label = " ".join(f"{k}={getattr(f, k)}" for k in ORDER_KNOBS)
+                        o = args[1]  # (self, ordering)
+                        label = " ".join(f"{k}={v}" for k, v in vars(o).items())
                         self.sorts.append((label, dt))
 
             return wrapper
 
-        sp.align = timed("align", saved[0])
-        sp.rank = timed("rank", saved[1])
-        sp.aggregate = timed("aggregate", saved[2])
-        sp.SharedEvaluation.evaluate = timed("evaluate", saved[3])
+        pl.align = timed("align", saved[0])
+        Ranker.rank = timed("rank", saved[1])  # type: ignore[method-assign]
+        pl.aggregate = timed("aggregate", saved[2])
+        pl.Evaluation.evaluate = timed("evaluate", saved[3])
 
         def restore() -> None:
-            sp.align, sp.rank, sp.aggregate, sp.SharedEvaluation.evaluate = saved
+            pl.align, Ranker.rank, pl.aggregate, pl.Evaluation.evaluate = saved
 
         return restore
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import rankflavor
-    from rankflavor.spread import SharedEvaluation
+    from rankflavor.plan import Evaluation
 
     qrels_path, run_path = _data(args.size, args.data)
     presets = not args.no_presets
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         restore()
 
     n_flavors = len(s.flavors)
-    n_orderings = len({SharedEvaluation.key(f.measure) for f in s.flavors})
+    n_orderings = len({Evaluation.key(f.measure) for f in s.flavors})
     n_grid = sum(1 for f in s.flavors if f.cell is not None)
     print(f"spread: {n_flavors} flavors ({n_grid} grid cells + presets), {n_orderings} distinct orderings, "
           f"{len(s.errors)} refused by their policy")

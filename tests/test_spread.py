@@ -213,16 +213,16 @@ def test_spread_frees_each_run_after_a_flavor_fails(monkeypatch: pytest.MonkeyPa
     import importlib
     import weakref
 
-    spread_module = importlib.import_module("rankflavor.spread")
+    plan_module = importlib.import_module("rankflavor.plan")  # spread aligns through the plan
     kept: list[weakref.ref] = []  # type: ignore[type-arg]
-    real_align = spread_module.align
+    real_align = plan_module.align
 
     def recording_align(*args, **kwargs):  # type: ignore[no-untyped-def]
         aligned = real_align(*args, **kwargs)
         kept.append(weakref.ref(aligned))
         return aligned
 
-    monkeypatch.setattr(spread_module, "align", recording_align)
+    monkeypatch.setattr(plan_module, "align", recording_align)
     qrels, run_a = random_case(7)  # q1 has nothing relevant: empty=error fails
     _, run_b = random_case(8)
     was_enabled = gc.isenabled()

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
-from .engine import _provenance, evaluate_tables, require_common_queries, summarize
+from .engine import _provenance, require_common_queries, summarize
 from .errors import EvaluationError, InputError
 from .io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
 from .io.lines import RUN_FIELDS, parse_run_lines
@@ -36,6 +36,7 @@ from .io.parse import QUERY, parse_bytes
 from .io.run import last_tag, run_piece
 from .io.source import is_gzip, piece_bounds
 from .measure import Measure
+from .plan import Evaluation
 from .results import MISSING, MeasureResult, Results
 from .tables import Qrels, Run
 from .threads import cores
@@ -305,10 +306,11 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source,
                     qrels.lines_of(rows))
         seen.update(chunk_queries)
-        if len(sub) == 0:  # counted as evaluate_tables counts (its first measure's duplicates policy)
-            counts.append(align(sub, chunk, duplicates=local[0].flavor.duplicates if local else "error", chunk=True).counts)
+        plan = Evaluation(sub, chunk, whole=False)  # the chunk's queries, evaluated whole
+        if len(sub) == 0:  # counted as the plan counts (its first measure's duplicates policy)
+            counts.append(plan.aligned(local[0].flavor.duplicates if local else "error").counts)
             continue
-        res = evaluate_tables(sub, chunk, local, whole=False)
+        res = plan.results(local)
         counts.append(res.counts)
         for i, mr in enumerate(res.measures):
             parts[i].append(mr)

@@ -1,6 +1,7 @@
 """The engine under :func:`rankflavor.evaluate`: align -> order -> kernels -> aggregate by policy
--> Results, on tables already read. Chunked, spread, array and attribution evaluations run the
-same functions, so every path scores and summarises alike."""
+-> Results, on tables already read (the plan: :class:`rankflavor.plan.Evaluation`). Chunked,
+spread, array and attribution evaluations run the same plan and these functions, so every path
+scores and summarises alike."""
 
 from __future__ import annotations
 
@@ -13,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .align import Aligned, Counts, align
+from .align import Aligned, Counts
 from .errors import EvaluationError
 from .measure import Measure
-from .order import Ranked, ranked_for
 from .results import EMPTY, MISSING, OK, MeasureResult, Results
 from .tables import Qrels, Run
 
@@ -24,29 +24,20 @@ from .tables import Qrels, Run
 def evaluate_tables(
     qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
 ) -> Results:
-    """Evaluate already-read tables; every measure sharing ordering knobs shares one sort.
+    """Evaluate already-read tables: one :class:`~rankflavor.plan.Evaluation` of every measure
+    (every measure sharing ordering knobs shares one sort).
 
     ``whole``: the tables are the whole input, so a run sharing no query with the judgments is an
     error (:func:`require_common_queries`); False for a chunk of a run (chunked evaluation checks
     the whole once merged).
     """
-    aligned_by_policy: dict[str, Aligned] = {}
-    rankings: dict[str, dict[tuple[str, ...], Ranked]] = {}
-    out: list[MeasureResult] = []
-    for m in measures:
-        policy = m.flavor.duplicates
-        if policy not in aligned_by_policy:
-            aligned = align(qrels, run, duplicates=policy, chunk=not whole)
-            if whole:
-                require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
-                                       aligned.query_ids[aligned.in_qrels])
-            aligned_by_policy[policy] = aligned
-            rankings[policy] = {}
-        aligned = aligned_by_policy[policy]
-        values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
-        out.append(aggregate(m, values, empty, aligned))
-    first = next(iter(aligned_by_policy.values()))
-    return Results(out, first.counts, _provenance(qrels, run), extras)
+    from .plan import Evaluation  # (the plan aggregates with this module's functions)
+
+    plan = Evaluation(qrels, run, whole=whole)
+    try:
+        return plan.results(measures, extras)
+    finally:
+        plan.close()
 
 
 def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:

@@ -47,8 +47,9 @@ from .errors import EvaluationError, UsageError, did_you_mean
 from .flavor import Flavor
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .metrics.ndcg import _ideal_cut, _row_gains
-from .order import Ranked, rank
+from .metrics.ndcg import gain_of, ideal_cut
+from .order import Ordering, Ranked, Ranker
+from .plan import check_duplicates
 from .tables import Qrels, Run
 
 #: Metrics explain can break down position by position.
@@ -295,7 +296,9 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     full = align(qrels, run, duplicates=f.duplicates)
     code = _query_code(full, query, f)
     aligned = _only_query(full, code)
-    ranked = rank(aligned, f)
+    ranker = Ranker(aligned)
+    ranked = ranker.rank(Ordering.of(f))  # exact: which document sits at each rank
+    check_duplicates(ranked)
     # Docno of each of the query's aligned rows (run_doc_strings is indexed by the input row).
     docs = [str(d) for d in take(aligned.run_doc_strings, aligned.run_row).to_pylist()]
     notes: list[str] = []
@@ -304,16 +307,17 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     n_judgments = int((ranked.jq == code).sum())
     longest = max(len(ranked.q), n_judgments, f.recall_depth or 0, k or 0, 1)
     denom = K.discount_denominators(f, longest)
-    gain = _row_gains(ranked, measure)
-    # The same gains before tie-averaging: the kernel's own function under a non-averaging tie rule.
-    raw_gain = gain if f.ties != "averaged" else _row_gains(ranked, replace(measure, flavor=f.with_knobs(ties="docno_desc")))
+    gain_fn = gain_of(measure)
+    gain = ranked.gains(gain_fn)
+    # The same gains before tie-averaging: the kernel's own gain rule on each row alone.
+    raw_gain = gain_fn(ranked.grade, ranked.judged, ranked.pooled)
     in_cut = np.ones(len(gain), dtype=bool) if k is None else ranked.rank <= k
     contribution = np.where(in_cut, gain / denom[ranked.rank], 0.0)
     # Accumulate in rank order, as the kernel's segment sum does, so the last value is DCG exactly.
     cumulative = np.cumsum(contribution)
     dcg = float(cumulative[-1]) if len(cumulative) else 0.0
 
-    assert ranked.row is not None  # order.rank always records it
+    assert ranked.row is not None  # Ranker.rank always records it
     row_idx = ranked.row
     sizes = np.bincount(ranked.tie_group) if len(ranked.tie_group) else np.zeros(0, dtype=np.int64)
     labels: dict[int, str] = {}
@@ -343,13 +347,13 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
         notes.append(f"{fractional} document(s) have a fractional grade, gaining its whole part "
                      "(fractional=truncate: trec_eval's atol)")
 
-    ignored = _ignored(run, aligned, docs, ranked, measure, query, rows)
+    ignored = _ignored(run, aligned, docs, ranker, ranked, measure, query, rows)
 
     idcg: float | None = None
     ideal: list[IdealSlot] = []
     cut_slots: int | None = None
     if measure.metric == "ndcg":
-        cut = float(_ideal_cut(ranked, measure)[code])
+        cut = float(ideal_cut(ranked, measure)[code])
         cut_slots = None if math.isinf(cut) else int(cut)
         idcg, ideal = _ideal(qrels, ranked, measure, code, query, denom, cut, rows, notes)
 
@@ -457,8 +461,8 @@ def _judged_docs(qrels: Qrels, query: str, flavor: Flavor, grades: np.ndarray) -
     return [d for d, _ in out]
 
 
-def _ignored(run: Run, aligned: Aligned, docs: list[str], ranked: Ranked, measure: Measure, query: str,
-             rows: list[Position]) -> list[Ignored]:
+def _ignored(run: Run, aligned: Aligned, docs: list[str], ranker: Ranker, ranked: Ranked, measure: Measure,
+             query: str, rows: list[Position]) -> list[Ignored]:
     """Every run line of the query that does not enter DCG, with the reason, in the order the flavor ranks them."""
     f = measure.flavor
     out: list[Ignored] = []
@@ -475,22 +479,20 @@ def _ignored(run: Run, aligned: Aligned, docs: list[str], ranked: Ranked, measur
         out.append(Ignored(str(run.doc[row].as_py()), float(run.score[row]), None, "duplicate",
                            f"duplicate line for this document (duplicates={f.duplicates}: another line kept)",
                            run.line_of(row)))
-    # 2. Rows order.rank removed: self-hits, then below depth, then unjudged under condensing,
+    # 2. Rows the ranking removed: self-hits, then below depth, then unjudged under condensing,
     #    placed by their position in the order before depth and condensing apply.
-    assert ranked.row is not None  # order.rank always records it
+    assert ranked.row is not None  # Ranker.rank always records it
     kept = set(ranked.row.tolist())
     if len(kept) < len(aligned.run_q):
-        relaxed = {"depth": "none", "unjudged": "zero"}
-        if getattr(f, "self_hits", "keep") != "keep":
-            relaxed["self_hits"] = "keep"
+        relaxed = ranked.ordering.relaxed()
         # Every row, a duplicate below the depth cut too (the ranking proper refused any above it).
-        before = rank(aligned, f.with_knobs(**relaxed), refuse_duplicates=False)
+        before = ranker.rank(replace(relaxed, self_hits="keep"), duplicates=False)
         assert before.row is not None
         depth = f.depth_limit
         pos = 0
         self_hit: set[int] = set()
-        if "self_hits" in relaxed:
-            without = rank(aligned, f.with_knobs(depth="none", unjudged="zero"), refuse_duplicates=False)
+        if relaxed.self_hits != "keep":
+            without = ranker.rank(relaxed, duplicates=False)
             assert without.row is not None
             self_hit = set(before.row.tolist()) - set(without.row.tolist())
         for j in before.row.tolist():

@@ -5,11 +5,12 @@ evaluates a measure under every combination of a few knobs (by default gain x di
 unjudged x ties) plus the flavor of every registered preset, and reports how far the numbers
 move: each flavor's mean, the lowest and highest flavor per run, which knob moves the score
 most, and, for several runs, whether their order or the sign of their difference depends on the
-flavor.
+flavor (the values: :mod:`rankflavor.spreadresult`).
 
 Cost: every input is read once and aligned once per ``duplicates`` policy; measures that share
-the ordering knobs share one sort (:func:`rankflavor.order.rank`); each flavor then costs one
-kernel pass (segment sums over the shared ranking), not a full evaluation.
+the ordering knobs share one sort (one :class:`rankflavor.plan.Evaluation` per run, keeping one
+ordering's rankings at a time); each flavor then costs one kernel pass (segment sums over the
+shared ranking), not a full evaluation.
 
 References
 ----------
@@ -32,23 +33,19 @@ Examples
 from __future__ import annotations
 
 import itertools
-import math
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .align import Aligned, align
-from .engine import aggregate, require_common_queries
 from .errors import FlavorError, RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .order import Ranked, order_key, ranked_for
-from .results import MeasureResult
-from .tables import Qrels, Run
+from .plan import Evaluation
+from .spreadresult import TIE_TOLERANCE, KnobEffect, PairComparison, RunOrder, RunSpread, Spread, SpreadFlavor
+from .tables import Run
 
 #: The default grid: the knobs tools disagree on most (flavor-facts §1.1-1.7).
 DEFAULT_GRID: dict[str, tuple[str, ...]] = {
@@ -58,9 +55,6 @@ DEFAULT_GRID: dict[str, tuple[str, ...]] = {
     "unjudged": ("zero", "condensed"),
     "ties": ("docno_desc", "input_order", "averaged"),
 }
-
-#: Two means closer than this count as equal when comparing runs (float noise is not a flip).
-TIE_TOLERANCE = 1e-12
 
 BASE, GRID = "base", "grid"
 
@@ -80,351 +74,6 @@ def one_measure(item: str | Measure, preset: str | None = None, knobs: Mapping[s
         raise UsageError(f"{what}: expected exactly one measure, received {item!r}, which names {len(names)}: "
                          f"{', '.join(names) or 'none'}")
     return measures[0]
-
-
-class SharedEvaluation:
-    """Evaluate many measures of one run, sharing alignment and sorting; a failing measure fails alone.
-
-    Alignment is shared per ``duplicates`` policy and sorting per combination of ordering knobs
-    (:data:`rankflavor.order.ORDER_KNOBS`), exactly as :func:`rankflavor.engine.evaluate_tables`
-    does, so every value equals the one :func:`rankflavor.evaluate` returns. Only the latest
-    ranking is kept (a ranking of a large run is several arrays of its length): evaluate the
-    measures grouped by :meth:`key` (as :func:`spread` does) so each ordering is sorted once.
-    """
-
-    def __init__(self, qrels: Qrels, run: Run):
-        self.qrels = qrels
-        self.run = run
-        self._aligned: dict[str, Aligned | RankflavorError] = {}
-        self._ranked: dict[tuple[str, ...], Ranked] = {}
-        self._failed: dict[tuple[str, ...], RankflavorError] = {}
-        self._key: tuple[str, ...] | None = None
-
-    def aligned(self, policy: str) -> Aligned:
-        if policy not in self._aligned:
-            try:
-                aligned = align(self.qrels, self.run, duplicates=policy)
-                require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
-                                       aligned.query_ids[aligned.in_qrels])
-                self._aligned[policy] = aligned
-            except RankflavorError as exc:
-                self._aligned[policy] = exc
-        found = self._aligned[policy]
-        if isinstance(found, RankflavorError):
-            raise found
-        return found
-
-    @staticmethod
-    def key(measure: Measure) -> tuple[str, ...]:
-        """Measures with equal keys share one alignment and one ranking."""
-        return (measure.flavor.duplicates, *order_key(measure.flavor))
-
-    def evaluate(self, measure: Measure) -> MeasureResult:
-        """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
-        aligned = self.aligned(measure.flavor.duplicates)
-        key = self.key(measure)
-        if key in self._failed:
-            raise self._failed[key]
-        if self._key != key:  # one ordering's rankings at a time bounds memory over big grids
-            self._ranked.clear()
-            self._key = key
-        try:
-            ranked = ranked_for(aligned, measure, self._ranked)
-        except RankflavorError as exc:
-            self._failed[key] = exc
-            raise
-        values, empty = measure.spec.compute(ranked, measure)
-        return aggregate(measure, values, empty, aligned)
-
-    def close(self) -> None:
-        """Drop the alignments, rankings and errors kept. A kept error's traceback holds this
-        object: the cycle would keep a run's alignment alive after its evaluation, one more per
-        run of a spread, until the next full collection."""
-        self._aligned.clear()
-        self._ranked.clear()
-        self._failed.clear()
-
-
-# ---------------------------------------------------------------------------------------------
-# Result values
-
-
-@dataclass(frozen=True)
-class SpreadFlavor:
-    """One evaluated flavor: the measure, where it came from, and its grid cell.
-
-    Attributes
-    ----------
-    measure : the measure; ``str(measure)`` is the canonical flavor string.
-    origins : ``"base"`` (the measure asked for), ``"grid"``, ``"preset:NAME"`` (one or more).
-    cell : the grid knob values of this flavor, or None when it is not a grid cell.
-    """
-
-    measure: Measure
-    origins: tuple[str, ...]
-    cell: dict[str, str] | None = None
-
-    @property
-    def flavor(self) -> str:
-        return str(self.measure)
-
-    @property
-    def presets(self) -> tuple[str, ...]:
-        return tuple(o.split(":", 1)[1] for o in self.origins if o.startswith("preset:"))
-
-
-@dataclass(frozen=True)
-class RunSpread:
-    """How far one run's mean moves across flavors."""
-
-    run: str
-    base: float
-    low: float
-    low_flavor: str
-    high: float
-    high_flavor: str
-    n_flavors: int
-
-    @property
-    def spread(self) -> float:
-        """Highest minus lowest mean over the flavors that evaluated."""
-        return self.high - self.low
-
-
-@dataclass(frozen=True)
-class KnobEffect:
-    """How much one grid knob moves a run's mean with the other grid knobs held fixed.
-
-    Attributes
-    ----------
-    knob : the knob.
-    values : its grid values.
-    mean_swing : per run, the max-min range across ``values``, averaged over every combination
-        of the other grid knobs.
-    max_swing : per run, the largest such range.
-    by_value : per value, per run, the mean over the grid cells with that value.
-    """
-
-    knob: str
-    values: tuple[str, ...]
-    mean_swing: dict[str, float]
-    max_swing: dict[str, float]
-    by_value: dict[str, dict[str, float]]
-
-    @property
-    def overall(self) -> float:
-        """Mean swing averaged over runs (NaN runs left out)."""
-        vals = [v for v in self.mean_swing.values() if not math.isnan(v)]
-        return float(np.mean(vals)) if vals else float("nan")
-
-
-@dataclass(frozen=True)
-class PairComparison:
-    """Run A minus run B across flavors: does the sign of the difference depend on the flavor?
-
-    Attributes
-    ----------
-    a_better, b_better, equal : number of flavors where A > B, A < B, or |A - B| <= TIE_TOLERANCE.
-    flips : A wins under some flavor and B under another.
-    """
-
-    run_a: str
-    run_b: str
-    base_diff: float
-    min_diff: float
-    min_flavor: str
-    max_diff: float
-    max_flavor: str
-    a_better: int
-    b_better: int
-    equal: int
-
-    @property
-    def flips(self) -> bool:
-        return self.a_better > 0 and self.b_better > 0
-
-
-@dataclass(frozen=True)
-class RunOrder:
-    """One order of the runs (best first) and the flavors that produce it."""
-
-    order: tuple[str, ...]
-    flavors: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Spread:
-    """What :func:`spread` returns: means per run and flavor, with the summaries derived from them.
-
-    Attributes
-    ----------
-    base : the measure asked for; the grid varies its knobs.
-    runs : run names (file names, or the mapping keys given).
-    grid : the knobs varied and their canonical values (only knobs the metric reads).
-    flavors : every distinct flavor evaluated: base, grid cells, presets (deduplicated).
-    means : array (runs x flavors) of means (NaN where the flavor failed or had no query).
-    n_queries : array (runs x flavors) of queries in each mean.
-    errors : ``{(run, flavor string): message}`` for flavors whose policy refused the data.
-    notes : what was skipped and why (presets that do not define the metric, knobs it ignores).
-    """
-
-    base: Measure
-    runs: tuple[str, ...]
-    grid: dict[str, tuple[str, ...]]
-    flavors: tuple[SpreadFlavor, ...]
-    means: np.ndarray
-    n_queries: np.ndarray
-    errors: dict[tuple[str, str], str] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-
-    # -- derived summaries -------------------------------------------------------------------
-
-    @property
-    def summaries(self) -> list[RunSpread]:
-        """Per run: the base value and the lowest and highest flavor."""
-        out = []
-        for r, name in enumerate(self.runs):
-            row = self.means[r]
-            ok = np.flatnonzero(~np.isnan(row))
-            if len(ok) == 0:
-                nan = float("nan")
-                out.append(RunSpread(name, nan, nan, "", nan, "", 0))
-                continue
-            lo = int(ok[np.argmin(row[ok])])
-            hi = int(ok[np.argmax(row[ok])])
-            out.append(RunSpread(name, float(row[0]), float(row[lo]), self.flavors[lo].flavor, float(row[hi]),
-                                 self.flavors[hi].flavor, len(ok)))
-        return out
-
-    @property
-    def knob_effects(self) -> list[KnobEffect]:
-        """Per grid knob: how much it moves each run's mean with the other grid knobs fixed."""
-        cells = [(i, f.cell) for i, f in enumerate(self.flavors) if f.cell is not None]
-        effects = []
-        for knob, values in self.grid.items():
-            groups: dict[tuple[tuple[str, str], ...], list[int]] = {}
-            by_value_idx: dict[str, list[int]] = {v: [] for v in values}
-            for i, cell in cells:
-                assert cell is not None
-                rest = tuple(sorted((k, v) for k, v in cell.items() if k != knob))
-                groups.setdefault(rest, []).append(i)
-                by_value_idx[cell[knob]].append(i)
-            mean_swing, max_swing = {}, {}
-            by_value: dict[str, dict[str, float]] = {v: {} for v in values}
-            for r, name in enumerate(self.runs):
-                row = self.means[r]
-                swings = []
-                for idx in groups.values():
-                    vals = row[idx]
-                    vals = vals[~np.isnan(vals)]
-                    if len(vals) >= 2:
-                        swings.append(float(vals.max() - vals.min()))
-                mean_swing[name] = float(np.mean(swings)) if swings else float("nan")
-                max_swing[name] = float(np.max(swings)) if swings else float("nan")
-                for v, idx in by_value_idx.items():
-                    vals = row[idx]
-                    vals = vals[~np.isnan(vals)]
-                    by_value[v][name] = float(vals.mean()) if len(vals) else float("nan")
-            effects.append(KnobEffect(knob, tuple(values), mean_swing, max_swing, by_value))
-        return effects
-
-    @property
-    def most_moving_knob(self) -> str | None:
-        """The grid knob with the largest mean swing (averaged over runs), or None."""
-        effects = [e for e in self.knob_effects if not math.isnan(e.overall)]
-        return max(effects, key=lambda e: e.overall).knob if effects else None
-
-    @property
-    def pairs(self) -> list[PairComparison]:
-        """Every pair of runs: A minus B across the flavors both evaluated."""
-        out = []
-        for a, b in itertools.combinations(range(len(self.runs)), 2):
-            d = self.means[a] - self.means[b]
-            ok = np.flatnonzero(~np.isnan(d))
-            if len(ok) == 0:
-                continue
-            lo = int(ok[np.argmin(d[ok])])
-            hi = int(ok[np.argmax(d[ok])])
-            dv = d[ok]
-            out.append(PairComparison(
-                self.runs[a], self.runs[b], float(d[0]), float(d[lo]), self.flavors[lo].flavor, float(d[hi]),
-                self.flavors[hi].flavor, int((dv > TIE_TOLERANCE).sum()), int((dv < -TIE_TOLERANCE).sum()),
-                int((np.abs(dv) <= TIE_TOLERANCE).sum()),
-            ))
-        return out
-
-    @property
-    def orders(self) -> list[RunOrder]:
-        """The distinct orders of the runs (best first) over flavors every run evaluated, most common first."""
-        found: dict[tuple[str, ...], list[str]] = {}
-        for j, f in enumerate(self.flavors):
-            col = self.means[:, j]
-            if np.isnan(col).any():
-                continue
-            # Means equal to 12 decimals keep the given run order, so float noise makes no new order.
-            order = sorted(range(len(self.runs)), key=lambda r: (-round(float(col[r]), 12), r))
-            found.setdefault(tuple(self.runs[r] for r in order), []).append(f.flavor)
-        ranked = sorted(found.items(), key=lambda kv: -len(kv[1]))
-        return [RunOrder(o, tuple(fl)) for o, fl in ranked]
-
-    @property
-    def order_changes(self) -> bool:
-        return len(self.orders) > 1
-
-    # -- export ------------------------------------------------------------------------------
-
-    def rows(self) -> list[tuple[str, str, float]]:
-        """``(run, flavor string, mean)`` for every run and flavor (the CSV rows)."""
-        return [(run, f.flavor, float(self.means[r, j])) for r, run in enumerate(self.runs)
-                for j, f in enumerate(self.flavors)]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Everything, JSON-ready (NaN as None)."""
-        return {
-            "measure": str(self.base),
-            "runs": list(self.runs),
-            "grid": {k: list(v) for k, v in self.grid.items()},
-            "flavors": [
-                {
-                    "flavor": f.flavor,
-                    "origins": list(f.origins),
-                    "knobs": f.cell,
-                    "mean": {run: _json(self.means[r, j]) for r, run in enumerate(self.runs)},
-                    "n_queries": {run: int(self.n_queries[r, j]) for r, run in enumerate(self.runs)},
-                }
-                for j, f in enumerate(self.flavors)
-            ],
-            "summaries": [
-                {"run": s.run, "base": _json(s.base), "min": _json(s.low), "min_flavor": s.low_flavor,
-                 "max": _json(s.high), "max_flavor": s.high_flavor, "spread": _json(s.spread),
-                 "n_flavors": s.n_flavors}
-                for s in self.summaries
-            ],
-            "knob_effects": [
-                {"knob": e.knob, "values": list(e.values), "overall": _json(e.overall),
-                 "mean_swing": {k: _json(v) for k, v in e.mean_swing.items()},
-                 "max_swing": {k: _json(v) for k, v in e.max_swing.items()},
-                 "by_value": {v: {k: _json(x) for k, x in d.items()} for v, d in e.by_value.items()}}
-                for e in self.knob_effects
-            ],
-            "most_moving_knob": self.most_moving_knob,
-            "pairs": [
-                {"run_a": p.run_a, "run_b": p.run_b, "base_diff": _json(p.base_diff), "min_diff": _json(p.min_diff),
-                 "min_flavor": p.min_flavor, "max_diff": _json(p.max_diff), "max_flavor": p.max_flavor,
-                 "a_better": p.a_better, "b_better": p.b_better, "equal": p.equal, "flips": p.flips}
-                for p in self.pairs
-            ],
-            "orders": [{"order": list(o.order), "n_flavors": len(o.flavors), "flavors": list(o.flavors)}
-                       for o in self.orders],
-            "order_changes": self.order_changes,
-            "errors": [{"run": r, "flavor": f, "error": msg} for (r, f), msg in self.errors.items()],
-            "notes": list(self.notes),
-        }
-
-
-def _json(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,9 +242,9 @@ def spread(
     errors: dict[tuple[str, str], str] = {}
     first_error: RankflavorError | None = None
     # Grouped by ordering so each distinct ordering is sorted once per run (the flavor list keeps its order).
-    by_ordering = sorted(range(len(flavors)), key=lambda j: SharedEvaluation.key(flavors[j].measure))
+    by_ordering = sorted(range(len(flavors)), key=lambda j: Evaluation.key(flavors[j].measure))
     for r, item in enumerate(items):
-        shared = SharedEvaluation(q_table, as_run(item))
+        shared = Evaluation(q_table, as_run(item), one_ordering=True)
         try:
             for j in by_ordering:
                 f = flavors[j]
@@ -615,6 +264,6 @@ def spread(
                   tuple(notes + preset_notes))
 
 
-__all__ = ["DEFAULT_GRID", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "SharedEvaluation",
-           "Spread", "SpreadFlavor", "build_flavors", "one_measure", "parse_grid", "spread"]
+__all__ = ["DEFAULT_GRID", "TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread",
+           "SpreadFlavor", "build_flavors", "one_measure", "parse_grid", "spread"]
 

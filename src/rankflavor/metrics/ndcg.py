@@ -8,66 +8,78 @@ scores". ECIR 2008 (``ties=averaged``).
 trec_eval 9.0.8 ``m_ndcg.c`` / ``m_ndcg_cut.c`` (global ideal, positive gains only).
 Elasticsearch ``DiscountedCumulativeGain.java`` (``unknown_doc_rating``: DCG only); Spark
 ``RankingMetrics.ndcgAt`` (relevance triples: unsorted ideal); gdeval.pl (grades > 4 rejected).
+
+The kernels read ranked, tie-resolved gains (:meth:`rankflavor.order.Ranked.gains`): the tie
+rule, depth and condensing are the ordering's, never read here.
+
+Examples
+--------
+>>> import rankflavor
+>>> qrels = {"q1": {"a": 2, "b": 1}}
+>>> run = {"q1": {"b": 0.9, "a": 0.9, "x": 0.5}}
+>>> [round(rankflavor.evaluate(qrels, run, f"ndcg@2[ties={t}]")[0].mean, 4) for t in ("docno_desc", "averaged")]
+[0.8597, 0.9299]
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
 
 from .. import kernels as K
 from ..flavor import format_number
-from ..order_cache import memo_of  # temporary: replaced by the Ranker's caches
 from .registry import INPUT_KNOBS, MetricSpec, register
 
+if TYPE_CHECKING:
+    from ..measure import Measure
+    from ..order import GainFn, Ranked
 
-def _row_gains(r, measure, rows: np.ndarray | None = None, average: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Gain of every ranked row, or of ``rows`` only (then not averaged over tie groups, which
-    needs whole groups: see :func:`_averaged_gains`)."""
-    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
-    g = K.gain(pick(r.grade), pick(r.judged), measure.flavor)
-    assumed = measure.flavor.assumed_grade
-    if assumed is not None:
-        # Elasticsearch unknown_doc_rating: documents absent from the qrels earn this grade's gain
-        # in the DCG only (the ideals below never see it).
-        g_assumed = K.gain(np.array([assumed]), np.array([True]), measure.flavor)[0]
-        g = np.where(pick(r.pooled), g, g_assumed)
-    if measure.flavor.ties == "averaged" and average and len(g):
-        if rows is not None:
-            raise ValueError("averaged ties need the gains of whole tie groups")
-        # McSherry-Najork: every row of a tie group earns the group's mean gain.
-        sums = np.bincount(r.tie_group, weights=g)
-        sizes = np.bincount(r.tie_group)
-        g = (sums / sizes)[r.tie_group]
-    return g
+Floats = npt.NDArray[np.float64]
+Flags = npt.NDArray[np.bool_]
 
 
-def _averaged_gains(r, measure, top: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Mean gain of the tie group of each row in ``top``, summing only the groups that reach
-    into ``top`` (in row order, as over the whole list: the same sums bit for bit)."""
-    tie_group = r.tie_group  # non-decreasing along the rows
-    groups = K.distinct(tie_group[top])
-    start = np.searchsorted(tie_group, groups, side="left")
-    size = np.searchsorted(tie_group, groups, side="right") - start
-    g = _row_gains(r, measure, K.ranges(start, size), average=False)
-    mean = np.bincount(np.repeat(np.arange(len(groups)), size), weights=g, minlength=len(groups)) / size
-    return mean[np.searchsorted(groups, tie_group[top])]
+def gain_of(measure: Measure) -> GainFn:
+    """The gain rule of ``measure``: ``gain_fn(grade, judged, pooled)`` of ranked rows, for
+    :meth:`Ranked.gains <rankflavor.order.Ranked.gains>` (which averages it over tie groups when
+    the ordering says so).
+
+    Under ``unjudged_grade`` (Elasticsearch ``unknown_doc_rating``) a document absent from the
+    qrels earns that grade's gain, in the DCG only (the ideals never see it).
+
+    >>> from rankflavor.measure import parse_measure
+    >>> fn = gain_of(parse_measure("dcg@3[gain=exp2,unjudged_grade=1]"))
+    >>> fn(np.array([2.0, 0.0]), np.array([True, False]), np.array([True, False])).tolist()
+    [3.0, 1.0]
+    """
+    f = measure.flavor
+    assumed = f.assumed_grade
+    g_assumed = None if assumed is None else K.gain(np.array([assumed]), np.array([True]), f)[0]
+
+    def gain_fn(grade: Floats, judged: Flags, pooled: Flags) -> Floats:
+        g: Floats = K.gain(grade, judged, f)
+        if g_assumed is not None:
+            g = np.where(pooled, g, g_assumed)
+        return g
+
+    return gain_fn
 
 
-def _dcg(r, measure, denom) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _dcg(r: Ranked, measure: Measure, denom: Floats) -> Floats:
+    gain_fn = gain_of(measure)
     if measure.k is not None:
         # Only the top k rows count: gains for them alone (a large run has many more rows than k).
         top = np.flatnonzero(r.rank <= measure.k)
-        if measure.flavor.ties == "averaged" and len(top):
-            g = _averaged_gains(r, measure, top)
-        else:
-            g = _row_gains(r, measure, top)
+        g = r.gains(gain_fn, top)
         return K.segment_sum(r.q[top], g / denom[r.rank[top]], r.n_queries)
-    g = _row_gains(r, measure)
-    mask = np.ones(len(g), dtype=bool) if measure.k is None else r.rank <= measure.k
-    return K.segment_sum(r.q[mask], g[mask] / denom[r.rank[mask]], r.n_queries)
+    g = r.gains(gain_fn)
+    return K.segment_sum(r.q, g / denom[r.rank], r.n_queries)
 
 
-def _ideal_cut(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
+def ideal_cut(r: Ranked, measure: Measure) -> Floats:
+    """Per query, how many ideal slots count: all (``ideal_cut=none``), ``k``, or ``min(k, hits)``
+    (``ideal_cut=hits``: what the ranking retrieved)."""
     f = measure.flavor
     n = r.n_queries
     if f.ideal_cut == "none":
@@ -78,7 +90,7 @@ def _ideal_cut(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
     return np.full(n, limit)
 
 
-def _check_scale(r, measure) -> None:  # type: ignore[no-untyped-def]
+def _check_scale(r: Ranked, measure: Measure) -> None:
     """Reject a judgment above ``max_grade`` (gdeval dies on grades > 4 rather than score them)."""
     top = measure.flavor.top_grade
     if top is not None and len(r.jgrade) and float(r.jgrade.max()) > top:
@@ -94,7 +106,8 @@ def _check_scale(r, measure) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
+def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
+    """DCG@k per query; no query is empty."""
     _check_scale(r, measure)
     denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
@@ -106,31 +119,37 @@ def dcg_kernel(r, measure):  # type: ignore[no-untyped-def]
 _IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives", "fractional")
 
 
-def _global_ideal(r, measure, cut: np.ndarray, denom: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _global_ideal(r: Ranked, measure: Measure, cut: Floats, denom: Floats) -> Floats:
+    """IDCG over every usable judgment of each query, shared through ``r.shared`` by every
+    ranking of the alignment: the sorted ideal lists by the knobs the gains depend on, the IDCG
+    by those and the cutoff."""
     f = measure.flavor
-    memo = memo_of(r.aligned)
-    key = ("global_ideal", measure.k, *(getattr(f, knob) for knob in _IDEAL_KNOBS))
-    if f.ideal_cut == "hits" or key not in memo:  # "hits" cuts at what this ranking retrieved
+    knobs = tuple(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)
+    lists_key = ("ndcg.ideal_lists", *(v for knob, v in zip(_IDEAL_KNOBS, knobs, strict=True)
+                                       if knob not in ("discount", "ideal_cut")))
+
+    def idcg() -> Floats:
         # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
-        lists_key = ("ideal_lists", *(getattr(f, knob) for knob in _IDEAL_KNOBS if knob not in ("discount", "ideal_cut")))
-        if lists_key not in memo:
-            memo[lists_key] = K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f))
-        idcg = K.ideal_dcg_of(memo[lists_key], cut, denom, r.n_queries)
-        if f.ideal_cut == "hits":
-            return idcg
-        memo[key] = idcg
-    return memo[key]
+        lists = r.shared.get(lists_key, lambda: K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)))
+        out: Floats = K.ideal_dcg_of(lists, cut, denom, r.n_queries)
+        return out
+
+    if f.ideal_cut == "hits":  # cut at what this ranking retrieved: not shared
+        return idcg()
+    return r.shared.get(("ndcg.global_ideal", measure.k, *knobs), idcg)
 
 
-def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
+def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
+    """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
     f = measure.flavor
     n = r.n_queries
     _check_scale(r, measure)
-    cut = _ideal_cut(r, measure)
+    cut = ideal_cut(r, measure)
     longest = max(r.max_len, int(np.bincount(r.jq, minlength=n).max()) if len(r.jq) else 0, 1)
     longest = max(longest, f.recall_depth or 0, measure.k or 0)
     denom = K.discount_denominators(f, longest)
     dcg = _dcg(r, measure, denom)
+    idcg: Floats
     if f.ideal == "global":
         idcg = _global_ideal(r, measure, cut, denom)
     elif f.ideal == "max":
@@ -162,12 +181,12 @@ def ndcg_kernel(r, measure):  # type: ignore[no-untyped-def]
     return values, empty
 
 
-def _judged_only(measure) -> bool:  # type: ignore[no-untyped-def]
+def _judged_only(measure: Measure) -> bool:
     """Unjudged rows gain nothing unless they earn an assumed grade; averaged ties need whole groups."""
     return measure.flavor.assumed_grade is None and measure.flavor.ties != "averaged"
 
 
-def _top_rows(measure) -> int | None:  # type: ignore[no-untyped-def]
+def _top_rows(measure: Measure) -> int | None:
     """DCG@k with averaged ties reads unjudged rows only in the tie groups reaching rank k (their
     sizes); the ideals read judged rows. Not the recall ideal: it reads ranks below k, which the
     order inside a tie group decides."""

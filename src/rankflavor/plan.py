@@ -1,0 +1,150 @@
+"""One evaluation plan: tables -> an alignment per duplicates policy -> one ranker per alignment
+-> kernels -> :func:`~rankflavor.engine.aggregate` -> results.
+
+:class:`Evaluation` is what :func:`rankflavor.evaluate` (through
+:func:`~rankflavor.engine.evaluate_tables`), :func:`rankflavor.spread`, chunked evaluation (per
+chunk) and flavor attribution run: every measure sharing a duplicates policy shares one
+alignment, and every measure sharing an :class:`~rankflavor.order.Ordering` (and what its
+kernel reads) shares one ranking, so many metrics and cutoffs cost one sort.
+
+Examples
+--------
+>>> from rankflavor.io.inputs import as_qrels, as_run
+>>> from rankflavor.measure import parse_measure
+>>> plan = Evaluation(as_qrels({"q1": {"a": 2, "c": 1}}), as_run({"q1": {"a": 0.2, "b": 0.9, "c": 0.5}}))
+>>> res = plan.results([parse_measure("ndcg@3"), parse_measure("P@2")])
+>>> [round(m.mean, 4) for m in res]
+[0.6199, 0.5]
+>>> plan.ranker("error") is plan.ranker("error")  # one ranker per alignment
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .align import Aligned, align, refuse_kept_duplicates
+from .engine import _provenance, aggregate, require_common_queries
+from .errors import RankflavorError
+from .flavor import Flavor
+from .measure import Measure
+from .order import Needs, Ordering, Ranked, Ranker, order_key
+from .results import MeasureResult, Results
+from .tables import Qrels, Run
+
+
+def check_duplicates(ranked: Ranked) -> None:
+    """Raise the ``duplicates=error`` error when two rows a ranking keeps (after its depth cut,
+    in scored queries: :attr:`Ranked.kept_rows`) are one (query, document) pair."""
+    if ranked.kept_rows is not None:
+        refuse_kept_duplicates(ranked.aligned, ranked.kept_rows, ranked.ordering.depth)
+
+
+class Evaluation:
+    """Evaluate measures of one run against one set of judgments, sharing alignment and sorting.
+
+    Parameters
+    ----------
+    qrels, run : the tables, already read.
+    whole : the tables are the whole input, so a run sharing no query with the judgments is an
+        error (:func:`~rankflavor.engine.require_common_queries`); False for a chunk of a run
+        (chunked evaluation checks the whole once merged).
+    one_ordering : keep the rankings of one ordering at a time (a ranking of a large run is
+        several arrays of its length): evaluate the measures grouped by :meth:`key`, as
+        :func:`rankflavor.spread` does over big grids, so each ordering is still sorted once.
+
+    A measure whose alignment or ranking was refused (a policy set to ``error``) raises the same
+    typed error again for every measure sharing its policy or ordering, without redoing the work;
+    the others evaluate.
+    """
+
+    def __init__(self, qrels: Qrels, run: Run, *, whole: bool = True, one_ordering: bool = False) -> None:
+        self.qrels = qrels
+        self.run = run
+        self.whole = whole
+        self.one_ordering = one_ordering
+        self._aligned: dict[str, Aligned | RankflavorError] = {}
+        self._rankers: dict[str, Ranker] = {}
+        self._checked: set[tuple[str, Ordering]] = set()
+        self._failed: dict[tuple[str, ...], RankflavorError] = {}
+        self._key: tuple[str, ...] | None = None
+
+    @staticmethod
+    def key(measure: Measure) -> tuple[str, ...]:
+        """Measures with equal keys share one alignment and one ranking."""
+        return (str(measure.flavor.duplicates), *order_key(measure.flavor))
+
+    def aligned(self, policy: str) -> Aligned:
+        """The tables aligned under the duplicates ``policy`` (once)."""
+        if policy not in self._aligned:
+            try:
+                aligned = align(self.qrels, self.run, duplicates=policy, chunk=not self.whole)
+                if self.whole:
+                    require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
+                                           aligned.query_ids[aligned.in_qrels])
+                self._aligned[policy] = aligned
+            except RankflavorError as exc:
+                self._aligned[policy] = exc
+        found = self._aligned[policy]
+        if isinstance(found, RankflavorError):
+            raise found
+        return found
+
+    def ranker(self, policy: str) -> Ranker:
+        """The one :class:`~rankflavor.order.Ranker` of the alignment under ``policy``."""
+        if policy not in self._rankers:
+            self._rankers[policy] = Ranker(self.aligned(policy))
+        return self._rankers[policy]
+
+    def ranked(self, measure: Measure) -> Ranked:
+        """The ranking ``measure``'s kernel reads (only the rows its spec declares it needs),
+        its kept run duplicates refused under ``duplicates=error``."""
+        policy = str(measure.flavor.duplicates)
+        key = self.key(measure)
+        needs = Needs.of(measure)
+        failed = (*key, str(needs.run))  # (a kernel of the judgments alone refuses no run duplicate)
+        if failed in self._failed:
+            raise self._failed[failed]
+        ranker = self.ranker(policy)
+        if self.one_ordering and self._key != key:
+            for other in self._rankers.values():
+                other.forget_rankings()
+            self._key = key
+        ordering = Ordering.of(measure.flavor)
+        try:
+            ranked = ranker.ranked(ordering, needs)
+            if (policy, ordering) not in self._checked:
+                check_duplicates(ranked)
+                if ranked.kept_rows is not None:
+                    self._checked.add((policy, ordering))
+        except RankflavorError as exc:
+            self._failed[failed] = exc
+            raise
+        return ranked
+
+    def evaluate(self, measure: Measure) -> MeasureResult:
+        """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
+        ranked = self.ranked(measure)
+        values, empty = measure.spec.compute(ranked, measure)
+        return aggregate(measure, values, empty, ranked.aligned)
+
+    def results(self, measures: Sequence[Measure], extras: tuple[str, ...] = ()) -> Results:
+        """Every measure's result, with the input counts of the first measure's alignment.
+
+        With no measure (only extras such as ``num_q``) the tables are aligned once anyway, so
+        the counts and the check that run and judgments share a query still hold.
+        """
+        out = [self.evaluate(m) for m in measures]
+        policy = str(measures[0].flavor.duplicates) if measures else str(Flavor().duplicates)
+        return Results(out, self.aligned(policy).counts, _provenance(self.qrels, self.run), extras)
+
+    def close(self) -> None:
+        """Drop the alignments, rankings and errors kept. A kept error's traceback holds this
+        object: the cycle would keep a run's alignment alive after its evaluation until the next
+        full collection."""
+        self._aligned.clear()
+        self._rankers.clear()
+        self._failed.clear()
+
+
+__all__ = ["Evaluation", "check_duplicates"]
