@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import kernels as K
 from ..flavor import format_number
-from .registry import INPUT_KNOBS, MetricSpec, register
+from .registry import INPUT_KNOBS, Breakdown, MetricSpec, register
 
 
 def _row_gains(r, measure, rows: np.ndarray | None = None, average: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -185,6 +185,9 @@ register(
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
         judged_only=_judged_only,
         top_rows=_top_rows,
+        uses_ideal=True,
+        knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
+        breakdown=Breakdown(_row_gains, _ideal_cut),
     )
 )
 register(
@@ -196,5 +199,7 @@ register(
         uses_empty=False,
         judged_only=_judged_only,
         top_rows=_top_rows,
+        knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
+        breakdown=Breakdown(_row_gains),
     )
 )
