@@ -83,7 +83,7 @@ class Ignored:
 
 @dataclass(frozen=True)
 class Explanation:
-    """What :func:`explain` returns.
+    """What :func:`rankflavor.explain.explain` returns.
 
     Attributes
     ----------
