@@ -42,9 +42,11 @@ def evaluate_tables(
         aligned = aligned_by_policy[policy]
         values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
         out.append(aggregate(m, values, empty, aligned))
-    # No measure at all when only pseudo-measures were asked for (num_q, runid): they read the
-    # counts of an alignment, under the default duplicates policy since no measure names one.
-    first = next(iter(aligned_by_policy.values()), None) or _aligned(qrels, run, "error", whole)
+    if not aligned_by_policy:
+        # Only pseudo-measures (num_q, runid), no measure: they read the counts of an alignment,
+        # under the default duplicates policy since no measure names one.
+        aligned_by_policy["error"] = _aligned(qrels, run, "error", whole)
+    first = next(iter(aligned_by_policy.values()))
     return Results(out, first.counts, _provenance(qrels, run), extras)
 
 
