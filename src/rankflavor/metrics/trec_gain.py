@@ -82,6 +82,11 @@ class _GainLists:
         return K.segment_cumsum(self.pq, self.pg / self.denom[slot])
 
 
+def _gain_lists(r: Ranked, measure: Measure) -> _GainLists:
+    """The :class:`_GainLists` of ``r`` under the measure's gain, shared by G, ndcg_rel, Rndcg."""
+    return shared(r, ("gains", measure.flavor.gain, measure.flavor.rel), lambda: _GainLists(r, measure.flavor))
+
+
 def g_measure(r: Ranked, measure: Measure) -> Result:
     """trec_eval G: gain / log2(2 + ideal cost so far - gain so far), normalised by the ideal gain.
 
@@ -195,7 +200,3 @@ def r_ndcg(r: Ranked, measure: Measure) -> Result:
     ok = (R > 0) & (count > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ok, total / np.where(ok, count, 1), 0.0), (R == 0) | (gl.n_pos == 0)
-
-
-def _gain_lists(r: Ranked, measure: Measure) -> _GainLists:
-    return shared(r, ("gains", measure.flavor.gain, measure.flavor.rel), lambda: _GainLists(r, measure.flavor))
