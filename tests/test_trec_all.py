@@ -22,8 +22,8 @@ from click.testing import CliRunner
 import rankflavor
 from rankflavor.cli import cli
 from rankflavor.errors import FlavorError
+from rankflavor.kernels import segment_cumsum, segment_starts, segment_suffix_max
 from rankflavor.measure import parse_measure
-from rankflavor.metrics.trec_extra import segment_cumsum, segment_starts, segment_suffix_max
 from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES, FAMILY_ORDER, combine
 
 from .conftest import shared_path

@@ -6,7 +6,6 @@ scores and summarises alike."""
 from __future__ import annotations
 
 import itertools
-import math
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -38,6 +37,7 @@ def evaluate_tables(
         return plan.results(measures, extras)
     finally:
         plan.close()
+
 
 
 def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:
@@ -133,9 +133,10 @@ def summarize(measure: Measure, values: np.ndarray, status: np.ndarray, qrels_gr
     """The summary of a measure over the rows of its per-query table, and how many rows entered it.
 
     ``values`` are the per-query values in query order, ``status`` their :mod:`~rankflavor.results`
-    status (``missing`` rows were scored by the missing policy). Mean, geometric mean or sum by
-    the metric's ``summary``. Shared by one-shot and chunked evaluation, so both summarise
-    identically.
+    status (``missing`` rows were scored by the missing policy), ``qrels_grade`` the grades of the
+    usable judgments. The metric's spec summarises (:meth:`MetricSpec.summarize
+    <rankflavor.metrics.registry.MetricSpec.summarize>`: mean, geometric mean, sum or its own
+    rule). Shared by one-shot and chunked evaluation, so both summarise identically.
 
     A NaN a policy wrote (``empty=nan``) is left out of the mean. A NaN the measure computed (an
     undefined value, such as trec_eval's interpolated precision of a query that ``-J`` left with
@@ -143,44 +144,7 @@ def summarize(measure: Measure, values: np.ndarray, status: np.ndarray, qrels_gr
     ir_measures' per-query values are: a mean that silently skipped it would be a number no
     tool prints.
     """
-    spec = measure.spec
-    if spec.summary == "none":  # per-query only, may be text (trec_eval relstring)
-        return float("nan"), len(values)
-    missing = status == MISSING
-    if spec.summary == "geometric":
-        return _geometric_mean(values, status == OK, missing)
-    if spec.summary == "sum":
-        if measure.metric == "num_rel" and measure.flavor.total == "qrels_positive":
-            grades = np.trunc(qrels_grade) if measure.flavor.fractional == "truncate" else qrels_grade
-            return float((grades > 0).sum()), len(values)
-        return float(np.nansum(values)), len(values)
-    kept = values[~(np.isnan(values) & (status != OK))]
-    n = len(kept)
-    # Sequential sum in query order (np.cumsum, unlike np.sum, is not pairwise), as trec_eval
-    # accumulates, then one division.
-    return (float(np.cumsum(kept)[-1] / n) if n else float("nan")), n
-
-
-def _geometric_mean(vals: np.ndarray, computed: np.ndarray, missing_rows: np.ndarray) -> tuple[float, int]:
-    """exp(mean(log(max(v, floor)))) over the rows, as trec_eval ``meas_avg.c`` computes it.
-
-    trec_eval sums the logs of evaluated topics in topic order, then (``-c``) adds
-    ``n_missing * log(floor)`` once, divides and exponentiates; the same order is kept here.
-    ``computed``: rows whose value the measure computed; a NaN among them counts as the floor
-    (trec_eval's ``MAX(v, floor)`` is false for NaN), a NaN a policy wrote is left out.
-    """
-    from .metrics.registry import GEO_MEAN_FLOOR
-
-    evaluated = vals[~missing_rows & (computed | ~np.isnan(vals))]
-    n_missing = int(missing_rows.sum())
-    n = len(evaluated) + n_missing
-    if n == 0:
-        return float("nan"), 0
-    logs = np.log(np.fmax(evaluated, GEO_MEAN_FLOOR))  # fmax: a NaN gives the floor
-    total = float(np.cumsum(logs)[-1]) if len(logs) else 0.0
-    if n_missing:
-        total += n_missing * math.log(GEO_MEAN_FLOOR)
-    return math.exp(total / n), n
+    return measure.spec.summarize(measure, values, status == OK, status == MISSING, qrels_grade)
 
 
 def _provenance(qrels: Qrels, run: Run) -> dict[str, Any]:

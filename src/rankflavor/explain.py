@@ -1,5 +1,9 @@
 """Explain one query's NDCG (or DCG) under one flavor, position by position.
 
+Any metric whose spec carries a :class:`~rankflavor.metrics.registry.Breakdown` (a sum of gain /
+discount over the ranks) can be explained; one that divides by an ideal list
+(``MetricSpec.uses_ideal``) shows that list too.
+
 For each ranked document: its grade (or unjudged), gain, discount, contribution and running DCG;
 the ideal list with its own contributions; DCG, IDCG and NDCG; tie groups; and every document the
 flavor left out, with the reason (duplicate, below ``depth``, unjudged under ``unjudged=condensed``,
@@ -7,7 +11,7 @@ below the cutoff).
 
 The numbers come from the engine itself: the query's rows are aligned and sorted by
 :mod:`rankflavor.align` and :mod:`rankflavor.order` with the measure's flavor, gains and
-discounts come from :mod:`rankflavor.kernels` and :mod:`rankflavor.metrics.ndcg`, and the final
+discounts come from :mod:`rankflavor.kernels` and the metric's breakdown, and the final
 value from the metric kernel and :func:`rankflavor.engine.aggregate`. Running sums are
 accumulated rank by rank like the kernels' segment sums, so DCG, IDCG and NDCG equal the values
 :func:`rankflavor.evaluate` reports for that query, bit for bit.
@@ -33,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -43,17 +47,18 @@ from . import kernels as K
 from .align import Aligned, align
 from .columns import as_numpy, plain_strings, string_array, take
 from .engine import aggregate
-from .errors import EvaluationError, UsageError, did_you_mean
+from .errors import EvaluationError, FlavorError, UsageError, did_you_mean
+from .explanation import Explanation, IdealSlot, Ignored, Position
 from .flavor import Flavor
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
-from .metrics.ndcg import gain_of, ideal_cut
+from .metrics import registry
 from .order import Ordering, Ranked, Ranker
 from .plan import check_duplicates
 from .tables import Qrels, Run
 
-#: Metrics explain can break down position by position.
-EXPLAINED = ("ndcg", "dcg")
+#: Metrics explain can break down position by position (the registry's explainable metrics).
+EXPLAINED: tuple[str, ...] = tuple(registry.explainable())
 
 TIE_RULES = {
     "docno_desc": "equal scores ordered by docno, descending (trec_eval)",
@@ -63,157 +68,6 @@ TIE_RULES = {
     "pessimistic": "equal scores ordered lowest grade first",
     "optimistic": "equal scores ordered highest grade first",
 }
-
-
-@dataclass(frozen=True)
-class Position:
-    """One ranked document that the flavor keeps.
-
-    Attributes
-    ----------
-    rank : 1-based rank after the flavor's ordering, depth and condensing.
-    doc, score : the document and its score as read; ``line`` is its line in the run file.
-    grade : judged grade, or None when unjudged; ``judged`` is False also for negative grades
-        under ``negatives=unjudged``.
-    raw_gain : gain of the grade; ``gain`` is what enters DCG (the tie group's mean under
-        ``ties=averaged``).
-    discount : the divisor at this rank (``log2(rank + 1)`` for log2): contribution = gain / discount.
-    contribution, cumulative : this rank's share of DCG and DCG up to here; 0 and unchanged
-        below the cutoff.
-    in_cut : the rank is within the cutoff k.
-    tie_group : ``T1``, ``T2``... for rows whose score ties another row's, else None.
-    """
-
-    rank: int
-    doc: str
-    score: float
-    grade: float | None
-    judged: bool
-    raw_gain: float
-    gain: float
-    discount: float
-    contribution: float
-    cumulative: float
-    in_cut: bool
-    tie_group: str | None
-    line: int | None
-
-
-@dataclass(frozen=True)
-class IdealSlot:
-    """One slot of the ideal list (within its cut).
-
-    ``doc`` is None where the ideal is not made of documents (``ideal=max``) or their ids are not
-    recoverable; ``retrieved_rank`` is the document's rank in the evaluated list, if it is there.
-    """
-
-    rank: int
-    doc: str | None
-    grade: float | None
-    gain: float
-    discount: float
-    contribution: float
-    cumulative: float
-    retrieved_rank: int | None
-
-
-@dataclass(frozen=True)
-class Ignored:
-    """A retrieved document that does not enter DCG, and why.
-
-    ``kind`` is one of ``duplicate``, ``self_hit``, ``depth``, ``condensed``, ``cutoff``;
-    ``reason`` says it in words, with the knob responsible.
-    """
-
-    doc: str
-    score: float
-    grade: float | None
-    kind: str
-    reason: str
-    line: int | None
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """What :func:`explain` returns.
-
-    Attributes
-    ----------
-    query : the query id.
-    measure : the measure explained (``flavor`` is its canonical string).
-    status : ``ok``, ``empty`` (nothing relevant: IDCG = 0), ``missing`` (not in the run).
-    dcg, idcg : DCG at the cutoff and the ideal's DCG (``idcg`` None for the dcg metric).
-    ndcg : the value evaluate() reports for this query (after the ``empty``/``missing`` policy),
-        None when the policy leaves the query out (``skip``) or refuses it (``error``); for the
-        dcg metric, None (see ``value``).
-    value : the evaluate() value of the measure itself (NDCG or DCG), or None as above.
-    ideal_cut : how many ideal slots count (None = all).
-    rows, ideal, ignored : the ranked documents, the ideal list, the documents left out.
-    notes : how the flavor treated this query (tie rule, policies applied, errors).
-    """
-
-    query: str
-    measure: Measure
-    status: str
-    dcg: float
-    idcg: float | None
-    ndcg: float | None
-    value: float | None
-    ideal_cut: int | None
-    rows: tuple[Position, ...]
-    ideal: tuple[IdealSlot, ...]
-    ignored: tuple[Ignored, ...]
-    notes: tuple[str, ...]
-
-    @property
-    def flavor(self) -> str:
-        return str(self.measure)
-
-    @property
-    def tie_groups(self) -> dict[str, list[int]]:
-        """``{group label: [ranks]}`` for every group of tied scores."""
-        out: dict[str, list[int]] = {}
-        for r in self.rows:
-            if r.tie_group:
-                out.setdefault(r.tie_group, []).append(r.rank)
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``dcg``, ``idcg``, ``ndcg``, ``flavor``, ``rows``, ``ideal``, ``ignored`` and more."""
-        return {
-            "query": self.query,
-            "flavor": self.flavor,
-            "metric": self.measure.metric,
-            "k": self.measure.k,
-            "status": self.status,
-            "dcg": _json(self.dcg),
-            "idcg": _json(self.idcg),
-            "ndcg": _json(self.ndcg),
-            "value": _json(self.value),
-            "ideal_cut": self.ideal_cut,
-            "rows": [
-                {"rank": r.rank, "doc": r.doc, "score": _json(r.score), "grade": _json(r.grade), "judged": r.judged,
-                 "raw_gain": r.raw_gain, "gain": r.gain, "discount": r.discount, "contribution": r.contribution,
-                 "cumulative": r.cumulative, "in_cut": r.in_cut, "tie_group": r.tie_group, "line": r.line}
-                for r in self.rows
-            ],
-            "ideal": [
-                {"rank": s.rank, "doc": s.doc, "grade": _json(s.grade), "gain": s.gain, "discount": s.discount,
-                 "contribution": s.contribution, "cumulative": s.cumulative, "retrieved_rank": s.retrieved_rank}
-                for s in self.ideal
-            ],
-            "ignored": [
-                {"doc": i.doc, "score": _json(i.score), "grade": _json(i.grade), "kind": i.kind, "reason": i.reason,
-                 "line": i.line}
-                for i in self.ignored
-            ],
-            "tie_groups": self.tie_groups,
-            "notes": list(self.notes),
-        }
-
-
-def _json(x: float | None) -> float | None:
-    return None if x is None or math.isnan(x) else float(x)
 
 
 def explain(
@@ -288,9 +142,10 @@ def _query_code(aligned: Aligned, query: str, flavor: Flavor) -> int:
 
 def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Explanation:
     """:func:`explain` on tables already read."""
-    if measure.metric not in EXPLAINED:
-        raise UsageError(f"measure: explain breaks down {' and '.join(EXPLAINED)} by position; received "
-                         f"{measure.name}")
+    spec = measure.spec
+    if spec.breakdown is None:
+        raise UsageError(f"measure: explain breaks down {' and '.join(registry.explainable())} by position; "
+                         f"received {measure.name}")
     f = measure.flavor
     k = measure.k
     full = align(qrels, run, duplicates=f.duplicates)
@@ -307,7 +162,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     n_judgments = int((ranked.jq == code).sum())
     longest = max(len(ranked.q), n_judgments, f.recall_depth or 0, k or 0, 1)
     denom = K.discount_denominators(f, longest)
-    gain_fn = gain_of(measure)
+    gain_fn = spec.breakdown.gain_of(measure)
     gain = ranked.gains(gain_fn)
     # The same gains before tie-averaging: the kernel's own gain rule on each row alone.
     raw_gain = gain_fn(ranked.grade, ranked.judged, ranked.pooled)
@@ -352,8 +207,8 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     idcg: float | None = None
     ideal: list[IdealSlot] = []
     cut_slots: int | None = None
-    if measure.metric == "ndcg":
-        cut = float(ideal_cut(ranked, measure)[code])
+    if spec.uses_ideal and spec.breakdown.ideal_cut is not None:
+        cut = float(spec.breakdown.ideal_cut(ranked, measure)[code])
         cut_slots = None if math.isinf(cut) else int(cut)
         idcg, ideal = _ideal(qrels, ranked, measure, code, query, denom, cut, rows, notes)
 
@@ -376,7 +231,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
         notes.append(f"IDCG is 0 (nothing relevant): value set by empty={f.empty}")
     if status == "missing" and value is not None:
         notes.append(f"the run does not answer this query: value set by missing={f.missing}")
-    ndcg = value if measure.metric == "ndcg" else None
+    ndcg = value if spec.uses_ideal else None
     return Explanation(query, measure, status, dcg, idcg, ndcg, value, cut_slots, tuple(rows), tuple(ideal),
                        tuple(ignored), tuple(notes))
 
@@ -390,8 +245,6 @@ def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str
     if f.ideal == "max":
         top = f.top_grade
         if top is None:
-            from .errors import FlavorError
-
             raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
         slots = len(rows) if math.isinf(cut) else int(cut)
         g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
@@ -511,7 +364,7 @@ def _ignored(run: Run, aligned: Aligned, docs: list[str], ranker: Ranker, ranked
         for r in rows:
             if r.rank > k:
                 why = f"rank {r.rank} > k={k}: outside the cutoff"
-                if measure.metric == "ndcg" and (f.ideal == "local" or r.rank <= (f.recall_depth or 0)):
+                if measure.spec.uses_ideal and (f.ideal == "local" or r.rank <= (f.recall_depth or 0)):
                     why += f" (still a candidate for the ideal: ideal={f.ideal})"
                 out.append(Ignored(r.doc, r.score, r.grade, "cutoff", why, r.line))
     return out

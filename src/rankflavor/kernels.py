@@ -7,22 +7,29 @@ query's sum is accumulated rank by rank exactly as trec_eval's C loops do.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 if TYPE_CHECKING:  # (annotations only: the readers use these kernels without importing flavors)
     from .flavor import Flavor
 
 
-def segment_sum(codes: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray:
-    """Sum ``weights`` per code (count when ``weights`` is None) into an array of length ``n``."""
+def segment_sum(codes: NDArray[np.integer[Any]], weights: NDArray[np.floating[Any]] | None, n: int) -> NDArray[np.float64]:
+    """Sum ``weights`` per code (count when ``weights`` is None) into an array of length ``n``.
+
+    >>> segment_sum(np.array([2, 0, 2]), np.array([0.5, 1.0, 0.25]), 3).tolist()
+    [1.0, 0.0, 0.75]
+    >>> segment_sum(np.array([2, 0, 2]), None, 4).tolist()
+    [1.0, 0.0, 2.0, 0.0]
+    """
     if weights is None:
         return np.bincount(codes, minlength=n).astype(np.float64)
-    return np.bincount(codes, weights=weights, minlength=n)
+    return cast("NDArray[np.float64]", np.bincount(codes, weights=weights, minlength=n))  # float64 with weights
 
 
-def gain(grade: np.ndarray, judged: np.ndarray, flavor: Flavor) -> np.ndarray:
+def gain(grade: NDArray[np.float64], judged: NDArray[np.bool_], flavor: Flavor) -> NDArray[np.float64]:
     """Gain of each row under ``flavor.gain``; rows without a usable judgment gain 0.
 
     >>> import numpy as np
@@ -54,7 +61,7 @@ def gain(grade: np.ndarray, judged: np.ndarray, flavor: Flavor) -> np.ndarray:
     return out
 
 
-def discount_denominators(flavor: Flavor, n: int) -> np.ndarray:
+def discount_denominators(flavor: Flavor, n: int) -> NDArray[np.float64]:
     """Denominators d[i] for ranks i = 0..n (index 0 unused): contribution = gain / d[rank].
 
     Division (not multiplication by a reciprocal) keeps results bit-identical to trec_eval's
@@ -77,7 +84,7 @@ def discount_denominators(flavor: Flavor, n: int) -> np.ndarray:
     return d
 
 
-def distinct(values: np.ndarray) -> np.ndarray:
+def distinct(values: NDArray[Any]) -> NDArray[Any]:
     """Sorted distinct values (``np.unique`` without its import of ``numpy.ma`` on first use).
 
     >>> distinct(np.array([3, 1, 3, 2])).tolist()
@@ -89,7 +96,7 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return s[np.concatenate([[True], s[1:] != s[:-1]])]
 
 
-def run_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarray:
+def run_starts(values: NDArray[Any], change: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
     """First row of each run of equal ``values``. ``change`` is ``values[1:] != values[:-1]``
     if already made.
 
@@ -101,7 +108,7 @@ def run_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarr
     return np.flatnonzero(np.concatenate([[True], change])) if len(values) else np.zeros(0, dtype=np.int64)
 
 
-def block_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.ndarray | None:
+def block_starts(values: NDArray[Any], change: NDArray[np.bool_] | None = None) -> NDArray[np.int64] | None:
     """:func:`run_starts`, or None when a value comes back after another (its rows are not one
     block).
 
@@ -114,7 +121,7 @@ def block_starts(values: np.ndarray, change: np.ndarray | None = None) -> np.nda
     return starts if len(distinct(values[starts])) == len(starts) else None
 
 
-def rises_inside(score: np.ndarray, starts: np.ndarray) -> bool:
+def rises_inside(score: NDArray[np.floating[Any]], starts: NDArray[np.int64]) -> bool:
     """Does a score rise from a row to the next inside a run (``starts``: :func:`run_starts`)?
     From one run to the next it may.
 
@@ -128,7 +135,7 @@ def rises_inside(score: np.ndarray, starts: np.ndarray) -> bool:
     return bool(rises.any())
 
 
-def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def ranges(starts: NDArray[np.integer[Any]], lengths: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """Concatenated ``arange(start, start + length)`` for each pair.
 
     >>> ranges(np.array([5, 0]), np.array([2, 3])).tolist()
@@ -138,11 +145,16 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths - starts, lengths)
 
 
-def rank_within(q_sorted: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+def rank_within(q_sorted: NDArray[np.integer[Any]], counts: NDArray[np.integer[Any]] | None = None) -> NDArray[np.int64]:
     """1-based position of each row inside its (contiguous) query segment.
 
     ``counts`` (rows per query code, ``np.bincount(q_sorted)``) may be given when the segments
     are in ascending code order; positions then come from the segment starts directly.
+
+    >>> rank_within(np.array([4, 4, 4, 1, 1])).tolist()
+    [1, 2, 3, 1, 2]
+    >>> rank_within(np.array([0, 0, 2]), counts=np.array([2, 0, 1])).tolist()
+    [1, 2, 1]
     """
     n = len(q_sorted)
     if n == 0:
@@ -159,8 +171,12 @@ def rank_within(q_sorted: np.ndarray, counts: np.ndarray | None = None) -> np.nd
     return np.arange(n) - np.maximum.accumulate(idx) + 1
 
 
-def cumulative_in_segment(q_sorted: np.ndarray, flags: np.ndarray) -> np.ndarray:
-    """Running count of ``flags`` within each query segment, inclusive of the current row."""
+def cumulative_in_segment(q_sorted: NDArray[np.integer[Any]], flags: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
+    """Running count of ``flags`` within each query segment, inclusive of the current row.
+
+    >>> cumulative_in_segment(np.array([0, 0, 0, 1, 1]), np.array([1, 0, 1, 1, 1])).tolist()
+    [1, 1, 2, 1, 2]
+    """
     c = np.cumsum(flags, dtype=np.int64)
     n = len(q_sorted)
     if n == 0:
@@ -172,7 +188,77 @@ def cumulative_in_segment(q_sorted: np.ndarray, flags: np.ndarray) -> np.ndarray
     return c - base
 
 
-def ideal_dcg(q: np.ndarray, gains: np.ndarray, cut: np.ndarray, denom: np.ndarray, n: int) -> np.ndarray:
+def segment_starts(q_grouped: NDArray[np.integer[Any]], n: int) -> NDArray[np.int64]:
+    """Index of each query code's first row (``len(q_grouped)`` for a code without rows); the rows
+    of one query are contiguous, the queries in any order.
+
+    >>> segment_starts(np.array([2, 2, 0, 0, 0]), 4).tolist()
+    [2, 5, 0, 5]
+    """
+    start = np.full(n, len(q_grouped), dtype=np.int64)
+    if len(q_grouped):
+        first = np.ones(len(q_grouped), dtype=bool)
+        first[1:] = q_grouped[1:] != q_grouped[:-1]
+        start[q_grouped[first]] = np.flatnonzero(first)
+    return start
+
+
+def segment_cumsum(q_grouped: NDArray[np.integer[Any]], values: NDArray[np.floating[Any]]) -> NDArray[np.float64]:
+    """Running sum of ``values`` within each query segment, added strictly in row order.
+
+    ``np.cumsum`` over the whole array minus a per-segment base would round differently from
+    trec_eval's per-topic ``+=``; here every segment is accumulated on its own: segments are
+    bucketed by length (powers of two) and each bucket is a padded grid whose row-wise cumsum is
+    sequential. Memory stays within twice the input; the loop runs over at most ~log2(longest)
+    buckets.
+
+    >>> segment_cumsum(np.array([0, 0, 1, 1, 1]), np.array([1.0, 2, 3, 4, 5])).tolist()
+    [1.0, 3.0, 3.0, 7.0, 12.0]
+    """
+    m = len(values)
+    vals = np.asarray(values, dtype=np.float64)
+    out = np.empty(m)
+    if m == 0:
+        return out
+    first = np.ones(m, dtype=bool)
+    first[1:] = q_grouped[1:] != q_grouped[:-1]
+    seg = np.cumsum(first) - 1
+    pos = np.arange(m) - np.flatnonzero(first)[seg]
+    length = np.bincount(seg)
+    bucket = np.ceil(np.log2(length)).astype(np.int64)  # exact for powers of two
+    local = np.empty(len(length), dtype=np.int64)  # a segment's row in its bucket's grid
+    for b in np.unique(bucket):
+        members = bucket == b
+        local[members] = np.arange(int(members.sum()))
+        rows = members[seg]
+        grid = np.zeros((int(members.sum()), 1 << int(b)))
+        grid[local[seg[rows]], pos[rows]] = vals[rows]
+        np.cumsum(grid, axis=1, out=grid)
+        out[rows] = grid[local[seg[rows]], pos[rows]]
+    return out
+
+
+def segment_suffix_max(q_grouped: NDArray[np.integer[Any]], values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Maximum of ``values`` from each row to the end of its query segment (exact: no float offsets).
+
+    >>> segment_suffix_max(np.array([0, 0, 0, 1, 1]), np.array([0.5, 0.9, 0.2, 0.1, 0.3])).tolist()
+    [0.9, 0.9, 0.2, 0.3, 0.3]
+    """
+    m = len(values)
+    if m == 0:
+        return np.asarray(values, dtype=np.float64).copy()
+    levels, code = np.unique(values, return_inverse=True)
+    q_rev = q_grouped[::-1]
+    new_seg = np.ones(m, dtype=bool)
+    new_seg[1:] = q_rev[1:] != q_rev[:-1]
+    seg_rev = np.cumsum(new_seg)  # increases along the reversed rows, so a max never leaks back
+    stride = len(levels) + 1
+    key = np.maximum.accumulate(seg_rev * stride + code[::-1])
+    return levels[key - seg_rev * stride][::-1]  # type: ignore[no-any-return]
+
+
+def ideal_dcg(q: NDArray[np.integer[Any]], gains: NDArray[np.float64], cut: NDArray[np.float64],
+              denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
     """DCG of each query's ideal list: its positive gains sorted descending, the first ``cut[q]`` kept.
 
     Parameters
@@ -181,13 +267,31 @@ def ideal_dcg(q: np.ndarray, gains: np.ndarray, cut: np.ndarray, denom: np.ndarr
     gains : candidate gains; only gains > 0 enter the ideal.
     cut : per query code, how many ideal slots count (``np.inf`` for all).
     denom : discount denominators from :func:`discount_denominators`, long enough for every slot.
+
+    Examples
+    --------
+    >>> from rankflavor.flavor import Flavor
+    >>> denom = discount_denominators(Flavor(), 3)
+    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([np.inf]), denom, 1).round(4).tolist()
+    [3.6309]
+    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([1.0]), denom, 1).tolist()  # cut at 1
+    [3.0]
     """
     return ideal_dcg_of(ideal_lists(q, gains), cut, denom, n)
 
 
-def ideal_lists(q: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: Each query's positive gains, best first: (query code, gain, 1-based slot) per row.
+IdealLists = tuple[NDArray[np.integer[Any]], NDArray[np.float64], NDArray[np.int64]]
+
+
+def ideal_lists(q: NDArray[np.integer[Any]], gains: NDArray[np.float64]) -> IdealLists:
     """Each query's positive gains sorted descending, as rows (query code, gain, 1-based slot)
-    grouped by query: what every cutoff of :func:`ideal_dcg` shares."""
+    grouped by query: what every cutoff of :func:`ideal_dcg` shares.
+
+    >>> q, g, slot = ideal_lists(np.array([1, 0, 1, 1]), np.array([1.0, 2.0, 0.0, 3.0]))
+    >>> q.tolist(), g.tolist(), slot.tolist()
+    ([0, 1, 1], [2.0, 3.0, 1.0], [1, 1, 2])
+    """
     positive = gains > 0
     q = q[positive]
     g = gains[positive]
@@ -196,16 +300,26 @@ def ideal_lists(q: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return q, g, rank_within(q)
 
 
-def ideal_dcg_of(lists: tuple[np.ndarray, np.ndarray, np.ndarray], cut: np.ndarray, denom: np.ndarray,
-                 n: int) -> np.ndarray:
-    """:func:`ideal_dcg` of :func:`ideal_lists` already made."""
+def ideal_dcg_of(lists: IdealLists, cut: NDArray[np.float64], denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """:func:`ideal_dcg` of :func:`ideal_lists` already made.
+
+    >>> from rankflavor.flavor import Flavor
+    >>> lists = ideal_lists(np.array([0, 0]), np.array([1.0, 3.0]))
+    >>> ideal_dcg_of(lists, np.array([np.inf]), discount_denominators(Flavor(), 2), 1).round(4).tolist()
+    [3.6309]
+    """
     q, g, r = lists
     keep = r <= cut[q]
     return segment_sum(q[keep], g[keep] / denom[r[keep]], n)
 
 
-def first_rank(q: np.ndarray, rank: np.ndarray, flags: np.ndarray, n: int) -> np.ndarray:
-    """Rank of the first flagged row per query (rows sorted by rank); 0 where none."""
+def first_rank(q: NDArray[np.integer[Any]], rank: NDArray[np.integer[Any]], flags: NDArray[np.bool_],
+               n: int) -> NDArray[np.int64]:
+    """Rank of the first flagged row per query (rows sorted by rank); 0 where none.
+
+    >>> first_rank(np.array([0, 0, 0, 2]), np.array([1, 2, 3, 1]), np.array([False, True, True, False]), 3).tolist()
+    [2, 0, 0]
+    """
     out = np.zeros(n, dtype=np.int64)
     idx = np.flatnonzero(flags)
     if len(idx):

@@ -28,9 +28,7 @@ def relevant_knobs(metric: str, k: int | None, flavor: Flavor, *, quiet_defaults
     Quiet knobs (``Knob.quiet``) left at their default are omitted unless ``quiet_defaults``.
     """
     spec = registry.REGISTRY[metric]
-    wanted = set(spec.knobs)
-    if "rel" in wanted and metric in ("ndcg", "dcg") and flavor.gain != "binary":
-        wanted.discard("rel")
+    wanted = spec.knobs_read(flavor)
     if "max_grade" in wanted and flavor.ideal != "max" and flavor.max_grade == "none":
         wanted.discard("max_grade")
     if not quiet_defaults:

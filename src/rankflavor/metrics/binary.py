@@ -1,5 +1,8 @@
 """Binary-relevance metrics with trec_eval 9.0.8 semantics (relevant iff judged grade >= rel).
 
+The examples share one query: ``a`` (grade 2), ``b`` (0), ``c`` (1) and ``e`` (unjudged)
+retrieved in that order, ``d`` (1) not retrieved, so R = 3 at ``rel=1``.
+
 References: trec_eval ``m_P.c``, ``m_recall.c``, ``m_map.c``, ``m_map_cut.c``, ``m_recip_rank.c``,
 ``m_Rprec.c``, ``m_bpref.c`` (C. Buckley, E. Voorhees, "Retrieval evaluation with incomplete
 information", SIGIR 2004), ``m_success.c``; ir_measures ``Judged@k``.
@@ -8,74 +11,127 @@ information", SIGIR 2004), ``m_success.c``; ir_measures ``Judged@k``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .. import kernels as K
+from .common import hits, in_cut, relevant
 from .registry import INPUT_KNOBS, MetricSpec, register
+
+if TYPE_CHECKING:
+    from ..measure import Measure
+    from ..order import Ranked
 
 BINARY_KNOBS = ("rel", *INPUT_KNOBS)
 
-
-def _relevant(r, measure):  # type: ignore[no-untyped-def]
-    t = measure.flavor.rel_threshold
-    rel = r.judged & (r.grade >= t)
-    n = r.n_queries
-    R = K.segment_sum(r.jq, (r.jgrade >= t).astype(np.float64), n)
-    return rel, R
+#: (values, empty) per query code.
+Result = tuple[NDArray[np.float64], NDArray[np.bool_]]
 
 
-def _in_cut(r, measure) -> np.ndarray:  # type: ignore[no-untyped-def]
-    return np.ones(len(r.q), dtype=bool) if measure.k is None else r.rank <= measure.k
+def precision(r: Ranked, measure: Measure) -> Result:
+    """Relevant in the top k / k; without k, relevant retrieved / retrieved (trec_eval set_P);
+    under ``p_divisor=hits``, / min(k, retrieved).
 
-
-def precision(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
-    hits = K.segment_sum(r.q, (rel & _in_cut(r, measure)).astype(np.float64), r.n_queries)
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["P@3", "P@10", "P@10[p_divisor=hits]", "P@3[rel=2]"])]
+    [0.6667, 0.2, 0.5, 0.3333]
+    """
+    rel, R = relevant(r, measure)
+    found = hits(r, rel & in_cut(r, measure))
     if measure.k is None:  # whole list: relevant retrieved / retrieved (trec_eval set_P)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(r.n_ret > 0, hits / np.maximum(r.n_ret, 1), 0.0), R == 0
+            return np.where(r.n_ret > 0, found / np.maximum(r.n_ret, 1), 0.0), R == 0
     if measure.flavor.p_divisor == "hits":  # Quepid, Elasticsearch: divide by what was shown
         shown = np.minimum(r.n_ret, measure.k)
-        return np.where(shown > 0, hits / np.maximum(shown, 1), 0.0), R == 0
-    return hits / measure.k, R == 0
+        return np.where(shown > 0, found / np.maximum(shown, 1), 0.0), R == 0
+    return found / measure.k, R == 0
 
 
-def recall(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
-    hits = K.segment_sum(r.q, (rel & _in_cut(r, measure)).astype(np.float64), r.n_queries)
-    return np.where(R > 0, hits / np.maximum(R, 1), 0.0), R == 0
+def recall(r: Ranked, measure: Measure) -> Result:
+    """Relevant in the top k / R.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["recall@1", "recall@10"])]
+    [0.3333, 0.6667]
+    """
+    rel, R = relevant(r, measure)
+    found = hits(r, rel & in_cut(r, measure))
+    return np.where(R > 0, found / np.maximum(R, 1), 0.0), R == 0
 
 
-def average_precision(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
+def average_precision(r: Ranked, measure: Measure) -> Result:
+    """Sum of the precision at each relevant rank (within k) / R (trec_eval map, map_cut).
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["AP", "AP@1"])]   # (1 + 2/3) / 3, 1 / 3
+    [0.5556, 0.3333]
+    """
+    rel, R = relevant(r, measure)
     cum = K.cumulative_in_segment(r.q, rel.astype(np.int64))
-    pick = rel & _in_cut(r, measure)
+    pick = rel & in_cut(r, measure)
     total = K.segment_sum(r.q[pick], cum[pick] / r.rank[pick], r.n_queries)
     return np.where(R > 0, total / np.maximum(R, 1), 0.0), R == 0
 
 
-def reciprocal_rank(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
-    first = K.first_rank(r.q, r.rank, rel & _in_cut(r, measure), r.n_queries)
+def reciprocal_rank(r: Ranked, measure: Measure) -> Result:
+    """1 / rank of the first relevant document (within k), 0 if none.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["RR", "RR[rel=3]"])]
+    [1.0, 0.0]
+    """
+    rel, R = relevant(r, measure)
+    first = K.first_rank(r.q, r.rank, rel & in_cut(r, measure), r.n_queries)
     return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0), R == 0
 
 
-def r_precision(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
-    hits = K.segment_sum(r.q, (rel & (r.rank <= R[r.q])).astype(np.float64), r.n_queries)
-    return np.where(R > 0, hits / np.maximum(R, 1), 0.0), R == 0
+def r_precision(r: Ranked, measure: Measure) -> Result:
+    """Precision at rank R.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> round(evaluate(qrels, run, "Rprec")[0].mean, 4)   # a, b, c: 2 of R = 3
+    0.6667
+    """
+    rel, R = relevant(r, measure)
+    found = hits(r, rel & (r.rank <= R[r.q]))
+    return np.where(R > 0, found / np.maximum(R, 1), 0.0), R == 0
 
 
-def bpref(r, measure):  # type: ignore[no-untyped-def]
+def bpref(r: Ranked, measure: Measure) -> Result:
+    """Mean over the R relevant of 1 - (judged non-relevant above it) / min(N, R), trec_eval's form.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> round(evaluate(qrels, run, "bpref")[0].mean, 4)   # a: 1, c: 1 - 1/1, d: not retrieved
+    0.3333
+    """
     t = measure.flavor.rel_threshold
-    rel, R = _relevant(r, measure)
+    rel, R = relevant(r, measure)
     n = r.n_queries
     N = K.segment_sum(r.jq, (r.jgrade < t).astype(np.float64), n)
-    in_cut = _in_cut(r, measure)
-    nonrel = r.judged & ~rel & in_cut
+    cut = in_cut(r, measure)
+    nonrel = r.judged & ~rel & cut
     nonrel_above = K.cumulative_in_segment(r.q, nonrel.astype(np.int64)) - nonrel
-    pick = rel & in_cut
+    pick = rel & cut
     qq = r.q[pick]
     above = nonrel_above[pick].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -84,17 +140,35 @@ def bpref(r, measure):  # type: ignore[no-untyped-def]
     return np.where(R > 0, total / np.maximum(R, 1), 0.0), R == 0
 
 
-def success(r, measure):  # type: ignore[no-untyped-def]
-    rel, R = _relevant(r, measure)
-    hits = K.segment_sum(r.q, (rel & _in_cut(r, measure)).astype(np.float64), r.n_queries)
-    return (hits > 0).astype(np.float64), R == 0
+def success(r: Ranked, measure: Measure) -> Result:
+    """1 if any relevant document is in the top k, else 0.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [m.mean for m in evaluate(qrels, run, ["success@1", "success@1[rel=2]", "success@2[rel=3]"])]
+    [1.0, 1.0, 0.0]
+    """
+    rel, R = relevant(r, measure)
+    found = hits(r, rel & in_cut(r, measure))
+    return (found > 0).astype(np.float64), R == 0
 
 
-def judged(r, measure):  # type: ignore[no-untyped-def]
-    in_cut = _in_cut(r, measure)
-    hits = K.segment_sum(r.q, (r.pooled & in_cut).astype(np.float64), r.n_queries)
+def judged(r: Ranked, measure: Measure) -> Result:
+    """Documents with any judgment in the top k / min(k, retrieved) (ir_measures Judged@k).
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
+    >>> [m.mean for m in evaluate(qrels, run, ["judged@2", "judged@10"])]
+    [1.0, 0.75]
+    """
+    cut = in_cut(r, measure)
+    found = K.segment_sum(r.q, (r.pooled & cut).astype(np.float64), r.n_queries)
     shown = r.n_ret.astype(np.float64) if measure.k is None else np.minimum(r.n_ret, measure.k).astype(np.float64)
-    return np.where(shown > 0, hits / np.maximum(shown, 1), 0.0), np.zeros(r.n_queries, dtype=bool)
+    return np.where(shown > 0, found / np.maximum(shown, 1), 0.0), np.zeros(r.n_queries, dtype=bool)
 
 
 for spec in (

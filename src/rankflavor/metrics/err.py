@@ -10,15 +10,30 @@ have R = 0. There is no ideal, so values lie in [0, 1).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import NDArray
 
 from .. import kernels as K
 from ..errors import FlavorError
 from .registry import INPUT_KNOBS, MetricSpec, register
-from .trec_extra import segment_cumsum
+
+if TYPE_CHECKING:
+    from ..measure import Measure
+    from ..order import Ranked
 
 
-def err_kernel(r, measure):  # type: ignore[no-untyped-def]
+def err_kernel(r: Ranked, measure: Measure) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """ERR@k per query; empty where no judgment is positive.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 3, "b": 0, "c": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["ERR@3[max_grade=3]", "ERR@3[max_grade=4]"])]
+    [0.8802, 0.4492]
+    """
     top = measure.flavor.top_grade
     if top is None:
         raise FlavorError(
@@ -33,7 +48,7 @@ def err_kernel(r, measure):  # type: ignore[no-untyped-def]
     # Probability of reaching each rank: product of (1 - R) above it, as exp of a per-query
     # running sum of logs (never log 0: R < 1 for every grade <= G).
     log_continue = np.log1p(-stop)
-    reach = np.exp(segment_cumsum(q, log_continue) - log_continue)
+    reach = np.exp(K.segment_cumsum(q, log_continue) - log_continue)
     values = K.segment_sum(q, stop * reach / r.rank[rows], r.n_queries)
     positive = K.segment_sum(r.jq, (r.jgrade > 0).astype(np.float64), r.n_queries)
     return values, positive == 0

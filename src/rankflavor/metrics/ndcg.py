@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from .. import kernels as K
 from ..flavor import format_number
-from .registry import INPUT_KNOBS, MetricSpec, register
+from .registry import INPUT_KNOBS, Breakdown, MetricSpec, register
 
 if TYPE_CHECKING:
     from ..measure import Measure
@@ -205,6 +205,9 @@ register(
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
         judged_only=_judged_only,
         top_rows=_top_rows,
+        uses_ideal=True,
+        knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
+        breakdown=Breakdown(gain_of, ideal_cut),
     )
 )
 register(
@@ -216,5 +219,7 @@ register(
         uses_empty=False,
         judged_only=_judged_only,
         top_rows=_top_rows,
+        knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
+        breakdown=Breakdown(gain_of),
     )
 )

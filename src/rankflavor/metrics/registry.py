@@ -1,20 +1,26 @@
-"""The metric registry: what each metric is called, which flavor knobs it reads, its kernel.
+"""The metric registry: what each metric is called, what it reads and needs, how it summarises.
 
 Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
-tests. Nothing else dispatches on metric names.
+tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.measure`,
+:mod:`rankflavor.explain` and the renderers ask the spec (``tests/test_metrics_alone.py`` checks
+that no module outside ``metrics/`` compares a metric's name with a literal).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
+
+from .summary import GEO_MEAN_FLOOR, RULES
 
 if TYPE_CHECKING:
+    from ..flavor import Flavor
     from ..measure import Measure
-    from ..order import Ranked
+    from ..order import GainFn, Ranked
 
 #: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
 INPUT_KNOBS: tuple[str, ...] = (
@@ -22,33 +28,73 @@ INPUT_KNOBS: tuple[str, ...] = (
     "fractional",
 )
 
-#: Summary kinds a :class:`MetricSpec` may declare.
-SUMMARIES: tuple[str, ...] = ("mean", "sum", "geometric", "none")
+#: Summary kinds a :class:`MetricSpec` may declare (:data:`rankflavor.metrics.summary.RULES`).
+SUMMARIES: tuple[str, ...] = tuple(RULES)
 
-#: Floor applied before the log of a geometric-mean summary: trec_eval's ``MIN_GEO_MEAN``
-#: (``trec_eval.h``), so one zero does not zero the whole summary.
-GEO_MEAN_FLOOR = 1e-5
+#: Per-query values of a kernel: float64, or text (object) for a per-query-only metric (relstring).
+Values = NDArray[np.float64] | NDArray[np.object_]
 
-#: ``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the query
-#: had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy.
-Kernel = Callable[["Ranked", "Measure"], tuple[np.ndarray, np.ndarray]]
+
+class Kernel(Protocol):
+    """``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the
+    query had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy knob (the
+    ``empty``, ``missing``, ``run_only`` policies apply later, in :func:`rankflavor.engine.aggregate`)."""
+
+    def __call__(self, ranked: Ranked, measure: Measure, /) -> tuple[Values, NDArray[np.bool_]]: ...
+
+
+class SummaryRule(Protocol):
+    """A metric's own summary: ``rule(measure, values, computed, missing, judgments) -> (summary,
+    rows in it)``; ``judgments`` are the grades of every usable judgment (see
+    :mod:`rankflavor.metrics.summary` for the rest)."""
+
+    def __call__(self, measure: Measure, values: Values, computed: NDArray[np.bool_], missing: NDArray[np.bool_],
+                 judgments: NDArray[np.float64], /) -> tuple[float, int]: ...
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """What :func:`rankflavor.explain.explain` can show of a metric, position by position: a sum
+    over the ranks of gain / discount (under the flavor's ``discount``).
+
+    Attributes
+    ----------
+    gain_of : ``gain_of(measure)``, the kernel's own gain rule ``(grade, judged, pooled) -> gains``
+        for each ranked row; :meth:`rankflavor.order.Ranked.gains` averages it over tie groups under
+        ``ties=averaged``, as the kernel reads it, so the breakdown sums to the value.
+    ideal_cut : ``ideal_cut(ranked, measure)``, per query code how many slots of the ideal list
+        count (``inf`` for all), for a metric that divides by an ideal (:attr:`MetricSpec.uses_ideal`).
+    """
+
+    gain_of: Callable[[Measure], GainFn]
+    ideal_cut: Callable[[Ranked, Measure], NDArray[np.float64]] | None = None
 
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A metric: its canonical name, the knobs it reads, cutoff rule and kernel.
+    """A metric: its canonical name, the knobs it reads, what it needs, its kernel and summary.
 
     Attributes
     ----------
     name : canonical name, printed in every flavor string.
     knobs : flavor knobs this metric reads; the rest are not printed and do not change it.
+    kernel : the per-query computation (:class:`Kernel`).
     cutoff : ``"optional"``, ``"required"`` or ``"none"`` (whether ``@k`` is allowed).
     summary : ``"mean"`` over queries, ``"sum"`` for counts (trec_eval's num_* rows), ``"geometric"``
         (geometric mean of values floored at ``GEO_MEAN_FLOOR``, trec_eval gm_map/gm_bpref; per-query
         values stay the plain ones), or ``"none"`` for per-query-only values that may be text
-        (trec_eval relstring).
+        (trec_eval relstring). Renderers read it (counts print as integers).
+    summary_rule : the metric's own summary (:class:`SummaryRule`) in place of the kind's rule
+        (:data:`rankflavor.metrics.summary.RULES`); trec_eval's ``num_rel`` under
+        ``total=qrels_positive`` counts the qrels' positive lines.
     aliases : other accepted spellings (case-insensitive).
     doc : one line for ``rankflavor flavors`` and the docs.
+    uses_empty : the ``empty`` policy applies to it (it has queries with nothing to find).
+    knob_when : knobs of ``knobs`` the metric reads only under some flavors, each with the
+        predicate on the flavor that says when (ndcg reads ``rel`` only under ``gain=binary``).
+
+    What the kernel needs (by default: every retrieved row, ranked):
+
     judged_only : whether, for a given measure, the kernel reads nothing of a retrieved row
         that has no judgment beyond its rank and the per-query counts (``n_ret``). Such kernels
         get only the judged rows (:meth:`Ranked.judged_rows`), typically a few percent of a
@@ -59,6 +105,10 @@ class MetricSpec:
         below (:func:`rankflavor.order.rank_prefix`).
     reads_run : False for a metric of the judgments alone (num_rel): run duplicates change
         nothing it reads, so its ranking refuses none under ``duplicates=error``.
+    uses_ideal : the value is normalised by an ideal list made from the judgments (ndcg, G):
+        :func:`rankflavor.explain.explain` shows that list.
+    breakdown : what ``explain`` can show position by position (:class:`Breakdown`); None when
+        the metric is not a sum of gains over ranks.
     """
 
     name: str
@@ -72,6 +122,10 @@ class MetricSpec:
     judged_only: bool | Callable[[Measure], bool] = False
     top_rows: Callable[[Measure], int | None] | None = None
     reads_run: bool = True
+    uses_ideal: bool = False
+    summary_rule: SummaryRule | None = None
+    knob_when: tuple[tuple[str, Callable[[Flavor], bool]], ...] = ()
+    breakdown: Breakdown | None = None
 
     def reads_judged_only(self, measure: Measure) -> bool:
         return self.judged_only(measure) if callable(self.judged_only) else self.judged_only
@@ -79,9 +133,21 @@ class MetricSpec:
     def reads_top_rows(self, measure: Measure) -> int | None:
         return self.top_rows(measure) if self.top_rows is not None else None
 
-    def compute(self, ranked: Ranked, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+    def knobs_read(self, flavor: Flavor) -> set[str]:
+        """The knobs of :attr:`knobs` this metric reads under ``flavor`` (see :attr:`knob_when`)."""
+        skipped = {knob for knob, applies in self.knob_when if not applies(flavor)}
+        return {knob for knob in self.knobs if knob not in skipped}
+
+    def compute(self, ranked: Ranked, measure: Measure) -> tuple[Values, NDArray[np.bool_]]:
         """Run the kernel on the rows it needs."""
         return self.kernel(ranked.judged_rows if self.reads_judged_only(measure) else ranked, measure)
+
+    def summarize(self, measure: Measure, values: Values, computed: NDArray[np.bool_], missing: NDArray[np.bool_],
+                  judgments: NDArray[np.float64]) -> tuple[float, int]:
+        """The summary of ``values`` (the rows entering it) and how many rows entered it."""
+        if self.summary_rule is not None:
+            return self.summary_rule(measure, values, computed, missing, judgments)
+        return RULES[self.summary](values, computed, missing)
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -91,6 +157,11 @@ _LOOKUP: dict[str, str] = {}
 def register(spec: MetricSpec) -> MetricSpec:
     if spec.summary not in SUMMARIES:
         raise ValueError(f"MetricSpec {spec.name!r}: summary must be one of {SUMMARIES}, received {spec.summary!r}")
+    unknown = {knob for knob, _ in spec.knob_when} - set(spec.knobs)
+    if unknown:
+        raise ValueError(f"MetricSpec {spec.name!r}: knob_when names knobs it does not read: {sorted(unknown)}")
+    if spec.uses_ideal and spec.breakdown is not None and spec.breakdown.ideal_cut is None:
+        raise ValueError(f"MetricSpec {spec.name!r}: a breakdown of a metric with an ideal needs its ideal_cut")
     REGISTRY[spec.name] = spec
     for alias in (spec.name, *spec.aliases):
         _LOOKUP[alias.lower()] = spec.name
@@ -104,3 +175,14 @@ def lookup(name: str) -> MetricSpec | None:
 
 def known_names() -> list[str]:
     return list(REGISTRY)
+
+
+def explainable() -> list[str]:
+    """Metrics :func:`rankflavor.explain.explain` can break down (those with a :class:`Breakdown`)."""
+    return [name for name, spec in REGISTRY.items() if spec.breakdown is not None]
+
+
+__all__ = [
+    "GEO_MEAN_FLOOR", "INPUT_KNOBS", "REGISTRY", "SUMMARIES", "Breakdown", "Kernel", "MetricSpec", "SummaryRule",
+    "Values", "explainable", "known_names", "lookup", "register",
+]

@@ -260,10 +260,11 @@ def parse_ranx(text: str) -> list[Template | str] | None:
         return None
     metric, knobs = _RANX_METRICS[name]
     k = int(m.group("k")) if m.group("k") else None
-    if metric == "Rprec" and k is not None:
+    if name == "r-precision" and k is not None:
         raise FlavorError(f"ranx r-precision takes no cutoff, received {text!r}")
     level = format_number(float(m.group("level"))) if m.group("level") else "1"
-    level_knob = "min_grade" if metric in ("ndcg", "dcg") else "rel"
+    # ranx's own rule: its (n)dcg family drops grades below the level, the others read it as rel.
+    level_knob = "min_grade" if name.startswith(("ndcg", "dcg")) else "rel"
     return [Template(metric, k, {**knobs, level_knob: level}, text.strip())]
 
 

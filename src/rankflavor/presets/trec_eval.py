@@ -229,8 +229,10 @@ def combine(items: list[str | Measure]) -> list[str | Measure]:
 
 
 def finalize(measure: Measure) -> Measure:
-    """trec_eval -c sums num_rel over every qrels line with rel > 0 (``m_num_rel.c``)."""
-    if measure.metric == "num_rel":
+    """trec_eval -c sums num_rel over every qrels line with rel > 0 (``m_num_rel.c``): the
+    ``total`` knob follows ``missing`` for the measures that read it (the spec's summary rule
+    does the counting)."""
+    if "total" in measure.spec.knobs:
         total = "qrels_positive" if measure.flavor.missing == "zero" else "sum"
         return replace(measure, flavor=measure.flavor.with_knobs(total=total))
     return measure

@@ -1,4 +1,4 @@
-"""Render a :class:`rankflavor.explain.Explanation`: per-position terminal tables or JSON."""
+"""Render a :class:`rankflavor.explanation.Explanation`: per-position terminal tables or JSON."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 import json
 import math
 
-from ..explain import Explanation
+from ..explanation import Explanation
 
 EXPLAIN_FORMATS = ("table", "json")
 
@@ -50,7 +50,7 @@ def _table(e: Explanation, show_ignored: int) -> str:
         t.add_row(str(r.rank), escape(r.doc), f"{r.score:g}", _grade(r.grade, r.judged), gain, f"{r.discount:.4f}",
                   f"{r.contribution:.4f}", f"{r.cumulative:.4f}", r.tie_group or "")
     console.print(t)
-    if e.measure.metric == "ndcg":
+    if e.measure.spec.uses_ideal:
         title = f"ideal list ({e.measure.flavor.ideal}, " + (
             f"cut at {e.ideal_cut})" if e.ideal_cut is not None else "not cut)")
         it = Table(title=title)
