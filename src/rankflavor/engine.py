@@ -15,6 +15,7 @@ import numpy as np
 from . import __version__
 from .align import Aligned, Counts, align
 from .errors import EvaluationError
+from .flavor import Flavor
 from .measure import Measure
 from .order import Ranked, ranked_for
 from .pages import small_pages
@@ -35,8 +36,11 @@ def evaluate_tables(
     aligned_by_policy: dict[str, Aligned] = {}
     rankings: dict[str, dict[tuple[str, ...], Ranked]] = {}
     out: list[MeasureResult] = []
-    for m in measures:
-        policy = m.flavor.duplicates
+    # Pseudo-measures alone (num_q, runid): an alignment under the default policy still gives
+    # the counts they are read from.
+    todo: Sequence[Measure | None] = measures or [None]
+    for m in todo:
+        policy = m.flavor.duplicates if m is not None else Flavor().duplicates
         if policy not in aligned_by_policy:
             aligned = align(qrels, run, duplicates=policy, chunk=not whole)
             if whole:
@@ -45,6 +49,8 @@ def evaluate_tables(
             aligned_by_policy[policy] = aligned
             rankings[policy] = {}
         aligned = aligned_by_policy[policy]
+        if m is None:
+            break
         values, empty = m.spec.compute(ranked_for(aligned, m, rankings[policy]), m)
         out.append(aggregate(m, values, empty, aligned))
     first = next(iter(aligned_by_policy.values()))
