@@ -56,6 +56,8 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         # Adaptive re-planning would merge the query buckets' shuffle partitions; it only adds
         # work in a local session.
         .config("spark.sql.adaptive.enabled", "false")
+        # pandas DataFrames become Spark DataFrames through Arrow, not row by row in Python.
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
