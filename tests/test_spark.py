@@ -268,6 +268,45 @@ def test_irregular_file_counts_and_tag(spark, tmp_path: Path) -> None:  # type: 
     assert got.provenance["run"]["tag"] == "last"
 
 
+@pytest.fixture
+def small_splits(spark):  # type: ignore[no-untyped-def]
+    """Spark's text reader cuts files into pieces of a few hundred bytes (many partitions)."""
+    names = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    before = {n: spark.conf.get(n) for n in names}
+    for n in names:
+        spark.conf.set(n, "200")
+    yield
+    for n, v in before.items():
+        spark.conf.set(n, v)
+
+
+def test_errors_name_the_file_line_across_splits(spark, tmp_path: Path, small_splits) -> None:  # type: ignore[no-untyped-def]
+    """A file read in many partitions: its lines are numbered across them (an error a task meets
+    names the line as the local engine does), its last tag and its counts are the file's."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    judged = [f"q{i} 0 d{j} {(i + j) % 3}" for i in range(12) for j in range(6)]
+    qrels.write_text("# head\n\n" + "\n".join(judged[:40]) + "\n# mid\n" + "\n".join(judged[40:]) + "\n")
+    lines = [f"q{i} Q0 d{j} {j + 1} {1 - j / 10} tag{i}" for i in range(12) for j in range(8)]
+    run.write_text("\n".join(lines[:50]) + "\n\n# note\n" + "\n".join(lines[50:]) + "\n")
+    assert spark.read.text(str(run)).rdd.getNumPartitions() > 3
+    wanted = ["ndcg@5", "P@3", "num_ret"]
+    local = rankflavor.evaluate(str(qrels), str(run), wanted)
+    got = evaluate_spark(str(qrels), str(run), wanted, spark=spark)
+    assert_same(local, got)
+    assert got.provenance["run"]["tag"] == local.provenance["run"]["tag"] == "tag11"
+    # duplicates deep in both files, of queries in several buckets
+    qrels.write_text(qrels.read_text() + "q3 0 d1 2\nq9 0 d2 1\n")
+    run.write_text(run.read_text() + "q5 Q0 d1 9 0.01 late\nq10 Q0 d3 9 0.01 late\n")
+    for q_path, r_path in ((qrels, run), (tmp_path / "clean.txt", run)):
+        if q_path.name == "clean.txt":
+            q_path.write_text("\n".join(judged) + "\n")
+        with pytest.raises(InputError, match=r":\d+: document") as local_error:
+            rankflavor.evaluate(str(q_path), str(r_path), wanted)
+        with pytest.raises(InputError) as got_error:
+            evaluate_spark(str(q_path), str(r_path), wanted, spark=spark, buckets=4)
+        same_error(local_error, got_error)
+
+
 def test_malformed_file_names_the_line(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     run = tmp_path / "run.txt"
     run.write_text("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 high t\n")
