@@ -89,16 +89,20 @@ def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, r
     worker.raise_error(texts[0])
 
 
-def _part(measure: Measure, index: int, values: pa.Table, skipped: dict[int, int]) -> MeasureResult:
-    """The rows of one measure from every bucket, as one (unsorted) result."""
-    rows = values.filter(pc.equal(values.column("measure"), index))
-    queries = _column(rows, "query").astype(object)
-    if measure.spec.summary == "none":  # text-valued (relstring)
-        vals = _column(rows, "text").astype(object)
-    else:
-        vals = np.asarray(_column(rows, "value"), dtype=np.float64)
-    status = _column(rows, "status").astype(object)
-    return MeasureResult(measure, queries, vals, status, math.nan, 0, skipped.get(index, 0))
+def _parts(measures: list[Measure], values: pa.Table, skipped: dict[int, int]) -> list[MeasureResult]:
+    """Each measure's rows from every bucket, as one (unsorted) result per measure."""
+    values = values.take(pc.sort_indices(values, [("measure", "ascending")]))
+    at = np.searchsorted(np.asarray(_column(values, "measure")), np.arange(len(measures) + 1))
+    queries = _column(values, "query").astype(object)
+    status = _column(values, "status").astype(object)
+    numbers = np.asarray(_column(values, "value"), dtype=np.float64)
+    texts = _column(values, "text").astype(object)
+    out = []
+    for i, m in enumerate(measures):
+        rows = slice(at[i], at[i + 1])
+        vals = texts[rows] if m.spec.summary == "none" else numbers[rows]  # (text-valued: relstring)
+        out.append(MeasureResult(m, queries[rows], vals, status[rows], math.nan, 0, skipped.get(i, 0)))
+    return out
 
 
 def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, measures: list[Measure],
@@ -144,12 +148,11 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
               for p in task.grade_policies}
     missing = ids[in_qrels & ~in_run]
     merged = []
-    for i, m in enumerate(measures):
+    for i, (m, part) in enumerate(zip(measures, _parts(measures, values, skipped), strict=True)):
         if i == stopped_at:
             _raise_first_error(errors, task, qrels, run, buckets)
         # (raises missing=error for the whole input, as the one-shot engine at this measure)
-        merged.append(merge_measure(m, [_part(m, i, values, skipped)], missing,
-                                    grades.get(m.flavor.duplicates, np.zeros(0))))
+        merged.append(merge_measure(m, [part], missing, grades.get(m.flavor.duplicates, np.zeros(0))))
     if errors.num_rows:  # (an error of no measure: the check of a bucket's inputs)
         _raise_first_error(errors, task, qrels, run, buckets)
     return merged, counts
