@@ -611,6 +611,16 @@ def test_queries_alone_in_their_buckets(spark) -> None:  # type: ignore[no-untyp
     local = rankflavor.evaluate(qrels, run, wanted)
     got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), wanted, buckets=97)
     assert_same(local, got)
+    # A duplicate of a run-only query that run_only=include ranks: refused, counted "in all",
+    # though its bucket holds no judged query.
+    only = run[run["query_id"].str.endswith("_run_only")].iloc[:1]
+    doubled = pd.concat([run, only.assign(score=only["score"] - 1)], ignore_index=True)
+    wanted = ["ndcg@5", "AP[run_only=include]"]
+    with pytest.raises(InputError, match="in all") as local_error:
+        rankflavor.evaluate(qrels, doubled, wanted)
+    with pytest.raises(InputError) as got_error:
+        evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(doubled), wanted, buckets=97)
+    same_error(local_error, got_error)
 
 
 def test_cli_engine_spark_matches_local(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

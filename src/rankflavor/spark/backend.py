@@ -75,13 +75,22 @@ def _utf8_order(ids: np.ndarray) -> np.ndarray:
     return np.array(sorted(map(str, ids), key=lambda q: q.encode("utf-8")), dtype=object)
 
 
-def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, buckets: int) -> None:
-    """Raise the error the one-shot engine meets first (see the module's docstring)."""
+def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, buckets: int,
+                       sharing: list[int]) -> None:
+    """Raise the error the one-shot engine meets first (see the module's docstring).
+
+    ``sharing``: the buckets that share a query between run and judgments. A bucket that does
+    not was evaluated as a part of the input (it would fail the check of a whole input), and
+    the engine words a count of duplicates for such a part: its error is met again together
+    with a bucket that shares one (and passed the measure, so adds nothing to the error).
+    """
     at = _column(errors, "measure")
     first = int(at.min())
     texts = [str(t) for t, m in zip(_column(errors, "text"), at, strict=True) if m == first]
-    if len(texts) > 1:
+    if len(texts) > 1 or not json.loads(texts[0])["whole"]:
         where = sorted(json.loads(t)["bucket"] for t in texts)
+        if not any(json.loads(t)["whole"] for t in texts) and sharing:
+            where.append(next(b for b in sharing if b not in where))
         alone = replace(task, measures=(task.measures[first],), grade_policies=())
         again = _rows_of(_run_tasks(alone, qrels.frame, run.frame, buckets, only=where), worker.ERROR)
         if again.num_rows:
@@ -126,6 +135,9 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     flags = np.asarray(_column(present, "value"), dtype=np.int64)
     in_run, in_qrels = (flags & 1) > 0, (flags & 2) > 0
     errors = _rows_of(table, worker.ERROR)
+    bucket_rows = _rows_of(table, worker.BUCKET)
+    sharing = sorted(int(b) for b, w in zip(_column(bucket_rows, "measure"), _column(bucket_rows, "value"),
+                                            strict=True) if w)
     bucket_counts = [Counts(**json.loads(str(t))) for t in _column(_rows_of(table, worker.COUNTS), "text")]
     counts = replace(sum_counts(bucket_counts), comment_lines=qrels.comments + run.comments,
                      blank_lines=qrels.blanks + run.blanks, run_lines_with_extra_fields=run.extra_fields)
@@ -150,9 +162,9 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     merged = []
     for i, (m, part) in enumerate(zip(measures, _parts(measures, values, skipped), strict=True)):
         if i == stopped_at:
-            _raise_first_error(errors, task, qrels, run, buckets)
+            _raise_first_error(errors, task, qrels, run, buckets, sharing)
         # (raises missing=error for the whole input, as the one-shot engine at this measure)
         merged.append(merge_measure(m, [part], missing, grades.get(m.flavor.duplicates, np.zeros(0))))
     if errors.num_rows:  # (an error of no measure: the check of a bucket's inputs)
-        _raise_first_error(errors, task, qrels, run, buckets)
+        _raise_first_error(errors, task, qrels, run, buckets, sharing)
     return merged, counts

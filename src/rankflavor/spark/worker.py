@@ -29,7 +29,8 @@ from ..tables import Qrels, Run
 #: The rows a task answers with: ``kind`` says which fields are set (:func:`evaluate_partition`).
 SCHEMA = "kind string, measure int, query string, value double, text string, status string"
 #: Row kinds.
-VALUE, SKIPPED, COUNTS, PRESENT, GRADES, ERROR = "value", "skipped", "counts", "present", "grades", "error"
+VALUE, SKIPPED, COUNTS, PRESENT, GRADES, ERROR, BUCKET = (
+    "value", "skipped", "counts", "present", "grades", "error", "bucket")
 _FIELDS = ("kind", "measure", "query", "value", "text", "status")
 _TYPES = (pa.string(), pa.int32(), pa.string(), pa.float64(), pa.string(), pa.string())
 
@@ -108,8 +109,8 @@ def _rows(kind: str, n: int, **columns: Any) -> pa.Table:
     return pa.Table.from_arrays(data, names=list(_FIELDS))
 
 
-def _error_row(error: errors.RankflavorError, measure: int, bucket: int) -> pa.Table:
-    payload = {"class": type(error).__name__, "message": str(error), "bucket": bucket}
+def _error_row(error: errors.RankflavorError, measure: int, bucket: int, whole: bool) -> pa.Table:
+    payload = {"class": type(error).__name__, "message": str(error), "bucket": bucket, "whole": whole}
     if isinstance(error, errors.InputError):
         payload.update(source=error.source, line=error.line, message=error.message, text=error.text)
     return _rows(ERROR, 1, measure=[measure], text=[json.dumps(payload)])
@@ -140,6 +141,7 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
     """One bucket (``run_rows`` and ``qrels_rows``: every row of its queries) as :data:`SCHEMA` rows.
 
     ``present``: each query, ``value`` 1 when the run holds it, 2 when the judgments do, 3 both.
+    ``bucket``: ``measure`` the bucket, ``value`` 1 when it shares a query between the two sides.
     ``value``: per query and measure, value (or ``text`` for a text-valued one) and status.
     ``skipped``: per measure, queries its ``empty`` policy skipped. ``counts``: the bucket's
     :class:`~rankflavor.align.Counts` as JSON. ``grades``: positive grades (``text``: the policy).
@@ -152,10 +154,11 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
                  value=[float((q in run_q) + 2 * (q in qrels_q)) for q in everything])]
     qrels, run = tables(task, run_rows, qrels_rows)
     whole = not run_q.isdisjoint(qrels_q)
+    out.append(_rows(BUCKET, 1, measure=[bucket], value=[float(whole)]))
     try:
         results, grades = evaluate_bucket(qrels, run, task.measures, whole, task.grade_policies)
     except errors.RankflavorError as error:
-        out.append(_error_row(error, _first_failing(qrels, run, task.measures, whole), bucket))
+        out.append(_error_row(error, _first_failing(qrels, run, task.measures, whole), bucket, whole))
         return pa.concat_tables(out)
     for i, m in enumerate(results):
         n = len(m.queries)
