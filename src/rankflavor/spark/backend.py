@@ -10,7 +10,8 @@ Errors are data until the driver: a task answers with the first typed error it m
 of the measure it stopped at. The one-shot engine would have stopped at the smallest such index;
 the buckets stopped there hold every row that error counts or names (the other buckets passed
 that measure), so one bucket's error is raised as it is, and an error met in several buckets is
-met again by one task over their union, whose message then counts and names them all.
+met again by one task over their union, whose message then counts and names them all (on
+that error path one task holds those buckets' rows).
 """
 
 from __future__ import annotations
