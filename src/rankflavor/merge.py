@@ -39,6 +39,17 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     ------
     EvaluationError
         ``missing=error`` and some query is missing: the message of the one-shot engine.
+
+    Examples
+    --------
+    >>> import rankflavor
+    >>> from rankflavor.measure import parse_measure
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> m = parse_measure("P@1")
+    >>> part = rankflavor.evaluate(qrels, {"q2": {"b": 1.0}}, [m.with_knobs(missing="skip")])[0]
+    >>> whole = merge_measure(m, [part], np.array(["q1", "q3"], dtype=object), np.ones(3))
+    >>> list(whole.queries), list(whole.status), round(whole.summary, 4)
+    (['q1', 'q2', 'q3'], ['missing', 'ok', 'missing'], 0.3333)
     """
     queries = np.concatenate([p.queries for p in parts]) if parts else np.zeros(0, dtype=object)
     values = np.concatenate([p.values for p in parts]) if parts else np.zeros(0)
