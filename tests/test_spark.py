@@ -388,6 +388,7 @@ def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
         (run, ["ndcg@5[empty=error]"], "empty=error"),
         (run, ["ndcg@5[negatives=error]"], "negatives=error"),
         (run, ["ndcg@5[run_only=error]"], "run_only=error"),
+        (run, ["ERR@5[max_grade=2]"], "exceeds max_grade=2"),  # a FlavorError the kernel raises
         # the first measure that fails decides, as in one local evaluation
         (run, ["ndcg@5", "P@5[missing=error]", "ndcg@5[empty=error]"], "missing=error"),
         (run, ["ndcg@5", "P@5[empty=error]", "ndcg@5[missing=error]"], "empty=error"),
