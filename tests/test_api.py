@@ -369,3 +369,14 @@ def test_input_files_are_read_on_threads_and_their_errors_come_after_the_measure
     with pytest.raises(RankflavorError) as bad_measure:
         rankflavor.evaluate(str(missing), str(no_run), ["ndcg@10[gain=nope]"])
     assert not isinstance(bad_measure.value, InputError)
+
+
+def test_pseudo_measures_alone_give_the_counts() -> None:
+    """ir_measures' NumQ (and trec_eval's runid) read no measure's values: asked alone, they
+    once left the engine with nothing aligned (StopIteration); the counts are what they print."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}, "q3": {"c": 1.0}}
+    for name in ("ir_measures:NumQ", "trec_eval:runid"):
+        r = rankflavor.evaluate(qrels, run, [name])
+        assert len(r) == 0 and r.extras
+        assert r.counts.queries_evaluated == 1 and r.counts.queries_only_in_run == 1

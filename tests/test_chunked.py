@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import InputError
+from rankflavor.errors import EvaluationError, InputError
 
 from .conftest import shared_path
 
@@ -103,6 +103,20 @@ def test_bad_line_in_chunked_mode_names_the_line(write) -> None:  # type: ignore
     r = write("r.txt", "a Q0 x 1 2 t\na Q0 y 2 oops t\n")
     with pytest.raises(InputError, match=r"r.txt:2: score 'oops' is not a number"):
         rankflavor.evaluate(q, r, ["ndcg@10"], chunk_rows=1)
+
+
+def test_missing_error_is_worded_as_one_shot(write) -> None:  # type: ignore[no-untyped-def]
+    """missing=error names the first five missing queries in byte order, with "..." after them,
+    as the one-shot engine does (chunked evaluation named them in file order, without "...")."""
+    missing = ["q9", "q10", "q8", "Q7", "q6", "q5", "q4"]
+    q = write("q.txt", "".join(f"{name} 0 x 1\n" for name in ["a", *missing]))
+    r = write("r.txt", "a Q0 x 1 2 t\n")
+    with pytest.raises(EvaluationError) as whole:
+        rankflavor.evaluate(q, r, ["ndcg@10[missing=error]"])
+    with pytest.raises(EvaluationError) as chunked:
+        rankflavor.evaluate(q, r, ["ndcg@10[missing=error]"], chunk_rows=1)
+    assert str(chunked.value) == str(whole.value)
+    assert "(Q7, q10, q4, q5, q6...)" in str(whole.value)
 
 
 def test_cli_chunk_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]

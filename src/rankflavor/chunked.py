@@ -19,7 +19,6 @@ import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,7 @@ import pyarrow.compute as pc
 
 from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
-from .engine import _provenance, require_common_queries, summarize
+from .engine import _provenance, require_common_queries
 from .errors import EvaluationError, InputError
 from .io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
 from .io.lines import RUN_FIELDS, parse_run_lines
@@ -36,8 +35,9 @@ from .io.parse import QUERY, parse_bytes
 from .io.run import last_tag, run_piece
 from .io.source import is_gzip, piece_bounds
 from .measure import Measure
+from .merge import merge_counts, merge_measure
 from .plan import Evaluation
-from .results import MISSING, MeasureResult, Results
+from .results import MeasureResult, Results
 from .tables import Qrels, Run
 from .threads import cores
 
@@ -320,46 +320,10 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     nothing = string_array([])  # (pa.array would import pandas)
     no_run = Run(nothing, nothing, np.zeros(0), path)
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
-    total = _merge_counts(counts, whole.counts, len(missing))
+    total = merge_counts(counts, whole.counts, len(missing))
     require_common_queries(total, sorted(seen), qrels_queries)
-    merged = [_merge(m, parts[i], missing, qrels) for i, m in enumerate(measures)]
+    merged = [merge_measure(m, parts[i], missing, qrels.grade) for i, m in enumerate(measures)]
     prov = _provenance(qrels, no_run)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
     return Results(merged, total, prov, extras)
-
-
-def _merge(measure: Measure, parts: list[MeasureResult], missing: np.ndarray, qrels: Qrels) -> MeasureResult:
-    queries = np.concatenate([p.queries for p in parts]) if parts else np.zeros(0, dtype=object)
-    values = np.concatenate([p.values for p in parts]) if parts else np.zeros(0)
-    status = np.concatenate([p.status for p in parts]) if parts else np.zeros(0, dtype=object)
-    skipped_empty = sum(p.skipped_empty for p in parts)
-    skipped_missing = 0
-    if len(missing):
-        if measure.flavor.missing == "error":
-            raise EvaluationError(
-                f"{len(missing)} qrels query(ies) are absent from the run ({', '.join(map(str, missing[:5]))}) "
-                f"and {measure.name} says missing=error; choose missing=zero (trec_eval -c) or missing=skip"
-            )
-        if measure.flavor.missing == "zero":
-            queries = np.concatenate([queries, missing])
-            filler = np.full(len(missing), "" if measure.spec.summary == "none" else 0.0, dtype=values.dtype)
-            values = np.concatenate([values, filler])
-            status = np.concatenate([status, np.full(len(missing), MISSING, dtype=object)])
-        else:
-            skipped_missing = len(missing)
-    order = sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8"))
-    queries, values, status = queries[order], values[order], status[order]
-    summary, n = summarize(measure, values, status, qrels.grade)
-    return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
-
-
-def _merge_counts(parts: list[Counts], whole: Counts, missing: int) -> Counts:
-    summed = {f.name: sum(getattr(c, f.name) for c in parts) for f in fields(Counts)}
-    # Per-chunk qrels figures only cover the chunk's queries; take the whole-qrels view instead.
-    for name in ("qrels_rows", "queries_in_qrels", "negative_grades", "qrels_duplicates_resolved"):
-        summed[name] = getattr(whole, name)
-    summed["queries_only_in_qrels"] = missing
-    summed["comment_lines"] += whole.comment_lines  # the chunks counted the run's, whole the qrels'
-    summed["blank_lines"] += whole.blank_lines
-    return Counts(**summed)

@@ -46,8 +46,9 @@ def cli() -> None:
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("run", type=click.Path(dir_okay=False))
 @click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
-              help="local: this process (NumPy). spark: Spark DataFrame operations on a local[2] session "
-              "(needs pyspark and Java 17+); same measures, flavors and output.")
+              help="local: this process (NumPy). spark: Spark reads the files, partitions them by query and "
+              "runs this same engine on each partition of a local[2] session (needs pyspark and Java 17+); "
+              "every measure, flavor and output as local.")
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
               "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")

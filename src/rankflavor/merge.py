@@ -1,0 +1,97 @@
+"""Merge results evaluated on disjoint sets of whole queries into the results of the whole input.
+
+Chunked evaluation (:mod:`rankflavor.chunked`) and the Spark backend (:mod:`rankflavor.spark`)
+both evaluate pieces of the input that hold every row of their queries, each piece with the
+ordinary engine. Per-query values are then exact; what a piece cannot decide is decided here,
+once, over the merged table: the queries of the judgments that no piece's run holds
+(``missing``), and every summary, which :func:`rankflavor.engine.summarize` recomputes in query
+order, so the means are those of a one-shot evaluation bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+
+import numpy as np
+
+from .align import Counts
+from .engine import summarize
+from .errors import EvaluationError
+from .measure import Measure
+from .results import MISSING, MeasureResult
+
+
+def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.ndarray,
+                  qrels_grade: np.ndarray) -> MeasureResult:
+    """One measure's results over the union of ``parts``, with the ``missing`` policy applied.
+
+    Parameters
+    ----------
+    measure : the measure as the caller asked for it (each part was evaluated with
+        ``missing=skip``, since a part cannot tell a query absent from the whole run).
+    parts : its results on pieces of disjoint queries.
+    missing : ids of the judged queries that no piece's run holds.
+    qrels_grade : the grades of the whole judgments (duplicates resolved as ``measure`` asks),
+        for a summary that reads them (:func:`~rankflavor.engine.summarize`).
+
+    Raises
+    ------
+    EvaluationError
+        ``missing=error`` and some query is missing: the message of the one-shot engine.
+
+    Examples
+    --------
+    >>> import rankflavor
+    >>> from rankflavor.measure import parse_measure
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> m = parse_measure("P@1")
+    >>> part = rankflavor.evaluate(qrels, {"q2": {"b": 1.0}}, [m.with_knobs(missing="skip")])[0]
+    >>> whole = merge_measure(m, [part], np.array(["q1", "q3"], dtype=object), np.ones(3))
+    >>> list(whole.queries), list(whole.status), round(whole.summary, 4)
+    (['q1', 'q2', 'q3'], ['missing', 'ok', 'missing'], 0.3333)
+    """
+    queries = np.concatenate([p.queries for p in parts]) if parts else np.zeros(0, dtype=object)
+    values = np.concatenate([p.values for p in parts]) if parts else np.zeros(0)
+    status = np.concatenate([p.status for p in parts]) if parts else np.zeros(0, dtype=object)
+    skipped_empty = sum(p.skipped_empty for p in parts)
+    skipped_missing = 0
+    if len(missing):
+        if measure.flavor.missing == "error":
+            # Named in byte order, as the one-shot engine names them (its query codes).
+            names = sorted(map(str, missing), key=lambda q: q.encode("utf-8"))
+            raise EvaluationError(
+                f"{len(missing)} qrels query(ies) are absent from the run ({', '.join(names[:5])}"
+                f"{'...' if len(names) > 5 else ''}) and {measure.name} says missing=error; "
+                "choose missing=zero (trec_eval -c) or missing=skip"
+            )
+        if measure.flavor.missing == "zero":
+            queries = np.concatenate([queries, missing])
+            filler = np.full(len(missing), "" if measure.spec.summary == "none" else 0.0, dtype=values.dtype)
+            values = np.concatenate([values, filler])
+            status = np.concatenate([status, np.full(len(missing), MISSING, dtype=object)])
+        else:
+            skipped_missing = len(missing)
+    order = sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8"))
+    queries, values, status = queries[order], values[order], status[order]
+    summary, n = summarize(measure, values, status, qrels_grade)
+    return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
+
+
+def sum_counts(parts: Sequence[Counts]) -> Counts:
+    """Field-by-field sum of the counts of pieces of disjoint queries."""
+    return Counts(**{f.name: sum(getattr(c, f.name) for c in parts) for f in fields(Counts)})
+
+
+def merge_counts(parts: Sequence[Counts], whole: Counts, missing: int) -> Counts:
+    """Counts of run pieces that each saw only the judgments of their own queries, completed
+    by ``whole``, the alignment of the whole judgments to no run, and the number of ``missing``
+    judged queries (those no piece's run holds)."""
+    summed = sum_counts(parts).to_dict()
+    # Per-piece qrels figures only cover the piece's queries; take the whole-qrels view instead.
+    for name in ("qrels_rows", "queries_in_qrels", "negative_grades", "qrels_duplicates_resolved"):
+        summed[name] = getattr(whole, name)
+    summed["queries_only_in_qrels"] = missing
+    summed["comment_lines"] += whole.comment_lines  # the pieces counted the run's, whole the qrels'
+    summed["blank_lines"] += whole.blank_lines
+    return Counts(**summed)

@@ -1,0 +1,171 @@
+"""Spark's part of evaluating: partition by query, run the local engine per bucket, collect, merge.
+
+Both inputs are bucketed by a hash of the query id and co-grouped, so that one task receives
+every run row and every judgment of its queries (:mod:`rankflavor.spark.worker`); only per-query
+rows come back to the driver, which merges them as chunked evaluation merges its chunks
+(:mod:`rankflavor.merge`): the ``missing`` policy and every summary are decided once, over all
+queries, by the local engine's own code.
+
+Errors are data until the driver: a task answers with the first typed error it met and the index
+of the measure it stopped at. The one-shot engine would have stopped at the smallest such index;
+the buckets stopped there hold every row that error counts or names (the other buckets passed
+that measure), so one bucket's error is raised as it is, and an error met in several buckets is
+met again by one task over their union, whose message then counts and names them all (on
+that error path one task holds those buckets' rows).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import fields, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..align import Counts
+from ..engine import require_common_queries
+from ..measure import Measure
+from ..merge import merge_measure, sum_counts
+from ..results import MeasureResult
+from . import worker
+from .read import SparkTable
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+#: Rows of the larger input per bucket, at most, when the session's shuffle partitions are fewer
+#: buckets than that needs: a bucket is one task's memory.
+ROWS_PER_BUCKET = 2_000_000
+
+
+def _task(task: worker.Task, key: tuple[Any, ...], run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    return worker.evaluate_partition(task, int(key[0].as_py()), run_rows.drop_columns(["bucket"]),
+                                     qrels_rows.drop_columns(["bucket"]))
+
+
+def _run_tasks(task: worker.Task, qrels: DataFrame, run: DataFrame, buckets: int,
+               only: list[int] | None = None) -> pa.Table:
+    """Every bucket's :data:`~rankflavor.spark.worker.SCHEMA` rows; ``only``: just those
+    buckets, as one."""
+    from pyspark.sql import functions as F
+
+    key = F.pmod(F.xxhash64("q"), F.lit(buckets))
+    sides = []
+    for frame in (run, qrels):
+        frame = frame.withColumn("bucket", key)
+        if only is not None:
+            frame = frame.filter(F.col("bucket").isin(only)).withColumn("bucket", F.lit(0).cast("long"))
+        sides.append(frame.groupBy("bucket"))
+    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, task), worker.SCHEMA)
+    return out.toArrow()
+
+
+def _column(table: pa.Table, name: str) -> np.ndarray:
+    return table.column(name).to_numpy(zero_copy_only=False)
+
+
+def _rows_of(table: pa.Table, kind: str) -> pa.Table:
+    return table.filter(pc.equal(table.column("kind"), kind))
+
+
+def _utf8_order(ids: np.ndarray) -> np.ndarray:
+    return np.array(sorted(map(str, ids), key=lambda q: q.encode("utf-8")), dtype=object)
+
+
+def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, buckets: int,
+                       sharing: list[int]) -> None:
+    """Raise the error the one-shot engine meets first (see the module's docstring).
+
+    ``sharing``: the buckets that share a query between run and judgments. A bucket that does
+    not was evaluated as a part of the input (it would fail the check of a whole input), and
+    the engine words a count of duplicates for such a part: its error is met again together
+    with a bucket that shares one (and passed the measure, so adds nothing to the error).
+    """
+    at = _column(errors, "measure")
+    first = int(at.min())
+    texts = [str(t) for t, m in zip(_column(errors, "text"), at, strict=True) if m == first]
+    if len(texts) > 1 or not json.loads(texts[0])["whole"]:
+        where = sorted(json.loads(t)["bucket"] for t in texts)
+        if not any(json.loads(t)["whole"] for t in texts) and sharing:
+            where.append(next(b for b in sharing if b not in where))
+        alone = replace(task, measures=(task.measures[first],), grade_policies=())
+        again = _rows_of(_run_tasks(alone, qrels.frame, run.frame, buckets, only=where), worker.ERROR)
+        if again.num_rows:
+            worker.raise_error(str(_column(again, "text")[0]))
+    worker.raise_error(texts[0])
+
+
+def _parts(measures: list[Measure], values: pa.Table, skipped: dict[int, int]) -> list[MeasureResult]:
+    """Each measure's rows from every bucket, as one (unsorted) result per measure."""
+    values = values.take(pc.sort_indices(values, [("measure", "ascending")]))
+    at = np.searchsorted(np.asarray(_column(values, "measure")), np.arange(len(measures) + 1))
+    queries = _column(values, "query").astype(object)
+    status = _column(values, "status").astype(object)
+    numbers = np.asarray(_column(values, "value"), dtype=np.float64)
+    texts = _column(values, "text").astype(object)
+    out = []
+    for i, m in enumerate(measures):
+        rows = slice(at[i], at[i + 1])
+        vals = texts[rows] if m.spec.summary == "none" else numbers[rows]  # (text-valued: relstring)
+        out.append(MeasureResult(m, queries[rows], vals, status[rows], math.nan, 0, skipped.get(i, 0)))
+    return out
+
+
+def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, measures: list[Measure],
+                     buckets: int | None = None) -> tuple[list[MeasureResult], Counts]:
+    """The measures over the two inputs: per-query results merged over the buckets, and counts.
+
+    ``buckets``: how many hash buckets of query ids (tasks); by default the session's shuffle
+    partitions, or more when the inputs need them (:data:`ROWS_PER_BUCKET`).
+    """
+    if buckets is None:
+        parts = int(spark.conf.get("spark.sql.shuffle.partitions") or 8)
+        buckets = max(parts, math.ceil(max(run.rows, qrels.rows) / ROWS_PER_BUCKET))
+    task = worker.Task(
+        tuple(m.with_knobs(missing="skip") for m in measures), qrels.source, run.source, qrels.from_file,
+        run.from_file, tuple(dict.fromkeys(m.flavor.duplicates for m in measures if m.spec.summary == "sum")),
+    )
+    table = _run_tasks(task, qrels.frame, run.frame, buckets)
+
+    present = _rows_of(table, worker.PRESENT)
+    ids = _column(present, "query").astype(object)
+    flags = np.asarray(_column(present, "value"), dtype=np.int64)
+    in_run, in_qrels = (flags & 1) > 0, (flags & 2) > 0
+    errors = _rows_of(table, worker.ERROR)
+    bucket_rows = _rows_of(table, worker.BUCKET)
+    sharing = sorted(int(b) for b, w in zip(_column(bucket_rows, "measure"), _column(bucket_rows, "value"),
+                                            strict=True) if w)
+    bucket_counts = [Counts(**json.loads(str(t))) for t in _column(_rows_of(table, worker.COUNTS), "text")]
+    counts = replace(sum_counts(bucket_counts), comment_lines=qrels.comments + run.comments,
+                     blank_lines=qrels.blanks + run.blanks, run_lines_with_extra_fields=run.extra_fields)
+    if not (in_run & in_qrels).any():
+        # The one-shot engine's first check, before any measure (its counts are the inputs'
+        # even when a bucket stopped at an error).
+        n_run, n_qrels = int(in_run.sum()), int(in_qrels.sum())
+        sides = {"queries_in_run": n_run, "queries_in_qrels": n_qrels, "queries_evaluated": 0}
+        seen = counts if not errors.num_rows else Counts(**{f.name: sides.get(f.name, 0) for f in fields(Counts)})
+        require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]))
+    stopped_at = int(_column(errors, "measure").min()) if errors.num_rows else len(measures)
+
+    values = _rows_of(table, worker.VALUE)
+    skipped_rows = _rows_of(table, worker.SKIPPED)
+    skipped: dict[int, int] = {}
+    for i, n in zip(_column(skipped_rows, "measure"), _column(skipped_rows, "value"), strict=True):
+        skipped[int(i)] = skipped.get(int(i), 0) + int(n)
+    grade_rows = _rows_of(table, worker.GRADES)
+    grades = {p: np.asarray(_column(grade_rows, "value")[_column(grade_rows, "text") == p], dtype=np.float64)
+              for p in task.grade_policies}
+    missing = ids[in_qrels & ~in_run]
+    merged = []
+    for i, (m, part) in enumerate(zip(measures, _parts(measures, values, skipped), strict=True)):
+        if i == stopped_at:
+            _raise_first_error(errors, task, qrels, run, buckets, sharing)
+        # (raises missing=error for the whole input, as the one-shot engine at this measure)
+        merged.append(merge_measure(m, [part], missing, grades.get(m.flavor.duplicates, np.zeros(0))))
+    if errors.num_rows:  # (an error of no measure: the check of a bucket's inputs)
+        _raise_first_error(errors, task, qrels, run, buckets, sharing)
+    return merged, counts

@@ -1,0 +1,234 @@
+"""Spark's part of reading: TREC files or Spark DataFrames as ``q, d, v, row, line`` tables.
+
+``row`` orders the rows as the input does (``ties=input_order`` and ``duplicates=first`` read
+it); ``line`` is the 1-based line of a file's row (null for a DataFrame), so that an error the
+engine raises on a worker names it. TREC files are read by Spark's text reader and split on the
+blanks of the local reader; a malformed file is handed to the local reader only to name the bad
+line (Spark knows which lines are bad, the local reader words the error). Everything the local
+reader counts (comment and blank lines, lines with extra fields, the last line's run tag) is
+counted in the same job that checks the values.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError, UsageError
+from ..io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
+from ..io.trec import BLANKS, QRELS_FIELDS, RUN_FIELDS
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+#: What trec_eval's and the local reader's split() treat as blanks, as a Java regex.
+_WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in BLANKS) + "]+"
+#: A number as the local reader (pyarrow's parse) takes one. Spark's cast to double goes through
+#: Java's parseDouble, which also reads "1d", "1F", hex ("0x1p3") and trailing control bytes.
+_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(?i:inf|infinity|nan)$"
+#: ``monotonically_increasing_id`` puts the partition index above these bits.
+_PARTITION_SHIFT = 33
+
+
+@dataclass
+class SparkTable:
+    """One input as a Spark table ``q, d, v, row, line`` plus what reading saw of it."""
+
+    frame: DataFrame
+    source: str
+    from_file: bool
+    rows: int
+    tag: str | None = None
+    comments: int = 0
+    blanks: int = 0
+    extra_fields: int = 0
+    cached: DataFrame | None = None  # what to unpersist when done
+
+
+@dataclass
+class _Pending:
+    """An input before its check (``stats``) has run: both inputs are checked in one job."""
+
+    kind: str
+    source: str
+    from_file: bool
+    cached: DataFrame
+    #: The rows given the per-partition line offsets of the file (a frame's rows need none).
+    frame: Callable[[list[int]], DataFrame]
+    #: Rows ``kind, p, n, bad, extra, blank, comment, lines, tag, tag_row``: one per partition.
+    stats: DataFrame
+    on_error: Callable[[dict[str, Any]], None]  # raises InputError for a bad line or value
+
+
+def _count(cond: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.sum(F.when(cond, F.lit(1)).otherwise(F.lit(0)))
+
+
+def _stats(kind: str, frame: DataFrame, n: Column, bad: Column, extra: Column, blank: Column, comment: Column,
+           tag: Column, tagged: Column) -> DataFrame:
+    """Per partition of ``frame`` (rows ``row``): the counts of one input, and its last tag."""
+    from pyspark.sql import functions as F
+
+    return frame.groupBy(F.shiftright("row", _PARTITION_SHIFT).alias("p")).agg(
+        F.lit(kind).alias("kind"),
+        n.cast("long").alias("n"),
+        bad.cast("long").alias("bad"),
+        extra.cast("long").alias("extra"),
+        blank.cast("long").alias("blank"),
+        comment.cast("long").alias("comment"),
+        F.count(F.lit(1)).alias("lines"),
+        F.max_by(F.when(tagged, tag), F.when(tagged, F.col("row"))).cast("string").alias("tag"),
+        F.max(F.when(tagged, F.col("row"))).alias("tag_row"),
+    )
+
+
+def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
+    for name in wanted:
+        if name in columns:
+            return name
+    raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
+
+
+def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
+    from pyspark.sql import functions as F
+
+    columns = list(frame.columns)
+    qc = _pick(columns, QUERY_COLUMNS, source)
+    dc = _pick(columns, DOC_COLUMNS, source)
+    vc = _pick(columns, GRADE_COLUMNS if kind == "qrels" else SCORE_COLUMNS, source)
+    table = frame.select(
+        F.col(qc).cast("string").alias("q"),
+        F.col(dc).cast("string").alias("d"),
+        F.col(vc).try_cast("double").alias("v"),
+        F.monotonically_increasing_id().alias("row"),
+        F.lit(None).cast("long").alias("line"),
+    ).persist()
+    bad = F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf) | F.col("q").isNull() | F.col("d").isNull()
+    zero = F.lit(0)
+    stats = _stats(kind, table, F.count(F.lit(1)), _count(bad), zero, zero, zero, F.lit(None), F.lit(False))
+
+    def on_error(row: dict[str, Any]) -> None:
+        if not row["n"]:
+            raise InputError(source, None, "has no rows")
+        example = table.filter(bad).limit(1).collect()[0]
+        raise InputError(
+            source,
+            None,
+            f"{row['bad']} row(s) have a null {qc!r} or {dc!r}, or a {vc!r} that is not a finite number; "
+            f"e.g. query {example['q']!r}, doc {example['d']!r}, {vc} {example['v']!r}",
+        )
+
+    return _Pending(kind, source, False, table, lambda _: table, stats, on_error)
+
+
+def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
+    """A TREC qrels or run file read by Spark; a malformed one is re-read by the local reader,
+    whose error names the line and words it as a local evaluation would."""
+    from pyspark.sql import functions as F
+
+    from ..io import trec
+
+    n_fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+    if not os.path.exists(path):
+        raise InputError(path, None, "file not found")
+    if os.path.isdir(path):
+        raise InputError(path, None, "is a directory, expected a file")
+    # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
+    lines = (spark.read.option("lineSep", "\n").text(path)
+             .select(F.col("value").alias("line"), F.monotonically_increasing_id().alias("row")))
+    text = F.regexp_replace("line", r"^[ \t\r\x0b\x0c]+|[ \t\r\x0b\x0c]+$", "")
+    value_at = 3 if kind == "qrels" else 4
+    fields = (
+        # The local reader takes no file with a byte that is not UTF-8: Spark keeps them in the
+        # line (and string functions turn them into U+FFFD).
+        lines.select("row", text.alias("text"), F.is_valid_utf8("line").alias("utf8"))
+        .select(
+            "row",
+            "utf8",
+            (F.col("text") == "").alias("blank"),
+            F.col("text").startswith("#").alias("comment"),
+            F.split("text", _WHITESPACE).alias("f"),
+        )
+        .select(
+            "row",
+            "utf8",
+            "blank",
+            "comment",
+            (~F.col("blank") & ~F.col("comment")).alias("body"),
+            F.size("f").alias("n"),
+            # get() gives null past the end of a short line (plain indexing fails under ANSI mode).
+            F.get("f", 0).alias("q"),
+            F.get("f", 2).alias("d"),
+            F.when(F.get("f", value_at).rlike(_DECIMAL), F.get("f", value_at).try_cast("double")).alias("v"),
+            (F.get("f", 5) if kind == "run" else F.lit(None).cast("string")).alias("tag"),
+        )
+        .persist()
+    )
+    ok_fields = (F.col("n") == n_fields) if kind == "qrels" else (F.col("n") >= n_fields)
+    valid = ok_fields & F.col("v").isNotNull() & ~F.isnan("v") & (F.abs("v") != math.inf)
+    body = F.col("body")
+    stats = _stats(kind, fields, _count(body), _count((body & ~valid) | ~F.col("utf8")),
+                   _count(body & (F.col("n") > n_fields)), _count(F.col("blank")), _count(F.col("comment")),
+                   F.col("tag"), body)
+
+    def numbered(offsets: list[int]) -> DataFrame:
+        """The body rows with their file lines: a partition's first line follows the lines of
+        the partitions before it (the text reader splits a file in order)."""
+        p = F.shiftright("row", _PARTITION_SHIFT)
+        first = F.element_at(F.array(*[F.lit(o) for o in offsets]), (p + 1).cast("int")) if offsets else F.lit(0)
+        line = F.col("row") - F.shiftleft(p, _PARTITION_SHIFT) + first + 1
+        return fields.filter(body).select("q", "d", "v", "row", line.cast("long").alias("line"))
+
+    def on_error(row: dict[str, Any]) -> None:
+        # Only asked once the file is known to be malformed; it raises naming the line.
+        (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
+        raise InputError(path, None, f"{row['bad'] or 0} malformed {kind} line(s)")
+
+    return _Pending(kind, path, True, fields, numbered, stats, on_error)
+
+
+def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
+    if isinstance(obj, (str, os.PathLike)):
+        return _read_trec(spark, os.fspath(obj), kind)
+    if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
+        return _from_frame(obj, f"{kind} DataFrame", kind)
+    raise UsageError(f"{kind} must be a Spark DataFrame or a TREC file path for the Spark engine; received {type(obj).__name__}")
+
+
+def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, SparkTable]:
+    """Both inputs as :class:`SparkTable`, checked by one Spark job (qrels first, as the local
+    engine reports them).
+
+    Raises
+    ------
+    InputError
+        A malformed line (naming its file and line, as the local reader does), a bad value, or
+        an input with no rows.
+    """
+    pending = [_pending(spark, qrels, "qrels"), _pending(spark, run, "run")]
+    parts: dict[str, list[dict[str, Any]]] = {"qrels": [], "run": []}
+    for stat in pending[0].stats.unionByName(pending[1].stats).collect():
+        parts[stat["kind"]].append(stat.asDict())
+    tables = []
+    for p in pending:
+        rows = sorted(parts[p.kind], key=lambda r: r["p"])
+        total = {name: sum(int(r[name] or 0) for r in rows) for name in ("n", "bad", "extra", "blank", "comment")}
+        if not total["n"] or total["bad"]:
+            for other in pending:
+                other.cached.unpersist()
+            p.on_error(total)
+        offsets = [0] * (rows[-1]["p"] + 1 if rows else 0)
+        for r in rows:  # (a partition of no line has no row here: it adds none)
+            for later in range(r["p"] + 1, len(offsets)):
+                offsets[later] += int(r["lines"])
+        tagged = [r for r in rows if r["tag_row"] is not None]
+        tag = max(tagged, key=lambda r: r["tag_row"])["tag"] if tagged else None
+        tables.append(SparkTable(p.frame(offsets), p.source, p.from_file, rows=total["n"], tag=tag,
+                                 comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
+                                 cached=p.cached))
+    return tables[0], tables[1]

@@ -1,0 +1,173 @@
+"""What runs in a Spark task: one bucket of whole queries evaluated by the local engine.
+
+The task receives the run rows and the judgments of the same queries as Arrow tables, rebuilds
+:class:`~rankflavor.tables.Qrels` and :class:`~rankflavor.tables.Run` in input order (with each
+row's file line, so that an error names it) and calls the local engine
+(:func:`evaluate_bucket`). It answers with one long table of :data:`SCHEMA` rows: per-query
+values, the bucket's counts, its queries' presence, the positive judgments a summary may read,
+or the first error it met, as data, so that the driver raises it as the same typed error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import errors
+from ..align import align
+from ..engine import evaluate_tables
+from ..measure import Measure
+from ..results import Results
+from ..tables import Qrels, Run
+
+#: The rows a task answers with: ``kind`` says which fields are set (:func:`evaluate_partition`).
+SCHEMA = "kind string, measure int, query string, value double, text string, status string"
+#: Row kinds.
+VALUE, SKIPPED, COUNTS, PRESENT, GRADES, ERROR, BUCKET = (
+    "value", "skipped", "counts", "present", "grades", "error", "bucket")
+_FIELDS = ("kind", "measure", "query", "value", "text", "status")
+_TYPES = (pa.string(), pa.int32(), pa.string(), pa.float64(), pa.string(), pa.string())
+
+
+@dataclass(frozen=True)
+class Task:
+    """What every task evaluates, and what it knows of the inputs.
+
+    ``measures`` are the caller's, with ``missing=skip``: a bucket cannot tell a judged query
+    absent from the whole run (the driver decides those, :func:`rankflavor.merge.merge_measure`).
+    ``grade_policies``: the duplicates policies under which the positive judgments are wanted
+    for a summary (:func:`rankflavor.engine.summarize`).
+    """
+
+    measures: tuple[Measure, ...]
+    qrels_source: str
+    run_source: str
+    qrels_from_file: bool
+    run_from_file: bool
+    grade_policies: tuple[str, ...] = ()
+
+
+def _in_input_order(table: pa.Table) -> pa.Table:
+    return table.take(pc.sort_indices(table, [("row", "ascending")]))
+
+
+def _strings(column: pa.ChunkedArray) -> pa.Array:
+    return pc.cast(column.combine_chunks(), pa.string())
+
+
+def _lines(table: pa.Table, from_file: bool) -> np.ndarray | None:
+    return np.asarray(table.column("line").to_numpy(zero_copy_only=False), dtype=np.int64) if from_file else None
+
+
+def tables(task: Task, run: pa.Table, qrels: pa.Table) -> tuple[Qrels, Run]:
+    """A bucket's Arrow rows (``q, d, v, row, line``) as the local engine's tables, in input order."""
+    run, qrels = _in_input_order(run), _in_input_order(qrels)
+    q = Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
+              np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
+              _lines(qrels, task.qrels_from_file), from_file=task.qrels_from_file)
+    r = Run(_strings(run.column("q")), _strings(run.column("d")),
+            np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,
+            _lines(run, task.run_from_file), from_file=task.run_from_file)
+    return q, r
+
+
+def evaluate_bucket(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: bool,
+                    grade_policies: Sequence[str] = ()) -> tuple[Results, dict[str, np.ndarray]]:
+    """The local engine on one bucket: its results, and per policy of ``grade_policies`` the
+    positive grades of its judgments with duplicates resolved so (what a summary may read).
+
+    The one place the Spark backend calls the engine. ``whole``: the bucket shares a query
+    between run and judgments (a bucket that does not holds only missing or run-only queries,
+    which the engine's check of the whole input would refuse).
+    """
+    results = evaluate_tables(qrels, run, measures, whole=whole)
+    grades = {}
+    if grade_policies:
+        nothing = pa.array([], type=pa.string())
+        no_run = Run(nothing, nothing, np.zeros(0), run.source)
+        for policy in grade_policies:
+            g = align(qrels, no_run, duplicates=policy).qrels_grade
+            grades[policy] = g[g > 0]  # (a summary counts grades > 0, truncated or not)
+    return results, grades
+
+
+def _rows(kind: str, n: int, **columns: Any) -> pa.Table:
+    data = []
+    for name, type_ in zip(_FIELDS, _TYPES, strict=True):
+        if name == "kind":
+            data.append(pa.array([kind] * n, type=type_))
+        elif columns.get(name) is not None:
+            data.append(pa.array(columns[name], type=type_))
+        else:
+            data.append(pa.nulls(n, type=type_))
+    return pa.Table.from_arrays(data, names=list(_FIELDS))
+
+
+def _error_row(error: errors.RankflavorError, measure: int, bucket: int, whole: bool) -> pa.Table:
+    payload = {"class": type(error).__name__, "message": str(error), "bucket": bucket, "whole": whole}
+    if isinstance(error, errors.InputError):
+        payload.update(source=error.source, line=error.line, message=error.message, text=error.text)
+    return _rows(ERROR, 1, measure=[measure], text=[json.dumps(payload)])
+
+
+def raise_error(text: str) -> None:
+    """Raise the error a task ferried as ``text`` (:data:`ERROR` row), as the same type."""
+    payload = json.loads(text)
+    cls = getattr(errors, payload["class"])
+    if issubclass(cls, errors.InputError):
+        raise cls(payload["source"], payload["line"], payload["message"], payload["text"])
+    raise cls(payload["message"])
+
+
+def _first_failing(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: bool) -> int:
+    """The measure at which a failed evaluation stopped: the first that fails alone (every
+    check of a measure depends only on it and its alignment, so it fails alone as it did among
+    the others, and none before it does)."""
+    for i, m in enumerate(measures):
+        try:
+            evaluate_bucket(qrels, run, [m], whole)
+        except errors.RankflavorError:
+            return i
+    return 0  # (an error of the whole call only: the check of the inputs, before any measure)
+
+
+def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    """One bucket (``run_rows`` and ``qrels_rows``: every row of its queries) as :data:`SCHEMA` rows.
+
+    ``present``: each query, ``value`` 1 when the run holds it, 2 when the judgments do, 3 both.
+    ``bucket``: ``measure`` the bucket, ``value`` 1 when it shares a query between the two sides.
+    ``value``: per query and measure, value (or ``text`` for a text-valued one) and status.
+    ``skipped``: per measure, queries its ``empty`` policy skipped. ``counts``: the bucket's
+    :class:`~rankflavor.align.Counts` as JSON. ``grades``: positive grades (``text``: the policy).
+    ``error``: the first typed error, with the index of the measure it stopped at.
+    """
+    run_q = set(pc.unique(run_rows.column("q")).to_pylist())
+    qrels_q = set(pc.unique(qrels_rows.column("q")).to_pylist())
+    everything = sorted(run_q | qrels_q)
+    out = [_rows(PRESENT, len(everything), query=everything,
+                 value=[float((q in run_q) + 2 * (q in qrels_q)) for q in everything])]
+    qrels, run = tables(task, run_rows, qrels_rows)
+    whole = not run_q.isdisjoint(qrels_q)
+    out.append(_rows(BUCKET, 1, measure=[bucket], value=[float(whole)]))
+    try:
+        results, grades = evaluate_bucket(qrels, run, task.measures, whole, task.grade_policies)
+    except errors.RankflavorError as error:
+        out.append(_error_row(error, _first_failing(qrels, run, task.measures, whole), bucket, whole))
+        return pa.concat_tables(out)
+    for i, m in enumerate(results):
+        n = len(m.queries)
+        text = m.values.dtype == object
+        out.append(_rows(VALUE, n, measure=[i] * n, query=[str(q) for q in m.queries],
+                         value=None if text else m.values, text=[str(v) for v in m.values] if text else None,
+                         status=[str(s) for s in m.status]))
+        out.append(_rows(SKIPPED, 1, measure=[i], value=[float(m.skipped_empty)]))
+    out.append(_rows(COUNTS, 1, text=[json.dumps(results.counts.to_dict())]))
+    for policy, g in grades.items():
+        out.append(_rows(GRADES, len(g), value=g, text=[policy] * len(g)))
+    return pa.concat_tables(out)
