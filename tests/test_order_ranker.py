@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given
 
 import rankflavor
+from rankflavor.aggregate import aggregate
 from rankflavor.align import Aligned, align
-from rankflavor.engine import aggregate
 from rankflavor.flavor import Flavor
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.measure import Measure, parse_measure

@@ -268,7 +268,7 @@ def test_an_undefined_query_value_makes_the_mean_undefined_as_in_trec_eval(write
 
 
 def test_summaries_leave_out_a_policy_nan_but_not_a_computed_one() -> None:
-    from rankflavor.engine import summarize
+    from rankflavor.aggregate import summarize
     from rankflavor.results import EMPTY, OK
 
     values = np.array([np.nan, 0.25, 0.75])

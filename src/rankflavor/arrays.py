@@ -2,7 +2,7 @@
 
 The arrays become a qrels table (every candidate judged with its label) and a run table (every
 candidate scored), one query per row of a 2-D array or per group of a 1-D array, and go through the
-same engine as files (:func:`rankflavor.engine.evaluate_tables`): one NDCG implementation, every
+same engine as files (:func:`rankflavor.plan.evaluate_tables`): one NDCG implementation, every
 flavor knob and preset available. Candidates keep their column (or row) order, so
 ``ties=input_order`` means the order of the array, as in LightGBM and XGBoost.
 
@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from .columns import from_numpy, string_array
-from .engine import evaluate_tables
 from .errors import FlavorError, UsageError
 from .flavor import parse_knob_assignments
 from .measure import Measure, build_measure
+from .plan import evaluate_tables
 from .tables import Qrels, Run
 
 

@@ -327,7 +327,7 @@ def diff_tables(qrels: Qrels, run: Run, a: Measure, b: Measure, order: Sequence[
     if a.metric != b.metric:
         raise UsageError(f"diff compares two flavors of one metric; received {a.metric} ({a.display}) and "
                          f"{b.metric} ({b.display})")
-    from .engine import evaluate_tables
+    from .plan import evaluate_tables
 
     a = Measure(a.metric, a.k, a.flavor)
     b = Measure(b.metric, b.k, b.flavor)

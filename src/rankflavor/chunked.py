@@ -3,7 +3,7 @@
 The run file is streamed in blocks; rows are cut into chunks only at query boundaries, so every
 query is evaluated whole by the ordinary engine (same kernels, same flavor). Per-query values
 are therefore identical to a one-shot evaluation; summaries are recomputed over the merged
-per-query table in query order, as :func:`rankflavor.engine.aggregate` does. Memory is bounded
+per-query table in query order, as :func:`rankflavor.aggregate.aggregate` does. Memory is bounded
 by the chunk size plus the qrels.
 
 A query's rows must be contiguous in the file (true of every TREC run written per topic). A query
@@ -25,9 +25,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .aggregate import provenance, require_common_queries
 from .align import Counts, align
 from .columns import as_numpy, plain_strings, string_array, to_strings
-from .engine import _provenance, require_common_queries
 from .errors import EvaluationError, InputError
 from .io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
 from .io.lines import RUN_FIELDS, parse_run_lines
@@ -323,7 +323,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     total = merge_counts(counts, whole.counts, len(missing))
     require_common_queries(total, sorted(seen), qrels_queries)
     merged = [merge_measure(m, parts[i], missing, qrels.grade) for i, m in enumerate(measures)]
-    prov = _provenance(qrels, no_run)
+    prov = provenance(qrels, no_run)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows
     return Results(merged, total, prov, extras)

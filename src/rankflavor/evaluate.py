@@ -70,8 +70,8 @@ def evaluate(
     # judgments' read leave idle. Its errors are raised below as well, after the qrels'.
     whole_run = chunk_rows is None and isinstance(run, (str, os.PathLike))
     r_reading: Future[Run] | None = in_background(as_run, run) if whole_run else None
-    from .engine import evaluate_tables
     from .measure import Measure
+    from .plan import evaluate_tables
     from .presets import resolve_measures
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)

@@ -12,7 +12,7 @@ below the cutoff).
 The numbers come from the engine itself: the query's rows are aligned and sorted by
 :mod:`rankflavor.align` and :mod:`rankflavor.order` with the measure's flavor, gains and
 discounts come from :mod:`rankflavor.kernels` and the metric's breakdown, and the final
-value from the metric kernel and :func:`rankflavor.engine.aggregate`. Running sums are
+value from the metric kernel and :func:`rankflavor.aggregate.aggregate`. Running sums are
 accumulated rank by rank like the kernels' segment sums, so DCG, IDCG and NDCG equal the values
 :func:`rankflavor.evaluate` reports for that query, bit for bit.
 
@@ -44,9 +44,9 @@ import numpy as np
 import pyarrow.compute as pc
 
 from . import kernels as K
+from .aggregate import aggregate
 from .align import Aligned, align
 from .columns import as_numpy, plain_strings, string_array, take
-from .engine import aggregate
 from .errors import EvaluationError, FlavorError, UsageError, did_you_mean
 from .explanation import Explanation, IdealSlot, Ignored, Position
 from .flavor import Flavor

@@ -4,7 +4,7 @@ Chunked evaluation (:mod:`rankflavor.chunked`) and the Spark backend (:mod:`rank
 both evaluate pieces of the input that hold every row of their queries, each piece with the
 ordinary engine. Per-query values are then exact; what a piece cannot decide is decided here,
 once, over the merged table: the queries of the judgments that no piece's run holds
-(``missing``), and every summary, which :func:`rankflavor.engine.summarize` recomputes in query
+(``missing``), and every summary, which :func:`rankflavor.aggregate.summarize` recomputes in query
 order, so the means are those of a one-shot evaluation bit for bit.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import fields
 
 import numpy as np
 
+from .aggregate import summarize
 from .align import Counts
-from .engine import summarize
 from .errors import EvaluationError
 from .measure import Measure
 from .results import MISSING, MeasureResult
@@ -33,7 +33,7 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     parts : its results on pieces of disjoint queries.
     missing : ids of the judged queries that no piece's run holds.
     qrels_grade : the grades of the whole judgments (duplicates resolved as ``measure`` asks),
-        for a summary that reads them (:func:`~rankflavor.engine.summarize`).
+        for a summary that reads them (:func:`~rankflavor.aggregate.summarize`).
 
     Raises
     ------

@@ -1,8 +1,8 @@
 """One evaluation plan: tables -> an alignment per duplicates policy -> one ranker per alignment
--> kernels -> :func:`~rankflavor.engine.aggregate` -> results.
+-> kernels -> :func:`~rankflavor.aggregate.aggregate` -> results.
 
 :class:`Evaluation` is what :func:`rankflavor.evaluate` (through
-:func:`~rankflavor.engine.evaluate_tables`), :func:`rankflavor.spread`, chunked evaluation (per
+:func:`~rankflavor.plan.evaluate_tables`), :func:`rankflavor.spread`, chunked evaluation (per
 chunk) and flavor attribution run: every measure sharing a duplicates policy shares one
 alignment, and every measure sharing an :class:`~rankflavor.order.Ordering` (and what its
 kernel reads) shares one ranking, so many metrics and cutoffs cost one sort.
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .aggregate import aggregate, provenance, require_common_queries
 from .align import Aligned, align, refuse_kept_duplicates
-from .engine import _provenance, aggregate, require_common_queries
 from .errors import RankflavorError
 from .flavor import Flavor
 from .measure import Measure
@@ -47,7 +47,7 @@ class Evaluation:
     ----------
     qrels, run : the tables, already read.
     whole : the tables are the whole input, so a run sharing no query with the judgments is an
-        error (:func:`~rankflavor.engine.require_common_queries`); False for a chunk of a run
+        error (:func:`~rankflavor.aggregate.require_common_queries`); False for a chunk of a run
         (chunked evaluation checks the whole once merged).
     one_ordering : keep the rankings of one ordering at a time (a ranking of a large run is
         several arrays of its length): evaluate the measures grouped by :meth:`key`, as
@@ -136,7 +136,7 @@ class Evaluation:
         """
         out = [self.evaluate(m) for m in measures]
         policy = str(measures[0].flavor.duplicates) if measures else str(Flavor().duplicates)
-        return Results(out, self.aligned(policy).counts, _provenance(self.qrels, self.run), extras)
+        return Results(out, self.aligned(policy).counts, provenance(self.qrels, self.run), extras)
 
     def close(self) -> None:
         """Drop the alignments, rankings and errors kept. A kept error's traceback holds this
@@ -148,3 +148,20 @@ class Evaluation:
 
 
 __all__ = ["Evaluation", "check_duplicates"]
+
+
+def evaluate_tables(
+    qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
+) -> Results:
+    """Evaluate already-read tables: one :class:`Evaluation` of every measure (every measure
+    sharing ordering knobs shares one sort).
+
+    ``whole``: the tables are the whole input, so a run sharing no query with the judgments is an
+    error (:func:`~rankflavor.aggregate.require_common_queries`); False for a piece of a run
+    (chunked and Spark evaluation check the whole once merged).
+    """
+    plan = Evaluation(qrels, run, whole=whole)
+    try:
+        return plan.results(measures, extras)
+    finally:
+        plan.close()

@@ -38,7 +38,7 @@ Values = NDArray[np.float64] | NDArray[np.object_]
 class Kernel(Protocol):
     """``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the
     query had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy knob (the
-    ``empty``, ``missing``, ``run_only`` policies apply later, in :func:`rankflavor.engine.aggregate`)."""
+    ``empty``, ``missing``, ``run_only`` policies apply later, in :func:`rankflavor.aggregate.aggregate`)."""
 
     def __call__(self, ranked: Ranked, measure: Measure, /) -> tuple[Values, NDArray[np.bool_]]: ...
 

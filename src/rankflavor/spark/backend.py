@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..aggregate import require_common_queries
 from ..align import Counts
-from ..engine import require_common_queries
 from ..measure import Measure
 from ..merge import merge_measure, sum_counts
 from ..results import MeasureResult

@@ -21,8 +21,8 @@ import pyarrow.compute as pc
 
 from .. import errors
 from ..align import align
-from ..engine import evaluate_tables
 from ..measure import Measure
+from ..plan import evaluate_tables
 from ..results import Results
 from ..tables import Qrels, Run
 
@@ -42,7 +42,7 @@ class Task:
     ``measures`` are the caller's, with ``missing=skip``: a bucket cannot tell a judged query
     absent from the whole run (the driver decides those, :func:`rankflavor.merge.merge_measure`).
     ``grade_policies``: the duplicates policies under which the positive judgments are wanted
-    for a summary (:func:`rankflavor.engine.summarize`).
+    for a summary (:func:`rankflavor.aggregate.summarize`).
     """
 
     measures: tuple[Measure, ...]

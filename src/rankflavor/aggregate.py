@@ -1,13 +1,14 @@
-"""The engine under :func:`rankflavor.evaluate`: align -> order -> kernels -> aggregate by policy
--> Results, on tables already read (the plan: :class:`rankflavor.plan.Evaluation`). Chunked,
-spread, array and attribution evaluations run the same plan and these functions, so every path
-scores and summarises alike."""
+"""Aggregation by explicit policy: the ``empty``, ``missing`` and ``run_only`` policies applied to
+a kernel's per-query values, the summaries (each metric's own rule), the check that run and
+judgments share a query, and the provenance every result carries. The plan
+(:class:`rankflavor.plan.Evaluation`) calls these for every backend, so every path scores and
+summarises alike."""
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -16,28 +17,8 @@ from . import __version__
 from .align import Aligned, Counts
 from .errors import EvaluationError
 from .measure import Measure
-from .results import EMPTY, MISSING, OK, MeasureResult, Results
+from .results import EMPTY, MISSING, OK, MeasureResult
 from .tables import Qrels, Run
-
-
-def evaluate_tables(
-    qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
-) -> Results:
-    """Evaluate already-read tables: one :class:`~rankflavor.plan.Evaluation` of every measure
-    (every measure sharing ordering knobs shares one sort).
-
-    ``whole``: the tables are the whole input, so a run sharing no query with the judgments is an
-    error (:func:`require_common_queries`); False for a chunk of a run (chunked evaluation checks
-    the whole once merged).
-    """
-    from .plan import Evaluation  # (the plan aggregates with this module's functions)
-
-    plan = Evaluation(qrels, run, whole=whole)
-    try:
-        return plan.results(measures, extras)
-    finally:
-        plan.close()
-
 
 
 def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:
@@ -147,7 +128,7 @@ def summarize(measure: Measure, values: np.ndarray, status: np.ndarray, qrels_gr
     return measure.spec.summarize(measure, values, status == OK, status == MISSING, qrels_grade)
 
 
-def _provenance(qrels: Qrels, run: Run) -> dict[str, Any]:
+def provenance(qrels: Qrels, run: Run) -> dict[str, Any]:
     def describe(path: str) -> dict[str, Any]:
         info: dict[str, Any] = {"source": path}
         if os.path.isfile(path):
