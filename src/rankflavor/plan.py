@@ -147,8 +147,6 @@ class Evaluation:
         self._failed.clear()
 
 
-__all__ = ["Evaluation", "check_duplicates"]
-
 
 def evaluate_tables(
     qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
@@ -165,3 +163,6 @@ def evaluate_tables(
         return plan.results(measures, extras)
     finally:
         plan.close()
+
+
+__all__ = ["Evaluation", "check_duplicates", "evaluate_tables"]
