@@ -66,9 +66,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TOOLS = ("parse_floor", "rankflavor", "rankflavor_chunked", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "spark", "spread",
-         "rankflavor_cli")
+         "rankflavor_cli", "rankflavor_baseline")
 #: Tools a plain run leaves out unless named in ``--tools``.
-NOT_DEFAULT = ("rankflavor_chunked", "rankflavor_cli")
+NOT_DEFAULT = ("rankflavor_chunked", "rankflavor_cli", "rankflavor_baseline")
+#: rankflavor's own tools: they run this checkout's ``src/`` (``rankflavor_baseline``: ``--baseline``'s).
+OWN_TOOLS = ("rankflavor", "rankflavor_chunked", "spread", "rankflavor_cli", "rankflavor_baseline")
 CASES = ("ndcg10", "ten", "dicts")
 #: ``--case dicts``: in-process tools on prebuilt dicts, and the process pair on the files.
 DICT_TOOLS = ("rankflavor", "pytrec_eval")
@@ -105,7 +107,9 @@ def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -
     if case == "dicts":
         return _warm_dicts(tool, qrels, run, inner_repeat)
     started = time.perf_counter()
-    if tool in ("rankflavor", "rankflavor_chunked", "spread"):  # as the rankflavor command does (rankflavor/pages.py)
+    if tool in OWN_TOOLS and not os.environ.get("BENCH_NUMPY_DEFAULT_PAGES"):
+        # As the rankflavor command does (rankflavor/pages.py); --numpy-default-pages measures a
+        # library caller who leaves NumPy's default.
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     value: float
     extra: dict[str, Any] = {}
@@ -123,7 +127,7 @@ def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -
             ),
         )
         value = float(table.num_rows)
-    elif tool == "rankflavor":
+    elif tool in ("rankflavor", "rankflavor_baseline"):
         import rankflavor
 
         names = ["ndcg_cut.10"] if case == "ndcg10" else TEN["trec_eval"]
@@ -262,11 +266,13 @@ class Row:
         return max(s.peak_rss_kb + (s.report.get("jvm_peak_rss_kb") or 0) for s in self.samples) / 1024
 
 
-def _available(tool: str, trec_eval: str | None) -> str | None:
+def _available(tool: str, trec_eval: str | None, baseline: str | None = None) -> str | None:
     """None when the tool can run here, else why not."""
     modules = {"pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures", "ranx": "ranx", "spark": "pyspark"}
     if tool == "trec_eval":
         return None if trec_eval and os.access(trec_eval, os.X_OK) else "no --trec-eval PATH given"
+    if tool == "rankflavor_baseline":
+        return None if baseline and (Path(baseline) / "rankflavor").is_dir() else "no --baseline SRC (a checkout's src/) given"
     if tool == "spread":
         import importlib.util
 
@@ -292,10 +298,23 @@ def _command(tool: str, case: str, qrels: str, run: str, trec_eval: str | None, 
             "--inner-repeat", str(inner_repeat)]
 
 
-def _measure(cmd: list[str], timeout: float) -> Sample:
+def _environment(tool: str, baseline: str | None, default_pages: bool) -> dict[str, str]:
+    """The child's environment: rankflavor's tools import this checkout's ``src/`` (the baseline
+    tool ``--baseline``'s), so one run compares two trees side by side."""
+    env = dict(os.environ)
+    if tool in OWN_TOOLS:
+        src = baseline if tool == "rankflavor_baseline" else str(HERE.parent / "src")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH", "")) if p)
+        if default_pages:
+            env["BENCH_NUMPY_DEFAULT_PAGES"] = "1"
+            env.pop("NUMPY_MADVISE_HUGEPAGE", None)
+    return env
+
+
+def _measure(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Sample:
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
         deadline = start + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -406,7 +425,7 @@ def _dicts_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def _precompile() -> None:
+def _precompile(*sources: str) -> None:
     """Byte-compile rankflavor's modules as ``pip install`` does for every installed package.
 
     An editable checkout has no ``.pyc`` files, and with ``PYTHONDONTWRITEBYTECODE`` set (as on
@@ -414,11 +433,9 @@ def _precompile() -> None:
     about 60 ms that no installed peer pays.
     """
     import compileall
-    import importlib.util
 
-    spec = importlib.util.find_spec("rankflavor")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        compileall.compile_dir(location, quiet=1)
+    for src in sources:
+        compileall.compile_dir(str(Path(src) / "rankflavor"), quiet=1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -438,8 +455,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run before a tool is dropped")
     parser.add_argument("--inner-repeat", type=int, default=30, help="--case dicts: warm calls per process")
     parser.add_argument("--json", type=Path, help="also write every sample here")
+    parser.add_argument("--baseline", help="src/ folder of another rankflavor checkout: adds the tool rankflavor_baseline "
+                                           "(that tree, same job), measured in the same rounds")
+    parser.add_argument("--numpy-default-pages", action="store_true",
+                        help="rankflavor's tools keep NumPy's default huge-page advice, as a library caller does "
+                             "(by default they run as the rankflavor command does, with NUMPY_MADVISE_HUGEPAGE=0)")
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.baseline and "rankflavor_baseline" not in args.tools:
+        args.tools = [*args.tools, "rankflavor_baseline"]
     size = args.size or (DICTS_SIZE if args.case == ["dicts"] else "7000x1000")
     name = size + (".text" if args.text_docnos else "")
     qrels = args.qrels or str(HERE / "data" / f"qrels.{name}.txt")
@@ -452,12 +476,12 @@ def main(argv: list[str] | None = None) -> int:
             hint = (" --text-docnos" if args.text_docnos else "") + (" --shuffle-ties" if args.shuffled_ties else "")
             raise SystemExit(f"{path} not found: run python3 bench/generate.py --sizes {size}{hint} first")
 
-    _precompile()
+    _precompile(str(HERE.parent / "src"), *([args.baseline] if args.baseline else []))
     rows: list[Row] = []
 
     def add(tool: str, case: str) -> None:
         if not any(r.tool == tool and r.case == case for r in rows):
-            rows.append(Row(tool, case, skipped=_available(tool, args.trec_eval)))
+            rows.append(Row(tool, case, skipped=_available(tool, args.trec_eval, args.baseline)))
 
     for case in args.case:
         if case == "dicts":  # its own tools: the dict pair, and the process pair on the files
@@ -479,7 +503,8 @@ def main(argv: list[str] | None = None) -> int:
             if row.skipped:
                 continue
             try:
-                sample = _measure(_command(row.tool, row.case, qrels, run, args.trec_eval, args.inner_repeat), args.timeout)
+                sample = _measure(_command(row.tool, row.case, qrels, run, args.trec_eval, args.inner_repeat), args.timeout,
+                                  _environment(row.tool, args.baseline, args.numpy_default_pages))
             except (TimeoutError, RuntimeError) as exc:
                 row.skipped = str(exc)
                 print(f"# {row.tool}/{row.case}: {exc}", flush=True)
