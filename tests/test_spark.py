@@ -585,6 +585,25 @@ def test_a_measure_alone_on_spark(spark, name: str) -> None:  # type: ignore[no-
     assert got.extras == local.extras
 
 
+def _one_per_metric() -> list[str]:
+    """Every registered metric once, with the cutoff it requires and the knobs it needs."""
+    out = []
+    for name, spec in REGISTRY.items():
+        base = f"{name}@5" if spec.cutoff == "required" else name
+        needs = NEEDS.get(name, {})
+        out.append(base + ("[" + ",".join(f"{k}={v}" for k, v in needs.items()) + "]" if needs else ""))
+    return out
+
+
+@pytest.mark.parametrize("name", _one_per_metric())
+def test_each_registered_metric_alone_on_spark(spark, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The engine issue's criterion on the Spark backend: each metric evaluated on its own."""
+    qrels, run = random_inputs(23)
+    local = rankflavor.evaluate(qrels, run, [name])
+    got = evaluate_spark(spark.createDataFrame(qrels), spark.createDataFrame(run), [name])
+    assert_same(local, got)
+
+
 @pytest.mark.parametrize("names", ["registry", "dialects"])
 def test_every_metric_and_dialect_name_alone_locally(names: str) -> None:
     """Each measure of the test above on its own, with the local engine (the Spark backend runs
