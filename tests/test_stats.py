@@ -22,6 +22,7 @@ from rankflavor.errors import EvaluationError, UsageError
 from rankflavor.stats import (
     TestResult,
     bootstrap_ci,
+    bootstrap_ci_many,
     bootstrap_test,
     bootstrap_test_many,
     cohens_d_paired,
@@ -175,6 +176,21 @@ def test_bootstrap_ci_explicit_batch_equals_scipy() -> None:
 
 def test_bootstrap_ci_constant_sample_is_a_point() -> None:
     assert bootstrap_ci([0.3, 0.3, 0.3]) == (0.3, 0.3)
+    assert bootstrap_ci_many([[0.3, 0.3, 0.3], [0.1, 0.2, 0.4]], n_resamples=99)[0].tolist() == [0.3, 0.3]
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
+def test_bootstrap_ci_many_equals_scipy_row_by_row(method: str) -> None:
+    """Shared resamples (one count matrix per block): each row's interval is SciPy's for that row."""
+    rng = np.random.default_rng(7)
+    rows = np.vstack([rng.beta(2, 3, (3, 150)), rng.normal(0, 0.1, (2, 150))])
+    many = bootstrap_ci_many(rows, n_resamples=1500, seed=2, method=method)
+    for row, ci in zip(rows, many, strict=True):
+        ref = ss.bootstrap(
+            (row,), np.mean, n_resamples=1500, batch=default_batch(150, 1500), method=method, rng=np.random.default_rng(2)
+        ).confidence_interval
+        np.testing.assert_allclose(ci, [ref.low, ref.high], rtol=1e-10)
+        assert tuple(ci) == pytest.approx(bootstrap_ci(row, n_resamples=1500, seed=2, method=method), rel=1e-10)
 
 
 # --- randomization test ----------------------------------------------------------------------
