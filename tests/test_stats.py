@@ -254,6 +254,23 @@ def test_sign_blocks_do_not_depend_on_the_block_size() -> None:
     assert abs(whole.mean()) < 0.05  # fair signs
 
 
+def test_small_blocks_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounded memory is blocks; a block boundary anywhere gives the same p-values."""
+    from rankflavor.stats import randomization, tukey
+
+    rng = np.random.default_rng(1)
+    diffs = rng.normal(0.02, 0.2, (3, 9))
+    matrix = rng.beta(2, 3, (3, 3))
+    before = (permutation_many(diffs, n_resamples=600), permutation_many(diffs, n_resamples=300), tukey_hsd_randomized(matrix))
+    monkeypatch.setattr(randomization, "BLOCK_ELEMENTS", 20)
+    monkeypatch.setattr(tukey, "BLOCK_ELEMENTS", 20)
+    after = (permutation_many(diffs, n_resamples=600), permutation_many(diffs, n_resamples=300), tukey_hsd_randomized(matrix))
+    for x, y in zip(before, after, strict=True):
+        assert x.tolist() == y.tolist()
+    assert before[0].tolist() == [exact_randomization(d) for d in diffs]  # 2**9 <= 600: exact
+    np.testing.assert_allclose(after[2], reference_tukey(matrix), rtol=RTOL)
+
+
 def test_permutation_symmetric_in_a_and_b() -> None:
     a, b = paired(8, 70)
     assert permutation(a, b, n_resamples=999).pvalue == permutation(b, a, n_resamples=999).pvalue

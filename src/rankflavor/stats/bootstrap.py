@@ -243,7 +243,32 @@ def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: in
     Row ``i`` of ``diffs`` holds one pair's per-query differences. See :func:`bootstrap_test`
     for the test; a row's p-value equals :func:`bootstrap_test` on that pair with the same
     ``seed`` and ``n_resamples``. Each block of resamples is one matrix of query counts, and the
-    resampled means and variances of every pair are two matrix products with it.
+    resampled sums and sums of squares of every pair are one matrix product with it.
+
+    Parameters
+    ----------
+    diffs : array_like
+        2-D array, pairs × queries (a 1-D array is one pair).
+    n_resamples : int
+        Number of bootstrap resamples.
+    seed : int
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One two-sided p-value per row, ``(b + 1) / (n_resamples + 1)``.
+
+    Raises
+    ------
+    EvaluationError
+        Fewer than 2 queries, non-finite values, or a row of zeros only.
+
+    References
+    ----------
+    .. [1] Efron & Tibshirani (1993). *An Introduction to the Bootstrap*, Algorithm 16.2.
+       Chapman & Hall.
+    .. [2] Sakai (2006). "Evaluating evaluation metrics based on the bootstrap". SIGIR, 525-532.
 
     Examples
     --------

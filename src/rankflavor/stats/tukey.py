@@ -34,6 +34,23 @@ def _ranges(x: NDArray[np.float64], order: NDArray[np.intp]) -> NDArray[np.float
     return np.asarray(means.max(axis=1) - means.min(axis=1), dtype=np.float64)
 
 
+def _exact(x: NDArray[np.float64], threshold: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Exact p-values: every arrangement of every row, enumerated in blocks (arrangement ``a`` has
+    digit ``j`` of ``a`` in base ``S!`` as the permutation of query ``j``)."""
+    q, s = x.shape
+    perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
+    total = len(perms) ** q
+    place = len(perms) ** np.arange(q, dtype=np.int64)
+    rows = max(1, BLOCK_ELEMENTS // (q * s))
+    ranges = []
+    for start in range(0, total, rows):
+        codes = np.arange(start, min(total, start + rows), dtype=np.int64)
+        ranges.append(_ranges(x, perms[(codes[:, None] // place) % len(perms)]))
+    flat = np.sort(np.concatenate(ranges))
+    counted = flat.size - np.searchsorted(flat, threshold, side="left")
+    return np.asarray(counted / flat.size, dtype=np.float64)
+
+
 def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
     """All-pairs p-values of the randomized Tukey HSD test.
 
@@ -89,13 +106,9 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
     means = x.mean(axis=0)
     observed = np.abs(means[:, None] - means[None, :])
     threshold = observed - SLACK_ULPS * np.finfo(np.float64).eps * np.abs(x).sum(axis=0).max() / q
-    arrangements = math.factorial(s) ** q if q * math.log(math.factorial(s)) < 64 else None
-    if arrangements is not None and arrangements <= n_resamples:
-        perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
-        choice = np.stack(np.meshgrid(*[np.arange(len(perms))] * q, indexing="ij"), axis=-1).reshape(-1, q)
-        ranges = np.sort(_ranges(x, perms[choice]))
-        counted = ranges.size - np.searchsorted(ranges, threshold, side="left")
-        return np.asarray(counted / ranges.size, dtype=np.float64)
+    per_query = math.factorial(s)
+    if q * math.log(per_query) <= math.log(n_resamples) + 1e-9 and per_query**q <= n_resamples:
+        return _exact(x, threshold)
     rng = np.random.default_rng(seed)
     rows = max(1, min(n_resamples, BLOCK_ELEMENTS // (q * s)))
     blocks = []
