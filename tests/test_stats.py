@@ -327,6 +327,12 @@ def test_correct_equals_multipletests(method: str, peer: str, seed: int) -> None
     np.testing.assert_allclose(correct(p, method), multipletests(p, method=peer)[1], rtol=RTOL, atol=0)
 
 
+def test_correct_bh_rounds_like_statsmodels_on_subnormals() -> None:
+    """Found by hypothesis: ``p * m / i`` and statsmodels' ``p / (i / m)`` differ on 5e-324."""
+    p = np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 5e-324])
+    assert correct(p, "bh").tolist() == multipletests(p, method="fdr_bh")[1].tolist()
+
+
 def test_correct_none_and_empty() -> None:
     assert correct([0.2, 0.01], "none").tolist() == [0.2, 0.01]
     assert correct([], "holm").size == 0
