@@ -21,7 +21,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -66,17 +67,26 @@ def _resolve(measure: str | Measure | None, reported: Reported | None) -> tuple[
         name = reported.measure_name if reported else None
         if not name:
             return one_measure("ndcg@10"), None
-        for text in (f"trec_eval:{name}", name):
+        for text in _spellings(name):
             try:
-                return one_measure(text), None
-            except FlavorError:
+                found = one_measure(text)
+            except (FlavorError, UsageError):
                 continue
+            # a name trec_eval prints says which family printed it
+            return found, "trec_eval" if text.startswith("trec_eval:") else None
         raise UsageError(f"cannot tell which measure {name!r} (in {reported.source if reported else ''}) is: give -m")
     hint = None
     if isinstance(measure, str) and ":" in measure:
         prefix = measure.split(":", 1)[0].strip().lower().replace("-", "_")
         hint = prefix if prefix in PRESETS else None
     return one_measure(measure), hint
+
+
+def _spellings(name: str) -> list[str]:
+    """How a measure name printed by a tool may be read: trec_eval prints ``ndcg_cut_10`` for
+    its argument ``ndcg_cut.10``; otherwise the name itself (a canonical or dialect name)."""
+    argument = re.sub(r"_(\d+(?:\.\d+)?)$", r".\1", name)
+    return [f"trec_eval:{argument}", f"trec_eval:{name}", name]
 
 
 def _picker(measure: str | Measure | None) -> Any:
@@ -88,7 +98,7 @@ def _picker(measure: str | Measure | None) -> Any:
         want = one_measure(measure)
         hits = []
         for name in names:
-            for text in (f"trec_eval:{name}", name):
+            for text in _spellings(name):
                 try:
                     m = one_measure(text)
                 except (FlavorError, UsageError):
@@ -162,7 +172,7 @@ def identify(
 
     q_table, r_table = as_qrels(qrels), as_run(run)
     kept: dict[int, tuple[float, np.ndarray]] = {}
-    state = _Forensics(reported, tolerance)
+    state = _Forensics(reported, tolerance, lambda j: _rank(entries[j], j, hint))
 
     def visit(j: int, res: MeasureResult, universe: np.ndarray) -> None:
         full = state.full(res, universe)
@@ -171,15 +181,17 @@ def identify(
             if mean_ok:
                 kept[j] = (res.summary, full)
             return
-        if state.check(j, full, res.summary) and mean_ok:
-            kept[j] = (res.summary, full)
+        every, mine = state.check(j, full, res.summary)
+        if every and mean_ok:
+            kept[j] = (res.summary, mine)  # grouped on the reported queries only
 
     errors = evaluate_space(q_table, r_table, measures, visit)
     groups, firsts = _groups(entries, kept, hint)
     rule = _rule(tol, mean_decimals, reported, tolerance)
     if reported is not None and not groups and state.all_ok:
         notes.append(f"{state.all_ok} flavor(s) reproduce every query but not the mean {target}")
-    separations = _separations([kept[j][1] for j in firsts], state.universe, reported is not None)
+    names = np.array(reported.queries, dtype=object) if reported is not None else state.universe
+    separations = _separations([kept[j][1] for j in firsts], names, reported is not None)
     nearest = unexplained = None
     if reported is not None and not groups and state.best is not None:
         j = state.best
@@ -207,8 +219,10 @@ class _Forensics:
     """Per-query matching state over the whole space: the flavor explaining the most queries and,
     per query, the closest value any flavor gives."""
 
-    def __init__(self, reported: Reported | None, tolerance: float | None) -> None:
+    def __init__(self, reported: Reported | None, tolerance: float | None,
+                 rank: Callable[[int], tuple[int, int, int]]) -> None:
         self.reported = reported
+        self.rank = rank
         self.best: int | None = None
         self.best_count = -1
         self.best_mean = math.nan
@@ -236,8 +250,9 @@ class _Forensics:
         out[universe_index(universe, res.queries)] = res.values.astype(np.float64)
         return out
 
-    def check(self, j: int, full: np.ndarray, mean: float) -> bool:
-        """Whether the flavor explains every reported query; updates the nearest values."""
+    def check(self, j: int, full: np.ndarray, mean: float) -> tuple[bool, np.ndarray]:
+        """Whether the flavor explains every reported query, and its values of them; updates the
+        nearest values."""
         assert self.reported is not None
         mine = np.where(self.present, full[self.at], np.nan)
         diff = np.abs(mine - self.reported.values)
@@ -248,11 +263,12 @@ class _Forensics:
         self.near_value[closer] = mine[closer]
         self.near_flavor[closer] = j
         count = int(ok.sum())
-        if count > self.best_count:
+        if count > self.best_count or (count == self.best_count and self.best is not None
+                                       and self.rank(j) < self.rank(self.best)):
             self.best, self.best_count, self.best_full, self.best_mean = j, count, mine, mean
         every = count == len(ok)
         self.all_ok += every
-        return every
+        return every, mine
 
     def unexplained(self, measures: list[Measure]) -> list[Unexplained]:
         """The queries the nearest flavor misses, each with the closest value any flavor gives."""

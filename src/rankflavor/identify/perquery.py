@@ -164,7 +164,17 @@ def _from_mapping(data: dict[str, Any], source: str, measure_names: Callable[[li
         else:
             name = measure_names(names)
         data = {q: v[name] for q, v in data.items() if name in v}
-    return _build(source, name, [(str(q), v if isinstance(v, str) else repr(v), 0, f"{q}: {v}") for q, v in data.items()])
+    return _build(source, name, [(str(q), _text(v), 0, f"{q}: {v}") for q, v in data.items()])
+
+
+def _text(value: Any) -> str:
+    """A mapping's value as the text a number prints as (NumPy scalars included)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return repr(float(value))
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _build(source: str, name: str | None, rows: list[tuple[str, Any, int, str]]) -> Reported:

@@ -16,7 +16,7 @@ KNOB_EVIDENCE: dict[str, str] = {
     "gain": "grades other than 0 and 1 (linear and exp2 agree on binary grades)",
     "discount": "relevant documents ranked 2nd or lower",
     "ideal": "relevant judged documents the run did not retrieve in its top k",
-    "ideal_cut": "queries that retrieve fewer than k documents, or have more than k relevant judgments",
+    "ideal_cut": "queries that retrieve fewer than k documents (hits), or have more than k relevant judgments (none)",
     "unjudged": "unjudged documents retrieved in the top k",
     "ties": "tied scores in the top k that straddle relevant documents",
     "precision": "scores equal in float32 but not in float64",
