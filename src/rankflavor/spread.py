@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FlavorError, RankflavorError, UsageError
+from .errors import RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
