@@ -53,6 +53,7 @@ def assert_names_perturbed(qrels: Any, run: Any, values: dict[str, float], measu
     found = identify(qrels, run, measure=measure, per_query=bad, ks=())
     assert not found.explained
     assert {u.query for u in found.unexplained} == picked
+    assert not any(u.by_some for u in found.unexplained)  # no flavor reproduces a moved value
     for u in found.unexplained:
         assert u.best_value is not None and abs(u.best_value - (u.reported - 0.05)) < 1e-9
 

@@ -266,16 +266,18 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
               help="Another tool's per-query output: trec_eval -q text, CSV query,value, or JSON {query: value}.")
 @click.option("--tolerance", type=float, default=None, metavar="T",
               help="Match every number within T instead of its printed precision.")
+@click.option("--show", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
+              help="Candidates listed per group (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, per_query: str | None,
-                 tolerance: float | None, fmt: str) -> None:
+                 tolerance: float | None, show: int, fmt: str) -> None:
     """Which flavors reproduce a reported number (--value) or per-query output (--per-query) on QRELS and RUN."""
     from .identify import identify
     from .render.identifyfmt import render_identification
 
     result = identify(qrels, run, value, measure if measure or per_query else "ndcg@10", per_query,
                       tolerance=tolerance)
-    click.echo(render_identification(result, fmt), nl=False)
+    click.echo(render_identification(result, fmt, show), nl=False)
 
 
 def main() -> None:

@@ -282,7 +282,8 @@ class _Forensics:
             near = None if self.near_flavor[i] < 0 or np.isnan(self.near_value[i]) else float(self.near_value[i])
             flavor = str(measures[self.near_flavor[i]]) if near is not None else None
             best = None if np.isnan(self.best_full[i]) else float(self.best_full[i])
-            out.append(Unexplained(r.queries[i], float(r.values[i]), int(r.lines[i]), near, flavor, best))
+            out.append(Unexplained(r.queries[i], float(r.values[i]), int(r.lines[i]), near, flavor, best,
+                                   bool(self.near_diff[i] <= self.tol[i])))
         return out
 
 

@@ -96,7 +96,8 @@ class Separation:
 
 @dataclass(frozen=True)
 class Unexplained:
-    """A reported per-query value no flavor of the space reproduces.
+    """A reported per-query value the nearest flavor misses; unless ``by_some``, no flavor of the
+    space reproduces it.
 
     ``nearest`` is the closest value any flavor gives for that query (None when the query is in
     neither qrels nor run), ``nearest_flavor`` that flavor; ``best_value`` is the value of the
@@ -109,9 +110,11 @@ class Unexplained:
     nearest: float | None
     nearest_flavor: str | None
     best_value: float | None
+    #: Some other flavor reproduces this query (just not together with the rest).
+    by_some: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "reported": self.reported, "line": self.line or None,
+        return {"query": self.query, "reported": self.reported, "line": self.line or None, "by_some": self.by_some,
                 "nearest": _json(self.nearest), "nearest_flavor": self.nearest_flavor,
                 "best_value": _json(self.best_value)}
 

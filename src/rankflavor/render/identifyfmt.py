@@ -32,11 +32,13 @@ def _text(r: Identification, shown: int) -> str:
              f"rule: {r.rule}", ""]
     if r.groups:
         n = len(r.candidates)
-        lines.append(f"{n} flavor(s) reproduce it, in {len(r.groups)} group(s) the data cannot tell apart within:")
+        lines.append(f"{n} flavor(s) reproduce it, in {len(r.groups)} group(s); within a group every per-query "
+                     "value is the same, so this input cannot tell its flavors apart:")
         for i, g in enumerate(r.groups[:10], 1):
             lines.append(f"[{i}] {len(g.candidates)} flavor(s), mean {g.best.mean:.6f}")
-            for c in g.candidates[:shown]:
-                lines.append(f"    {c.label:<40} {c.flavor}")
+            for c in g.candidates[:shown]:  # knobs away from the defaults; the full strings are in the JSON
+                name = "preset " + " = ".join(c.presets) if c.presets else "grid"
+                lines.append(f"    {name:<22} {', '.join(c.changed) or 'rankflavor defaults'}")
             if len(g.candidates) > shown:
                 lines.append(f"    ... {len(g.candidates) - shown} more")
             if g.indistinct:
@@ -49,16 +51,19 @@ def _text(r: Identification, shown: int) -> str:
             if s.queries:
                 lines.append(f"per-query values would separate [1] from [{s.other + 1}] on queries {_some(s.queries)}")
     elif r.per_query_source and r.nearest is not None:
-        lines.append(f"no flavor explains every query: the nearest, {r.nearest.label} ({r.nearest.flavor}), "
+        lines.append(f"no flavor explains every query: the nearest, {r.nearest.label} ({r.nearest.flavor}),\n"
                      f"explains {r.nearest_explained} of {r.n_reported}")
-        lines.append(f"{'query':<12} {'line':>5} {'reported':>10} {'nearest':>10} {'this flavor':>12}")
-        for u in r.unexplained[:50]:
+        alone = [u for u in r.unexplained if not u.by_some]
+        lines.append(f"{len(alone)} query(ies) no flavor explains (different judgments, a truncated run, or a bug "
+                     "in that tool); * = another flavor reproduces it:")
+        lines.append(f"  {'query':<12} {'line':>5} {'reported':>10} {'nearest':>10} {'closest any':>12}")
+        for u in sorted(r.unexplained, key=lambda u: u.by_some)[:50]:
             near = "-" if u.nearest is None else f"{u.nearest:.6f}"
             best = "-" if u.best_value is None else f"{u.best_value:.6f}"
-            lines.append(f"{u.query:<12} {u.line or '-':>5} {u.reported:>10.6f} {near:>10} {best:>12}")
+            lines.append(f"{'*' if u.by_some else ' '} {u.query:<12} {u.line or '-':>5} {u.reported:>10.6f} {best:>10} "
+                         f"{near:>12}")
         if len(r.unexplained) > 50:
-            lines.append(f"... {len(r.unexplained) - 50} more")
-        lines.append("(different judgments, a truncated run, or a bug in that tool)")
+            lines.append(f"  ... {len(r.unexplained) - 50} more")
     else:
         lines.append("no flavor explains it")
     lines += [f"note: {n}" for n in r.notes]
