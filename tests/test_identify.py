@@ -25,7 +25,7 @@ from click.testing import CliRunner
 import rankflavor
 from rankflavor.cli import cli
 from rankflavor.errors import InputError, UsageError
-from rankflavor.identify import identify, tolerance_of
+from rankflavor.identify import Identification, identify, tolerance_of
 from rankflavor.identify.perquery import parse_per_query
 
 from .conftest import shared_path
@@ -37,7 +37,7 @@ DL19_BM25 = ("runs", "rankllm.dl19.bm25.top100.run")
 DL19_TREC_EVAL = ("expected", "rankllm.dl19.bm25.top100.all_trec.q.c.txt")
 
 
-def first_presets(found: rankflavor.identify.Identification) -> list[str]:  # type: ignore[name-defined]
+def first_presets(found: Identification) -> list[str]:
     assert found.groups, [(u.query, u.reported, u.nearest) for u in found.unexplained]
     return [p for c in found.groups[0].candidates for p in c.presets]
 
