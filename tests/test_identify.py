@@ -204,6 +204,24 @@ def test_readers_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="2 measures"):
         parse_per_query("P_10 q1 0.5\nndcg q1 0.6\n", "t.txt")
     assert tolerance_of(4) == 0.00005 and tolerance_of(17) == 1e-9
+    other = tmp_path / "p10.txt"
+    other.write_text("P_10 q1 0.5000\n")
+    with pytest.raises(UsageError, match=r"P_10 \(P@10\), not ndcg@10"):
+        identify({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, measure="ndcg@10", per_query=other)
+
+
+def test_groups_that_match_the_mean_are_separated_by_queries() -> None:
+    qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1, "d": 3}}
+    run = {"q1": {"b": 0.9, "a": 0.5}, "q2": {"c": 0.9, "x": 0.8, "d": 0.7}}
+    found = identify(qrels, run, value=0.5, tolerance=1.0, measure="ndcg@3", ks=(), presets=False,
+                     grid={"gain": ["linear", "exp2"], "discount": ["log2", "jk(2)"]})
+    assert len(found.groups) == 4 and len(found.separations) == 3
+    per = {c.flavor: rankflavor.evaluate(qrels, run, [c.measure])[0].per_query() for c in found.candidates}
+    first = per[found.groups[0].best.flavor]
+    for s in found.separations:
+        theirs = per[found.groups[s.other].best.flavor]
+        assert set(s.queries) == {q for q in first if abs(first[q] - theirs[q]) > 0.5e-4}
+        assert s.queries  # every pair differs somewhere
 
 
 def test_value_rule_uses_printed_precision() -> None:

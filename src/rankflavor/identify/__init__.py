@@ -90,6 +90,20 @@ def _spellings(name: str) -> list[str]:
     return [f"trec_eval:{argument}", f"trec_eval:{name}", name]
 
 
+def _same_measure(base: Measure, reported: Reported) -> None:
+    """Refuse per-query output of another measure than the stated one (its name says so)."""
+    assert reported.measure_name is not None
+    for text in _spellings(reported.measure_name):
+        try:
+            theirs = one_measure(text)
+        except (FlavorError, UsageError):
+            continue
+        if (theirs.metric, theirs.k) != (base.metric, base.k):
+            raise UsageError(f"{reported.source} holds {reported.measure_name} ({theirs.name}), not {base.name}: "
+                             "give the matching -m, or leave -m out to use the file's")
+        return
+
+
 def _picker(measure: str | Measure | None) -> Any:
     """Choose, among the measure names of a file of several, the one that is ``measure``."""
 
@@ -157,6 +171,8 @@ def identify(
     """
     reported = read_per_query(per_query, _picker(measure)) if per_query is not None else None
     base, hint = _resolve(measure, reported)
+    if reported is not None and reported.measure_name and measure is not None:
+        _same_measure(base, reported)
     mean_decimals = None
     if value is not None:
         target, mean_decimals = _stated(value)
