@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import InputError, UsageError
+from rankflavor.errors import EvaluationError, InputError, UsageError
 from rankflavor.identify import Identification, identify, tolerance_of
 from rankflavor.identify.perquery import parse_per_query
 
@@ -233,6 +233,11 @@ def test_value_rule_uses_printed_precision() -> None:
                         grid={"gain": ["linear"]}).explained
     with pytest.raises(UsageError, match="--value"):
         identify(qrels, run, measure="ndcg@3")
+
+
+def test_inputs_sharing_no_query_raise_the_typed_error() -> None:
+    with pytest.raises(EvaluationError, match="no query is both in the run and in the qrels"):
+        identify({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, value="0.5", ks=(), grid={"gain": ["linear"]})
 
 
 def test_spread_skips_a_preset_that_reads_the_metric_as_several() -> None:

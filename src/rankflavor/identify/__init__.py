@@ -225,7 +225,7 @@ def _rule(tol: float | None, decimals: int | None, reported: Reported | None, ov
     parts = []
     if tol is not None:
         parts.append(f"mean within {tol:g} of the value" + ("" if override is not None else
-                                                            f" (half a unit of its {decimals}th decimal)"))
+                                                            f" (half a unit of its last digit: {decimals} decimals)"))
     if reported is not None:
         parts.append(f"every per-query value within {override:g}" if override is not None else
                      "every per-query value within half a unit of its last printed digit (at least 1e-9)")

@@ -43,13 +43,15 @@ def universe_index(universe: np.ndarray, queries: np.ndarray) -> np.ndarray:
 def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
                    visit: Callable[[int, MeasureResult, np.ndarray], None]) -> dict[int, str]:
     """Evaluate every measure; call ``visit(j, result, query_ids)`` for each one that evaluates
-    (``query_ids``: the alignment's ids, byte-ordered). Returns ``{j: error}`` for the others."""
+    (``query_ids``: the alignment's ids, byte-ordered). Returns ``{j: error}`` for the others;
+    when every measure fails, raises the first error (the input itself is refused)."""
     plan = Evaluation(qrels, run, one_ordering=True)
     errors: dict[int, str] = {}
     keys = [kernel_key(m) for m in measures]
     order = sorted(range(len(measures)), key=keys.__getitem__)
     last: tuple[object, ...] | None = None
     out: tuple[np.ndarray, np.ndarray, object] | RankflavorError | None = None
+    first: RankflavorError | None = None
     try:
         for j in order:
             m = measures[j]
@@ -61,6 +63,7 @@ def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
                     out = (values, empty, ranked.aligned)
                 except RankflavorError as exc:
                     out = exc.with_traceback(None)
+                    first = first or out
             if isinstance(out, RankflavorError):
                 errors[j] = str(out)
                 continue
@@ -70,10 +73,13 @@ def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
                 res = aggregate(m, values, empty, aligned)  # type: ignore[arg-type]
             except RankflavorError as exc:
                 errors[j] = str(exc)
+                first = first or exc.with_traceback(None)
                 continue
             visit(j, res, aligned.query_ids)  # type: ignore[attr-defined]
     finally:
         plan.close()
+    if measures and len(errors) == len(measures):
+        raise first or RankflavorError(next(iter(errors.values())))
     return errors
 
 

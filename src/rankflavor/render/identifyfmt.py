@@ -50,7 +50,7 @@ def _text(r: Identification, shown: int) -> str:
         for s in r.separations:
             if s.queries:
                 lines.append(f"per-query values would separate [1] from [{s.other + 1}] on queries {_some(s.queries)}")
-    elif r.per_query_source and r.nearest is not None:
+    elif r.per_query_source and r.nearest is not None and r.unexplained:
         lines.append(f"no flavor explains every query: the nearest, {r.nearest.label} ({r.nearest.flavor}),\n"
                      f"explains {r.nearest_explained} of {r.n_reported}")
         alone = [u for u in r.unexplained if not u.by_some]
