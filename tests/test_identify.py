@@ -27,6 +27,7 @@ from rankflavor.cli import cli
 from rankflavor.errors import EvaluationError, InputError, UsageError
 from rankflavor.identify import Identification, identify, tolerance_of
 from rankflavor.identify.perquery import parse_per_query
+from rankflavor.render.identifyfmt import render_identification
 
 from .conftest import shared_path
 from .test_presets_ir import random_case
@@ -255,8 +256,8 @@ def test_cli_identify(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["explained"] and data["groups"][0]["candidates"][0]["presets"] == ["trectools"]  # docno_asc ties
-    table = CliRunner().invoke(cli, ["identify", str(qrels), str(run), "--value", "0.9299", "-m", "ndcg@2"])
-    assert table.exit_code == 0 and "preset trectools" in table.output
+    found = identify(qrels, run, "0.9299", "ndcg@2", ks=())
+    assert "preset trectools" in render_identification(found, "table")
     bad = tmp_path / "bad.csv"
     bad.write_text("q,v\n1,x\n")
     res = CliRunner().invoke(cli, ["identify", str(qrels), str(run), "--per-query", str(bad)])
