@@ -191,16 +191,19 @@ def identify(
     kept: dict[int, tuple[float, np.ndarray]] = {}
     state = _Forensics(reported, tolerance, functools.cache(lambda j: _rank(entries[j], j, hint)))
 
+    seen: list[Any] = [None, None]  # the last result and what it gave: flavors sharing a result share it
+
     def visit(j: int, res: MeasureResult, universe: np.ndarray) -> None:
-        full = state.full(res, universe)
-        mean_ok = not has_mean or abs(res.summary - target) <= (tol or 0) + 1e-12
-        if reported is None:
-            if mean_ok:
-                kept[j] = (res.summary, full)
-            return
-        every, mine = state.check(j, full, res.summary)
-        if every and mean_ok:
-            kept[j] = (res.summary, mine)  # grouped on the reported queries only
+        if seen[0] is not res:
+            full = state.full(res, universe)
+            mean_ok = not has_mean or abs(res.summary - target) <= (tol or 0) + 1e-12
+            every, mine = state.check(j, full, res.summary) if reported is not None else (True, full)
+            seen[:] = [res, (mean_ok and every, mine)]
+        elif reported is not None:
+            state.again(j, res.summary)
+        ok, vector = seen[1]
+        if ok:
+            kept[j] = (res.summary, vector)  # per-query output: grouped on the reported queries only
 
     errors = evaluate_space(q_table, r_table, measures, visit)
     groups, firsts = _groups(entries, kept, hint)
@@ -245,6 +248,7 @@ class _Forensics:
         self.best_mean = math.nan
         self.best_full: np.ndarray | None = None
         self.all_ok = 0
+        self.last_count = -1
         self.universe: np.ndarray | None = None
         if reported is not None:
             n = len(reported.queries)
@@ -285,7 +289,14 @@ class _Forensics:
             self.best, self.best_count, self.best_full, self.best_mean = j, count, mine, mean
         every = count == len(ok)
         self.all_ok += every
+        self.last_count = count
         return every, mine
+
+    def again(self, j: int, mean: float) -> None:
+        """Flavor ``j`` gave the same values as the flavor checked last."""
+        if self.last_count == self.best_count and self.best is not None and self.rank(j) < self.rank(self.best):
+            self.best, self.best_mean = j, mean
+        self.all_ok += self.last_count == len(self.tol)
 
     def unexplained(self, measures: list[Measure]) -> list[Unexplained]:
         """The queries the nearest flavor misses, each with the closest value any flavor gives."""

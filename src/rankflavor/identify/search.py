@@ -4,17 +4,19 @@ One :class:`~rankflavor.plan.Evaluation` (``one_ordering=True``) holds the align
 flavors are visited grouped by ordering, so each ordering is sorted once. Flavors that differ
 only in ``empty`` and ``missing`` share one kernel pass: those two knobs are applied by
 :func:`~rankflavor.aggregate.aggregate` after the kernel (the kernels never read them), so each
-such flavor costs one aggregation. This is :meth:`Evaluation.evaluate
+such flavor costs one aggregation, or none when its policy has no query to apply to. This is :meth:`Evaluation.evaluate
 <rankflavor.plan.Evaluation.evaluate>` with the kernel output kept between neighbours.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..aggregate import aggregate
+from ..align import Aligned
 from ..errors import RankflavorError
 from ..flavor import KNOBS
 from ..measure import Measure
@@ -40,42 +42,74 @@ def universe_index(universe: np.ndarray, queries: np.ndarray) -> np.ndarray:
     return np.searchsorted(universe, queries)
 
 
+@dataclass
+class _Kernel:
+    """One kernel pass, and the aggregations of it made so far (by the policy values that can
+    change them: a policy with no query to apply to leaves the result as it is)."""
+
+    values: np.ndarray
+    empty: np.ndarray
+    aligned: Aligned
+    any_empty: bool
+    any_missing: bool
+    done: dict[tuple[str, str], MeasureResult | RankflavorError]
+
+    @classmethod
+    def run(cls, plan: Evaluation, m: Measure) -> _Kernel:
+        ranked = plan.ranked(m)
+        values, empty = m.spec.compute(ranked, m)
+        a = ranked.aligned
+        return cls(np.asarray(values), empty, a, bool(empty.any()), bool((a.in_qrels & ~a.in_run).any()), {})
+
+    def result(self, m: Measure) -> MeasureResult:
+        f = m.flavor
+        key = (str(f.empty) if self.any_empty else "", str(f.missing) if self.any_missing else "")
+        if key not in self.done:
+            try:
+                self.done[key] = aggregate(m, self.values, self.empty, self.aligned)
+            except RankflavorError as exc:
+                self.done[key] = exc.with_traceback(None)
+        found = self.done[key]
+        if isinstance(found, RankflavorError):
+            raise found
+        return found
+
+
 def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
                    visit: Callable[[int, MeasureResult, np.ndarray], None]) -> dict[int, str]:
     """Evaluate every measure; call ``visit(j, result, query_ids)`` for each one that evaluates
     (``query_ids``: the alignment's ids, byte-ordered). Returns ``{j: error}`` for the others;
-    when every measure fails, raises the first error (the input itself is refused)."""
+    when every measure fails, raises the first error (the input itself is refused).
+
+    Flavors whose ``empty``/``missing`` policy has no query to apply to (no query with nothing
+    relevant, no judged query the run leaves out) get the very same result object: their
+    numbers are the same, and ``visit`` may reuse what it made of it.
+    """
     plan = Evaluation(qrels, run, one_ordering=True)
     errors: dict[int, str] = {}
     keys = [kernel_key(m) for m in measures]
-    order = sorted(range(len(measures)), key=keys.__getitem__)
     last: tuple[object, ...] | None = None
-    out: tuple[np.ndarray, np.ndarray, object] | RankflavorError | None = None
+    kernel: _Kernel | RankflavorError | None = None
     first: RankflavorError | None = None
     try:
-        for j in order:
+        for j in sorted(range(len(measures)), key=keys.__getitem__):
             m = measures[j]
             if keys[j] != last:
                 last = keys[j]
                 try:
-                    ranked = plan.ranked(m)
-                    values, empty = m.spec.compute(ranked, m)
-                    out = (values, empty, ranked.aligned)
+                    kernel = _Kernel.run(plan, m)
                 except RankflavorError as exc:
-                    out = exc.with_traceback(None)
-                    first = first or out
-            if isinstance(out, RankflavorError):
-                errors[j] = str(out)
-                continue
-            assert out is not None
-            values, empty, aligned = out
+                    kernel = exc.with_traceback(None)
             try:
-                res = aggregate(m, values, empty, aligned)  # type: ignore[arg-type]
+                if isinstance(kernel, RankflavorError):
+                    raise kernel
+                assert kernel is not None
+                res = kernel.result(m)
             except RankflavorError as exc:
                 errors[j] = str(exc)
-                first = first or exc.with_traceback(None)
+                first = first or exc
                 continue
-            visit(j, res, aligned.query_ids)  # type: ignore[attr-defined]
+            visit(j, res, kernel.aligned.query_ids)
     finally:
         plan.close()
     if measures and len(errors) == len(measures):
