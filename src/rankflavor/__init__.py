@@ -7,6 +7,7 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     spread(qrels, runs, measure="ndcg@10", grid=None, presets=True) -> Spread
     explain(qrels, run, query, measure="ndcg@10") -> Explanation
     diff(qrels, run, a, b) -> Diff
+    identify(qrels, run, value=None, measure="ndcg@10", per_query=None) -> Identification
     Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -32,6 +33,7 @@ __all__ = [
     "diff",
     "evaluate",
     "explain",
+    "identify",
     "ndcg_score",
     "parse_measure",
     "read_qrels",
@@ -46,6 +48,7 @@ _LAZY = {
     "spread": ("rankflavor.spread", "spread"),
     "explain": ("rankflavor.explain", "explain"),
     "diff": ("rankflavor.attribution", "diff"),
+    "identify": ("rankflavor.identify", "identify"),
     "Results": ("rankflavor.results", "Results"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
@@ -67,6 +70,7 @@ if TYPE_CHECKING:
     from .evaluate import evaluate
     from .explain import explain
     from .flavor import KNOBS, Flavor
+    from .identify import identify
     from .io.trec import read_qrels, read_run
     from .measure import Measure, parse_measure
     from .results import Results

@@ -249,6 +249,37 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
                   **parse_knob_assignments(list(flavor_knobs)))
     click.echo(render_diff(result, fmt, scale, top), nl=False)
 
+
+# ---------------------------------------------------------------------------------------------
+# identify (issue 20): which flavor produced this number?
+
+
+@cli.command("identify")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("--value", default=None, metavar="X",
+              help="The reported mean, as printed (0.5058: matched to half a unit of its last digit).")
+@click.option("-m", "--metric", "measure", default=None, metavar="MEASURE",
+              help="Metric and cutoff to search around (canonical, dialect or PRESET:NAME). Default: the "
+              "measure named in --per-query, else ndcg@10.")
+@click.option("--per-query", "per_query", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Another tool's per-query output: trec_eval -q text, CSV query,value, or JSON {query: value}.")
+@click.option("--tolerance", type=float, default=None, metavar="T",
+              help="Match every number within T instead of its printed precision.")
+@click.option("--show", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
+              help="Candidates listed per group (table format).")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, per_query: str | None,
+                 tolerance: float | None, show: int, fmt: str) -> None:
+    """Which flavors reproduce a reported number (--value) or per-query output (--per-query) on QRELS and RUN."""
+    from .identify import identify
+    from .render.identifyfmt import render_identification
+
+    result = identify(qrels, run, value, measure if measure or per_query else "ndcg@10", per_query,
+                      tolerance=tolerance)
+    click.echo(render_identification(result, fmt, show), nl=False)
+
+
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
     (this module imports only click and the errors)."""

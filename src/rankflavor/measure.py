@@ -10,7 +10,7 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import FlavorError, did_you_mean
@@ -18,6 +18,8 @@ from .flavor import KNOBS, Flavor, split_top_level
 from .metrics import registry
 
 _DEFAULT = Flavor()
+_DEFAULT_KNOBS = _DEFAULT.knobs()
+_KNOB_NAMES = tuple(_DEFAULT_KNOBS)
 
 _MEASURE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>[^\[\]]+))?(?:\[(?P<knobs>.*)\])?$", re.DOTALL)
 
@@ -85,10 +87,11 @@ class Measure:
         if self.k is None and flavor.ideal_cut == "k":
             flavor = flavor.with_knobs(ideal_cut="none")
         keep = set(relevant_knobs(spec.name, self.k, flavor))
-        normal = {f.name: (getattr(flavor, f.name) if f.name in keep else getattr(_DEFAULT, f.name)) for f in fields(flavor)}
-        if self.k is None and "ideal_cut" in keep and normal["ideal_cut"] == "k":
-            normal["ideal_cut"] = "none"
-        object.__setattr__(self, "flavor", Flavor(**normal))
+        # Only the knobs reset to their default are parsed again (grids build measures in bulk).
+        reset = {n: _DEFAULT_KNOBS[n] for n in _KNOB_NAMES if n not in keep and getattr(flavor, n) != _DEFAULT_KNOBS[n]}
+        if self.k is None and "ideal_cut" in keep and flavor.ideal_cut == "k":
+            reset["ideal_cut"] = "none"
+        object.__setattr__(self, "flavor", flavor.with_knobs(**reset) if reset else flavor)
 
     @property
     def spec(self) -> registry.MetricSpec:

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FlavorError, RankflavorError, UsageError
+from .errors import RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
@@ -57,6 +57,8 @@ DEFAULT_GRID: dict[str, tuple[str, ...]] = {
 }
 
 BASE, GRID = "base", "grid"
+#: How :func:`build_flavors` marks an entry that is a preset's flavor: ``"preset:NAME"``.
+PRESET_ORIGIN = "preset:"
 
 
 def one_measure(item: str | Measure, preset: str | None = None, knobs: Mapping[str, Any] | None = None,
@@ -94,7 +96,9 @@ def parse_grid(items: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in grid.items()}
 
 
-def _canonical_grid(grid: Mapping[str, Iterable[str]], base: Measure) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+def canonical_grid(grid: Mapping[str, Iterable[str]], base: Measure) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """The grid's values in canonical form, without the knobs ``base``'s metric does not read
+    (each named in a note)."""
     check_knob_names(grid)
     reads = set(base.spec.knobs) | ({"empty"} if base.spec.uses_empty else set())
     out: dict[str, tuple[str, ...]] = {}
@@ -140,14 +144,14 @@ def build_flavors(base: Measure, grid: Mapping[str, tuple[str, ...]],
     for name in names:
         try:
             m = one_measure(f"{name}:{base.name}")
-        except FlavorError as exc:
+        except UsageError as exc:  # a FlavorError, or a name the tool reads as several (lightgbm: ndcg)
             notes.append(f"preset {name} skipped: {exc}")
             continue
         if m.metric != base.metric or m.k != base.k:
             notes.append(f"preset {name} skipped: it reads {base.name} as {m.name}")
             continue
         key = Measure(m.metric, m.k, m.flavor)
-        entries.setdefault(key, ([], None))[0].append(f"preset:{name}")
+        entries.setdefault(key, ([], None))[0].append(f"{PRESET_ORIGIN}{name}")
     flavors = [SpreadFlavor(m, tuple(origins), cell) for m, (origins, cell) in entries.items()]
     return flavors, notes
 
@@ -231,7 +235,7 @@ def spread(
     base = one_measure(measure, preset, knobs)
     if k is not None:
         base = Measure(base.metric, k, base.flavor)
-    canon_grid, notes = _canonical_grid(DEFAULT_GRID if grid is None else grid, base)
+    canon_grid, notes = canonical_grid(DEFAULT_GRID if grid is None else grid, base)
     flavors, preset_notes = build_flavors(base, canon_grid, presets)
     names, items = _run_names(runs)
     if not items:
@@ -264,6 +268,6 @@ def spread(
                   tuple(notes + preset_notes))
 
 
-__all__ = ["DEFAULT_GRID", "TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread",
-           "SpreadFlavor", "build_flavors", "one_measure", "parse_grid", "spread"]
+__all__ = ["DEFAULT_GRID", "PRESET_ORIGIN", "TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread",
+           "SpreadFlavor", "build_flavors", "canonical_grid", "one_measure", "parse_grid", "spread"]
 
