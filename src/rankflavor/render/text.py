@@ -112,11 +112,11 @@ def _per_query(console, results: Results, base: Flavor) -> None:  # type: ignore
     marks = {s for col in cells for v in col.values() for s in ("e", "m") if v.endswith(" " + s)}
     legend = []
     if "e" in marks:
-        legend.append("e = nothing relevant, value from the measure's empty knob")
+        legend.append("e: nothing relevant, value from the measure's empty knob")
     if "m" in marks:
-        legend.append("m = not in the run, value from its missing knob")
+        legend.append("m: not in the run, value from its missing knob")
     if any(q not in col for col in cells for q in order):
-        legend.append("- = not among the measure's queries")
+        legend.append("-: not among the measure's queries")
     if legend:
         console.print(escape("; ".join(legend)))
 
