@@ -112,6 +112,18 @@ def test_narrow_table_states_the_base_once_and_rows_name_the_difference(toy: tup
     assert "flavor base" not in wide and str(results[1].measure).split(",")[0] in wide
 
 
+def test_compact_rows_name_quiet_knobs_that_differ_from_the_base(toy: tuple[str, str]) -> None:
+    """Regression: a quiet knob (fractional) set on one measure went into the base, and the measure
+    at the default showed nothing, so the table read as if both truncated fractional grades."""
+    results = rankflavor.evaluate(*toy, ["ndcg@10[fractional=truncate]", "ndcg@10[gain=exp2]"])
+    base = base_flavor(results)
+    for m in results:
+        header = measure_delta(m.measure, base)
+        knobs = dict(kv.split("=", 1) for kv in header[header.index("[") + 1:-1].split(",") if kv != "=base")
+        assert Measure(m.measure.metric, m.measure.k, base.with_knobs(**knobs)) == m.measure, header
+    assert "fractional=" in render_table(results, per_query=False, width=80)
+
+
 # -- counts lines ------------------------------------------------------------------------------
 
 def test_counts_line_is_true_under_run_only_include(toy: tuple[str, str]) -> None:

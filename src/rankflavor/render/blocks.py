@@ -53,7 +53,7 @@ def _value(v: float | str, is_sum: bool) -> str:
 def results_blocks(results: Results, per_query: bool) -> list[Block]:
     """Summary table with full flavor strings; per-query table of queries x measures whose
     headers name the measure and its knobs that differ from a base printed once; counts."""
-    from .console import measure_delta
+    from .console import base_line, measure_delta
     from .text import base_flavor, counts_lines
 
     rows = []
@@ -64,11 +64,8 @@ def results_blocks(results: Results, per_query: bool) -> list[Block]:
     blocks = [Block("", ("measure", "value", "queries", "flavor"), tuple(rows), (False, True, True, False))]
     if per_query:
         base = base_flavor(results)
-        read: dict[str, None] = {}
-        for m in results.measures:
-            read.update(dict.fromkeys(m.measure.knobs))
         blocks.append(Block(lines=("Flavor base of the per-query columns (each names the knobs where it differs):",
-                                   Code(",".join(f"{n}={getattr(base, n)}" for n in read)))))
+                                   Code(base_line([m.measure for m in results.measures], base)))))
         cells = []
         for m in results.measures:
             is_sum = m.measure.spec.summary == "sum"

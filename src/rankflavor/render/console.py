@@ -118,10 +118,19 @@ def knob_delta_text(knobs: Mapping[str, str], base: Mapping[str, str]) -> str:
     return ",".join(f"{n}={v}" for n, v in knobs.items() if base.get(n) != v)
 
 
+def read_knobs(measure: Measure) -> dict[str, str]:
+    """Every knob the measure reads, quiet ones at their defaults included (a compact row must
+    show ``fractional=keep`` when the base says ``fractional=truncate``)."""
+    from ..measure import relevant_knobs
+
+    return {n: str(getattr(measure.flavor, n))
+            for n in relevant_knobs(measure.metric, measure.k, measure.flavor, quiet_defaults=True)}
+
+
 def measure_delta(measure: Measure, base: Flavor) -> str:
     """The measure as ``metric@k`` plus the knobs it reads that differ from ``base``:
     ``ndcg@10[gain=exp2]``, or ``ndcg@10[=base]`` when every knob it reads is the base's."""
-    delta = knob_delta_text(measure.knobs, base.knobs())
+    delta = knob_delta_text(read_knobs(measure), base.knobs())
     return f"{measure.name}[{delta or '=base'}]"
 
 
@@ -130,14 +139,26 @@ def common_base(measures: Iterable[Measure], start: Flavor) -> Flavor:
     of a compact table print only what sets them apart)."""
     seen: dict[str, set[str]] = {}
     for m in measures:
-        for n, v in m.knobs.items():
+        for n, v in read_knobs(m).items():
             seen.setdefault(n, set()).add(v)
     shared = {n: next(iter(vs)) for n, vs in seen.items() if len(vs) == 1}
     return start.with_knobs(**shared) if shared else start
 
 
+def base_line(measures: Iterable[Measure], base: Flavor) -> str:
+    """The base as ``knob=value,...`` over the knobs the measures read; a quiet knob (``run_only``,
+    ``fractional``...) at its default is left out, as canonical strings leave it out."""
+    from ..knobs import KNOBS
+
+    names: dict[str, None] = {}
+    for m in measures:
+        names.update(dict.fromkeys(read_knobs(m)))
+    values = {n: str(getattr(base, n)) for n in names}
+    return ",".join(f"{n}={v}" for n, v in values.items() if not (KNOBS[n].quiet and v == KNOBS[n].default))
+
+
 def knob_list(flavor: Flavor) -> str:
-    """Every knob of ``flavor`` as ``knob=value,...`` (the base line of a compact table)."""
+    """Every knob of ``flavor`` as ``knob=value,...``."""
     return ",".join(f"{n}={v}" for n, v in flavor.knobs().items())
 
 
@@ -159,5 +180,5 @@ def chunks(widths: Iterable[int], room: int) -> list[list[int]]:
     return [g for g in groups if g] or [[]]
 
 
-__all__ = ["COMPACT_BELOW", "FlavorText", "chunks", "comma_pieces", "common_base", "is_compact", "knob_delta_text",
-           "knob_list", "make_console", "measure_delta", "pack", "print_flavor", "terminal_width"]
+__all__ = ["COMPACT_BELOW", "FlavorText", "base_line", "chunks", "comma_pieces", "common_base", "is_compact", "knob_delta_text",
+           "knob_list", "make_console", "measure_delta", "pack", "print_flavor", "read_knobs", "terminal_width"]

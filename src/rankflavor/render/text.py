@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..flavor import Flavor
 from ..results import EMPTY, MISSING, MeasureResult, Results, plain_value
-from .console import FlavorText, chunks, common_base, is_compact, make_console, measure_delta, print_flavor
+from .console import FlavorText, base_line, chunks, common_base, is_compact, make_console, measure_delta, print_flavor
 
 
 def _fmt(v: float | str, is_sum: bool) -> str:
@@ -36,13 +36,6 @@ def base_flavor(results: Results) -> Flavor:
     return common_base([m.measure for m in results.measures], start)
 
 
-def _read_knobs(results: Results) -> list[str]:
-    names: dict[str, None] = {}
-    for m in results.measures:
-        names.update(dict.fromkeys(m.measure.knobs))
-    return list(names)
-
-
 def render_table(results: Results, per_query: bool, width: int | None = None) -> str:
     """The summary table (and with ``per_query`` the per-query table), then the counts lines.
 
@@ -55,7 +48,7 @@ def render_table(results: Results, per_query: bool, width: int | None = None) ->
     console = make_console(buf, width)
     compact = is_compact(console)
     base = base_flavor(results)
-    base_text = ",".join(f"{n}={getattr(base, n)}" for n in _read_knobs(results))
+    base_text = base_line([m.measure for m in results.measures], base)
     if compact or per_query:
         console.print("flavor base (each measure names the knobs where it differs):")
         print_flavor(console, base_text)
