@@ -82,7 +82,7 @@ def results_blocks(results: Results, per_query: bool) -> list[Block]:
 
 def spread_blocks(s: Spread, include_defects: bool) -> list[Block]:
     """Flavor table (every flavor, defect presets marked), the headline per run and per pair, notes."""
-    from .spreadfmt import headline, knob_delta, origin_text, short_names
+    from .spreadview import headline, knob_delta, origin_text, short_names
 
     short = short_names(s.runs)
     name = dict(zip(s.runs, short, strict=True))
