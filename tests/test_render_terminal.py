@@ -91,6 +91,7 @@ def test_every_per_query_column_names_its_flavor(toy: tuple[str, str], width: in
     assert base_line.replace(",", "") in output.replace("\n", "").replace(",", "")
     headers = [measure_delta(m.measure, base) for m in results]
     assert len(set(headers)) == len(headers)  # no two columns read alike
+    assert "each column is measure[the knobs where it differs" in " ".join(output.split())  # not eaten as markup
     flat = "".join(output.split())
     for m, header in zip(results, headers, strict=True):
         assert header in flat

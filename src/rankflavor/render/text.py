@@ -89,11 +89,9 @@ def _per_query(console, results: Results, base: Flavor) -> None:  # type: ignore
     widths = [max(min(max(len(p) for p in FlavorText(h).pieces), 24), len(label), *(len(v) for v in col.values()), 6) + 3
               for h, label, col in zip(headers, labels, cells, strict=True)]
     pages = chunks(widths, max(console.width - qwidth - 4, 10))
+    console.print(escape("per query; each column is measure[the knobs where it differs from the flavor base]:"))
     for n, page in enumerate(pages):
-        title = "per query (each column: its measure[the knobs that differ from the flavor base])"
-        if len(pages) > 1:
-            title += f" {n + 1}/{len(pages)}"
-        pq = Table(title=title)
+        pq = Table(title=f"per query {n + 1}/{len(pages)}" if len(pages) > 1 else None)
         pq.add_column("query", no_wrap=True)
         for i in page:
             head = Group(escape(labels[i]), FlavorText(headers[i])) if labels[i] != measures[i].measure.name \
