@@ -157,11 +157,6 @@ def base_line(measures: Iterable[Measure], base: Flavor) -> str:
     return ",".join(f"{n}={v}" for n, v in values.items() if not (KNOBS[n].quiet and v == KNOBS[n].default))
 
 
-def knob_list(flavor: Flavor) -> str:
-    """Every knob of ``flavor`` as ``knob=value,...``."""
-    return ",".join(f"{n}={v}" for n, v in flavor.knobs().items())
-
-
 def chunks(widths: Iterable[int], room: int) -> list[list[int]]:
     """Indices of ``widths`` cut into consecutive groups whose widths sum to at most ``room`` (a
     group holds at least one): pages of columns for a narrow terminal.
@@ -181,4 +176,4 @@ def chunks(widths: Iterable[int], room: int) -> list[list[int]]:
 
 
 __all__ = ["COMPACT_BELOW", "FlavorText", "base_line", "chunks", "comma_pieces", "common_base", "is_compact", "knob_delta_text",
-           "knob_list", "make_console", "measure_delta", "pack", "print_flavor", "read_knobs", "terminal_width"]
+           "make_console", "measure_delta", "pack", "print_flavor", "read_knobs", "terminal_width"]
