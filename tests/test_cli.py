@@ -167,7 +167,12 @@ def _table_flavors(output: str) -> dict[str, str]:
 
 
 def test_table_shows_the_full_canonical_flavor(toy: tuple[str, str]) -> None:
-    output = invoke("eval", *MEASURES, "-m", "ndcg@5[gain={0:0,1:1,2:3,3:7},discount=jk(2),ideal=recall@20]", *toy)
+    # A wide terminal shows full flavor strings (a narrow one, the knobs that differ from a base:
+    # tests/test_render_terminal.py).
+    result = CliRunner().invoke(cli, ["eval", *MEASURES, "-m", "ndcg@5[gain={0:0,1:1,2:3,3:7},discount=jk(2),ideal=recall@20]",
+                                      *toy], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    output = result.output
     results = rankflavor.evaluate(*toy, ["ndcg@10[gain=exp2]", "AP", "num_ret", "ndcg[empty=nan]",
                                          "ndcg@5[gain={0:0,1:1,2:3,3:7},discount=jk(2),ideal=recall@20]"])
     shown = _table_flavors(output)

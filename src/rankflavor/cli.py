@@ -14,7 +14,7 @@ import click
 from .errors import RankflavorError
 from .pages import prefer_small_pages
 
-FORMATS = ("table", "json", "csv", "trec")
+FORMATS = ("table", "json", "csv", "trec", "md", "latex")
 
 
 def _fail(exc: RankflavorError) -> None:
@@ -66,7 +66,9 @@ def cli() -> None:
 @click.option("-M", "max_docs", type=int, default=None, metavar="N",
               help="Evaluate only the top N documents per query (depth=N), as trec_eval -M.")
 @click.option("-J", "judged_only", is_flag=True, help="Drop unjudged documents before ranking (unjudged=condensed).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="table: the terminal's width (COLUMNS); trec: trec_eval's own layout; md, latex: tables for "
+              "pull requests and papers.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 def eval_cmd(
@@ -134,20 +136,12 @@ def flavors_cmd(show_presets: bool) -> None:
     from .flavor import KNOBS
     from .metrics import REGISTRY
 
-    console = Console(width=160)
     if show_presets:
-        from .presets import PRESETS
+        from .render.presetsfmt import render_presets
 
-        knob_names = list(KNOBS)
-        t = Table(title="presets")
-        t.add_column("preset", no_wrap=True)
-        for name in knob_names:
-            t.add_column(name)
-        t.add_column("evidence")
-        for p in PRESETS.values():
-            t.add_row(p.name, *[escape(getattr(p.flavor, n)) for n in knob_names], escape(p.evidence))
-        console.print(t)
+        click.echo(render_presets(), nl=False)
         return
+    console = Console()  # the terminal's width (COLUMNS), 80 when there is no terminal
     t = Table(title="flavor knobs")
     t.add_column("knob", no_wrap=True)
     t.add_column("default", no_wrap=True)
@@ -188,9 +182,14 @@ def demo_cmd(out_dir: str | None) -> None:
               help="A grid knob and its values. Repeatable; replaces the default grid "
               "(gain x discount x ideal x unjudged x ties).")
 @click.option("--no-presets", is_flag=True, help="Leave out the flavors of the registered presets.")
-@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+@click.option("--include-defects", is_flag=True,
+              help="Count the flavors of presets that reproduce a tool's known defect (spark_triples) in the "
+              "headline min/max, pairs and run orders; by default they are listed but left out of it.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
+              show_default=True)
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
-               flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, fmt: str) -> None:
+               flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
+               fmt: str) -> None:
     """Evaluate RUNs under a grid of flavors and every preset: spread, knob effects, order flips."""
     from .flavor import parse_knob_assignments
     from .render.spreadfmt import render_spread
@@ -199,7 +198,7 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     grid = parse_grid(vary) if vary else None
     result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
                     **parse_knob_assignments(list(flavor_knobs)))
-    click.echo(render_spread(result, fmt), nl=False)
+    click.echo(render_spread(result, fmt, include_defects), nl=False)
 
 
 @cli.command("explain")
@@ -236,7 +235,8 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
 @click.option("--scale", type=click.Choice(("value", "mean")), default="value", show_default=True,
               help="Per-query deltas as the query's own value, or as its share of the mean.")
 @click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
-@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
+              show_default=True)
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
              path_order: str | None, scale: str, top: int, fmt: str) -> None:
     """Why FLAVOR_A and FLAVOR_B differ on RUN: the gap attributed to each knob, per query and in the mean."""

@@ -155,7 +155,8 @@ def flavor_table_markdown() -> str:
         row = [f"`{p.name}`", *(f"`{getattr(p.flavor, n)}`" for n in _TABLE_KNOBS), ", ".join(f"`{o}`" for o in others)]
         lines.append("| " + " | ".join(cell(c) for c in row) + " |")
     lines += ["", "| preset | what it reproduces | evidence |", "|---|---|---|"]
-    lines += [f"| `{p.name}` | {cell(p.summary)} | {cell(p.evidence)} |" for p in PRESETS.values()]
+    lines += [f"| `{p.name}` | {cell(p.summary)}" + (f" **Reproduces a known defect:** {cell(p.defect)}" if p.defect else "")
+              + f" | {cell(p.evidence)} |" for p in PRESETS.values()]
     lines += ["", "Default measures (`rankflavor eval QRELS RUN --preset NAME` without `-m`) and their full flavor:", ""]
     for p in PRESETS.values():
         if not p.default_metrics:

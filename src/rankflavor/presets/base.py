@@ -41,6 +41,9 @@ class Preset:
         the tool's own names (the measures its users quote: BEIR's NDCG@10, MS MARCO's MRR@10).
     combine : rewrites the whole list of metric arguments before they are parsed, for tools whose
         arguments interact (trec_eval: ``-m all_trec -m relstring.20`` means relstring_20 only).
+    defect : set when the preset reproduces a known defect of the tool rather than a convention:
+        what is wrong, with the evidence. ``rankflavor spread`` leaves such flavors out of its
+        headline min/max, pair flips and run orders unless asked to include them.
     """
 
     name: str
@@ -51,3 +54,4 @@ class Preset:
     finalize: Callable[[Measure], Measure] | None = None
     default_metrics: tuple[str, ...] = ()
     combine: Callable[[list[str | Measure]], list[str | Measure]] | None = None
+    defect: str | None = None

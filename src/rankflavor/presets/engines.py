@@ -246,6 +246,10 @@ SPARK_TRIPLES = Preset(
     "flavor-facts 4.1 (sorted desc @3 0.4250, @10 0.5632; ascending @3 1.0054, @10 0.8229)",
     dialect=_spark_parser(triples=True),
     default_metrics=("ndcgAt(10)",),
+    defect="the ideal DCG is summed over the label array in the order supplied, never sorted, so NDCG "
+    "exceeds 1 whenever the labels are not in descending grade order (apache/spark RankingMetrics.scala "
+    "ndcgAt, relevance branch; flavor-facts 4.1: ascending labels give @3 1.0054; DL19 passage BM25 "
+    "NDCG@10 4.97 under rankflavor spread)",
 )
 
 PRESETS = [ELASTICSEARCH, OPENSEARCH, QUEPID, SPARK, SPARK_TRIPLES]

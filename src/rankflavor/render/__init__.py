@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from ..results import Results
 
-FORMATS = ("table", "json", "csv", "trec")
+#: ``--format`` names of ``eval``: terminal table, JSON, CSV, trec_eval's layout, Markdown, LaTeX.
+FORMATS = ("table", "json", "csv", "trec", "md", "latex")
 
 
-def render(results: Results, fmt: str, per_query: bool = False) -> str:
+def render(results: Results, fmt: str, per_query: bool = False, width: int | None = None) -> str:
+    """``results`` in format ``fmt``; ``width`` (columns) is read by the terminal table only."""
     if fmt == "trec":
         from .trec import render_trec
 
@@ -20,6 +22,14 @@ def render(results: Results, fmt: str, per_query: bool = False) -> str:
         from .csvfmt import render_csv
 
         return render_csv(results, per_query)
+    if fmt == "md":
+        from .md import results_md
+
+        return results_md(results, per_query)
+    if fmt == "latex":
+        from .latex import results_latex
+
+        return results_latex(results, per_query)
     from .text import render_table
 
-    return render_table(results, per_query)
+    return render_table(results, per_query, width)

@@ -8,13 +8,23 @@ import json
 import math
 
 from ..attribution import Diff
+from .console import chunks, make_console, print_flavor
 
-DIFF_FORMATS = ("table", "json", "csv")
+DIFF_FORMATS = ("table", "json", "csv", "md", "latex")
 
 
-def render_diff(d: Diff, fmt: str = "table", scale: str = "value", top: int = 10) -> str:
-    """``table``, ``json`` (:meth:`Diff.to_dict`) or ``csv`` (``knob,query,delta``; query ``all`` = the mean;
-    knob ``total`` = B minus A)."""
+def render_diff(d: Diff, fmt: str = "table", scale: str = "value", top: int = 10, width: int | None = None) -> str:
+    """``table``, ``json`` (:meth:`Diff.to_dict`), ``csv`` (``knob,query,delta``; query ``all`` = the
+    mean; knob ``total`` = B minus A), ``md`` or ``latex``. ``width``: columns of the terminal
+    table (default: the terminal's)."""
+    if fmt == "md":
+        from .md import diff_md
+
+        return diff_md(d, scale, top)
+    if fmt == "latex":
+        from .latex import diff_latex
+
+        return diff_latex(d, scale, top)
     if fmt == "json":
         return json.dumps(d.to_dict(scale, top), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
@@ -24,7 +34,7 @@ def render_diff(d: Diff, fmt: str = "table", scale: str = "value", top: int = 10
         for knob, query, delta in d.rows(scale):
             w.writerow([knob, query, repr(delta)])
         return buf.getvalue()
-    return _table(d, scale, top)
+    return _table(d, scale, top, width)
 
 
 def _f(x: float | None, signed: bool = False) -> str:
@@ -33,24 +43,23 @@ def _f(x: float | None, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def _table(d: Diff, scale: str, top: int) -> str:
-    from rich.console import Console
+def _table(d: Diff, scale: str, top: int, width: int | None) -> str:
     from rich.markup import escape
     from rich.table import Table
 
     buf = io.StringIO()
-    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
+    console = make_console(buf, width)
     console.print(f"A  {escape(d.a.display)}  mean {_f(d.means[0])} over {int(d.n_in_mean[0])} queries")
-    console.print(f"   {escape(str(d.a))}")
+    print_flavor(console, str(d.a), "   ")
     console.print(f"B  {escape(d.b.display)}  mean {_f(d.means[-1])} over {int(d.n_in_mean[-1])} queries")
-    console.print(f"   {escape(str(d.b))}")
+    print_flavor(console, str(d.b), "   ")
     console.print(f"B - A = {_f(d.total, True)}")
     if not d.steps:
         console.print("A and B are the same flavor: nothing to attribute")
         return buf.getvalue()
     t = Table(title="path from A to B, one knob at a time")
     for col in ("step", "knob", "change", "mean after", "delta", "share", "queries"):
-        t.add_column(col, justify="left" if col in ("knob", "change") else "right", overflow="fold")
+        t.add_column(col, justify="left" if col in ("knob", "change") else "right", no_wrap=col != "change")
     deltas = d.mean_deltas
     for j, s in enumerate(d.steps):
         change = "; ".join(f"{a} -> {b}" for a, b in s.changes.values())
@@ -62,17 +71,20 @@ def _table(d: Diff, scale: str, top: int) -> str:
     movers = d.movers(top, scale)
     if movers:
         scale_note = "own values" if scale == "value" else "shares of the mean"
-        mt = Table(title=f"queries that move most ({scale_note}; absent from a mean = 0)")
-        mt.add_column("query")
-        mt.add_column("A", justify="right")
-        mt.add_column("B", justify="right")
-        mt.add_column("total", justify="right")
-        for s in d.steps:
-            mt.add_column(escape(s.name), justify="right")
-        for m in movers:
-            mt.add_row(escape(m.query), _f(m.a), _f(m.b), _f(m.total, True),
-                       *[_f(m.by_step[s.name], True) if m.by_step[s.name] else "0" for s in d.steps])
-        console.print(mt)
+        # Step columns paged to the width: query, A, B and total repeat on each page.
+        qw = max(len(m.query) for m in movers)
+        pages = chunks([max(len(s.name), 7) + 3 for s in d.steps], max(console.width - qw - 36, 10))
+        for n, page in enumerate(pages):
+            title = f"queries that move most ({scale_note}; absent from a mean = 0)"
+            mt = Table(title=title + (f" {n + 1}/{len(pages)}" if len(pages) > 1 else ""))
+            mt.add_column("query", overflow="fold")
+            for col in ("A", "B", "total", *(d.steps[i].name for i in page)):
+                mt.add_column(escape(col), justify="right", no_wrap=True)
+            for m in movers:
+                steps = [d.steps[i].name for i in page]
+                mt.add_row(escape(m.query), _f(m.a), _f(m.b), _f(m.total, True),
+                           *[_f(m.by_step[s], True) if m.by_step[s] else "0" for s in steps])
+            console.print(mt)
     changes = d.entering_leaving()
     if changes:
         console.print(f"{len(changes)} change(s) in which queries are in the mean:")

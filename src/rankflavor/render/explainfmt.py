@@ -7,15 +7,17 @@ import json
 import math
 
 from ..explanation import Explanation
+from .console import make_console, print_flavor
 
 EXPLAIN_FORMATS = ("table", "json")
 
 
-def render_explanation(e: Explanation, fmt: str = "table", show_ignored: int = 5) -> str:
-    """``json`` (:meth:`Explanation.to_dict`) or ``table``; the table lists up to ``show_ignored`` docs per reason."""
+def render_explanation(e: Explanation, fmt: str = "table", show_ignored: int = 5, width: int | None = None) -> str:
+    """``json`` (:meth:`Explanation.to_dict`) or ``table``; the table lists up to ``show_ignored``
+    docs per reason, in ``width`` columns (default: the terminal's)."""
     if fmt == "json":
         return json.dumps(e.to_dict(), indent=2, allow_nan=False) + "\n"
-    return _table(e, show_ignored)
+    return _table(e, show_ignored, width)
 
 
 def _n(x: float | None) -> str:
@@ -31,17 +33,18 @@ def _grade(grade: float | None, judged: bool) -> str:
     return text if judged else f"{text} (as unjudged)"
 
 
-def _table(e: Explanation, show_ignored: int) -> str:
-    from rich.console import Console
+def _table(e: Explanation, show_ignored: int, width: int | None) -> str:
     from rich.markup import escape
     from rich.table import Table
 
     buf = io.StringIO()
-    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
-    console.print(f"query {escape(e.query)}  {escape(e.flavor)}")
+    console = make_console(buf, width)
+    console.print(f"query {escape(e.query)}")
+    print_flavor(console, e.flavor)
     t = Table(title="ranked documents (contribution = gain / discount)")
     for col in ("rank", "doc", "score", "grade", "gain", "discount", "contribution", "DCG", "tie"):
-        t.add_column(col, justify="left" if col in ("doc", "grade", "tie") else "right")
+        left = col in ("doc", "grade", "tie")
+        t.add_column(col, justify="left" if left else "right", no_wrap=not left, overflow="fold")
     averaged = any(r.gain != r.raw_gain for r in e.rows)
     for r in e.rows:
         if not r.in_cut:
@@ -55,7 +58,7 @@ def _table(e: Explanation, show_ignored: int) -> str:
             f"cut at {e.ideal_cut})" if e.ideal_cut is not None else "not cut)")
         it = Table(title=title)
         for col in ("slot", "doc", "grade", "gain", "discount", "contribution", "IDCG", "retrieved at"):
-            it.add_column(col, justify="left" if col in ("doc",) else "right")
+            it.add_column(col, justify="left" if col == "doc" else "right", no_wrap=col != "doc", overflow="fold")
         for s in e.ideal:
             it.add_row(str(s.rank), escape(s.doc or "-"), "-" if s.grade is None else f"{s.grade:g}", f"{s.gain:.4g}",
                        f"{s.discount:.4f}", f"{s.contribution:.4f}", f"{s.cumulative:.4f}",

@@ -6,16 +6,32 @@ import csv
 import io
 import json
 import math
-import re
 
-from ..measure import Measure
 from ..spread import Spread
+from .console import FlavorText, chunks, is_compact, make_console, print_flavor
+from .spreadview import defect_flavors, headline, knob_delta, origin_text, short_names
 
-SPREAD_FORMATS = ("table", "json", "csv")
+__all__ = ["SPREAD_FORMATS", "defect_flavors", "headline", "knob_delta", "origin_text", "render_spread", "short_names"]
+
+SPREAD_FORMATS = ("table", "json", "csv", "md", "latex")
 
 
-def render_spread(result: Spread, fmt: str = "table") -> str:
-    """``table`` (terminal), ``json`` (:meth:`Spread.to_dict`) or ``csv`` (``run,flavor,mean``, full precision)."""
+def render_spread(result: Spread, fmt: str = "table", include_defects: bool = False, width: int | None = None) -> str:
+    """``table`` (terminal), ``json`` (:meth:`Spread.to_dict`), ``csv`` (``run,flavor,mean``, full
+    precision), ``md`` or ``latex``.
+
+    The table, Markdown and LaTeX headlines (min/max per run, pairs, run orders) leave out the
+    flavors only a defect preset produced (:func:`headline`) unless ``include_defects``; JSON and
+    CSV hold every flavor. ``width``: columns of the terminal table (default: the terminal's).
+    """
+    if fmt == "md":
+        from .md import spread_md
+
+        return spread_md(result, include_defects)
+    if fmt == "latex":
+        from .latex import spread_latex
+
+        return spread_latex(result, include_defects)
     if fmt == "json":
         return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
@@ -25,7 +41,7 @@ def render_spread(result: Spread, fmt: str = "table") -> str:
         for run, flavor, mean in result.rows():
             w.writerow([run, flavor, repr(mean)])
         return buf.getvalue()
-    return _table(result)
+    return _table(result, include_defects, width)
 
 
 def _f(x: float, signed: bool = False) -> str:
@@ -34,77 +50,61 @@ def _f(x: float, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def knob_delta(measure: Measure, base: Measure) -> str:
-    """The knobs (and cutoff) where ``measure`` differs from ``base``, as ``knob=value,...``."""
-    parts = [] if measure.k == base.k else [f"k={measure.k}"]
-    mine, theirs = measure.flavor.knobs(), base.flavor.knobs()
-    parts += [f"{n}={v}" for n, v in mine.items() if theirs.get(n) != v]
-    return ",".join(parts) or "(base)"
-
-
-def short_names(names: list[str] | tuple[str, ...]) -> list[str]:
-    """Run names without the prefix and suffix they all share (cut at ``.``, ``_``, ``-`` or ``/``)."""
-    if len(names) < 2:
-        return list(names)
-    prefix = _common([n for n in names])
-    suffix = _common([n[::-1] for n in names])
-    out = []
-    for n in names:
-        cut = n[len(prefix):len(n) - len(suffix)] if len(prefix) + len(suffix) < len(n) else n
-        out.append(cut or n)
-    return out if len(set(out)) == len(out) else list(names)
-
-
-def _common(texts: list[str]) -> str:
-    first = texts[0]
-    n = 0
-    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
-        n += 1
-    common = first[:n]
-    ends = [m.end() for m in re.finditer(r"[._\-/]", common)]
-    return common[: ends[-1]] if ends else ""
-
-
-def _table(s: Spread) -> str:
-    from rich.console import Console
+def _table(s: Spread, include_defects: bool, width: int | None) -> str:
+    from rich.console import Group, RenderableType
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
+    console = make_console(buf, width)
     short = short_names(s.runs)
     name = dict(zip(s.runs, short, strict=True))
     n_grid = sum(1 for f in s.flavors if f.cell is not None)
     n_presets = sum(1 for f in s.flavors if f.presets)
+    top, defect_notes = headline(s, include_defects)
     console.print(f"spread of {escape(s.base.display)} over {len(s.flavors)} flavors ({n_grid} grid cells, "
                   f"{n_presets} preset flavors), {len(s.runs)} run(s)")
-    console.print(f"base: {escape(str(s.base))}")
+    console.print("base:")
+    print_flavor(console, str(s.base))
     if s.grid:
         console.print("grid: " + escape(" x ".join(f"{k}={'|'.join(v)}" for k, v in s.grid.items())))
 
-    flav = Table(title="mean per flavor (knobs that differ from the base)")
-    flav.add_column("#", justify="right")
-    flav.add_column("flavor", overflow="fold")
-    flav.add_column("from", overflow="fold")
-    for n in short:
-        flav.add_column(escape(n), justify="right")
-    for j, f in enumerate(s.flavors):
-        origin = ", ".join(o.replace("preset:", "") for o in f.origins if o != "grid") or "grid"
-        flav.add_row(str(j + 1), escape(knob_delta(f.measure, s.base)), escape(origin),
-                     *[_f(s.means[r, j]) for r in range(len(s.runs))])
-    console.print(flav)
+    compact = is_compact(console)
+    run_widths = [max(len(n), 6) + 3 for n in short]
+    room = console.width - 5 - (26 if compact else 50) - (0 if compact else 20)
+    pages = chunks(run_widths, room)
+    for n_page, page in enumerate(pages):
+        title = "mean per flavor (knobs that differ from the base)"
+        flav = Table(title=title + (f", runs {n_page + 1}/{len(pages)}" if len(pages) > 1 else ""))
+        flav.add_column("#", justify="right", no_wrap=True)
+        flav.add_column("flavor" if not compact else "flavor, and where it comes from")
+        if not compact:
+            flav.add_column("from")
+        for r in page:
+            flav.add_column(escape(short[r]), justify="right", no_wrap=True)
+        for j, f in enumerate(s.flavors):
+            flavor = FlavorText(knob_delta(f.measure, s.base))
+            cells: list[RenderableType] = (
+                [Group(flavor, Text("from " + origin_text(f)))] if compact else [flavor, escape(origin_text(f))])
+            flav.add_row(str(j + 1), *cells, *[_f(s.means[r, j]) for r in page])
+        console.print(flav)
 
-    per_run = Table(title="spread per run (lowest to highest flavor)")
+    per_run = Table(title="spread per run (lowest to highest flavor" + (", as # above)" if compact else ")"))
     for col in ("run", "base", "min", "max", "spread", "lowest", "highest"):
-        per_run.add_column(col, justify="right" if col in ("base", "min", "max", "spread") else "left",
-                           overflow="fold")
-    index = {f.flavor: f for f in s.flavors}
-    for sm in s.summaries:
-        lo = index.get(sm.low_flavor)
-        hi = index.get(sm.high_flavor)
+        right = col in ("base", "min", "max", "spread")
+        per_run.add_column(col, justify="right" if right else "left", no_wrap=right or compact)
+    number = {f.flavor: j + 1 for j, f in enumerate(s.flavors)}
+
+    def where(flavor: str) -> FlavorText | str:
+        if flavor not in number:
+            return "-"
+        j = number[flavor]
+        return f"#{j}" if compact else FlavorText(f"#{j} " + knob_delta(s.flavors[j - 1].measure, s.base))
+
+    for sm in top.summaries:
         per_run.add_row(escape(name[sm.run]), _f(sm.base), _f(sm.low), _f(sm.high), _f(sm.spread),
-                        escape(knob_delta(lo.measure, s.base)) if lo else "-",
-                        escape(knob_delta(hi.measure, s.base)) if hi else "-")
+                        where(sm.low_flavor), where(sm.high_flavor))
     console.print(per_run)
 
     effects = s.knob_effects
@@ -113,7 +113,7 @@ def _table(s: Spread) -> str:
         eff.add_column("knob")
         eff.add_column("mean swing", justify="right")
         eff.add_column("max swing", justify="right")
-        eff.add_column("mean by value (over runs)", overflow="fold")
+        eff.add_column("mean by value (over runs)")
         for e in sorted(effects, key=lambda e: -e.overall if not math.isnan(e.overall) else 0.0):
             by_value = []
             for v, per in e.by_value.items():
@@ -127,22 +127,23 @@ def _table(s: Spread) -> str:
     if len(s.runs) > 1:
         pairs = Table(title="run pairs: A - B across flavors")
         for col in ("A", "B", "base", "min", "max", "A>B", "B>A", "=", "flips"):
-            pairs.add_column(col, justify="left" if col in ("A", "B", "flips") else "right")
-        for p in s.pairs:
+            pairs.add_column(col, justify="left" if col in ("A", "B", "flips") else "right",
+                             overflow="fold" if col in ("A", "B") else "ellipsis")
+        for p in top.pairs:
             pairs.add_row(escape(name[p.run_a]), escape(name[p.run_b]), _f(p.base_diff, True), _f(p.min_diff, True),
                           _f(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
                           "FLIPS" if p.flips else "no")
         console.print(pairs)
-        flips = [p for p in s.pairs if p.flips]
-        console.print(f"{len(flips)} of {len(s.pairs)} pair(s) change sign across flavors")
-        orders = s.orders
+        flips = [p for p in top.pairs if p.flips]
+        console.print(f"{len(flips)} of {len(top.pairs)} pair(s) change sign across flavors")
+        orders = top.orders
         console.print(f"run order (best first): {len(orders)} distinct order(s) over the flavors every run evaluated")
         for o in orders:
             console.print(f"  {len(o.flavors):>3} flavor(s): " + escape(" > ".join(name[r] for r in o.order)))
     if s.errors:
         console.print(f"{len(s.errors)} (run, flavor) evaluation(s) refused by their policy:")
-        for (run, flavor), msg in list(s.errors.items())[:10]:
-            console.print(f"  {escape(name[run])} {escape(flavor)}: {escape(msg)}")
-    for note in s.notes:
+        for (run, flavor_text), msg in list(s.errors.items())[:10]:
+            console.print(f"  {escape(name[run])} {escape(flavor_text)}: {escape(msg)}")
+    for note in (*defect_notes, *s.notes):
         console.print(f"note: {escape(note)}")
     return buf.getvalue()
