@@ -69,6 +69,8 @@ def cli() -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write an HTML report (with every per-query value) to FILE; see `rankflavor report`.")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -83,6 +85,7 @@ def eval_cmd(
     judged_only: bool,
     fmt: str,
     chunk_rows: int | None,
+    html_path: str | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
@@ -105,10 +108,12 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        click.echo(render(evaluate_spark(qrels, run, wanted, preset=preset, **knobs), fmt, per_query), nl=False)
-        return
-    results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
+        results = evaluate_spark(qrels, run, wanted, preset=preset, **knobs)
+    else:
+        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
+    if html_path:
+        _eval_report(html_path, results, {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
 
 
 def _default_metrics(preset: str | None) -> list[str]:
@@ -248,6 +253,42 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
     result = diff(qrels, run, flavor_a, flavor_b, order=order, preset=preset,
                   **parse_knob_assignments(list(flavor_knobs)))
     click.echo(render_diff(result, fmt, scale, top), nl=False)
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+def _command_line() -> str | None:
+    """The command line, when this process is the ``rankflavor`` command (not a test runner)."""
+    import os
+    import shlex
+
+    if os.path.basename(sys.argv[0]) in ("rankflavor", "__main__.py"):
+        return shlex.join(["rankflavor", *sys.argv[1:]])
+    return None
+
+
+def _eval_report(path: str, results: Any, config: dict[str, Any]) -> None:
+    import json
+
+    from .report import document_from_results, write_report
+
+    write_report(path, [document_from_results(results)], command=_command_line(), config=json.dumps(config))
+    click.echo(f"report written to {path}", err=True)
+
+
+@cli.command("report")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="RESULTS.json...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="The HTML file to write (self-contained: opens offline).")
+@click.option("--title", default=None, help="Page title (default: rankflavor report).")
+def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
+    """One HTML report from results files: `eval -q --format json` (one per system), `spread --format json`,
+    `compare --format json`. Summary table, per-query deltas, flavor spread, provenance."""
+    from .report import load_document, write_report
+
+    write_report(output, [load_document(p) for p in inputs], command=_command_line(), title=title)
+    click.echo(f"report written to {output}", err=True)
+
 
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
