@@ -6,7 +6,7 @@ the console log (no error) and the performance log's ``Network.requestWillBeSent
 request but the file itself). Where no browser is installed they skip and say so, unless
 ``RANKFLAVOR_REQUIRE_BROWSER=1`` (set by ``.ci/run`` once the install succeeded), when they fail.
 
-``python3 tests/test_report.py`` rewrites ``docs/report.png``, the README's screenshot, from
+``python3 -m tests.test_report`` rewrites ``docs/report.png``, the README's screenshot, from
 ``rankflavor demo`` data.
 """
 
@@ -34,6 +34,8 @@ from rankflavor.demo import generate
 from rankflavor.errors import InputError, UsageError
 from rankflavor.report import document_from_dict, document_from_spread, load_document, render_report, write_report
 from rankflavor.report.html import plotly_js, script_json
+
+from .conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert(1)</script>"
@@ -382,6 +384,37 @@ def test_ten_runs_by_7000_queries(browser: Browser, tmp_path: Path) -> None:
     browser.screenshot(tmp_path / "big.png")
 
 
+DL19_RUNS = ("rankllm.dl19.bm25.top100.run", "rankllm.dl19.bm25-rm3.top100.run",
+             "rankllm.dl19.splade-p-p-ensemble-distil.top100.run", "rankllm.dl19.d-bert-kd-tasb.top100.run")
+
+
+def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Path) -> None:
+    """The real DL19 runs: the pairs whose order flips and the flavors that reorder the runs are
+    the ones the spread computes, and each run's summary is its eval value."""
+    from rankflavor import evaluate
+    from rankflavor.report import document_from_results
+    from rankflavor.spread import spread
+
+    qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
+    runs = [str(shared_path("runs", name)) for name in DL19_RUNS]
+    results = [evaluate(qrels, r, ["trec_eval:ndcg_cut.10"]) for r in runs]
+    sp = spread(qrels, runs, "trec_eval:ndcg_cut.10")
+    path = write_report(tmp_path / "dl19.html", [*map(document_from_results, results), document_from_spread(sp)])
+    page = browser.load(path)
+    assert_clean(page, path)
+    cells = browser.js("return Array.from(document.querySelectorAll('#summary-table tbody tr td')).map(c => c.textContent.trim())")
+    assert cells == [f"{r[0].mean:.4f}" for r in results]
+    flips = [(p.run_a, p.run_b) for p in sp.pairs if p.flips]
+    assert flips  # real runs whose order depends on the flavor
+    shown = browser.js("return Array.from(document.querySelectorAll('table.pairs tr.flip')).map(r => [r.cells[0].textContent, r.cells[1].textContent])")
+    assert [tuple(x) for x in shown] == flips
+    base = sp.orders and next(o.order for o in sp.orders if sp.flavors[0].flavor in o.flavors)
+    reordering = sum(len(o.flavors) for o in sp.orders if o.order != base)
+    assert browser.js("return document.getElementById('spread-chart-0').layout.shapes.length") == reordering > 0
+    assert chart_size(browser, "spread-chart-0")[1] > 100
+    browser.screenshot(tmp_path / "dl19.png")
+
+
 # -- the README's screenshot ---------------------------------------------------------------------
 
 
@@ -401,8 +434,8 @@ def write_docs_png(out: Path = ROOT / "docs" / "report.png") -> Path:
         finally:
             b.quit()
         img = Image.open(full).convert("RGB")
-        img = img.crop((0, 0, img.width, min(img.height, 1400))).resize((800, min(img.height, 1400) * 800 // img.width))
-        img.quantize(colors=96, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
+        img = img.crop((0, 0, img.width, min(img.height, 1260))).resize((900, min(img.height, 1260) * 900 // img.width))
+        img.quantize(colors=160, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
     return out
 
 

@@ -115,23 +115,33 @@ def _span(vals: list[Any]) -> str:
     return f"{min(ok):.4g}–{max(ok):.4g}" if ok else "no value"
 
 
-def _fence(rows: list[dict[str, Any]]) -> tuple[list[float] | None, list[dict[str, Any]]]:
+def _fence(rows: list[dict[str, Any]], values: list[list[Any]] | None = None
+           ) -> tuple[list[float] | None, list[dict[str, Any]]]:
     """The y range that keeps far outliers (a preset that reproduces a tool's defect, say) from
     flattening every other flavor, and the rows it leaves off the scale.
 
-    A flavor is off the scale when its mean over runs lies outside Tukey's far fences (quartiles
-    -/+ 3 interquartile ranges); with no such flavor the range is Plotly's own (None)."""
-    means = sorted(r["mean"] for r in rows if r["mean"] is not None)
-    if len(means) < 8:
+    A row is off the scale when the mean of its values lies outside Tukey's far fences (quartiles
+    -/+ 3 interquartile ranges); with no such row the range is Plotly's own (None). ``values``
+    defaults to each row's means over runs."""
+    vals = values if values is not None else [r["means"] for r in rows]
+    centre = [_mean(v) for v in vals]
+    ordered = sorted(c for c in centre if c is not None)
+    if len(ordered) < 8:
         return None, []
-    q1, q3 = means[len(means) // 4], means[(3 * len(means)) // 4]
+    q1, q3 = ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]
     lo, hi = q1 - 3 * (q3 - q1), q3 + 3 * (q3 - q1)
-    off = [r for r in rows if r["mean"] is not None and not lo <= r["mean"] <= hi]
+    inside = [i for i, c in enumerate(centre) if c is not None and lo <= c <= hi]
+    off = [rows[i] for i, c in enumerate(centre) if c is not None and not lo <= c <= hi]
     if not off:
         return None, []
-    inside = [float(v) for r in rows if r["mean"] is not None and lo <= r["mean"] <= hi for v in r["means"] if v is not None]
-    pad = 0.05 * ((max(inside) - min(inside)) or 1.0)
-    return [min(inside) - pad, max(inside) + pad], off
+    shown = [float(x) for i in inside for x in vals[i] if x is not None]
+    pad = 0.05 * ((max(shown) - min(shown)) or 1.0)
+    return [min(shown) - pad, max(shown) + pad], off
+
+
+def _mean(vals: list[Any]) -> float | None:
+    ok = [float(v) for v in vals if v is not None]
+    return sum(ok) / len(ok) if ok else None
 
 
 def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | None:
@@ -142,20 +152,26 @@ def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | 
     runs = view["runs"]
     rows = view["rows"]
     fig = go.Figure()
-    for p in pairs[:6]:
+    diffs = []
+    for j, p in enumerate(pairs[:6]):
         a, b = runs.index(str(p["run_a"])), runs.index(str(p["run_b"]))
         d = [None if r["means"][a] is None or r["means"][b] is None else r["means"][a] - r["means"][b] for r in rows]
+        diffs.append(d)
         name = f"{plotly_text(p['run_a'])} − {plotly_text(p['run_b'])}"
         fig.add_trace(go.Bar(
-            x=[r["i"] for r in rows], y=d, name=name,
-            marker={"color": ["#d62728" if v is not None and v < 0 else "#1f77b4" for v in d]},
+            x=[r["i"] for r in rows], y=d, name=name, marker={"color": PALETTE[j % len(PALETTE)]},
             customdata=[f"#{r['i']} {plotly_text(r['label'])}" for r in rows],
             hovertemplate="%{customdata}<br>%{y:+.4f}<extra>" + name + "</extra>",
         ))
+    y_range, _ = _fence(rows, [list(col) for col in zip(*diffs, strict=True)])
+    more = f" (the first 6 of {len(pairs)})" if len(pairs) > 6 else ""
     fig.update_layout(
-        title={"text": "pairs whose order flips: difference per flavor (red: the second run wins)", "font": {"size": 14}},
-        barmode="group", height=300, margin={"l": 55, "r": 20, "t": 45, "b": 40}, template="plotly_white",
-        xaxis={"title": {"text": "flavor # (as above)"}}, yaxis={"title": {"text": "difference of means"}},
+        title={"text": f"pairs whose order flips{more}: A − B per flavor (below zero: B wins)", "font": {"size": 14}},
+        barmode="group", height=340, margin={"l": 55, "r": 20, "t": 45, "b": 40}, template="plotly_white",
+        xaxis={"title": {"text": "flavor # (as above)"}, "range": [0.5, len(rows) + 0.5]},
+        yaxis={"title": {"text": "difference of means"}, "zeroline": True, "zerolinewidth": 2,
+               **({"range": y_range} if y_range else {})},
+        legend={"orientation": "h", "y": -0.25},
     )
     return _plain(fig)
 
