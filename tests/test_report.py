@@ -146,13 +146,35 @@ def test_summary_only_results_say_so(demo: dict[str, Path], tmp_path: Path) -> N
     assert "holds no per-query values" in page and "The results hold no per-query values." in page
 
 
+def test_one_run_in_several_files_is_one_row(demo: dict[str, Path]) -> None:
+    data = json.loads(demo["a"].read_text())
+    first, second = dict(data, measures=data["measures"][:2]), dict(data, measures=data["measures"][1:])
+    other = json.loads(demo["b"].read_text())
+    page = render_report([document_from_dict(d, f"{i}.json") for i, d in enumerate((first, second, other))])
+    assert page.count('<th scope="row" class="system"') == 2 and "run_a.txt (2)" not in page
+    changed = dict(data, measures=[dict(data["measures"][0], value=0.5)])  # the same flavor, another value
+    page = render_report([document_from_dict(first, "1.json"), document_from_dict(changed, "2.json")])
+    assert "run_a.txt (2)" in page  # kept apart: never two values in one cell
+
+
+def test_no_browser_skips_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("RANKFLAVOR_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no headless browser: chromium not found"):
+        start_browser()
+    monkeypatch.setenv("RANKFLAVOR_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="RANKFLAVOR_REQUIRE_BROWSER=1 but chromium not found"):
+        start_browser()
+
+
 def compare_doc() -> dict[str, Any]:
     """A compare-style result (the compare command lands separately): systems with CIs, pairs, settings."""
     flavor = "ndcg@10[gain=linear,discount=log2]"
     return {
         "kind": "compare", "measure": flavor, "test": "randomization", "correction": "holm", "seed": 7,
         "permutations": 1000, "alpha": 0.05, "n": 40,
-        "systems": [{"name": SCRIPT, "mean": 0.5, "ci": [0.4, 0.6]}, {"name": IMG, "mean": 0.55, "ci": {"low": 0.45, "high": 0.65}}],
+        "systems": [{"name": SCRIPT, "mean": 0.5, "ci": [0.4, 0.6], "per_query": [{"query": "cq1", "value": 0.25}]},
+                    {"name": IMG, "mean": 0.55, "ci": {"low": 0.45, "high": 0.65}, "per_query": [{"query": "cq1", "value": 0.75}]}],
         "pairs": [{"a": SCRIPT, "b": IMG, "diff": 0.05, "p_value": {"t": 0.01, "randomization": 0.012},
                    "moved": [SCRIPT, "q'\"2"], "significant": True}],
         "provenance": {"rankflavor": "0.1.0", "command": "rankflavor compare ...", "runs": [{"source": "a.txt", "sha256": "cd" * 32}]},
@@ -167,6 +189,7 @@ def test_compare_and_coverage_sections_show_what_they_hold() -> None:
     assert "Comparison and significance" in page and "p_value.randomization" in page and "holm" in page
     assert "Judgment coverage and bounds" in page and "judged@10" in page
     assert "cd" * 32 in page and "rankflavor compare ..." in page
+    assert '"queries":["cq1"],' in page and '"values":[[0.25],[0.75]]' in page  # per-query rows join the charts
     assert SCRIPT not in page and "<img" not in page
 
 
@@ -205,7 +228,7 @@ class Browser:
         time.sleep(0.3)  # Plotly draws on the next frames
         events = [json.loads(e["message"])["message"] for e in d.get_log("performance")]
         urls = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
-        errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+        errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
         return {"errors": errors, "urls": urls, "alerts": d.execute_script("return window.__alerts")}
 
     def js(self, script: str) -> Any:
@@ -265,6 +288,17 @@ def chart_size(browser: Browser, element_id: str) -> tuple[float, float]:
     return tuple(browser.js(  # type: ignore[return-value]
         f"var e = document.getElementById({json.dumps(element_id)}); var s = e && e.querySelector('svg.main-svg');"
         "if (!s) { return [0, 0]; } var r = s.getBoundingClientRect(); return [r.width, r.height];"))
+
+
+def test_browser_checks_can_fail(browser: Browser, tmp_path: Path) -> None:
+    """The checks see what they look for: a script error, a request, an alert."""
+    path = tmp_path / "bad.html"
+    path.write_text('<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/x.png">'
+                    '<script>alert(1); undefinedFunction();</script></body></html>')
+    page = browser.load(path)
+    assert any("undefinedFunction" in e["message"] for e in page["errors"])
+    assert "http://127.0.0.1:9/x.png" in page["urls"]
+    assert page["alerts"] == ["1"]
 
 
 def test_demo_report_in_browser(browser: Browser, demo: dict[str, Path], tmp_path: Path) -> None:

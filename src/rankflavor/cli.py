@@ -113,7 +113,10 @@ def eval_cmd(
         results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
     if html_path:
-        _eval_report(html_path, results, {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
+        from .report import document_from_results
+
+        _html_report(html_path, [document_from_results(results)],
+                     {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
 
 
 def _default_metrics(preset: str | None) -> list[str]:
@@ -267,12 +270,13 @@ def _command_line() -> str | None:
     return None
 
 
-def _eval_report(path: str, results: Any, config: dict[str, Any]) -> None:
+def _html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None) -> None:
+    """``--html FILE`` of a command: the report of its results (``rankflavor.report`` documents)."""
     import json
 
-    from .report import document_from_results, write_report
+    from .report import write_report
 
-    write_report(path, [document_from_results(results)], command=_command_line(), config=json.dumps(config))
+    write_report(path, docs, command=_command_line(), config=json.dumps(config) if config else None)
     click.echo(f"report written to {path}", err=True)
 
 

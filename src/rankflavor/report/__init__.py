@@ -9,6 +9,11 @@ Public names::
     render_report(docs, command=None, config=None, title=None) -> str
     write_report(path, docs, command=None, config=None, title=None) -> Path
 
+A command's ``--html FILE`` passes its results as documents: ``eval`` uses
+``document_from_results``; ``compare`` can pass ``document_from_dict(its JSON dict)`` (its system
+means and CIs join the summary table, per-query rows in eval's shape join the per-query charts,
+and every other list it holds becomes a table).
+
 The page shows the summary table (systems x flavor strings, sortable, intervals where the results
 hold them), per-query values and deltas, the flavor-spread chart, whatever comparison or coverage
 tables the inputs hold, and a provenance footer.

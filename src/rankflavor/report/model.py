@@ -48,6 +48,7 @@ class System:
     source: str
     cells: dict[str, Cell] = field(default_factory=dict)
     per_query: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    keys: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -113,6 +114,31 @@ def _run_name(data: dict[str, Any], doc: Document) -> str:
     return str(tag) if tag else os.path.basename(doc.source)
 
 
+def _run_key(data: dict[str, Any]) -> tuple[str, str]:
+    prov = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
+    assert isinstance(prov, dict)
+
+    def src(role: str) -> str:
+        rec = prov.get(role)
+        return str(rec.get("source", "")) if isinstance(rec, dict) else ""
+
+    return src("run"), src("qrels")
+
+
+def _same_run(systems: Any, data: dict[str, Any]) -> System | None:
+    """The system already read from the same run and qrels files, when ``data`` adds only flavors it
+    lacks or repeats them with the same values (several eval files of one run make one row)."""
+    key = _run_key(data)
+    if not key[0] or key[0].endswith(" dict"):  # in-memory inputs have no identity to match on
+        return None
+    for s in systems:
+        if key in s.keys and all(
+                str(m.get("flavor")) not in s.cells or s.cells[str(m.get("flavor"))].value == _num(m.get("value"))
+                for m in data["measures"]):
+            return s
+    return None
+
+
 def _unique(name: str, taken: set[str]) -> str:
     out, i = name, 2
     while out in taken:
@@ -132,8 +158,9 @@ def _differs(columns: list[Column], knobs: dict[str, dict[str, Any]]) -> None:
         col.differs = ", ".join(diff)
 
 
-def _compare_systems(doc: Document) -> list[tuple[str, str, Cell]]:
-    """``(system, flavor, cell)`` for every system mean a compare document lists."""
+def _compare_systems(doc: Document) -> list[tuple[str, str, Cell, list[dict[str, Any]] | None]]:
+    """``(system, flavor, cell, per-query rows or None)`` for every system mean a compare document
+    lists (per-query rows in eval's shape, ``[{"query", "value"}]``, when it holds them)."""
     data = doc.data
     default_flavor = str(data.get("flavor", data.get("measure", "compare")))
     out = []
@@ -145,7 +172,8 @@ def _compare_systems(doc: Document) -> list[tuple[str, str, Cell]]:
         if name is None or value is None:
             continue
         flavor = str(entry.get("flavor", entry.get("measure", default_flavor)))
-        out.append((str(name), flavor, Cell(value, _ci(entry), _bounds(entry), entry.get("n"))))
+        out.append((str(name), flavor, Cell(value, _ci(entry), _bounds(entry), entry.get("n")),
+                    entry.get("per_query") if isinstance(entry.get("per_query"), list) else None))
     return out
 
 
@@ -161,7 +189,8 @@ def build(docs: Sequence[Document]) -> Model:
     for doc in docs:
         data = doc.data
         if doc.kind == "eval":
-            system = System(_unique(_run_name(data, doc), taken), doc.source)
+            system = _same_run(systems.values(), data) or System(_unique(_run_name(data, doc), taken), doc.source)
+            system.keys.add(_run_key(data))
             systems[system.name] = system
             for m in data["measures"]:
                 flavor = str(m.get("flavor"))
@@ -177,7 +206,7 @@ def build(docs: Sequence[Document]) -> Model:
             if rest:
                 sections.append(("results", f"{system.name}: further results", tables(rest, "results")))
         elif doc.kind == "compare":
-            for name, flavor, cell in _compare_systems(doc):
+            for name, flavor, cell, rows in _compare_systems(doc):
                 columns.setdefault(flavor, Column(flavor, flavor.split("[")[0]))
                 if name not in systems:
                     systems[name] = System(name, doc.source)
@@ -185,6 +214,8 @@ def build(docs: Sequence[Document]) -> Model:
                 old = systems[name].cells.get(flavor)
                 if old is None or (old.ci is None and cell.ci is not None):
                     systems[name].cells[flavor] = cell
+                if rows is not None and flavor not in systems[name].per_query:
+                    systems[name].per_query[flavor] = rows
             sections.append(("significance", f"Comparison and significance ({os.path.basename(doc.source)})",
                              tables({k: v for k, v in data.items() if k != "provenance"}, "comparison")))
         elif doc.kind == "judgments":
