@@ -90,6 +90,8 @@ def test_summary_values_and_flavors_in_the_file(demo: dict[str, Path]) -> None:
         for m in json.loads(demo[name].read_text())["measures"]:
             assert f">{m['value']:.4f}<" in text
             assert html.escape(m["flavor"]).replace(",", ",<wbr>") in text  # full flavor, wraps at commas only
+    # Two columns of one name: their heads say which knobs set them apart.
+    assert re.findall(r'class="differs">([^<]*)<', text) == ["gain=exp2, ideal=global", "gain=linear, ideal=local"]
 
 
 def test_data_block_cannot_close_the_script() -> None:

@@ -147,12 +147,24 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
+def _knobs_of(flavor: str) -> dict[str, Any]:
+    """The knobs a flavor string names (rankflavor's defaults filling the rest), {} when it is no
+    measure string."""
+    from ..errors import RankflavorError
+    from ..measure import parse_measure
+
+    try:
+        return {k: str(v) for k, v in parse_measure(flavor).knobs.items()}
+    except RankflavorError:
+        return {}
+
+
 def _differs(columns: list[Column], knobs: dict[str, dict[str, Any]]) -> None:
     """Per column, the knobs whose value is not shared by every column of the same metric name."""
     for col in columns:
         mine = knobs.get(col.flavor, {})
-        peers = [knobs.get(c.flavor, {}) for c in columns if c.name == col.name and c.flavor != col.flavor]
-        if not peers:
+        peers = [knobs[c.flavor] for c in columns if c.name == col.name and c.flavor != col.flavor and knobs.get(c.flavor)]
+        if not peers or not mine:
             continue
         diff = [f"{k}={v}" for k, v in mine.items() if any(p.get(k) != v for p in peers)]
         col.differs = ", ".join(diff)
@@ -224,6 +236,9 @@ def build(docs: Sequence[Document]) -> Model:
         else:
             spreads.append(data)
     cols = list(columns.values())
+    for col in cols:
+        if not knobs.get(col.flavor):
+            knobs[col.flavor] = _knobs_of(col.flavor)
     _differs(cols, knobs)
     return Model(cols, list(systems.values()), per_query_payload(cols, list(systems.values())), notes, spreads,
                  sections, provenance_rows(docs))
