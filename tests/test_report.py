@@ -40,6 +40,7 @@ from .conftest import shared_path
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
+BOLD = "r&amp;<b>bold</b>"  # markup Plotly itself would interpret
 DEMO_MEASURES = ("trec_eval:ndcg_cut.10", "ndcg@10[gain=exp2]", "ndcg@10[ideal=local]", "AP", "P@10")
 
 
@@ -333,6 +334,16 @@ def test_demo_report_in_browser(browser: Browser, demo: dict[str, Path], tmp_pat
     assert shot.stat().st_size > 10_000
 
 
+def hover_text(browser: Browser, element: Any) -> str:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.driver.execute_script(
+        "arguments[0].scrollIntoView({block: 'center'})", element)
+    ActionChains(browser.driver).move_to_element(element).perform()
+    time.sleep(0.1)
+    return str(browser.js("return Array.from(document.querySelectorAll('.hovertext')).map(e => e.textContent).join('|')"))
+
+
 def hostile_inputs(tmp: Path) -> list[Any]:
     """Results whose query ids, doc ids and run names are HTML and script."""
     qids = [SCRIPT, "q'\"quoted\"", "q&amp;", "q4"]
@@ -355,7 +366,7 @@ def hostile_inputs(tmp: Path) -> list[Any]:
         docs_out.append(load_document(out))
     from rankflavor.spread import spread
 
-    sp = spread(str(qrels), {SCRIPT: str(paths[f"{IMG}'.txt"]), IMG: str(paths["run q'\"&amp;.txt"])}, "ndcg@3",
+    sp = spread(str(qrels), {SCRIPT: str(paths[f"{IMG}'.txt"]), BOLD: str(paths["run q'\"&amp;.txt"])}, "ndcg@3",
                 presets=False)
     docs_out.append(document_from_spread(sp))
     docs_out.append(document_from_dict(compare_doc(), "compare.json"))
@@ -377,8 +388,15 @@ def test_hostile_ids_are_text(browser: Browser, tmp_path: Path) -> None:
     assert SCRIPT in texts and "q'\"quoted\"" in texts and "q&amp;" in texts  # query ids (worst-queries table)
     assert IMG in texts  # spread run names and compare systems
     assert f"{SCRIPT}, \"><img/src=x/onerror=alert(1)>, d'\", d4" in texts  # doc ids in a coverage table
+    hovers = []  # Plotly's hover labels draw the query ids literally too
+    for bar in browser.driver.find_elements("css selector", "#pq-delta .barlayer .point"):
+        hovers.append(hover_text(browser, bar))
+    assert any(h.startswith(f"query {SCRIPT}") for h in hovers), hovers
+    assert any(h.startswith("query q&amp;") for h in hovers), hovers  # entities not decoded by Plotly
+    assert browser.js("return document.querySelectorAll('img, iframe, object, embed').length") == 0
     legend = browser.js("return Array.from(document.querySelectorAll('#spread-chart-0 .legendtext')).map(e => e.textContent)")
-    assert legend == [SCRIPT, IMG]  # Plotly draws the names literally
+    assert legend == [SCRIPT, BOLD]  # Plotly draws the names literally: no bold, no entity decoded
+    assert BOLD in texts
     assert chart_size(browser, "spread-chart-0")[0] > 100
 
 

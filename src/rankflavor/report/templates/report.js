@@ -96,13 +96,17 @@
     var n = Math.min(10, items.length);
     listRows(document.querySelector("#pq-worst tbody"), items.slice(0, n), m, a, b, single);
     listRows(document.querySelector("#pq-best tbody"), items.slice(items.length - n).reverse(), m, a, b, single);
-    var labels = items.map(function (it) { return plotlyText(m.queries[it.q]); });
+    var custom = items.map(function (it) {
+      return [plotlyText(m.queries[it.q]), m.values[a][it.q], single ? null : m.values[b][it.q]];
+    });
+    var hover = "query %{customdata[0]}<br>" + plotlyText(nameA) + ": %{customdata[1]:.4f}" +
+      (single ? "" : "<br>" + plotlyText(nameB) + ": %{customdata[2]:.4f}<br>B − A: %{y:+.4f}") + "<extra></extra>";
     Plotly.react("pq-delta", [{
       type: "bar", x: items.map(function (_, i) { return i + 1; }), y: items.map(function (it) { return it.d; }),
-      customdata: labels, hovertemplate: "query %{customdata}<br>%{y:.4f}<extra></extra>",
+      customdata: custom, hovertemplate: hover,
       marker: { color: items.map(function (it) { return it.d < 0 ? "#d62728" : "#1f77b4"; }) }
     }], {
-      title: { text: plotlyText(what) + " per query, sorted", font: { size: 14 } }, height: 320, template: undefined,
+      title: { text: plotlyText(what) + " per query, sorted", font: { size: 14 } }, height: 320,
       margin: { l: 55, r: 20, t: 45, b: 40 }, bargap: 0, xaxis: { title: { text: "queries, sorted" } },
       yaxis: { title: { text: single ? "value" : "difference" } }
     }, config);
