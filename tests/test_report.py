@@ -472,6 +472,24 @@ def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Pat
 # -- the README's screenshot ---------------------------------------------------------------------
 
 
+def test_readme_reports_section_runs(tmp_path: Path) -> None:
+    """The README's commands, as written, make the report; its screenshot is a small PNG."""
+    import subprocess
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Reports", 1)[1].split("\n## ", 1)[0]
+    script = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    shell = f'rankflavor() {{ "{sys.executable}" -m rankflavor "$@"; }}\nset -e\n{script}'
+    done = subprocess.run(["bash", "-c", shell], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "run_a.txt" in page and "run_b.txt" in page and 'id="spread-chart-0"' in page
+    png = ROOT / "docs" / "report.png"
+    assert "](docs/report.png)" in section
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size < 200_000
+
+
 def write_docs_png(out: Path = ROOT / "docs" / "report.png") -> Path:
     """Render the demo report in the browser and save the top of the page as a small PNG."""
     import tempfile
