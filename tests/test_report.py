@@ -160,6 +160,19 @@ def test_one_run_in_several_files_is_one_row(demo: dict[str, Path]) -> None:
     assert "run_a.txt (2)" in page  # kept apart: never two values in one cell
 
 
+def test_compare_intervals_join_the_eval_rows(demo: dict[str, Path]) -> None:
+    a, b = (json.loads(demo[k].read_text()) for k in ("a", "b"))
+    m = a["measures"][0]
+    cmp = {"kind": "compare", "systems": [
+        {"name": "run_a.txt", "flavor": m["flavor"], "mean": m["value"], "ci": [0.1, 0.9]},
+        {"name": "run_b.txt", "flavor": m["flavor"], "mean": 0.123, "ci": [0.05, 0.2]}]}
+    page = render_report([document_from_dict(a, "a.json"), document_from_dict(b, "b.json"),
+                          document_from_dict(cmp, "cmp.json")])
+    assert page.count('<th scope="row" class="system"') == 3  # run_b's other mean gets a row of its own
+    assert "run_b.txt (cmp.json)" in page and "[0.1000, 0.9000]" in page and "[0.0500, 0.2000]" in page
+    assert f">{m['value']:.4f}</span> <span class=\"ci\"" in page  # run_a: eval's mean, compare's interval
+
+
 def test_no_browser_skips_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.delenv("RANKFLAVOR_REQUIRE_BROWSER", raising=False)

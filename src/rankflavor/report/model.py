@@ -139,6 +139,10 @@ def _same_run(systems: Any, data: dict[str, Any]) -> System | None:
     return None
 
 
+def _same_value(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+
+
 def _unique(name: str, taken: set[str]) -> str:
     out, i = name, 2
     while out in taken:
@@ -220,14 +224,20 @@ def build(docs: Sequence[Document]) -> Model:
         elif doc.kind == "compare":
             for name, flavor, cell, rows in _compare_systems(doc):
                 columns.setdefault(flavor, Column(flavor, flavor.split("[")[0]))
+                old = systems[name].cells.get(flavor) if name in systems else None
+                if old is not None and not _same_value(old.value, cell.value):
+                    # Another number for the same system and flavor: its own row, never a silent swap.
+                    name = f"{name} ({os.path.basename(doc.source)})"
+                    old = systems[name].cells.get(flavor) if name in systems else None
                 if name not in systems:
-                    systems[name] = System(name, doc.source)
-                    taken.add(name)
-                old = systems[name].cells.get(flavor)
-                if old is None or (old.ci is None and cell.ci is not None):
-                    systems[name].cells[flavor] = cell
-                if rows is not None and flavor not in systems[name].per_query:
-                    systems[name].per_query[flavor] = rows
+                    systems[name] = System(_unique(name, taken), doc.source)
+                system = systems[name]
+                if old is None:
+                    system.cells[flavor] = cell
+                else:  # the same mean: the comparison adds its intervals
+                    system.cells[flavor] = Cell(old.value, old.ci or cell.ci, old.bounds or cell.bounds, old.n)
+                if rows is not None and flavor not in system.per_query:
+                    system.per_query[flavor] = rows
             sections.append(("significance", f"Comparison and significance ({os.path.basename(doc.source)})",
                              tables({k: v for k, v in data.items() if k != "provenance"}, "comparison")))
         elif doc.kind == "judgments":
