@@ -71,6 +71,8 @@ def cli() -> None:
               "pull requests and papers.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write an HTML report (with every per-query value) to FILE; see `rankflavor report`.")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -85,6 +87,7 @@ def eval_cmd(
     judged_only: bool,
     fmt: str,
     chunk_rows: int | None,
+    html_path: str | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
@@ -107,10 +110,15 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        click.echo(render(evaluate_spark(qrels, run, wanted, preset=preset, **knobs), fmt, per_query), nl=False)
-        return
-    results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
+        results = evaluate_spark(qrels, run, wanted, preset=preset, **knobs)
+    else:
+        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
+    if html_path:
+        from .report import document_from_results
+
+        _html_report(html_path, [document_from_results(results)],
+                     {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
 
 
 def _default_metrics(preset: str | None) -> list[str]:
@@ -278,6 +286,41 @@ def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, p
     result = identify(qrels, run, value, measure if measure or per_query else "ndcg@10", per_query,
                       tolerance=tolerance)
     click.echo(render_identification(result, fmt, show), nl=False)
+# -- report ---------------------------------------------------------------------------------------
+
+
+def _command_line() -> str | None:
+    """The command line, when this process is the ``rankflavor`` command (not a test runner)."""
+    import os
+    import shlex
+
+    if os.path.basename(sys.argv[0]) in ("rankflavor", "__main__.py"):
+        return shlex.join(["rankflavor", *sys.argv[1:]])
+    return None
+
+
+def _html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None) -> None:
+    """``--html FILE`` of a command: the report of its results (``rankflavor.report`` documents)."""
+    import json
+
+    from .report import write_report
+
+    write_report(path, docs, command=_command_line(), config=json.dumps(config) if config else None)
+    click.echo(f"report written to {path}", err=True)
+
+
+@cli.command("report")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="RESULTS.json...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="The HTML file to write (self-contained: opens offline).")
+@click.option("--title", default=None, help="Page title (default: rankflavor report).")
+def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
+    """One HTML report from results files: `eval -q --format json` (one per system), `spread --format json`,
+    `compare --format json`. Summary table, per-query deltas, flavor spread, provenance."""
+    from .report import load_document, write_report
+
+    write_report(output, [load_document(p) for p in inputs], command=_command_line(), title=title)
+    click.echo(f"report written to {output}", err=True)
 
 
 def main() -> None:

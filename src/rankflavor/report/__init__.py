@@ -1,0 +1,55 @@
+"""The HTML report: one self-contained file that opens offline, made from results files.
+
+Public names::
+
+    load_document(path) -> Document                  a results file (eval, spread, compare JSON)
+    document_from_results(results) -> Document       eval results in memory
+    document_from_spread(spread) -> Document         a spread in memory
+    document_from_dict(data, source) -> Document     any results dict (compare's, for instance)
+    render_report(docs, command=None, config=None, title=None) -> str
+    write_report(path, docs, command=None, config=None, title=None) -> Path
+
+A command's ``--html FILE`` passes its results as documents: ``eval`` uses
+``document_from_results``; ``compare`` can pass ``document_from_dict(its JSON dict)`` (its system
+means and CIs join the summary table, per-query rows in eval's shape join the per-query charts,
+and every other list it holds becomes a table).
+
+The page shows the summary table (systems x flavor strings, sortable, intervals where the results
+hold them), per-query values and deltas, the flavor-spread chart, whatever comparison or coverage
+tables the inputs hold, and a provenance footer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .html import render_report
+from .inputs import Document, document_from_dict, document_from_results, document_from_spread, load_document
+
+
+def write_report(path: str | os.PathLike[str], docs: Sequence[Document], command: str | None = None,
+                 config: Any = None, title: str | None = None) -> Path:
+    """Render ``docs`` and write the HTML to ``path``; returns the path.
+
+    Raises
+    ------
+    UsageError
+        No document was given, or the file cannot be written.
+    """
+    if not docs:
+        raise UsageError("a report needs at least one results file")
+    text = render_report(docs, command=command, config=config, title=title)
+    out = Path(path)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+__all__ = ["Document", "document_from_dict", "document_from_results", "document_from_spread", "load_document",
+           "render_report", "write_report"]

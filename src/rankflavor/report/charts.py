@@ -1,0 +1,184 @@
+"""The flavor-spread charts, built with Plotly's Python API from a ``spread`` document.
+
+Plotly renders a small set of HTML-like tags inside its text (``<b>``, ``<br>``, ``<a>``) and
+decodes entities. Every name a chart shows (run names, flavor strings) therefore passes
+through :func:`plotly_text`, so ``<script>`` in a run name is drawn as those characters.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+#: Runs' colours, Plotly's qualitative default palette (D3 category 10).
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf")
+FLIP_FILL = "rgba(214, 39, 40, 0.12)"
+
+
+def plotly_text(s: Any) -> str:
+    """Text for a Plotly label: ``<``, ``>`` and ``&`` as entities, which Plotly draws literally."""
+    return html.escape(str(s), quote=False)
+
+
+def _label(f: dict[str, Any], base_cell: dict[str, str] | None) -> str:
+    """A short name for a flavor: ``base``, its presets, or the grid knobs that differ from the base."""
+    origins = f.get("origins") or []
+    if "base" in origins:
+        return "base"
+    presets = [o.split(":", 1)[1] for o in origins if str(o).startswith("preset:")]
+    if presets:
+        return "preset " + "/".join(presets)
+    cell = f.get("knobs") or {}
+    diff = [f"{k}={v}" for k, v in cell.items() if not base_cell or base_cell.get(k) != v]
+    return "grid " + (", ".join(diff) if diff else "cell")
+
+
+def _order(means: dict[str, Any], runs: list[str]) -> tuple[str, ...] | None:
+    vals = [means.get(r) for r in runs]
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        return None
+    # Means equal to 12 decimals keep the given order, as Spread.orders does: float noise is no flip.
+    ranked = sorted(range(len(runs)), key=lambda i: (-round(float(vals[i]), 12), i))  # type: ignore[arg-type]
+    return tuple(runs[i] for i in ranked)
+
+
+def spread_view(data: dict[str, Any]) -> dict[str, Any]:
+    """The rows of the flavor table (sorted by mean over runs) and which flavors reorder the runs.
+
+    Returns ``{"runs", "rows": [{"i", "label", "flavor", "origins", "means", "mean", "reorders"}],
+    "base_order"}``; ``reorders`` is True where the runs' order differs from the base flavor's.
+    """
+    runs = [str(r) for r in data.get("runs", [])]
+    flavors = data.get("flavors", [])
+    base = next((f for f in flavors if "base" in (f.get("origins") or [])), flavors[0] if flavors else None)
+    base_cell = base.get("knobs") if base else None
+    base_order = _order(base.get("mean", {}), runs) if base else None
+    rows = []
+    for f in flavors:
+        means = f.get("mean", {})
+        vals = [means.get(r) for r in runs]
+        ok = [float(v) for v in vals if v is not None]
+        order = _order(means, runs)
+        rows.append({
+            "label": _label(f, base_cell), "flavor": str(f.get("flavor")), "origins": list(f.get("origins") or []),
+            "means": vals, "mean": sum(ok) / len(ok) if ok else None,
+            "reorders": bool(order and base_order and order != base_order),
+        })
+    rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0))
+    for i, r in enumerate(rows, 1):
+        r["i"] = i
+    return {"runs": runs, "rows": rows, "base_order": list(base_order or ())}
+
+
+def spread_figure(view: dict[str, Any], title: str) -> dict[str, Any]:
+    """Each run's mean across the flavors (x sorted by the mean over runs); flavors under which the
+    runs' order differs from the base flavor's are shaded."""
+    rows = view["rows"]
+    x = [r["i"] for r in rows]
+    hover = [f"#{r['i']} {plotly_text(r['label'])}<br>{plotly_text(r['flavor'])}" for r in rows]
+    fig = go.Figure()
+    for j, run in enumerate(view["runs"]):
+        fig.add_trace(go.Scatter(
+            x=x, y=[r["means"][j] for r in rows], mode="lines+markers", name=plotly_text(run),
+            line={"color": PALETTE[j % len(PALETTE)], "width": 1.5}, marker={"size": 5},
+            customdata=hover, hovertemplate="%{customdata}<br>mean %{y:.4f}<extra>" + plotly_text(run) + "</extra>",
+        ))
+    shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": r["i"] - 0.5, "x1": r["i"] + 0.5, "y0": 0, "y1": 1,
+               "fillcolor": FLIP_FILL, "line": {"width": 0}, "layer": "below"} for r in rows if r["reorders"]]
+    n_flip = len(shapes)
+    y_range, off = _fence(rows)
+    if off:
+        shown = "; ".join(f"#{r['i']} {r['label']} ({_span(r['means'])})" for r in off[:4])
+        more = f" and {len(off) - 4} more" if len(off) > 4 else ""
+        fig.add_annotation(text=plotly_text(f"off the scale (see the flavor table): {shown}{more}"), xref="paper",
+                           yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom", showarrow=False,
+                           font={"size": 11, "color": "#d62728"})
+    fig.update_layout(
+        title={"text": plotly_text(title), "font": {"size": 14}}, shapes=shapes, height=380,
+        margin={"l": 55, "r": 20, "t": 45, "b": 45}, hovermode="closest", template="plotly_white",
+        xaxis={"title": {"text": f"flavor # (sorted by mean over runs; shaded: the runs' order differs from "
+                                 f"the base flavor's, {n_flip} of {len(rows)})"}, "dtick": max(1, len(rows) // 20),
+               "range": [0.5, len(rows) + 0.5]},
+        yaxis={"title": {"text": "mean"}, **({"range": y_range} if y_range else {})}, legend={"orientation": "h", "y": -0.2},
+    )
+    return _plain(fig)
+
+
+def _span(vals: list[Any]) -> str:
+    ok = [float(v) for v in vals if v is not None]
+    return f"{min(ok):.4g}–{max(ok):.4g}" if ok else "no value"
+
+
+def _fence(rows: list[dict[str, Any]], values: list[list[Any]] | None = None
+           ) -> tuple[list[float] | None, list[dict[str, Any]]]:
+    """The y range that keeps far outliers (a preset that reproduces a tool's defect, say) from
+    flattening every other flavor, and the rows it leaves off the scale.
+
+    A row is off the scale when the mean of its values lies outside Tukey's far fences (quartiles
+    -/+ 3 interquartile ranges); with no such row the range is Plotly's own (None). ``values``
+    defaults to each row's means over runs."""
+    vals = values if values is not None else [r["means"] for r in rows]
+    centre = [_mean(v) for v in vals]
+    ordered = sorted(c for c in centre if c is not None)
+    if len(ordered) < 8:
+        return None, []
+    q1, q3 = ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]
+    lo, hi = q1 - 3 * (q3 - q1), q3 + 3 * (q3 - q1)
+    inside = [i for i, c in enumerate(centre) if c is not None and lo <= c <= hi]
+    off = [rows[i] for i, c in enumerate(centre) if c is not None and not lo <= c <= hi]
+    if not off:
+        return None, []
+    shown = [float(x) for i in inside for x in vals[i] if x is not None]
+    pad = 0.05 * ((max(shown) - min(shown)) or 1.0)
+    return [min(shown) - pad, max(shown) + pad], off
+
+
+def _mean(vals: list[Any]) -> float | None:
+    ok = [float(v) for v in vals if v is not None]
+    return sum(ok) / len(ok) if ok else None
+
+
+def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | None:
+    """For every pair whose order flips: A minus B per flavor (bars), red where B wins; None when no pair flips."""
+    pairs = [p for p in data.get("pairs", []) if p.get("flips")]
+    if not pairs:
+        return None
+    runs = view["runs"]
+    rows = view["rows"]
+    fig = go.Figure()
+    diffs = []
+    for j, p in enumerate(pairs[:6]):
+        a, b = runs.index(str(p["run_a"])), runs.index(str(p["run_b"]))
+        d = [None if r["means"][a] is None or r["means"][b] is None else r["means"][a] - r["means"][b] for r in rows]
+        diffs.append(d)
+        name = f"{plotly_text(p['run_a'])} − {plotly_text(p['run_b'])}"
+        fig.add_trace(go.Bar(
+            x=[r["i"] for r in rows], y=d, name=name, marker={"color": PALETTE[j % len(PALETTE)]},
+            customdata=[f"#{r['i']} {plotly_text(r['label'])}" for r in rows],
+            hovertemplate="%{customdata}<br>%{y:+.4f}<extra>" + name + "</extra>",
+        ))
+    y_range, _ = _fence(rows, [list(col) for col in zip(*diffs, strict=True)])
+    more = f" (the first 6 of {len(pairs)})" if len(pairs) > 6 else ""
+    fig.update_layout(
+        title={"text": f"pairs whose order flips{more}: A − B per flavor (below zero: B wins)", "font": {"size": 14}},
+        barmode="group", height=340, margin={"l": 55, "r": 20, "t": 45, "b": 40}, template="plotly_white",
+        xaxis={"title": {"text": "flavor # (as above)"}, "range": [0.5, len(rows) + 0.5]},
+        yaxis={"title": {"text": "difference of means"}, "zeroline": True, "zerolinewidth": 2,
+               **({"range": y_range} if y_range else {})},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return _plain(fig)
+
+
+def _plain(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain JSON values (Plotly's own encoder: arrays become typed-array records)."""
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+__all__ = ["pair_figure", "plotly_text", "spread_figure", "spread_view"]

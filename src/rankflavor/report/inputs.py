@@ -1,0 +1,162 @@
+"""The documents a report is made of: results files read back, or results held in memory.
+
+A document is one JSON value that rankflavor wrote, tagged with what it is:
+
+``eval``
+    ``rankflavor eval --format json`` (per-query values present only with ``-q``).
+``spread``
+    ``rankflavor spread --format json``.
+``compare``
+    ``rankflavor compare --format json`` (and any later JSON with a ``pairs`` or ``systems`` list).
+``judgments``
+    a judgment-coverage JSON (a top-level ``coverage`` key).
+
+The kind is read from the keys the writers put there, never from the file name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..results import Results
+    from ..spreadresult import Spread
+
+KINDS = ("eval", "spread", "compare", "judgments")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One input of a report.
+
+    Attributes
+    ----------
+    kind : one of :data:`KINDS`.
+    data : the JSON value as rankflavor wrote it.
+    source : the file it was read from, or a description (``"eval results"``) when made in memory.
+    sha256 : SHA-256 of the file's bytes, or None for a document made in memory.
+    """
+
+    kind: str
+    data: dict[str, Any]
+    source: str
+    sha256: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def detect_kind(data: Any, source: str) -> str:
+    """The kind of a rankflavor JSON value, from its keys; InputError when it is none of them."""
+    if isinstance(data, dict):
+        if isinstance(data.get("measures"), list) and "counts" in data:
+            return "eval"
+        if "grid" in data and isinstance(data.get("flavors"), list) and "runs" in data:
+            return "spread"
+        if str(data.get("kind", data.get("command", ""))).split(" ")[0] == "compare":
+            return "compare"
+        if isinstance(data.get("pairs"), list) or isinstance(data.get("systems"), list):
+            return "compare"
+        if "coverage" in data:
+            return "judgments"
+    raise InputError(source, None, "not a rankflavor results file: expected the JSON of `rankflavor eval "
+                     "--format json`, `spread --format json`, `compare --format json` or a coverage report")
+
+
+def load_document(path: str | os.PathLike[str]) -> Document:
+    """Read one results file and hash its bytes.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not JSON, or is not a rankflavor results file.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError(str(p), None, f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(str(p), line, f"not valid JSON ({exc})") from exc
+    return Document(detect_kind(data, str(p)), data, str(p), hashlib.sha256(raw).hexdigest())
+
+
+def document_from_results(results: Results) -> Document:
+    """An ``eval`` document from results in memory, with every per-query value."""
+    return Document("eval", results.to_dict(), "eval results (in memory)")
+
+
+def document_from_spread(result: Spread) -> Document:
+    """A ``spread`` document from a spread in memory."""
+    return Document("spread", result.to_dict(), "spread results (in memory)")
+
+
+def document_from_dict(data: dict[str, Any], source: str = "results (in memory)") -> Document:
+    """A document from a JSON-ready dict (``compare``'s, for instance); the kind is detected."""
+    return Document(detect_kind(data, source), data, source)
+
+
+def file_sha256(path: str) -> str | None:
+    """SHA-256 of a file's bytes, or None when it cannot be read."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def sources(provenance: Any) -> list[dict[str, Any]]:
+    """Every ``{"source": path, ...}`` record inside a provenance value, each with its role
+    (the key path that led to it, e.g. ``qrels`` or ``runs.0``)."""
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any, role: str) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("source"), str):
+                found.append({"role": role or "input", **value})
+                return
+            for k, v in value.items():
+                walk(v, f"{role}.{k}" if role else str(k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{role}.{i}" if role else str(i))
+
+    walk(provenance, "")
+    return found
+
+
+def input_hash(record: dict[str, Any]) -> tuple[str | None, str]:
+    """The SHA-256 of one input named in provenance, and where it comes from.
+
+    The hash the results recorded wins (``sha256`` key). Otherwise the file is hashed now, when it
+    still exists and its size equals the size the results recorded (``bytes``); a file whose size
+    changed, or that is gone, gets no hash, and the reason says so.
+    """
+    recorded = record.get("sha256") or record.get("hash")
+    if isinstance(recorded, str) and recorded:
+        return recorded, "recorded in the results"
+    path = record.get("source")
+    if not isinstance(path, str) or not os.path.isfile(path):
+        return None, "not recorded; file not found now"
+    size = record.get("bytes")
+    if isinstance(size, int) and os.path.getsize(path) != size:
+        return None, f"not recorded; the file changed size since ({size} bytes then, {os.path.getsize(path)} now)"
+    digest = file_sha256(path)
+    if digest is None:
+        return None, "not recorded; file unreadable now"
+    return digest, "not recorded; computed now from the file (same size)"
+
+
+__all__ = ["KINDS", "Document", "detect_kind", "document_from_dict", "document_from_results", "document_from_spread",
+           "file_sha256", "input_hash", "load_document", "sources"]
