@@ -63,6 +63,8 @@ class Scale:
     def __post_init__(self) -> None:
         grades = tuple(sorted(float(g) for g in self.grades))
         object.__setattr__(self, "grades", grades)
+        object.__setattr__(self, "rel", float(self.rel))
+        object.__setattr__(self, "top", float(self.top))
         if not grades or grades[0] < 0:
             raise FlavorError(f"scale {self.name!r}: grades must be non-negative and not empty")
         if float(self.top) != grades[-1]:
