@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
-from ..errors import FlavorError, UsageError
+from ..errors import EvaluationError, FlavorError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
@@ -124,6 +124,7 @@ def _imputation(ranked: Ranked, measure: Measure, grade: float) -> Imputation:
         boundary[ranked.q[at]] = ranked.score[at]
         sel |= ranked.score == boundary[ranked.q]
     rows = np.flatnonzero(sel)
+    assert ranked.row is not None  # a full ranking names its rows
     q = ranked.q[rows]
     ids = aligned.query_ids[q]
     docs = aligned.run_doc_strings.take(pa.array(aligned.input_rows(ranked.row[rows]), type=pa.int64()))
@@ -412,10 +413,22 @@ def bounds_of_tables(qrels: Qrels, run: Run, measures: Sequence[Measure], scale:
     own = plan is None
     plan = plan or Evaluation(qrels, run)
     try:
+        matched(plan, measures, run)
         return Bounds(run.source, [measure_bounds(plan, m, scale) for m in measures], qrels, scale)
     finally:
         if own:
             plan.close()
+
+
+def matched(plan: Evaluation, measures: Sequence[Measure], run: Run) -> None:
+    """Align once, naming the run file when it shares no query with the judgments."""
+    policy = str(measures[0].flavor.duplicates) if measures else "error"
+    try:
+        plan.aligned(policy)
+    except EvaluationError as exc:
+        if "no query is both" in str(exc):
+            raise EvaluationError(f"{run.source}: {exc}") from None
+        raise
 
 
 def interval_text(b: MeasureBounds) -> str:
@@ -424,4 +437,4 @@ def interval_text(b: MeasureBounds) -> str:
 
 
 __all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "extend_qrels", "format_number",
-           "full_ranking", "interval_text", "resolve", "top_grade", "zero_imputed"]
+           "full_ranking", "interval_text", "matched", "resolve", "top_grade", "zero_imputed"]
