@@ -76,7 +76,9 @@ if TYPE_CHECKING:
     from .explain import explain
     from .flavor import KNOBS, Flavor
     from .io.trec import read_qrels, read_run
-    from .judgments import Scale, bounds, judgments
+    from .judgments.bounds import bounds
+    from .judgments.coverage import judgments
+    from .judgments.scale import Scale
     from .measure import Measure, parse_measure
     from .results import Results
     from .spread import spread
