@@ -47,9 +47,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
+from ..align import Aligned
 from ..columns import as_numpy, plain_strings, string_array, take, to_strings
+from ..docnos import integer_docnos
 from ..errors import EvaluationError, FlavorError, UsageError
-from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
 from ..order import Ordering
@@ -94,7 +95,8 @@ class Imputation:
     """The transformed inputs of one measure's upper bound (kept for :meth:`Bounds.document_gaps`).
 
     ``run`` holds the rows the measure reads (top ``depth`` of each query, whole tie groups where
-    the tie rule reads them), ``pairs`` the imputed (query, doc, rank) of the top k.
+    the tie rule reads them) of the queries with an unjudged document in the top k; ``pair_*``
+    those documents (query, doc, rank).
     """
 
     run: Run
@@ -102,26 +104,57 @@ class Imputation:
     pair_doc: np.ndarray
     pair_rank: np.ndarray
     grade: float
+    #: The judgments of the queries with an imputed document.
+    qrels: Qrels
+    #: Some imputed document carries a label already (a negative one: pooled, not judged).
+    labelled: bool = False
+
+
+def docnos_of(aligned: Aligned, rows: np.ndarray) -> pa.Array:
+    """The docnos of aligned run ``rows``; canonical integer docnos are written from their values,
+    so a big run's strings (which scoring never builds) are not made for a few rows."""
+    if aligned.doc_value_offset is not None:
+        return integer_docnos((aligned.run_doc[rows].astype(np.int64) + aligned.doc_value_offset,))
+    return take(aligned.run_doc_strings, aligned.input_rows(rows).astype(np.int64))
 
 
 def _imputation(plan: Evaluation, measure: Measure, grade: float, whole: bool = False) -> Imputation:
-    """The cut, re-scored run and the unjudged (query, doc, rank) of the top k (see module doc)."""
+    """The unjudged (query, doc, rank) of the top k and the inputs of the upper bound, for the
+    queries holding one: the run cut and re-scored, the judgments of those queries (module doc)."""
     k = measure.k
     depth = None if k is None or whole else max(k, measure.flavor.recall_depth or 0)
     ordering = Ordering.of(measure.flavor)
     keep_scores = ordering.averaged or ordering.by_grade
     top = top_rows(plan, measure, depth, tie_groups=keep_scores)
     aligned = plan.aligned(str(measure.flavor.duplicates))
-    ids = aligned.query_ids[top.q].astype(str)
-    docs = take(aligned.run_doc_strings, aligned.input_rows(top.row).astype(np.int64))
+    imputed = (top.rank <= (k if k is not None else np.inf)) & ~top.judged & aligned.in_qrels[top.q]
+    has_pair = np.zeros(aligned.n_queries, dtype=bool)
+    has_pair[top.q[imputed]] = True
+    rows = np.flatnonzero(has_pair[top.q])  # the other queries' upper bound is their lower bound
+    ids = aligned.query_ids[top.q[rows]].astype(str)
+    docs = docnos_of(aligned, top.row[rows])
     if keep_scores:
-        score = np.asarray(aligned.run_score[top.row], dtype=np.float64)
+        score = np.asarray(aligned.run_score[top.row[rows]], dtype=np.float64)
     else:  # each row keeps its rank, ties or not
-        score = -top.rank.astype(np.float64)
+        score = -top.rank[rows].astype(np.float64)
     run = Run(string_array(list(ids)), docs, score, source="bounds")
-    pick = np.flatnonzero((top.rank <= (k if k is not None else np.inf)) & ~top.judged & aligned.in_qrels[top.q])
-    pair_doc = np.asarray(to_strings(take(docs, pick)), dtype=object)
-    return Imputation(run, ids[pick], pair_doc, top.rank[pick], grade)
+    pick = np.flatnonzero(imputed[rows])
+    pair_rows = top.row[rows][pick]
+    at = np.minimum(np.searchsorted(aligned.judged_row, pair_rows), max(len(aligned.judged_row) - 1, 0))
+    labelled = bool(len(aligned.judged_row)) and bool((aligned.judged_row[at] == pair_rows).any())
+    query_ids = aligned.query_ids[has_pair].astype(str)
+    return Imputation(run, ids[pick], np.asarray(to_strings(take(docs, pick)), dtype=object), top.rank[rows][pick],
+                      grade, qrels_of(plan.qrels, query_ids), labelled)
+
+
+def qrels_of(qrels: Qrels, queries: np.ndarray) -> Qrels:
+    """The judgments of ``queries`` (line numbers kept)."""
+    qq = _string(qrels.query)
+    keep = as_numpy(pc.is_in(qq, value_set=string_array(list(queries))))
+    idx = np.flatnonzero(keep)
+    lines = qrels.lines_of(idx)
+    return Qrels(take(qq, idx), take(_string(qrels.doc), idx), np.asarray(qrels.grade, dtype=np.float64)[idx],
+                 source=qrels.source, lines=None if lines is None else np.asarray(lines), from_file=False)
 
 
 def _string(a: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -136,13 +169,14 @@ def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(query, doc, sep)
 
 
-def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float | np.ndarray) -> Qrels:
-    """``qrels`` with the (query, doc) pairs given at ``grade``; a pair already there (a negative
-    label: pooled, not judged) is replaced."""
+def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float | np.ndarray,
+                 replace: bool = True) -> Qrels:
+    """``qrels`` with the (query, doc) pairs given at ``grade``; with ``replace``, a pair already
+    there (a negative label: pooled, not judged) is replaced."""
     qq, dd = _string(qrels.query), _string(qrels.doc)
     g = np.asarray(qrels.grade, dtype=np.float64)
     lines = qrels.lines_of(np.arange(len(g)))
-    if len(query):
+    if len(query) and replace:
         new_key = string_array([f"{a}\x1f{b}" for a, b in zip(query, doc, strict=True)])
         old_key = pair_keys(qq, dd)
         stay = ~as_numpy(pc.is_in(old_key, value_set=new_key))
@@ -231,9 +265,8 @@ def _reads_same(qrels: Qrels, run: Run, measure: Measure, lower: MeasureResult) 
     """The cut, re-scored run gives ``measure`` the values the whole run gave (``lower``): it holds
     every row the measure reads. Checked rather than assumed, for every metric and flavor."""
     cut = evaluate_tables(qrels, run, [measure], whole=False)[0]
-    queries = lower.queries
-    mine = np.asarray(lower.values, dtype=np.float64)
-    theirs = _by_query(cut, queries)
+    mine = _by_query(lower, cut.queries)
+    theirs = np.asarray(cut.values, dtype=np.float64)
     return bool(np.allclose(theirs, mine, rtol=0.0, atol=1e-12, equal_nan=True))
 
 
@@ -256,11 +289,12 @@ def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> M
     else:
         grade = top_grade(measure, scale)
         imputation = _imputation(plan, lower_m, grade)
-        if len(imputation.pair_query) and not _reads_same(plan.qrels, imputation.run, lower_m, lower):
+        if len(imputation.pair_query) and not _reads_same(imputation.qrels, imputation.run, lower_m, lower):
             # The measure reads rows below its cutoff (a local ideal): keep every row.
             imputation = _imputation(plan, lower_m, grade, whole=True)
         if len(imputation.pair_query):
-            q_up = extend_qrels(plan.qrels, imputation.pair_query, imputation.pair_doc, grade)
+            q_up = extend_qrels(imputation.qrels, imputation.pair_query, imputation.pair_doc, grade,
+                                replace=imputation.labelled)
             upper = evaluate_tables(q_up, imputation.run, [lower_m], whole=False)[0]
             # Not monotone in the imputed grades (the ideal grows): report the larger value.
             up = np.fmax(_by_query(upper, queries), lo)
@@ -320,15 +354,16 @@ class Bounds:
         """Rows ``(query, doc, measure, rank, if_zero, if_top, gap)`` (see :meth:`document_gaps`)."""
         out: list[tuple[str, str, str, int, float, float, float]] = []
         for b in self.measures:
-            out.extend(_document_rows(self.qrels, b))
+            out.extend(_document_rows(b))
         out.sort(key=lambda r: (-r[6], r[0], r[3]))
         return out
 
 
-def _document_rows(qrels: Qrels, b: MeasureBounds) -> list[tuple[str, str, str, int, float, float, float]]:
+def _document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, float, float]]:
     imp = b.imputation
     if imp is None or not len(imp.pair_query):
         return []
+    qrels = imp.qrels
     pq, pdoc = imp.pair_query, imp.pair_doc
     n = len(pq)
     # Pseudo-queries "z<i>" (pair i at 0, the query's other pairs at G) and "t<i>" (pair i alone at G).
@@ -442,5 +477,5 @@ def interval_text(b: MeasureBounds) -> str:
     return f"{b.value_mean:.4f} [{b.lower_mean:.4f}, {b.upper_mean:.4f}]"
 
 
-__all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "extend_qrels", "format_number",
+__all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "docnos_of", "extend_qrels",
            "interval_text", "matched", "pair_keys", "resolve", "top_grade", "zero_imputed"]

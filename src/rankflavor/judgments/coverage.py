@@ -46,7 +46,7 @@ from ..measure import Measure
 from ..plan import Evaluation
 from ..tables import Qrels, Run
 from ..threads import in_background
-from .bounds import Bounds, MeasureBounds, bounds_of_tables, matched, pair_keys, resolve, zero_imputed
+from .bounds import Bounds, MeasureBounds, bounds_of_tables, docnos_of, matched, pair_keys, resolve, zero_imputed
 from .scale import Scale, scale_named
 from .toprows import top_rows
 
@@ -205,7 +205,7 @@ def _coverage(plan: Evaluation, measure: Measure) -> tuple[np.ndarray, np.ndarra
     hist["unjudged"] = int(unjudged[codes].sum())
     jr = aligned.judged_row
     keys = _keys(string_array(list(aligned.query_ids[aligned.run_q[jr]].astype(str))),
-                 take(aligned.run_doc_strings, aligned.input_rows(jr).astype(np.int64)))
+                 docnos_of(aligned, jr))
     return (aligned.query_ids[codes], shown[codes], unjudged[codes], [sorted(ranks.get(int(c), [])) for c in codes],
             hist, keys)
 
