@@ -144,7 +144,7 @@ def test_document_gaps_rule():
     # one unjudged document: judging it closes the whole interval either way
     assert (q, doc, measure, rank) == ("q", "dU", "ndcg@10", 6)
     assert if_zero == pytest.approx(mb.upper_mean - mb.lower_mean) == pytest.approx(if_top) == pytest.approx(gap)
-    assert b.document_gaps() == [("q", "dU", "ndcg@10", gap)]
+    assert b.document_gaps() == [("q", "dU", b.run, gap)]
 
 
 def test_scale_appears_only_where_it_changes_the_number():
@@ -242,6 +242,8 @@ def test_cli_table_and_json(dl19):  # type: ignore[no-untyped-def]
     assert res.exit_code == 0, res.output
     assert "WARNING pool bias: rankllm.dl19.d-bert-kd-tasb.top100.run" in res.output
     assert "0.7210 [0.7210, 0.7825]" in res.output
+    per_query = CliRunner().invoke(cli, [*args, "-q"]).output
+    assert "per query" in per_query and "\n  1037798 " in per_query
     out = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).output)
     assert out["pool_bias"]["runs"] == ["rankllm.dl19.d-bert-kd-tasb.top100.run"]
     tasb = out["runs"][1]["bounds"][0]

@@ -32,8 +32,9 @@ Examples
 >>> r = b["ndcg@3"]
 >>> [round(float(v), 4) for v in (r.lower[0], r.value[0], r.upper[0], r.condensed[0])]
 [0.9639, 0.9639, 1.0, 1.0]
->>> b.document_gaps()[0][:3]
-('q1', 'x', 'ndcg@3')
+>>> q, doc, run_name, gap = b.document_gaps()[0]
+>>> q, doc, round(gap, 4)
+('q1', 'x', 0.0361)
 """
 
 from __future__ import annotations
@@ -337,18 +338,22 @@ class Bounds:
         return {"run": self.run, "scale": None if self.scale is None else self.scale.name,
                 "measures": [b.to_dict() for b in self.measures]}
 
-    def document_gaps(self) -> list[tuple[str, str, str, float]]:
-        """Per unjudged document of a top k: ``(query, doc, measure, gap)``, how much judging it
-        shrinks this run's interval on that query, whatever grade it gets.
+    def document_gaps(self, measure: int | str = 0) -> list[tuple[str, str, str, float]]:
+        """Per unjudged document of a top k: ``(query, doc, run, gap)``, how much judging it
+        shrinks this run's interval of ``measure`` (index or name; default the first) on that
+        query, whatever grade it gets. Sorted by gap, largest first.
 
         The rule: judging the document non-relevant lowers the upper bound to the measure with
-        every other unjudged top-k document at G and this one at 0 (``if_zero``); judging it G
-        raises the lower bound to the measure with only this one at G (``if_top``). ``gap`` is
-        the smaller of the two, floored at 0: the shrink the judgment guarantees. Every value is
-        the measure itself on transformed judgments (one evaluation of pseudo-queries, one per
-        document and side). Sorted by gap, largest first. See :meth:`document_table` for both sides.
+        every other unjudged top-k document of the query at G and this one at 0 (``if_zero``);
+        judging it G raises the lower bound to the measure with only this one at G (``if_top``).
+        ``gap`` is the smaller of the two, floored at 0: the shrink the judgment guarantees. Each
+        value is the measure itself on transformed judgments (one evaluation of pseudo-queries,
+        one per document and side). :meth:`document_table` gives both sides, for every measure.
+        A metric bounded by its residual (RBP) has no rows: a judgment moves its residual by the
+        document's own weight, (1 - p) p^(rank - 1).
         """
-        return [(q, d, m, g) for q, d, m, _, _, _, g in self.document_table()]
+        name = self[measure].measure.name if isinstance(measure, str) else self.measures[measure].measure.name
+        return [(q, d, self.run, g) for q, d, m, _, _, _, g in self.document_table() if m == name]
 
     def document_table(self) -> list[tuple[str, str, str, int, float, float, float]]:
         """Rows ``(query, doc, measure, rank, if_zero, if_top, gap)`` (see :meth:`document_gaps`)."""
