@@ -293,7 +293,10 @@ def judgments(
         finally:
             plan.close()
         retrieved.append(keys)
-        out.append(RunCoverage(_run_name(run, key, r_table), measures[0].k, ids, shown, unj, ranks, hist, b))
+        name = _run_name(run, key, r_table)
+        if any(r.name == name for r in out):  # (two runs read from dicts, or two files of one name)
+            name = f"{name}#{i + 1}"
+        out.append(RunCoverage(name, measures[0].k, ids, shown, unj, ranks, hist, b))
     grades, no_rel, never = _judgment_facts(q_table, threshold, retrieved)
     return Coverage(q_table.source, sc, threshold, measures, grades, no_rel, never, out,
                     pool_bias({r.name: r.mean_unjudged for r in out}), undecided(out))
