@@ -269,3 +269,20 @@ def test_prefix_path_equals_full_ranking(dl19, tmp_path):  # type: ignore[no-unt
     assert np.array_equal(a.unjudged, b.unjudged) and a.unjudged_ranks == b.unjudged_ranks
     for x, y in zip(a.bounds, b.bounds, strict=True):
         assert np.array_equal(x.lower, y.lower) and np.allclose(x.upper, y.upper, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("flavor", ["ndcg@10", "ndcg@10[gain=exp2]", "P@10", "AP@10"])
+def test_document_gaps_are_what_judging_does(flavor):  # type: ignore[no-untyped-def]
+    """Judging a document 0 lowers the upper bound by its if_zero; judging it G raises the lower
+    bound by its if_top: checked by evaluating again with the judgment added."""
+    run = {"q": dict(_R43["q"])}
+    run["q"]["dV"] = run["q"].pop("d8")  # a second unjudged document, at rank 8
+    b = bounds(_Q43, run, flavor, scale="trec_dl")
+    table = b.document_table()
+    assert {r[1] for r in table} == {"dU", "dV"}
+    for _, doc, _, _, if_zero, if_top, gap in table:
+        as_zero = bounds({"q": {**_Q43["q"], doc: 0}}, run, flavor, scale="trec_dl")[0]
+        as_top = bounds({"q": {**_Q43["q"], doc: 3}}, run, flavor, scale="trec_dl")[0]
+        assert as_zero.upper[0] == pytest.approx(b[0].upper[0] - if_zero, abs=1e-12)
+        assert as_top.lower[0] == pytest.approx(b[0].lower[0] + if_top, abs=1e-12)
+        assert gap == pytest.approx(max(0.0, min(if_zero, if_top)))

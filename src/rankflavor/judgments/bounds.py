@@ -364,6 +364,16 @@ class Bounds:
         return out
 
 
+def _groups(ids: np.ndarray) -> dict[str, np.ndarray]:
+    """``{id: the positions holding it}``, ascending, in one sort."""
+    if not len(ids):
+        return {}
+    keys, inverse = np.unique(ids.astype(str), return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    ends = np.cumsum(np.bincount(inverse, minlength=len(keys)))
+    return {str(k): part for k, part in zip(keys, np.split(order, ends[:-1]), strict=True)}
+
+
 def _document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, float, float]]:
     imp = b.imputation
     if imp is None or not len(imp.pair_query):
@@ -374,14 +384,10 @@ def _document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, fl
     # Pseudo-queries "z<i>" (pair i at 0, the query's other pairs at G) and "t<i>" (pair i alone at G).
     run_q = np.asarray(to_strings(imp.run.query), dtype=object)
     run_doc = np.asarray(to_strings(imp.run.doc), dtype=object)
-    by_q_run: dict[str, np.ndarray] = {}
-    for q in np.unique(pq):
-        by_q_run[q] = np.flatnonzero(run_q == q)
     qq = np.asarray(to_strings(_string(qrels.query)), dtype=object)
     qd = np.asarray(to_strings(_string(qrels.doc)), dtype=object)
     qg = np.asarray(qrels.grade, dtype=np.float64)
-    by_q_qrels = {q: np.flatnonzero(qq == q) for q in by_q_run}
-    pairs_of = {q: np.flatnonzero(pq == q) for q in by_q_run}
+    by_q_run, by_q_qrels, pairs_of = _groups(run_q), _groups(qq), _groups(pq)
     rq: list[str] = []
     rd: list[Any] = []
     rs: list[np.ndarray] = []
@@ -391,7 +397,7 @@ def _document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, fl
     for i in range(n):
         q = pq[i]
         rows = by_q_run[q]
-        own = by_q_qrels[q]
+        own = by_q_qrels.get(q, np.zeros(0, dtype=np.int64))
         mine = pairs_of[q]
         imputed = {pdoc[j] for j in mine}
         base = [r for r in own if qd[r] not in imputed]
