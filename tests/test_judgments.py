@@ -163,6 +163,10 @@ def test_scale_appears_only_where_it_changes_the_number():
     assert s.measure(parse_measure("P@5")).knobs["rel"] == "1"
     with pytest.raises(FlavorError, match="declare G once"):
         s.measure("ERR@10[max_grade=4]")
+    table = Scale("tabled", (0, 1, 2), rel=1, top=2, gains=((0, 0), (1, 1), (2, 5)))
+    assert table.measure("ndcg@10").knobs["gain"] == "{0:0,1:1,2:5}"
+    mb = bounds({"q": {"a": 2, "b": 1}}, {"q": {"u": 0.9, "a": 0.8}}, "ndcg@2", scale=table)[0]
+    assert mb.upper[0] == pytest.approx(1.0)  # u at G gains 5, as a does: the ideal is [5, 5]
 
 
 def test_g_is_never_inferred():
