@@ -49,12 +49,10 @@ def top_rows(plan: Evaluation, measure: Measure, depth: int | None, *, tie_group
     """The top ``depth`` rows of each query (every row for None) under ``measure``'s ordering;
     ``tie_groups``: on to the end of the tie group at rank ``depth`` (scores kept)."""
     ordering = Ordering.of(measure.flavor)
-    ranker = plan.ranker(str(measure.flavor.duplicates))
     if depth is not None and not tie_groups and not ordering.by_grade and not ordering.averaged:
         fast = _from_prefix(plan, measure, ordering, depth)
         if fast is not None:
             return fast
-    del ranker
     ranked = full_ranking(plan, measure)
     assert ranked.row is not None  # a full ranking names its rows
     sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
