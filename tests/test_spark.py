@@ -432,9 +432,11 @@ NON_DEFAULT = {
 #: Knobs a value needs beside it (ideal=max needs the top grade).
 COMPANIONS = {("ideal", "max"): "max_grade=3"}
 #: Knobs a metric needs to be evaluated at all (its parameter, the top grade of ERR).
-NEEDS = {"IPrec": {"param": "0.5"}, "Rprec_mult": {"param": "0.5"}, "ERR": {"max_grade": "3"}}
+NEEDS = {"IPrec": {"param": "0.5"}, "Rprec_mult": {"param": "0.5"}, "ERR": {"max_grade": "3"},
+         "RBP": {"max_grade": "3"}}
 #: The parameter knob away from the metric's default, for the metrics that read it.
-PARAMS = {"IPrec": "0.2", "IPrec_avg": "(0.2,0.8)", "Rprec_mult": "2", "utility": "(1,-1,0,0)", "F": "0.25"}
+PARAMS = {"IPrec": "0.2", "IPrec_avg": "(0.2,0.8)", "Rprec_mult": "2", "utility": "(1,-1,0,0)", "F": "0.25",
+          "RBP": "0.5", "RBP_resid": "0.5"}
 
 
 def registry_measures() -> list[str]:

@@ -8,7 +8,9 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     explain(qrels, run, query, measure="ndcg@10") -> Explanation
     diff(qrels, run, a, b) -> Diff
     identify(qrels, run, value=None, measure="ndcg@10", per_query=None) -> Identification
-    Flavor, Measure, parse_measure, KNOBS
+    judgments(qrels, runs, metrics=["ndcg@10"], scale=None) -> Coverage
+    bounds(qrels, run, metrics, scale=None) -> Bounds
+    Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ __all__ = [
     "Measure",
     "RankflavorError",
     "Results",
+    "Scale",
     "UsageError",
+    "bounds",
     "dcg_score",
     "diff",
     "evaluate",
     "explain",
     "identify",
+    "judgments",
     "ndcg_score",
     "parse_measure",
     "read_qrels",
@@ -50,6 +55,9 @@ _LAZY = {
     "diff": ("rankflavor.attribution", "diff"),
     "identify": ("rankflavor.identify", "identify"),
     "Results": ("rankflavor.results", "Results"),
+    "judgments": ("rankflavor.judgments", "judgments"),
+    "bounds": ("rankflavor.judgments", "bounds"),
+    "Scale": ("rankflavor.judgments", "Scale"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
     "Measure": ("rankflavor.measure", "Measure"),
@@ -72,6 +80,9 @@ if TYPE_CHECKING:
     from .flavor import KNOBS, Flavor
     from .identify import identify
     from .io.trec import read_qrels, read_run
+    from .judgments.bounds import bounds
+    from .judgments.coverage import judgments
+    from .judgments.scale import Scale
     from .measure import Measure, parse_measure
     from .results import Results
     from .spread import spread
