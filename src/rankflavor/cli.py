@@ -249,6 +249,14 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
                   **parse_knob_assignments(list(flavor_knobs)))
     click.echo(render_diff(result, fmt, scale, top), nl=False)
 
+
+# --- judgments: pooling and raters (issue 21 items 4-5; the commands live in cli_judgments.py) ---
+from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
+
+for _command in _JUDGMENT_COMMANDS:
+    cli.add_command(_command)
+
+
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
     (this module imports only click and the errors)."""

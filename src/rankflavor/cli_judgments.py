@@ -1,0 +1,88 @@
+"""The ``pool``, ``raters`` and ``aggregate`` commands (judgments: what to judge next, several raters).
+
+Defined here and added to the group by :mod:`rankflavor.cli`; like it, this module imports only
+click at module level, so that the command's process settings come before NumPy.
+"""
+
+from __future__ import annotations
+
+import click
+
+RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
+
+
+@click.command("raters")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Layout of RATINGS: trec (query iteration doc grade rater), csv (query,doc,rater,grade) or "
+              "quepid (a book's judgements export: query,docid,<judge>,...); auto guesses from the first line.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def raters_cmd(ratings: str, input_format: str, fmt: str) -> None:
+    """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
+    import json
+
+    from .io.raters import read_ratings
+    from .raters import agreement
+
+    result = agreement(read_ratings(ratings, input_format))
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        return
+    click.echo(_agreement_table(result), nl=False)
+
+
+def _agreement_table(result: object) -> str:
+    import io
+    import math
+
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .raters import Agreement
+
+    assert isinstance(result, Agreement)
+
+    def num(x: float | None) -> str:
+        return "-" if x is None else ("nan" if math.isnan(x) else f"{x:.4f}")
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=160, force_terminal=False, color_system=None)
+    t = Table(title=f"agreement of {len(result.raters)} raters ({escape(result.source)})")
+    for col in ("query", "pairs", "ratings", "raters", "complete", "cohen_kappa", "fleiss_kappa", "kripp_alpha"):
+        t.add_column(col, justify="left" if col == "query" else "right", no_wrap=True)
+    for name, s in [("all", result.overall), *result.per_query.items()]:
+        t.add_row(escape(name), str(s.pairs), str(s.ratings), str(s.raters), str(s.complete_pairs),
+                  num(s.cohen_kappa), num(s.fleiss_kappa), num(s.krippendorff_alpha))
+    console.print(t)
+    console.print("cohen_kappa: two raters, pairs both rated; fleiss_kappa: pairs every rater rated; "
+                  "kripp_alpha: ordinal, every pair rated at least twice (statsmodels, krippendorff)")
+    return buf.getvalue()
+
+
+@click.command("aggregate")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--rule", required=True, metavar="RULE",
+              help="mean, rounded_mean (Quepid before PR #1597), quepid (Quepid since), median, majority "
+              "(ties to the lowest grade), max or min.")
+@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Layout of RATINGS (see `rankflavor raters --help`).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the qrels here (default: standard output).")
+def aggregate_cmd(ratings: str, rule: str, input_format: str, output: str | None) -> None:
+    """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
+    from .io.raters import read_ratings, write_aggregated
+    from .raters import aggregate_ratings
+    from .raters.rules import check_rule
+
+    check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds
+    read = read_ratings(ratings, input_format)
+    text = write_aggregated(aggregate_ratings(read, rule), len(set(read.rater)))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+COMMANDS = (raters_cmd, aggregate_cmd)
