@@ -61,5 +61,6 @@ register(
         err_kernel,
         aliases=("err",),
         doc="Expected reciprocal rank (Chapelle et al. 2009), R(g) = (2^g-1)/2^max_grade; needs max_grade.",
+        top_grade_when=lambda f: True,
     )
 )

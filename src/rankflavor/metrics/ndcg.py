@@ -208,6 +208,7 @@ register(
         uses_ideal=True,
         knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
         breakdown=Breakdown(gain_of, ideal_cut),
+        top_grade_when=lambda f: f.ideal == "max",
     )
 )
 register(

@@ -109,6 +109,13 @@ class MetricSpec:
         :func:`rankflavor.explain.explain` shows that list.
     breakdown : what ``explain`` can show position by position (:class:`Breakdown`); None when
         the metric is not a sum of gains over ranks.
+    top_grade_when : predicate on the flavor saying when the scale's top grade G changes the
+        value (``ideal=max`` NDCG, ERR, graded RBP); a label scale sets ``max_grade`` there only
+        (:meth:`rankflavor.judgments.Scale.measure`). None: never.
+    residual : the name of a metric whose per-query value, added to this one's, bounds it from
+        above over every grading of the unjudged documents and the ranks past the run's end
+        (RBP's residual, Moffat & Zobel 2008); :func:`rankflavor.bounds` then uses it for the
+        upper bound instead of imputing the top grade. None: bounds impute.
     """
 
     name: str
@@ -126,6 +133,12 @@ class MetricSpec:
     summary_rule: SummaryRule | None = None
     knob_when: tuple[tuple[str, Callable[[Flavor], bool]], ...] = ()
     breakdown: Breakdown | None = None
+    top_grade_when: Callable[[Flavor], bool] | None = None
+    residual: str | None = None
+
+    def needs_top_grade(self, flavor: Flavor) -> bool:
+        """Whether the top grade G changes this metric's value under ``flavor``."""
+        return self.top_grade_when is not None and bool(self.top_grade_when(flavor))
 
     def reads_judged_only(self, measure: Measure) -> bool:
         return self.judged_only(measure) if callable(self.judged_only) else self.judged_only

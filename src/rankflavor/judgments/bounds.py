@@ -1,0 +1,427 @@
+"""How much of a score is an artefact of missing judgments: per-query lower and upper bounds,
+the zero-imputed value and the condensed value, each an ordinary measure evaluated by the normal
+engine on (possibly transformed) inputs, so they hold on every backend by construction.
+
+For a measure ``m`` with cutoff k (the whole run without one), per query:
+
+* ``lower``: ``m`` with every unjudged document scored as grade 0 (``unjudged=zero``, no assumed
+  grade);
+* ``value``: ``m`` as given (the zero-imputed value under the default flavor);
+* ``upper``: ``lower``'s measure on the judgments extended with every unjudged document of the
+  run's top k at the scale's top grade G, the run cut to the rows the measure reads and re-scored
+  so that each row keeps the rank it had: the imputed documents join the judgments, so a global
+  ideal includes them, and the local and recall ideals (made of the run's own rows) hold them
+  anyway: the upper bound is a real value of the measure, never a sum past 1 (Lu, Moffat,
+  Culpepper 2016). NDCG under a growing ideal is not monotone in the imputed grades (flavor
+  facts §5.6), so where "all unjudged = G" scores below the zero-imputed value the upper bound is
+  that value: both are values of the measure under some grading, and the larger is reported;
+* ``condensed``: ``m`` with unjudged documents removed before ranking (``unjudged=condensed``,
+  Sakai 2007's nDCG′);
+* for a metric that declares a residual (RBP, Moffat & Zobel 2008): ``upper = lower + residual``,
+  the residual being the weight of the unjudged ranks and of the ranks past the run's end.
+
+Under the grade-dependent tie rules (``pessimistic``, ``optimistic``) and ``averaged`` the rows
+keep their scores, so an imputed document takes the place its tie rule gives it.
+
+Examples
+--------
+>>> qrels = {"q1": {"a": 3, "b": 1}}
+>>> run = {"q1": {"a": 0.9, "x": 0.8, "b": 0.7}}
+>>> b = bounds(qrels, run, "ndcg@3", scale="trec_dl")
+>>> r = b["ndcg@3"]
+>>> [round(float(v), 4) for v in (r.lower[0], r.value[0], r.upper[0], r.condensed[0])]
+[0.9639, 0.9639, 1.0, 1.0]
+>>> b.document_gaps()[0][:3]
+('q1', 'x', 'ndcg@3')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..aggregate import summarize
+from ..errors import FlavorError, UsageError
+from ..flavor import format_number
+from ..io.inputs import as_qrels, as_run
+from ..measure import Measure
+from ..order import Needs, Ordering, Ranked
+from ..plan import Evaluation, check_duplicates, evaluate_tables
+from ..results import MeasureResult
+from ..tables import Qrels, Run
+from .scale import Scale, scale_named
+
+
+def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
+    """The measures, under ``scale`` when one is declared."""
+    from ..measure import parse_measure
+
+    items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
+    if not items:
+        raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
+    if scale is not None:
+        return [scale.measure(m) for m in items]
+    return [m if isinstance(m, Measure) else parse_measure(m) for m in items]
+
+
+def top_grade(measure: Measure, scale: Scale | None) -> float:
+    """G for the upper bound: the scale's, else the measure's ``max_grade``; never the data's."""
+    if scale is not None:
+        return scale.top
+    if measure.flavor.top_grade is not None:
+        return measure.flavor.top_grade
+    raise FlavorError(
+        f"the upper bound of {measure.name} needs the top grade G of the label scale: pass scale= "
+        "(trec_dl, msmarco, beir, ecommerce or a Scale) or set max_grade; G is never taken from the data"
+    )
+
+
+def zero_imputed(measure: Measure) -> Measure:
+    """``measure`` with unjudged documents as grade 0 (the lower bound's measure)."""
+    return measure.with_knobs(unjudged="zero", unjudged_grade="none")
+
+
+def full_ranking(plan: Evaluation, measure: Measure) -> Ranked:
+    """Every ranked row of ``measure``'s ordering (the judged state at each rank is exact), shared
+    with every other measure of that ordering through the plan's ranker."""
+    policy = str(measure.flavor.duplicates)
+    ranked = plan.ranker(policy).ranked(Ordering.of(measure.flavor), Needs())
+    check_duplicates(ranked)
+    return ranked
+
+
+@dataclass(frozen=True)
+class Imputation:
+    """The transformed inputs of one measure's upper bound (kept for :meth:`Bounds.document_gaps`).
+
+    ``run`` holds the rows the measure reads (top ``depth`` of each query, whole tie groups where
+    the tie rule reads them), ``pairs`` the imputed (query, doc, rank) of the top k.
+    """
+
+    run: Run
+    pair_query: np.ndarray
+    pair_doc: np.ndarray
+    pair_rank: np.ndarray
+    grade: float
+
+
+def _imputation(ranked: Ranked, measure: Measure, grade: float) -> Imputation:
+    aligned = ranked.aligned
+    k = measure.k
+    depth = None if k is None else max(k, measure.flavor.recall_depth or 0)
+    ordering = ranked.ordering
+    keep_scores = ordering.averaged or ordering.by_grade
+    sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
+    if depth is not None and keep_scores:
+        # Whole tie groups at the boundary: the tie rule reads them.
+        boundary = np.full(aligned.n_queries, np.nan)
+        at = ranked.rank == depth
+        boundary[ranked.q[at]] = ranked.score[at]
+        sel |= ranked.score == boundary[ranked.q]
+    rows = np.flatnonzero(sel)
+    q = ranked.q[rows]
+    ids = aligned.query_ids[q]
+    docs = aligned.run_doc_strings.take(pa.array(aligned.input_rows(ranked.row[rows]), type=pa.int64()))
+    score = aligned.run_score[ranked.row[rows]] if keep_scores else -ranked.rank[rows].astype(np.float64)
+    run = Run(pa.array(ids.astype(str), type=pa.string()), docs, np.asarray(score, dtype=np.float64), source="bounds")
+    top = ranked.rank[rows] <= (k if k is not None else np.inf)
+    imputed = top & ~ranked.judged[rows] & aligned.in_qrels[q]
+    pick = np.flatnonzero(imputed)
+    return Imputation(run, ids[pick].astype(str), np.asarray(docs.take(pa.array(pick, type=pa.int64())).to_pylist(), dtype=object),
+                      ranked.rank[rows][pick], grade)
+
+
+def _string(a: pa.Array | pa.ChunkedArray) -> pa.Array:
+    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    return a.cast(pa.string()) if not pa.types.is_string(a.type) else a
+
+
+def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float | np.ndarray) -> Qrels:
+    """``qrels`` with the (query, doc) pairs given at ``grade``; a pair already there (a negative
+    label: pooled, not judged) is replaced."""
+    qq, dd = _string(qrels.query), _string(qrels.doc)
+    g = np.asarray(qrels.grade, dtype=np.float64)
+    lines = qrels.lines_of(np.arange(len(g)))
+    if len(query):
+        new_key = pa.array([f"{a}\x1f{b}" for a, b in zip(query, doc, strict=True)], type=pa.string())
+        old_key = pc.binary_join_element_wise(qq, dd, "\x1f")
+        stay = pc.invert(pc.is_in(old_key, value_set=new_key)).to_numpy(zero_copy_only=False)
+        if not stay.all():
+            idx = pa.array(np.flatnonzero(stay), type=pa.int64())
+            qq, dd, g = qq.take(idx), dd.take(idx), g[stay]
+            lines = None if lines is None else lines[stay]
+    n = len(query)
+    grades = np.broadcast_to(np.asarray(grade, dtype=np.float64), (n,))
+    return Qrels(
+        pa.concat_arrays([qq, pa.array(list(query), type=pa.string())]),
+        pa.concat_arrays([dd, pa.array(list(doc), type=pa.string())]),
+        np.concatenate([g, grades]),
+        source=qrels.source,
+        lines=None if lines is None else np.concatenate([lines, np.zeros(n, dtype=lines.dtype)]),
+        from_file=qrels.from_file,
+    )
+
+
+def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
+    """``result``'s values at ``queries`` (NaN where it has no row)."""
+    index = {str(q): i for i, q in enumerate(result.queries)}
+    vals = np.asarray(result.values, dtype=np.float64)
+    out = np.full(len(queries), np.nan)
+    for j, q in enumerate(queries):
+        i = index.get(str(q))
+        if i is not None:
+            out[j] = vals[i]
+    return out
+
+
+@dataclass(frozen=True)
+class MeasureBounds:
+    """One measure's bounds, per query (rows of the zero-imputed result, in query order).
+
+    Attributes
+    ----------
+    measure : the measure as given (under the scale); ``lower_measure`` the zero-imputed one.
+    queries, status : as :class:`~rankflavor.results.MeasureResult` of the lower bound.
+    lower, value, upper, condensed : per-query values; ``*_mean`` their summaries by the
+        metric's rule over the lower bound's rows.
+    grade : the grade G imputed for the upper bound (None for a residual metric).
+    """
+
+    measure: Measure
+    lower_measure: Measure
+    queries: np.ndarray
+    status: np.ndarray
+    lower: np.ndarray
+    value: np.ndarray
+    upper: np.ndarray
+    condensed: np.ndarray
+    lower_mean: float
+    value_mean: float
+    upper_mean: float
+    condensed_mean: float
+    grade: float | None
+    imputation: Imputation | None = field(default=None, repr=False)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """``upper - lower`` per query."""
+        return self.upper - self.lower
+
+    def overlaps(self, other: MeasureBounds) -> bool:
+        """The mean intervals [lower, upper] of two runs overlap: the judgments do not decide."""
+        return bool(self.lower_mean <= other.upper_mean and other.lower_mean <= self.upper_mean)
+
+    def to_dict(self) -> dict[str, Any]:
+        def f(x: float) -> float | None:
+            return None if not np.isfinite(x) else float(x)
+
+        return {
+            "measure": str(self.measure),
+            "lower": f(self.lower_mean), "value": f(self.value_mean), "upper": f(self.upper_mean),
+            "condensed": f(self.condensed_mean),
+            "imputed_grade": self.grade,
+            "per_query": {
+                str(q): {"lower": f(lo), "value": f(v), "upper": f(up), "condensed": f(c)}
+                for q, lo, v, up, c in zip(self.queries, self.lower, self.value, self.upper, self.condensed, strict=True)
+            },
+        }
+
+
+def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> MeasureBounds:
+    """The bounds of one ``measure`` on the plan's run, sharing its alignment and rankings."""
+    lower_m = zero_imputed(measure)
+    cond_m = measure.with_knobs(unjudged="condensed", unjudged_grade="none")
+    lower = plan.evaluate(lower_m)
+    value = lower if measure == lower_m else plan.evaluate(measure)
+    cond = plan.evaluate(cond_m)
+    queries = lower.queries
+    lo = np.asarray(lower.values, dtype=np.float64)
+    spec = measure.spec
+    imputation = None
+    grade: float | None
+    if spec.residual is not None:
+        grade = None
+        resid = plan.evaluate(Measure(spec.residual, lower_m.k, lower_m.flavor))
+        up = lo + _by_query(resid, queries)
+    else:
+        grade = top_grade(measure, scale)
+        imputation = _imputation(full_ranking(plan, lower_m), lower_m, grade)
+        if len(imputation.pair_query):
+            q_up = extend_qrels(plan.qrels, imputation.pair_query, imputation.pair_doc, grade)
+            upper = evaluate_tables(q_up, imputation.run, [lower_m], whole=False)[0]
+            # Not monotone in the imputed grades (the ideal grows): report the larger value.
+            up = np.fmax(_by_query(upper, queries), lo)
+        else:
+            up = lo.copy()
+    val = _by_query(value, queries)
+    con = _by_query(cond, queries)
+
+    def mean(v: np.ndarray) -> float:
+        return summarize(lower_m, v, lower.status, plan.aligned(str(measure.flavor.duplicates)).qrels_grade)[0]
+
+    return MeasureBounds(measure, lower_m, queries, lower.status, lo, val, up, con,
+                         lower.summary, value.summary, mean(up), cond.summary, grade, imputation)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What :func:`bounds` returns: one :class:`MeasureBounds` per measure, for one run."""
+
+    run: str
+    measures: list[MeasureBounds]
+    qrels: Qrels = field(repr=False)
+    scale: Scale | None = None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.measures)
+
+    def __len__(self) -> int:
+        return len(self.measures)
+
+    def __getitem__(self, key: int | str) -> MeasureBounds:
+        if isinstance(key, int):
+            return self.measures[key]
+        for b in self.measures:
+            if key in (b.measure.name, str(b.measure), b.measure.display):
+                return b
+        raise KeyError(key)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "scale": None if self.scale is None else self.scale.name,
+                "measures": [b.to_dict() for b in self.measures]}
+
+    def document_gaps(self) -> list[tuple[str, str, str, float]]:
+        """Per unjudged document of a top k: ``(query, doc, measure, gap)``, how much judging it
+        shrinks this run's interval on that query, whatever grade it gets.
+
+        The rule: judging the document non-relevant lowers the upper bound to the measure with
+        every other unjudged top-k document at G and this one at 0 (``if_zero``); judging it G
+        raises the lower bound to the measure with only this one at G (``if_top``). ``gap`` is
+        the smaller of the two, floored at 0: the shrink the judgment guarantees. Every value is
+        the measure itself on transformed judgments (one evaluation of pseudo-queries, one per
+        document and side). Sorted by gap, largest first. See :meth:`document_table` for both sides.
+        """
+        return [(q, d, m, g) for q, d, m, _, _, _, g in self.document_table()]
+
+    def document_table(self) -> list[tuple[str, str, str, int, float, float, float]]:
+        """Rows ``(query, doc, measure, rank, if_zero, if_top, gap)`` (see :meth:`document_gaps`)."""
+        out: list[tuple[str, str, str, int, float, float, float]] = []
+        for b in self.measures:
+            out.extend(_document_rows(self.qrels, b))
+        out.sort(key=lambda r: (-r[6], r[0], r[3]))
+        return out
+
+
+def _document_rows(qrels: Qrels, b: MeasureBounds) -> list[tuple[str, str, str, int, float, float, float]]:
+    imp = b.imputation
+    if imp is None or not len(imp.pair_query):
+        return []
+    pq, pdoc = imp.pair_query, imp.pair_doc
+    n = len(pq)
+    # Pseudo-queries "z<i>" (pair i at 0, the query's other pairs at G) and "t<i>" (pair i alone at G).
+    run_q = np.asarray(imp.run.query.to_pylist(), dtype=object)
+    run_doc = np.asarray(imp.run.doc.to_pylist(), dtype=object)
+    by_q_run: dict[str, np.ndarray] = {}
+    for q in np.unique(pq):
+        by_q_run[q] = np.flatnonzero(run_q == q)
+    qq = np.asarray(_string(qrels.query).to_pylist(), dtype=object)
+    qd = np.asarray(_string(qrels.doc).to_pylist(), dtype=object)
+    qg = np.asarray(qrels.grade, dtype=np.float64)
+    by_q_qrels = {q: np.flatnonzero(qq == q) for q in by_q_run}
+    pairs_of = {q: np.flatnonzero(pq == q) for q in by_q_run}
+    rq: list[str] = []
+    rd: list[Any] = []
+    rs: list[np.ndarray] = []
+    jq: list[str] = []
+    jd: list[Any] = []
+    jg: list[np.ndarray] = []
+    for i in range(n):
+        q = pq[i]
+        rows = by_q_run[q]
+        own = by_q_qrels[q]
+        mine = pairs_of[q]
+        imputed = {pdoc[j] for j in mine}
+        base = [r for r in own if qd[r] not in imputed]
+        for side in ("z", "t"):
+            pid = f"{side}{i}"
+            rq.extend([pid] * len(rows))
+            rd.extend(run_doc[rows])
+            rs.append(imp.run.score[rows])
+            jq.extend([pid] * len(base))
+            jd.extend(qd[base])
+            jg.append(qg[base])
+            at_g = [j for j in mine if j != i] if side == "z" else [i]
+            jq.extend([pid] * len(at_g))
+            jd.extend(pdoc[at_g])
+            jg.append(np.full(len(at_g), imp.grade))
+    run = Run(pa.array(rq, type=pa.string()), pa.array(list(rd), type=pa.string()), np.concatenate(rs), source="bounds")
+    judged = Qrels(pa.array(jq, type=pa.string()), pa.array(list(jd), type=pa.string()), np.concatenate(jg),
+                   source="bounds")
+    res = evaluate_tables(judged, run, [b.lower_measure], whole=False)[0]
+    vals = dict(zip(map(str, res.queries), np.asarray(res.values, dtype=np.float64), strict=True))
+    where = {str(q): j for j, q in enumerate(b.queries)}
+    out = []
+    for i in range(n):
+        j = where[pq[i]]
+        if_zero = float(b.upper[j] - vals.get(f"z{i}", np.nan))
+        if_top = float(vals.get(f"t{i}", np.nan) - b.lower[j])
+        out.append((str(pq[i]), str(pdoc[i]), b.measure.name, int(imp.pair_rank[i]), if_zero, if_top,
+                    max(0.0, min(if_zero, if_top))))
+    return out
+
+
+def bounds(
+    qrels: Any,
+    run: Any,
+    metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
+    scale: str | Scale | None = None,
+) -> Bounds:
+    """Lower and upper bounds of each measure under the run's unjudged documents, with the
+    zero-imputed (as given) and condensed values, per query and as summaries.
+
+    Parameters
+    ----------
+    qrels, run : paths, dicts or DataFrames, as :func:`rankflavor.evaluate` takes.
+    metrics : canonical measures (``"ndcg@10"``, ``"P@10"``, ``"AP@100"``, ``"RR"``, ``"RBP@100"``).
+    scale : the label scale (``trec_dl``, ``msmarco``, ``beir``, ``ecommerce`` or a
+        :class:`Scale`): its knobs apply to every measure, its top grade G is imputed for the
+        upper bound and every judgment must be on it. Without one, each measure's ``max_grade``
+        gives G.
+
+    Returns
+    -------
+    Bounds
+        See the module docstring for each bound's rule.
+    """
+    sc = scale_named(scale)
+    q_table = as_qrels(qrels)
+    if sc is not None:
+        sc.check(q_table)
+    measures = resolve(metrics, sc)
+    return bounds_of_tables(q_table, as_run(run), measures, sc)
+
+
+def bounds_of_tables(qrels: Qrels, run: Run, measures: Sequence[Measure], scale: Scale | None,
+                     plan: Evaluation | None = None) -> Bounds:
+    """:func:`bounds` on tables already read (and checked against the scale)."""
+    own = plan is None
+    plan = plan or Evaluation(qrels, run)
+    try:
+        return Bounds(run.source, [measure_bounds(plan, m, scale) for m in measures], qrels, scale)
+    finally:
+        if own:
+            plan.close()
+
+
+def interval_text(b: MeasureBounds) -> str:
+    """``0.5235 [0.5235, 0.5838]``: the value with its interval."""
+    return f"{b.value_mean:.4f} [{b.lower_mean:.4f}, {b.upper_mean:.4f}]"
+
+
+__all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "extend_qrels", "format_number",
+           "full_ranking", "interval_text", "resolve", "top_grade", "zero_imputed"]
