@@ -9,6 +9,43 @@ from __future__ import annotations
 import click
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
+_SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce); a grade off it is an "
+               "error naming file and line.")
+
+
+@click.command("pool")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--depth", "-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Pool each run's top K documents per query (the K of the NDCG@K whose bounds to close).")
+@click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Keep the N candidates that can shrink the runs' NDCG@K bound gaps most (see `rankflavor.pool`).")
+@click.option("--qrels", default=None, type=click.Path(dir_okay=False),
+              help="Judgments so far: their documents are not pooled again. Needs --scale.")
+@click.option("--scale", default=None, metavar="NAME", help="Label scale of QRELS; its top grade G weighs the candidates.")
+@click.option("--strategy", type=click.Choice(("gap", "random")), default="gap", show_default=True,
+              help="With --budget: gap (by priority) or random (uniform, the baseline, with --seed).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --strategy random.")
+@click.option("--format", "fmt", type=click.Choice(("trec", "csv", "quepid")), default="trec", show_default=True,
+              help="trec: a qrels stub 'query 0 doc' with the grade left empty (readers refuse it until filled); "
+              "csv: query,doc,priority,runs,best_rank; quepid: Quepid's ratings import CSV query,docid,rating.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the candidates here (default: standard output). The counts go to standard error.")
+def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,
+             strategy: str, seed: int, fmt: str, output: str | None) -> None:
+    """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
+    from .pool import pool
+
+    result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
+    _emit(result.render(fmt), output)
+    click.echo(result.summary(), err=True, nl=False)
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 @click.command("raters")
@@ -16,15 +53,19 @@ RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
 @click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
               help="Layout of RATINGS: trec (query iteration doc grade rater), csv (query,doc,rater,grade) or "
               "quepid (a book's judgements export: query,docid,<judge>,...); auto guesses from the first line.")
+@click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP + " Its grades are alpha's value domain.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
-def raters_cmd(ratings: str, input_format: str, fmt: str) -> None:
+def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
     import json
 
     from .io.raters import read_ratings
+    from .judgments.scale import scale_named
     from .raters import agreement
 
-    result = agreement(read_ratings(ratings, input_format))
+    sc = scale_named(scale)
+    grades = None if sc is None else sc.grades
+    result = agreement(read_ratings(ratings, input_format, grades), grades)
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
         return
@@ -67,22 +108,20 @@ def _agreement_table(result: object) -> str:
               "(ties to the lowest grade), max or min.")
 @click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
               help="Layout of RATINGS (see `rankflavor raters --help`).")
+@click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the qrels here (default: standard output).")
-def aggregate_cmd(ratings: str, rule: str, input_format: str, output: str | None) -> None:
+def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
     """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
     from .io.raters import read_ratings, write_aggregated
+    from .judgments.scale import scale_named
     from .raters import aggregate_ratings
     from .raters.rules import check_rule
 
     check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds
-    read = read_ratings(ratings, input_format)
-    text = write_aggregated(aggregate_ratings(read, rule), len(set(read.rater)))
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+    sc = scale_named(scale)
+    read = read_ratings(ratings, input_format, None if sc is None else sc.grades)
+    _emit(write_aggregated(aggregate_ratings(read, rule), len(set(read.rater))), output)
 
 
-COMMANDS = (raters_cmd, aggregate_cmd)
+COMMANDS = (pool_cmd, raters_cmd, aggregate_cmd)

@@ -39,9 +39,10 @@ import numpy as np
 from .columns import dictionary_array, string_array, take, to_strings
 from .errors import UsageError
 from .io.inputs import as_qrels, as_run
+from .judgments.scale import Scale, scale_named
 from .order import Ordering
 from .plan import Evaluation
-from .tables import Qrels
+from .tables import Qrels, Run
 
 FORMATS = ("trec", "csv", "quepid")
 
@@ -119,7 +120,7 @@ class Pool:
 
 
 def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
-         max_grade: float = 3.0, gain: str = "linear") -> Pool:
+         scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0) -> Pool:
     """The unjudged documents of the runs' top ``depth``, by priority (module docstring).
 
     Parameters
@@ -128,14 +129,21 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         (score descending, ties by docno descending).
     depth : the pooling depth k (the cutoff of the NDCG@k whose bounds are to close).
     qrels : the judgments so far (path, dict or Qrels), or None (nothing judged yet).
-    budget : keep the ``budget`` candidates of highest priority (None: all).
-    max_grade : G, the top grade of the label scale (never taken from the data).
-    gain : ``linear`` (g) or ``exp2`` (2^g - 1), the gain of the NDCG the priorities are for.
+    budget : keep ``budget`` candidates (None: all).
+    scale : the label scale (name or :class:`~rankflavor.judgments.Scale`): its top grade is G and
+        the judgments must be on it. Needed with ``qrels`` (without judgments G cancels out of
+        every weight, so none is needed).
+    gain : ``linear`` (g) or ``exp2`` (2^g - 1), the gain of the NDCG the priorities are for
+        (a scale with its own gain table uses that).
+    strategy : ``gap`` keeps the candidates of highest priority; ``random`` keeps ``budget``
+        candidates drawn uniformly with ``seed`` (the baseline pooling is measured against),
+        listed by priority.
+    seed : the seed of ``strategy="random"``.
 
     Examples
     --------
     >>> runs = [{"q": {"a": 3, "b": 2, "c": 1}}, {"q": {"c": 3, "d": 2, "a": 1}}]
-    >>> p = pool(runs, depth=2, qrels={"q": {"a": 1}})
+    >>> p = pool(runs, depth=2, qrels={"q": {"a": 1}}, scale="trec_dl")
     >>> list(p.doc), p.counts["pooled"], p.counts["judged"]
     (['c', 'b', 'd'], 4, 1)
     >>> pool(runs, depth=2, budget=1).doc.tolist()
@@ -149,14 +157,25 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         raise UsageError(f"pool: budget must be >= 0, received {budget}")
     if gain not in ("linear", "exp2"):
         raise UsageError(f"pool: gain must be linear or exp2, received {gain!r}")
-    if not max_grade > 0:
-        raise UsageError(f"pool: max_grade must be > 0, received {max_grade}")
-    judged = as_qrels(qrels) if qrels is not None else Qrels(dictionary_array([]), string_array([]), np.zeros(0))
-    parts = [_top(as_run(r), judged, depth, max_grade, gain) for r in runs]
+    if strategy not in ("gap", "random"):
+        raise UsageError(f"pool: strategy must be gap or random, received {strategy!r}")
+    sc = scale_named(scale)
+    if qrels is not None:
+        if sc is None:
+            raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "
+                             "its top grade G is what an unjudged document may be")
+        judged = as_qrels(qrels)
+        sc.check(judged)
+    else:
+        judged = Qrels(dictionary_array([]), string_array([]), np.zeros(0))
+    top = sc.top if sc is not None else 1.0
+    gains = dict(sc.gains) if sc is not None and sc.gains is not None else None
+    parts = [_top(as_run(r), judged, depth, top, gain, gains) for r in runs]
     per_run = {}
     for i, (r, part) in enumerate(zip(runs, parts, strict=True)):
-        name = part["source"] if isinstance(r, (str, bytes)) or hasattr(r, "__fspath__") else f"run {i + 1}"
-        per_run[name] = {"top_k": int(len(part["doc"])), "unjudged": int((~part["judged"]).sum())}
+        name = str(part["source"]) if isinstance(r, (str, Run)) or hasattr(r, "__fspath__") else f"run {i + 1}"
+        name = name if name not in per_run else f"{name} ({i + 1})"
+        per_run[name] = {"top_k": len(part["doc"]), "unjudged": int((~part["judged"]).sum())}
     cat = {key: np.concatenate([p[key] for p in parts]) for key in ("query", "doc", "judged", "weight", "rank")}
     keys = np.asarray([f"{q}\x00{d}" for q, d in zip(cat["query"], cat["doc"], strict=True)], dtype=object)
     uniq, inverse = np.unique(keys, return_inverse=True) if len(keys) else (keys, np.zeros(0, dtype=np.int64))
@@ -171,21 +190,32 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     keep = np.flatnonzero(~is_judged)
     # priority desc, best rank asc, runs desc, then (query, doc) order (uniq is sorted).
     order = keep[np.lexsort((keep, -n_runs[keep], best[keep], -priority[keep]))]
-    chosen = order if budget is None else order[:budget]
+    if budget is None:
+        chosen = order
+    elif strategy == "random":
+        picked = np.random.default_rng(seed).choice(len(order), size=min(budget, len(order)), replace=False)
+        chosen = order[np.sort(picked)]
+    else:
+        chosen = order[:budget]
     counts = {"runs": len(runs), "queries": len({q for q, _ in split}) if n else 0, "pooled": n,
               "judged": int(is_judged.sum()), "candidates": len(keep), "selected": len(chosen), "per_run": per_run}
     return Pool(split[chosen, 0], split[chosen, 1], priority[chosen], n_runs[chosen], best[chosen], depth, budget, counts)
 
 
-def _top(run: Any, qrels: Qrels, depth: int, max_grade: float, gain: str) -> dict[str, Any]:
+def _top(run: Any, qrels: Qrels, depth: int, max_grade: float, gain: str,
+         table: dict[float, float] | None) -> dict[str, Any]:
     """One run's top ``depth`` rows: ids, rank, judged, and each unjudged row's weight."""
     ranked = Evaluation(qrels, run, whole=False).ranker("error").ranked(Ordering(depth=depth))
     aligned = ranked.aligned
     rows = ranked.row if ranked.row is not None else np.arange(len(ranked.q))
     docs = np.asarray(to_strings(take(aligned.run_doc_strings, aligned.input_rows(rows))), dtype=object)
     queries = aligned.query_ids[ranked.q].astype(object)
-    g = (lambda x: x) if gain == "linear" else (lambda x: np.exp2(x) - 1.0)
-    top_gain = float(g(np.float64(max_grade)))
+    def g(x: np.ndarray) -> np.ndarray:
+        if table is not None:
+            return np.asarray([table.get(float(v), float(v)) for v in np.atleast_1d(x)], dtype=np.float64)
+        return np.asarray(x, dtype=np.float64) if gain == "linear" else np.exp2(x) - 1.0
+
+    top_gain = float(g(np.asarray([max_grade]))[0])
     disc = 1.0 / np.log2(ranked.rank + 1.0)
     # The upper bound's ideal: judged gains of the query, and G for each unjudged row in the top k.
     unj = ~ranked.judged
