@@ -96,8 +96,8 @@ def _agreement_table(result: object) -> str:
         t.add_row(escape(name), str(s.pairs), str(s.ratings), str(s.raters), str(s.complete_pairs),
                   num(s.cohen_kappa), num(s.fleiss_kappa), num(s.krippendorff_alpha))
     console.print(t)
-    console.print("cohen_kappa: two raters, pairs both rated; fleiss_kappa: pairs every rater rated; "
-                  "kripp_alpha: ordinal, every pair rated at least twice (statsmodels, krippendorff)")
+    console.print("cohen_kappa: 2 raters, pairs both rated | fleiss_kappa: pairs all raters rated | "
+                  "kripp_alpha: ordinal, all pairs")
     return buf.getvalue()
 
 
