@@ -7,7 +7,9 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     spread(qrels, runs, measure="ndcg@10", grid=None, presets=True) -> Spread
     explain(qrels, run, query, measure="ndcg@10") -> Explanation
     diff(qrels, run, a, b) -> Diff
-    Flavor, Measure, parse_measure, KNOBS
+    judgments(qrels, runs, metrics=["ndcg@10"], scale=None) -> Coverage
+    bounds(qrels, run, metrics, scale=None) -> Bounds
+    Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ __all__ = [
     "Measure",
     "RankflavorError",
     "Results",
+    "Scale",
     "UsageError",
+    "bounds",
     "dcg_score",
     "diff",
     "evaluate",
     "explain",
+    "judgments",
     "ndcg_score",
     "parse_measure",
     "read_qrels",
@@ -47,6 +52,9 @@ _LAZY = {
     "explain": ("rankflavor.explain", "explain"),
     "diff": ("rankflavor.attribution", "diff"),
     "Results": ("rankflavor.results", "Results"),
+    "judgments": ("rankflavor.judgments", "judgments"),
+    "bounds": ("rankflavor.judgments", "bounds"),
+    "Scale": ("rankflavor.judgments", "Scale"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
     "Measure": ("rankflavor.measure", "Measure"),
@@ -68,6 +76,7 @@ if TYPE_CHECKING:
     from .explain import explain
     from .flavor import KNOBS, Flavor
     from .io.trec import read_qrels, read_run
+    from .judgments import Scale, bounds, judgments
     from .measure import Measure, parse_measure
     from .results import Results
     from .spread import spread

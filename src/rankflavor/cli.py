@@ -250,6 +250,29 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
     click.echo(render_diff(result, fmt, scale, top), nl=False)
 
 
+# -- judgments: coverage and bounds (issue 21) ------------------------------------------------------
+
+@cli.command("judgments")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
+              help="Measure to bound (ndcg@10, P@10, AP@100, RR, RBP@100[param=0.8]). Repeatable; default "
+              "ndcg@10. The first one's cutoff is the coverage's k.")
+@click.option("--scale", "scale_name", default=None, metavar="NAME",
+              help="Label scale: trec_dl (0-3, relevant >= 2), msmarco (0-1), beir (0-2, relevant >= 1), "
+              "ecommerce (0-4, relevant >= 3). Its top grade G makes the upper bound; a grade off it is an error.")
+@click.option("-q", "per_query", is_flag=True, help="Per-query coverage and bounds (table format).")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
+                  per_query: bool, fmt: str) -> None:
+    """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
+    from .judgments import judgments
+    from .judgments.report import render_coverage
+
+    cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
+    click.echo(render_coverage(cov, fmt, per_query), nl=False)
+
+
 # --- judgments: pooling and raters (issue 21 items 4-5; the commands live in cli_judgments.py) ---
 from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
 

@@ -8,6 +8,8 @@ Public names::
 """
 
 from .bounds import Bounds, MeasureBounds, bounds
+from .coverage import BIAS_RULE, Coverage, RunCoverage, judgments
 from .scale import SCALES, Scale, scale_named
 
-__all__ = ["SCALES", "Bounds", "MeasureBounds", "Scale", "bounds", "scale_named"]
+__all__ = ["BIAS_RULE", "SCALES", "Bounds", "Coverage", "MeasureBounds", "RunCoverage", "Scale", "bounds", "judgments",
+           "scale_named"]

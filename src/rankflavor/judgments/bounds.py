@@ -8,8 +8,9 @@ For a measure ``m`` with cutoff k (the whole run without one), per query:
   grade);
 * ``value``: ``m`` as given (the zero-imputed value under the default flavor);
 * ``upper``: ``lower``'s measure on the judgments extended with every unjudged document of the
-  run's top k at the scale's top grade G, the run cut to the rows the measure reads and re-scored
-  so that each row keeps the rank it had: the imputed documents join the judgments, so a global
+  run's top k at the scale's top grade G, the run cut to its top k rows (recall@K: K) and
+  re-scored so that each row keeps the rank it had (the cut is checked: where the measure on it
+  differs from the lower bound, as a local ideal reads the whole list, every row is kept): the imputed documents join the judgments, so a global
   ideal includes them, and the local and recall ideals (made of the run's own rows) hold them
   anyway: the upper bound is a real value of the measure, never a sum past 1 (Lu, Moffat,
   Culpepper 2016). NDCG under a growing ideal is not monotone in the imputed grades (flavor
@@ -46,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
-from ..errors import FlavorError, UsageError
+from ..errors import EvaluationError, FlavorError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
@@ -110,10 +111,10 @@ class Imputation:
     grade: float
 
 
-def _imputation(ranked: Ranked, measure: Measure, grade: float) -> Imputation:
+def _imputation(ranked: Ranked, measure: Measure, grade: float, whole: bool = False) -> Imputation:
     aligned = ranked.aligned
     k = measure.k
-    depth = None if k is None else max(k, measure.flavor.recall_depth or 0)
+    depth = None if k is None or whole else max(k, measure.flavor.recall_depth or 0)
     ordering = ranked.ordering
     keep_scores = ordering.averaged or ordering.by_grade
     sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
@@ -124,6 +125,7 @@ def _imputation(ranked: Ranked, measure: Measure, grade: float) -> Imputation:
         boundary[ranked.q[at]] = ranked.score[at]
         sel |= ranked.score == boundary[ranked.q]
     rows = np.flatnonzero(sel)
+    assert ranked.row is not None  # a full ranking names its rows
     q = ranked.q[rows]
     ids = aligned.query_ids[q]
     docs = aligned.run_doc_strings.take(pa.array(aligned.input_rows(ranked.row[rows]), type=pa.int64()))
@@ -232,6 +234,16 @@ class MeasureBounds:
         }
 
 
+def _reads_same(qrels: Qrels, run: Run, measure: Measure, lower: MeasureResult) -> bool:
+    """The cut, re-scored run gives ``measure`` the values the whole run gave (``lower``): it holds
+    every row the measure reads. Checked rather than assumed, for every metric and flavor."""
+    cut = evaluate_tables(qrels, run, [measure], whole=False)[0]
+    queries = lower.queries
+    mine = np.asarray(lower.values, dtype=np.float64)
+    theirs = _by_query(cut, queries)
+    return bool(np.allclose(theirs, mine, rtol=0.0, atol=1e-12, equal_nan=True))
+
+
 def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> MeasureBounds:
     """The bounds of one ``measure`` on the plan's run, sharing its alignment and rankings."""
     lower_m = zero_imputed(measure)
@@ -250,7 +262,11 @@ def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> M
         up = lo + _by_query(resid, queries)
     else:
         grade = top_grade(measure, scale)
-        imputation = _imputation(full_ranking(plan, lower_m), lower_m, grade)
+        ranked = full_ranking(plan, lower_m)
+        imputation = _imputation(ranked, lower_m, grade)
+        if len(imputation.pair_query) and not _reads_same(plan.qrels, imputation.run, lower_m, lower):
+            # The measure reads rows below its cutoff (a local ideal): keep every row.
+            imputation = _imputation(ranked, lower_m, grade, whole=True)
         if len(imputation.pair_query):
             q_up = extend_qrels(plan.qrels, imputation.pair_query, imputation.pair_doc, grade)
             upper = evaluate_tables(q_up, imputation.run, [lower_m], whole=False)[0]
@@ -412,10 +428,22 @@ def bounds_of_tables(qrels: Qrels, run: Run, measures: Sequence[Measure], scale:
     own = plan is None
     plan = plan or Evaluation(qrels, run)
     try:
+        matched(plan, measures, run)
         return Bounds(run.source, [measure_bounds(plan, m, scale) for m in measures], qrels, scale)
     finally:
         if own:
             plan.close()
+
+
+def matched(plan: Evaluation, measures: Sequence[Measure], run: Run) -> None:
+    """Align once, naming the run file when it shares no query with the judgments."""
+    policy = str(measures[0].flavor.duplicates) if measures else "error"
+    try:
+        plan.aligned(policy)
+    except EvaluationError as exc:
+        if "no query is both" in str(exc):
+            raise EvaluationError(f"{run.source}: {exc}") from None
+        raise
 
 
 def interval_text(b: MeasureBounds) -> str:
@@ -424,4 +452,4 @@ def interval_text(b: MeasureBounds) -> str:
 
 
 __all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "extend_qrels", "format_number",
-           "full_ranking", "interval_text", "resolve", "top_grade", "zero_imputed"]
+           "full_ranking", "interval_text", "matched", "resolve", "top_grade", "zero_imputed"]
