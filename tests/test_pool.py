@@ -162,3 +162,14 @@ def test_judgments_off_the_scale_are_refused_with_their_line(write) -> None:  # 
     assert err.value.line == 2
     with pytest.raises(UsageError, match="depth"):
         pool([{"q1": {"a": 1.0}}], depth=0)
+
+
+def test_a_run_of_other_topics_is_refused_not_pooled_whole(dl19) -> None:  # type: ignore[no-untyped-def]
+    _, truth = dl19
+    run = shared_path("runs", "rankllm.dl20.bm25.top100.run")  # DL 2020 topics, DL 2019 judgments
+    with pytest.raises(InputError, match="shares no query with the judgments"):
+        pool([str(run)], qrels=truth, scale="trec_dl")
+    result = CliRunner().invoke(cli, ["pool", str(run), "--qrels", str(shared_path("qrels", "qrels.dl19-passage.txt")),
+                                      "--scale", "trec_dl"])
+    assert result.exit_code == 3 and str(run) in result.output
+    assert len(pool([str(run)], depth=1)) == 54  # from scratch: one document per DL 2020 topic

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .columns import dictionary_array, string_array, take, to_strings
-from .errors import UsageError
+from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
 from .judgments.scale import Scale, scale_named
 from .order import Ordering
@@ -140,6 +140,14 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         listed by priority.
     seed : the seed of ``strategy="random"``.
 
+    Raises
+    ------
+    UsageError
+        For a bad depth, budget, gain or strategy, or judgments without a scale.
+    InputError
+        For a judgment off the scale (naming its line), or a run that shares no query with the
+        judgments.
+
     Examples
     --------
     >>> runs = [{"q": {"a": 3, "b": 2, "c": 1}}, {"q": {"c": 3, "d": 2, "a": 1}}]
@@ -207,6 +215,11 @@ def _top(run: Any, qrels: Qrels, depth: int, max_grade: float, gain: str,
     """One run's top ``depth`` rows: ids, rank, judged, and each unjudged row's weight."""
     ranked = Evaluation(qrels, run, whole=False).ranker("error").ranked(Ordering(depth=depth))
     aligned = ranked.aligned
+    if len(qrels) and not (aligned.in_run & aligned.in_qrels).any():
+        # Judgments of other topics (a DL 2020 run against DL 2019 qrels): every document would
+        # look unjudged. Pooling from scratch is the same call without qrels.
+        raise InputError(run.source, None, f"shares no query with the judgments {qrels.source}; "
+                         "pool without them to pool this run from scratch")
     rows = ranked.row if ranked.row is not None else np.arange(len(ranked.q))
     docs = np.asarray(to_strings(take(aligned.run_doc_strings, aligned.input_rows(rows))), dtype=object)
     queries = aligned.query_ids[ranked.q].astype(object)
