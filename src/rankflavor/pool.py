@@ -40,7 +40,7 @@ from .columns import dictionary_array, string_array, take, to_strings
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
 from .judgments.scale import Scale, scale_named
-from .order import Ordering
+from .order import Ordering, Ranked
 from .plan import Evaluation
 from .tables import Qrels, Run
 
@@ -210,10 +210,18 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     return Pool(split[chosen, 0], split[chosen, 1], priority[chosen], n_runs[chosen], best[chosen], depth, budget, counts)
 
 
-def _top(run: Any, qrels: Qrels, depth: int, max_grade: float, gain: str,
+def _top(run: Run, qrels: Qrels, depth: int, max_grade: float, gain: str,
          table: dict[float, float] | None) -> dict[str, Any]:
     """One run's top ``depth`` rows: ids, rank, judged, and each unjudged row's weight."""
-    ranked = Evaluation(qrels, run, whole=False).ranker("error").ranked(Ordering(depth=depth))
+    plan = Evaluation(qrels, run, whole=False)
+    try:
+        return _weights(plan.ranker("error").ranked(Ordering(depth=depth)), run, qrels, depth, max_grade, gain, table)
+    finally:
+        plan.close()
+
+
+def _weights(ranked: Ranked, run: Run, qrels: Qrels, depth: int, max_grade: float, gain: str,
+             table: dict[float, float] | None) -> dict[str, Any]:
     aligned = ranked.aligned
     if len(qrels) and not (aligned.in_run & aligned.in_qrels).any():
         # Judgments of other topics (a DL 2020 run against DL 2019 qrels): every document would
