@@ -246,3 +246,18 @@ def test_cli_table_and_json(dl19):  # type: ignore[no-untyped-def]
     assert out["pool_bias"]["runs"] == ["rankllm.dl19.d-bert-kd-tasb.top100.run"]
     tasb = out["runs"][1]["bounds"][0]
     assert tasb["lower"] <= tasb["value"] <= tasb["upper"] <= 1
+
+
+def test_prefix_path_equals_full_ranking(dl19, tmp_path):  # type: ignore[no-untyped-def]
+    """A run in rank order takes the prefix path; the same lines shuffled rank every row: same numbers."""
+    qrels_path, _, runs = dl19
+    lines = open(runs["d-bert-kd-tasb"]).read().splitlines()
+    np.random.default_rng(7).shuffle(lines)
+    shuffled = tmp_path / "shuffled.run"
+    shuffled.write_text("\n".join(lines) + "\n")
+    ms = ["ndcg@10", "P@5", "ndcg@10[ideal=recall@50]"]
+    a = judgments(qrels_path, {"x": runs["d-bert-kd-tasb"]}, ms, scale="trec_dl").runs[0]
+    b = judgments(qrels_path, {"x": shuffled}, ms, scale="trec_dl").runs[0]
+    assert np.array_equal(a.unjudged, b.unjudged) and a.unjudged_ranks == b.unjudged_ranks
+    for x, y in zip(a.bounds, b.bounds, strict=True):
+        assert np.array_equal(x.lower, y.lower) and np.allclose(x.upper, y.upper, rtol=0, atol=1e-12)

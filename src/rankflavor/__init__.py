@@ -87,7 +87,9 @@ if TYPE_CHECKING:
     from .flavor import KNOBS, Flavor
     from .io.raters import read_ratings
     from .io.trec import read_qrels, read_run
-    from .judgments import Scale, bounds, judgments
+    from .judgments.bounds import bounds
+    from .judgments.coverage import judgments
+    from .judgments.scale import Scale
     from .measure import Measure, parse_measure
     from .pool import pool
     from .raters import aggregate_ratings, agreement

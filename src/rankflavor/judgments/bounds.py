@@ -47,15 +47,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
+from ..columns import as_numpy, plain_strings, string_array, take, to_strings
 from ..errors import EvaluationError, FlavorError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
-from ..order import Needs, Ordering, Ranked
-from ..plan import Evaluation, check_duplicates, evaluate_tables
+from ..order import Ordering
+from ..plan import Evaluation, evaluate_tables
 from ..results import MeasureResult
 from ..tables import Qrels, Run
 from .scale import Scale, scale_named
+from .toprows import top_rows
 
 
 def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
@@ -87,15 +89,6 @@ def zero_imputed(measure: Measure) -> Measure:
     return measure.with_knobs(unjudged="zero", unjudged_grade="none")
 
 
-def full_ranking(plan: Evaluation, measure: Measure) -> Ranked:
-    """Every ranked row of ``measure``'s ordering (the judged state at each rank is exact), shared
-    with every other measure of that ordering through the plan's ranker."""
-    policy = str(measure.flavor.duplicates)
-    ranked = plan.ranker(policy).ranked(Ordering.of(measure.flavor), Needs())
-    check_duplicates(ranked)
-    return ranked
-
-
 @dataclass(frozen=True)
 class Imputation:
     """The transformed inputs of one measure's upper bound (kept for :meth:`Bounds.document_gaps`).
@@ -111,36 +104,36 @@ class Imputation:
     grade: float
 
 
-def _imputation(ranked: Ranked, measure: Measure, grade: float, whole: bool = False) -> Imputation:
-    aligned = ranked.aligned
+def _imputation(plan: Evaluation, measure: Measure, grade: float, whole: bool = False) -> Imputation:
+    """The cut, re-scored run and the unjudged (query, doc, rank) of the top k (see module doc)."""
     k = measure.k
     depth = None if k is None or whole else max(k, measure.flavor.recall_depth or 0)
-    ordering = ranked.ordering
+    ordering = Ordering.of(measure.flavor)
     keep_scores = ordering.averaged or ordering.by_grade
-    sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
-    if depth is not None and keep_scores:
-        # Whole tie groups at the boundary: the tie rule reads them.
-        boundary = np.full(aligned.n_queries, np.nan)
-        at = ranked.rank == depth
-        boundary[ranked.q[at]] = ranked.score[at]
-        sel |= ranked.score == boundary[ranked.q]
-    rows = np.flatnonzero(sel)
-    assert ranked.row is not None  # a full ranking names its rows
-    q = ranked.q[rows]
-    ids = aligned.query_ids[q]
-    docs = aligned.run_doc_strings.take(pa.array(aligned.input_rows(ranked.row[rows]), type=pa.int64()))
-    score = aligned.run_score[ranked.row[rows]] if keep_scores else -ranked.rank[rows].astype(np.float64)
-    run = Run(pa.array(ids.astype(str), type=pa.string()), docs, np.asarray(score, dtype=np.float64), source="bounds")
-    top = ranked.rank[rows] <= (k if k is not None else np.inf)
-    imputed = top & ~ranked.judged[rows] & aligned.in_qrels[q]
-    pick = np.flatnonzero(imputed)
-    return Imputation(run, ids[pick].astype(str), np.asarray(docs.take(pa.array(pick, type=pa.int64())).to_pylist(), dtype=object),
-                      ranked.rank[rows][pick], grade)
+    top = top_rows(plan, measure, depth, tie_groups=keep_scores)
+    aligned = plan.aligned(str(measure.flavor.duplicates))
+    ids = aligned.query_ids[top.q].astype(str)
+    docs = take(aligned.run_doc_strings, aligned.input_rows(top.row).astype(np.int64))
+    if keep_scores:
+        score = np.asarray(aligned.run_score[top.row], dtype=np.float64)
+    else:  # each row keeps its rank, ties or not
+        score = -top.rank.astype(np.float64)
+    run = Run(string_array(list(ids)), docs, score, source="bounds")
+    pick = np.flatnonzero((top.rank <= (k if k is not None else np.inf)) & ~top.judged & aligned.in_qrels[top.q])
+    pair_doc = np.asarray(to_strings(take(docs, pick)), dtype=object)
+    return Imputation(run, ids[pick], pair_doc, top.rank[pick], grade)
 
 
 def _string(a: pa.Array | pa.ChunkedArray) -> pa.Array:
-    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    a = plain_strings(a)
     return a.cast(pa.string()) if not pa.types.is_string(a.type) else a
+
+
+def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
+    """``query + "\\x1f" + doc`` per row (the separator an array: a Python scalar in a compute call
+    would import pandas)."""
+    sep = string_array(["\x1f"] * len(query))
+    return pc.binary_join_element_wise(query, doc, sep)
 
 
 def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float | np.ndarray) -> Qrels:
@@ -150,18 +143,18 @@ def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float 
     g = np.asarray(qrels.grade, dtype=np.float64)
     lines = qrels.lines_of(np.arange(len(g)))
     if len(query):
-        new_key = pa.array([f"{a}\x1f{b}" for a, b in zip(query, doc, strict=True)], type=pa.string())
-        old_key = pc.binary_join_element_wise(qq, dd, "\x1f")
-        stay = pc.invert(pc.is_in(old_key, value_set=new_key)).to_numpy(zero_copy_only=False)
+        new_key = string_array([f"{a}\x1f{b}" for a, b in zip(query, doc, strict=True)])
+        old_key = pair_keys(qq, dd)
+        stay = ~as_numpy(pc.is_in(old_key, value_set=new_key))
         if not stay.all():
-            idx = pa.array(np.flatnonzero(stay), type=pa.int64())
-            qq, dd, g = qq.take(idx), dd.take(idx), g[stay]
+            idx = np.flatnonzero(stay)
+            qq, dd, g = take(qq, idx), take(dd, idx), g[stay]
             lines = None if lines is None else lines[stay]
     n = len(query)
     grades = np.broadcast_to(np.asarray(grade, dtype=np.float64), (n,))
     return Qrels(
-        pa.concat_arrays([qq, pa.array(list(query), type=pa.string())]),
-        pa.concat_arrays([dd, pa.array(list(doc), type=pa.string())]),
+        pa.concat_arrays([qq, string_array([str(x) for x in query])]),
+        pa.concat_arrays([dd, string_array([str(x) for x in doc])]),
         np.concatenate([g, grades]),
         source=qrels.source,
         lines=None if lines is None else np.concatenate([lines, np.zeros(n, dtype=lines.dtype)]),
@@ -262,11 +255,10 @@ def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> M
         up = lo + _by_query(resid, queries)
     else:
         grade = top_grade(measure, scale)
-        ranked = full_ranking(plan, lower_m)
-        imputation = _imputation(ranked, lower_m, grade)
+        imputation = _imputation(plan, lower_m, grade)
         if len(imputation.pair_query) and not _reads_same(plan.qrels, imputation.run, lower_m, lower):
             # The measure reads rows below its cutoff (a local ideal): keep every row.
-            imputation = _imputation(ranked, lower_m, grade, whole=True)
+            imputation = _imputation(plan, lower_m, grade, whole=True)
         if len(imputation.pair_query):
             q_up = extend_qrels(plan.qrels, imputation.pair_query, imputation.pair_doc, grade)
             upper = evaluate_tables(q_up, imputation.run, [lower_m], whole=False)[0]
@@ -340,13 +332,13 @@ def _document_rows(qrels: Qrels, b: MeasureBounds) -> list[tuple[str, str, str, 
     pq, pdoc = imp.pair_query, imp.pair_doc
     n = len(pq)
     # Pseudo-queries "z<i>" (pair i at 0, the query's other pairs at G) and "t<i>" (pair i alone at G).
-    run_q = np.asarray(imp.run.query.to_pylist(), dtype=object)
-    run_doc = np.asarray(imp.run.doc.to_pylist(), dtype=object)
+    run_q = np.asarray(to_strings(imp.run.query), dtype=object)
+    run_doc = np.asarray(to_strings(imp.run.doc), dtype=object)
     by_q_run: dict[str, np.ndarray] = {}
     for q in np.unique(pq):
         by_q_run[q] = np.flatnonzero(run_q == q)
-    qq = np.asarray(_string(qrels.query).to_pylist(), dtype=object)
-    qd = np.asarray(_string(qrels.doc).to_pylist(), dtype=object)
+    qq = np.asarray(to_strings(_string(qrels.query)), dtype=object)
+    qd = np.asarray(to_strings(_string(qrels.doc)), dtype=object)
     qg = np.asarray(qrels.grade, dtype=np.float64)
     by_q_qrels = {q: np.flatnonzero(qq == q) for q in by_q_run}
     pairs_of = {q: np.flatnonzero(pq == q) for q in by_q_run}
@@ -375,9 +367,8 @@ def _document_rows(qrels: Qrels, b: MeasureBounds) -> list[tuple[str, str, str, 
             jq.extend([pid] * len(at_g))
             jd.extend(pdoc[at_g])
             jg.append(np.full(len(at_g), imp.grade))
-    run = Run(pa.array(rq, type=pa.string()), pa.array(list(rd), type=pa.string()), np.concatenate(rs), source="bounds")
-    judged = Qrels(pa.array(jq, type=pa.string()), pa.array(list(jd), type=pa.string()), np.concatenate(jg),
-                   source="bounds")
+    run = Run(string_array(rq), string_array([str(x) for x in rd]), np.concatenate(rs), source="bounds")
+    judged = Qrels(string_array(jq), string_array([str(x) for x in jd]), np.concatenate(jg), source="bounds")
     res = evaluate_tables(judged, run, [b.lower_measure], whole=False)[0]
     vals = dict(zip(map(str, res.queries), np.asarray(res.values, dtype=np.float64), strict=True))
     where = {str(q): j for j, q in enumerate(b.queries)}
@@ -452,4 +443,4 @@ def interval_text(b: MeasureBounds) -> str:
 
 
 __all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "extend_qrels", "format_number",
-           "full_ranking", "interval_text", "matched", "resolve", "top_grade", "zero_imputed"]
+           "interval_text", "matched", "pair_keys", "resolve", "top_grade", "zero_imputed"]

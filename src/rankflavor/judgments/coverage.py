@@ -38,14 +38,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..columns import as_numpy, plain_strings, string_array, take, to_strings
 from ..errors import UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
 from ..plan import Evaluation
 from ..tables import Qrels, Run
-from .bounds import Bounds, MeasureBounds, bounds_of_tables, full_ranking, matched, resolve, zero_imputed
+from ..threads import in_background
+from .bounds import Bounds, MeasureBounds, bounds_of_tables, matched, pair_keys, resolve, zero_imputed
 from .scale import Scale, scale_named
+from .toprows import top_rows
 
 #: A run is named by the pool-bias warning when its mean unjudged@k exceeds the median of the
 #: other runs' by at least this share of the top k ...
@@ -175,38 +178,34 @@ def _run_name(run: Any, key: str | None, table: Run) -> str:
 
 
 def _keys(query: Any, doc: Any) -> pa.Array:
-    def s(a: Any) -> pa.Array:
-        a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
-        return a if pa.types.is_string(a.type) else a.cast(pa.string())
-
-    return pc.binary_join_element_wise(s(query), s(doc), "\x1f")
+    return pair_keys(_strings(query), _strings(doc))
 
 
 def _coverage(plan: Evaluation, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]],
                                                           dict[str, int], pa.Array]:
     """Per evaluated query: ids, shown, unjudged count and ranks; top-k grade histogram; and the
     (query, doc) keys of every judged run row (for the relevant documents no run retrieved)."""
-    ranked = full_ranking(plan, zero_imputed(measure))
-    aligned = ranked.aligned
-    k = measure.k
-    top = ranked.rank <= (k if k is not None else np.iinfo(np.int64).max)
+    lower = zero_imputed(measure)
+    top = top_rows(plan, lower, measure.k)
+    aligned = plan.aligned(str(measure.flavor.duplicates))
     evaluated = aligned.evaluated
     codes = np.flatnonzero(evaluated)
     n = aligned.n_queries
-    shown = np.bincount(ranked.q[top], minlength=n)
-    miss = top & ~ranked.judged
-    unjudged = np.bincount(ranked.q[miss], minlength=n)
-    at = np.flatnonzero(miss & evaluated[ranked.q])
+    shown = np.bincount(top.q, minlength=n)
+    miss = ~top.judged
+    unjudged = np.bincount(top.q[miss], minlength=n)
+    at = np.flatnonzero(miss & evaluated[top.q])
     ranks: dict[int, list[int]] = {}
-    for qc, rk in zip(ranked.q[at].tolist(), ranked.rank[at].tolist(), strict=True):
+    for qc, rk in zip(top.q[at].tolist(), top.rank[at].tolist(), strict=True):
         ranks.setdefault(qc, []).append(int(rk))
-    hit = top & ranked.judged & evaluated[ranked.q]
-    values, counts = np.unique(ranked.grade[hit], return_counts=True)
+    hit = top.judged & evaluated[top.q]
+    grade = ranked_grades(aligned, top.row[hit])
+    values, counts = np.unique(grade, return_counts=True)
     hist = {format_number(float(v)): int(c) for v, c in zip(values, counts, strict=True)}
     hist["unjudged"] = int(unjudged[codes].sum())
     jr = aligned.judged_row
-    keys = _keys(pa.array(aligned.query_ids[aligned.run_q[jr]].astype(str), type=pa.string()),
-                 aligned.run_doc_strings.take(pa.array(aligned.input_rows(jr), type=pa.int64())))
+    keys = _keys(string_array(list(aligned.query_ids[aligned.run_q[jr]].astype(str))),
+                 take(aligned.run_doc_strings, aligned.input_rows(jr).astype(np.int64)))
     return (aligned.query_ids[codes], shown[codes], unjudged[codes], [sorted(ranks.get(int(c), [])) for c in codes],
             hist, keys)
 
@@ -272,24 +271,20 @@ def judgments(
         retrieved; the pool-bias warning (:data:`BIAS_RULE`); the bounds and which runs the
         judgments leave undecided.
     """
+    # The judgments are read on a thread of their own while the first run is read (as evaluate does).
+    q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     sc = scale_named(scale)
-    q_table = as_qrels(qrels)
+    measures = resolve(metrics, sc)
+    named = _named_runs(runs)
+    first = as_run(named[0][1])
+    q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
         sc.check(q_table)
-    measures = resolve(metrics, sc)
     threshold = float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
-    if isinstance(runs, Mapping) and not _is_run_dict(runs):
-        named: list[tuple[str | None, Any]] = [(str(k), v) for k, v in runs.items()]
-    elif isinstance(runs, (str, os.PathLike, Run, Mapping)) or hasattr(runs, "columns"):
-        named = [(None, runs)]
-    else:
-        named = [(None, v) for v in runs]
-    if not named:
-        raise UsageError("runs: give at least one run")
     out: list[RunCoverage] = []
     retrieved: list[pa.Array] = []
-    for key, run in named:
-        r_table = as_run(run)
+    for i, (key, run) in enumerate(named):
+        r_table = first if i == 0 else as_run(run)
         plan = Evaluation(q_table, r_table)
         try:
             matched(plan, measures, r_table)
@@ -302,6 +297,18 @@ def judgments(
     grades, no_rel, never = _judgment_facts(q_table, threshold, retrieved)
     return Coverage(q_table.source, sc, threshold, measures, grades, no_rel, never, out,
                     pool_bias({r.name: r.mean_unjudged for r in out}), undecided(out))
+
+
+def _named_runs(runs: Any) -> list[tuple[str | None, Any]]:
+    if isinstance(runs, Mapping) and not _is_run_dict(runs):
+        named: list[tuple[str | None, Any]] = [(str(k), v) for k, v in runs.items()]
+    elif isinstance(runs, (str, os.PathLike, Run, Mapping)) or hasattr(runs, "columns"):
+        named = [(None, runs)]
+    else:
+        named = [(None, v) for v in runs]
+    if not named:
+        raise UsageError("runs: give at least one run")
+    return named
 
 
 def _is_run_dict(obj: Any) -> bool:
@@ -317,22 +324,33 @@ def _judgment_facts(qrels: Qrels, rel: float, retrieved: list[pa.Array]) -> tupl
     grade = np.asarray(qrels.grade, dtype=np.float64)
     values, counts = np.unique(grade, return_counts=True)
     hist = {format_number(float(v)): int(c) for v, c in zip(values, counts, strict=True)}
-    query = qrels.query.combine_chunks() if isinstance(qrels.query, pa.ChunkedArray) else qrels.query
-    qids = np.asarray(query.cast(pa.string()).to_pylist(), dtype=object)
+    query = _strings(qrels.query)
     is_rel = grade >= rel
-    all_q = sorted(set(qids.tolist()))
-    with_rel = set(qids[is_rel].tolist())
-    no_rel = [q for q in all_q if q not in with_rel]
     rel_rows = np.flatnonzero(is_rel)
-    keys = _keys(qrels.query, qrels.doc).take(pa.array(rel_rows, type=pa.int64()))
+    all_q = pc.unique(query)
+    with_rel = pc.unique(take(query, rel_rows))
+    no_rel = sorted(to_strings(all_q.filter(pc.invert(pc.is_in(all_q, value_set=with_rel)))))
+    rel_q, rel_d = take(query, rel_rows), take(_strings(qrels.doc), rel_rows)
+    keys = pair_keys(rel_q, rel_d)
     seen = np.zeros(len(rel_rows), dtype=bool)
     for k in retrieved:
-        seen |= pc.is_in(keys, value_set=k).to_numpy(zero_copy_only=False)
-    doc = qrels.doc.combine_chunks() if isinstance(qrels.doc, pa.ChunkedArray) else qrels.doc
+        seen |= as_numpy(pc.is_in(keys, value_set=k))
+    unseen = np.flatnonzero(~seen)
     never: dict[str, list[str]] = {}
-    for r in rel_rows[~seen].tolist():
-        never.setdefault(str(qids[r]), []).append(str(doc[r].as_py()))
+    for q, d in zip(to_strings(take(rel_q, unseen)), to_strings(take(rel_d, unseen)), strict=True):
+        never.setdefault(str(q), []).append(str(d))
     return hist, no_rel, {q: sorted(d) for q, d in sorted(never.items())}
+
+
+def _strings(a: Any) -> pa.Array:
+    a = plain_strings(a)
+    return a if pa.types.is_string(a.type) else a.cast(pa.string())
+
+
+def ranked_grades(aligned: Any, rows: np.ndarray) -> np.ndarray:
+    """The judged grades of aligned run ``rows`` (for the top-k histogram)."""
+    at = np.searchsorted(aligned.judged_row, rows)
+    return np.asarray(aligned.judged_grade[at], dtype=np.float64)
 
 
 __all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "judgments", "pool_bias", "undecided"]
