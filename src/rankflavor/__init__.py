@@ -10,6 +10,8 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     identify(qrels, run, value=None, measure="ndcg@10", per_query=None) -> Identification
     judgments(qrels, runs, metrics=["ndcg@10"], scale=None) -> Coverage
     bounds(qrels, run, metrics, scale=None) -> Bounds
+    pool(runs, depth=10, qrels=None, budget=None, scale=None) -> Pool
+    read_ratings(path) -> Ratings; aggregate_ratings(ratings, rule) -> Qrels; agreement(ratings) -> Agreement
     Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -32,6 +34,8 @@ __all__ = [
     "Results",
     "Scale",
     "UsageError",
+    "aggregate_ratings",
+    "agreement",
     "bounds",
     "dcg_score",
     "diff",
@@ -41,7 +45,9 @@ __all__ = [
     "judgments",
     "ndcg_score",
     "parse_measure",
+    "pool",
     "read_qrels",
+    "read_ratings",
     "read_run",
     "spread",
 ]
@@ -58,6 +64,10 @@ _LAZY = {
     "judgments": ("rankflavor.judgments", "judgments"),
     "bounds": ("rankflavor.judgments", "bounds"),
     "Scale": ("rankflavor.judgments", "Scale"),
+    "pool": ("rankflavor.pool", "pool"),
+    "read_ratings": ("rankflavor.io.raters", "read_ratings"),
+    "aggregate_ratings": ("rankflavor.raters", "aggregate_ratings"),
+    "agreement": ("rankflavor.raters", "agreement"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
     "Measure": ("rankflavor.measure", "Measure"),
@@ -79,11 +89,14 @@ if TYPE_CHECKING:
     from .explain import explain
     from .flavor import KNOBS, Flavor
     from .identify import identify
+    from .io.raters import read_ratings
     from .io.trec import read_qrels, read_run
     from .judgments.bounds import bounds
     from .judgments.coverage import judgments
     from .judgments.scale import Scale
     from .measure import Measure, parse_measure
+    from .pool import pool
+    from .raters import aggregate_ratings, agreement
     from .results import Results
     from .spread import spread
 

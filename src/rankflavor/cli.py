@@ -344,6 +344,13 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
     click.echo(render_coverage(cov, fmt, per_query), nl=False)
 
 
+# --- judgments: pooling and raters (issue 21 items 4-5; the commands live in cli_judgments.py) ---
+from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
+
+for _command in _JUDGMENT_COMMANDS:
+    cli.add_command(_command)
+
+
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
     (this module imports only click and the errors)."""

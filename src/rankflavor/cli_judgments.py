@@ -1,0 +1,127 @@
+"""The ``pool``, ``raters`` and ``aggregate`` commands (judgments: what to judge next, several raters).
+
+Defined here and added to the group by :mod:`rankflavor.cli`; like it, this module imports only
+click at module level, so that the command's process settings come before NumPy.
+"""
+
+from __future__ import annotations
+
+import click
+
+RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
+_SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce); a grade off it is an "
+               "error naming file and line.")
+
+
+@click.command("pool")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--depth", "-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Pool each run's top K documents per query (the K of the NDCG@K whose bounds to close).")
+@click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Keep the N candidates that can shrink the runs' NDCG@K bound gaps most (see `rankflavor.pool`).")
+@click.option("--qrels", default=None, type=click.Path(dir_okay=False),
+              help="Judgments so far: their documents are not pooled again. Needs --scale.")
+@click.option("--scale", default=None, metavar="NAME", help="Label scale of QRELS; its top grade G weighs the candidates.")
+@click.option("--strategy", type=click.Choice(("gap", "random")), default="gap", show_default=True,
+              help="With --budget: gap (by priority) or random (uniform, the baseline, with --seed).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --strategy random.")
+@click.option("--format", "fmt", type=click.Choice(("trec", "csv", "quepid")), default="trec", show_default=True,
+              help="trec: a qrels stub 'query 0 doc' with the grade left empty (readers refuse it until filled); "
+              "csv: query,doc,priority,runs,best_rank; quepid: Quepid's ratings import CSV query,docid,rating.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the candidates here (default: standard output). The counts go to standard error.")
+def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,
+             strategy: str, seed: int, fmt: str, output: str | None) -> None:
+    """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
+    from .pool import pool
+
+    result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
+    _emit(result.render(fmt), output)
+    click.echo(result.summary(), err=True, nl=False)
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+@click.command("raters")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Layout of RATINGS: trec (query iteration doc grade rater), csv (query,doc,rater,grade) or "
+              "quepid (a book's judgements export: query,docid,<judge>,...); auto guesses from the first line.")
+@click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP + " Its grades are alpha's value domain.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
+    """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
+    import json
+
+    from .io.raters import read_ratings
+    from .judgments.scale import scale_named
+    from .raters import agreement
+
+    sc = scale_named(scale)
+    grades = None if sc is None else sc.grades
+    result = agreement(read_ratings(ratings, input_format, grades), grades)
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        return
+    click.echo(_agreement_table(result), nl=False)
+
+
+def _agreement_table(result: object) -> str:
+    import io
+    import math
+
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .raters import Agreement
+
+    assert isinstance(result, Agreement)
+
+    def num(x: float | None) -> str:
+        return "-" if x is None else ("nan" if math.isnan(x) else f"{x:.4f}")
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=160, force_terminal=False, color_system=None)
+    t = Table(title=f"agreement of {len(result.raters)} raters ({escape(result.source)})")
+    for col in ("query", "pairs", "ratings", "raters", "complete", "cohen_kappa", "fleiss_kappa", "kripp_alpha"):
+        t.add_column(col, justify="left" if col == "query" else "right", no_wrap=True)
+    for name, s in [("all", result.overall), *result.per_query.items()]:
+        t.add_row(escape(name), str(s.pairs), str(s.ratings), str(s.raters), str(s.complete_pairs),
+                  num(s.cohen_kappa), num(s.fleiss_kappa), num(s.krippendorff_alpha))
+    console.print(t)
+    console.print("cohen_kappa: 2 raters, pairs both rated | fleiss_kappa: pairs all raters rated | "
+                  "kripp_alpha: ordinal, all pairs")
+    return buf.getvalue()
+
+
+@click.command("aggregate")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--rule", required=True, metavar="RULE",
+              help="mean, rounded_mean (Quepid before PR #1597), quepid (Quepid since), median, majority "
+              "(ties to the lowest grade), max or min.")
+@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Layout of RATINGS (see `rankflavor raters --help`).")
+@click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the qrels here (default: standard output).")
+def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
+    """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
+    from .io.raters import read_ratings, write_aggregated
+    from .judgments.scale import scale_named
+    from .raters import aggregate_ratings
+    from .raters.rules import check_rule
+
+    check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds
+    sc = scale_named(scale)
+    read = read_ratings(ratings, input_format, None if sc is None else sc.grades)
+    _emit(write_aggregated(aggregate_ratings(read, rule), len(set(read.rater))), output)
+
+
+COMMANDS = (pool_cmd, raters_cmd, aggregate_cmd)

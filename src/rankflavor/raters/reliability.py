@@ -1,0 +1,136 @@
+"""Agreement between raters, overall and per query, computed by the field's libraries.
+
+* Cohen's kappa (unweighted), only when there are exactly two raters, over the pairs both rated:
+  :func:`statsmodels.stats.inter_rater.cohens_kappa` on their contingency table;
+* Fleiss' kappa: :func:`statsmodels.stats.inter_rater.fleiss_kappa` on
+  :func:`~statsmodels.stats.inter_rater.aggregate_raters`, over the pairs every rater rated
+  (Fleiss' kappa needs the same number of ratings per item);
+* Krippendorff's alpha, ordinal: :func:`krippendorff.alpha` on the raters x pairs matrix, a
+  missing rating left missing (alpha needs no complete design), the value domain the grades of
+  the declared scale when one is given, else the grades observed.
+
+A statistic that is undefined on the data (one grade only, too few pairs) is NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .ratings import Ratings
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Agreement over one set of pairs (all of them, or one query's)."""
+
+    pairs: int
+    ratings: int
+    raters: int
+    complete_pairs: int
+    cohen_kappa: float | None
+    fleiss_kappa: float
+    krippendorff_alpha: float
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float | None) -> float | None:
+            return None if x is None or math.isnan(x) else x
+
+        return {"pairs": self.pairs, "ratings": self.ratings, "raters": self.raters,
+                "complete_pairs": self.complete_pairs, "cohen_kappa": num(self.cohen_kappa),
+                "fleiss_kappa": num(self.fleiss_kappa), "krippendorff_alpha": num(self.krippendorff_alpha)}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """What :func:`agreement` returns: overall statistics, then one :class:`Stats` per query."""
+
+    source: str
+    raters: tuple[str, ...]
+    overall: Stats
+    per_query: dict[str, Stats] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "raters": list(self.raters), "overall": self.overall.to_dict(),
+                "per_query": {q: s.to_dict() for q, s in self.per_query.items()}}
+
+
+def agreement(ratings: Ratings, grades: Any = None) -> Agreement:
+    """Inter-rater agreement of ``ratings``, overall and per query.
+
+    Parameters
+    ----------
+    ratings : Ratings
+    grades : sequence of numbers, optional
+        The scale's grades (Krippendorff's value domain); default: the grades observed.
+
+    Examples
+    --------
+    >>> r = Ratings.from_rows([("q", d, rater, g) for d, ga, gb in [("a", 0, 0), ("b", 1, 1), ("c", 2, 1)]
+    ...                        for rater, g in (("ann", ga), ("bob", gb))])
+    >>> a = agreement(r)
+    >>> round(a.overall.cohen_kappa, 4), a.overall.complete_pairs
+    (0.5, 3)
+    """
+    codes, pair_query, _ = ratings.pairs()
+    raters, rater_codes = np.unique(ratings.rater.astype(str), return_inverse=True)
+    matrix = np.full((len(raters), len(pair_query)), np.nan)
+    matrix[rater_codes, codes] = ratings.grade
+    domain = np.unique(np.asarray(grades if grades is not None else ratings.grade, dtype=np.float64))
+    overall = _stats(matrix, domain)
+    per_query = {}
+    for q in np.unique(pair_query):
+        cols = pair_query == q
+        per_query[str(q)] = _stats(matrix[:, cols], domain)
+    return Agreement(ratings.source, tuple(str(r) for r in raters), overall, per_query)
+
+
+def _stats(matrix: np.ndarray, domain: np.ndarray) -> Stats:
+    rated = ~np.isnan(matrix)
+    active = rated.any(axis=1)
+    m = matrix[active]
+    complete = m[:, (~np.isnan(m)).all(axis=0)] if len(m) else m
+    cohen = _cohen(complete, domain) if len(m) == 2 else None
+    return Stats(int(rated.any(axis=0).sum()), int(rated.sum()), int(active.sum()), int(complete.shape[1]),
+                 cohen, _fleiss(complete, domain), _alpha(m, domain))
+
+
+def _cohen(complete: np.ndarray, domain: np.ndarray) -> float:
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    if complete.shape[1] < 1:
+        return math.nan
+    index = np.searchsorted(domain, complete)
+    table = np.zeros((len(domain), len(domain)))
+    np.add.at(table, (index[0], index[1]), 1)
+    with warnings.catch_warnings():  # 0/0 on one grade only: NaN, which is what we report
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(cohens_kappa(table, return_results=False))
+
+
+def _fleiss(complete: np.ndarray, domain: np.ndarray) -> float:
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    if complete.shape[0] < 2 or complete.shape[1] < 1:
+        return math.nan
+    index = np.searchsorted(domain, complete).T  # subjects x raters, category codes
+    table, _ = aggregate_raters(index, n_cat=len(domain))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(fleiss_kappa(table))
+
+
+def _alpha(m: np.ndarray, domain: np.ndarray) -> float:
+    import krippendorff
+
+    # alpha needs two values in the domain and at least one pair rated twice.
+    if len(domain) < 2 or m.shape[0] < 2 or not ((~np.isnan(m)).sum(axis=0) >= 2).any():
+        return math.nan
+    try:
+        return float(krippendorff.alpha(reliability_data=m, value_domain=domain, level_of_measurement="ordinal"))
+    except (ValueError, ZeroDivisionError):
+        return math.nan
