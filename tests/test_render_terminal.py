@@ -233,3 +233,15 @@ def test_diff_and_explain_fit_the_width(toy: tuple[str, str], width: int) -> Non
     ex = _cli("explain", *toy, "-Q", "q1", width=width)
     assert max(len(line) for line in ex.splitlines()) <= width
     assert "…" not in ex
+
+
+def test_counts_lines_break_between_counts_not_inside_one(tmp_path: Path) -> None:
+    """At 80 columns a long counts line breaks at its ' | ' separators: each count stays whole."""
+    qrels = tmp_path / "q.txt"
+    run = tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b -1\n")
+    run.write_text("".join(f"q1 Q0 d{i} {i + 1} {10 - i} t\n" for i in range(6)) + "q1 Q0 a 7 0.5 t\nq1 Q0 b 8 0.4 t\n")
+    out = CliRunner().invoke(cli, ["eval", str(qrels), str(run), "-m", "ndcg@10"], env={"COLUMNS": "80"}).output
+    assert all(len(line) <= 80 for line in out.splitlines())
+    for phrase in ("duplicates resolved: run 0, qrels 0", "negative grades 1"):
+        assert any(phrase in line for line in out.splitlines()), (phrase, out)

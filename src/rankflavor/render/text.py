@@ -66,8 +66,26 @@ def render_table(results: Results, per_query: bool, width: int | None = None) ->
     if per_query:
         _per_query(console, results, base)
     for line in counts_lines(results):
-        console.print(escape(line))
+        for part in fit_segments(line, console.width):
+            console.print(escape(part))
     return buf.getvalue()
+
+
+def fit_segments(line: str, width: int, sep: str = " | ") -> list[str]:
+    """``line`` cut into lines of at most ``width`` columns between its ``sep``-joined segments
+    (continuations indented), so a narrow terminal never breaks a count mid-phrase; a segment
+    longer than the width alone is left for the console to wrap.
+
+    >>> fit_segments("documents: a 1 | b 2 | c 3", 16)
+    ['documents: a 1', '  b 2 | c 3']
+    """
+    out: list[str] = []
+    for segment in line.split(sep):
+        if out and len(out[-1]) + len(sep) + len(segment) <= width:
+            out[-1] += sep + segment
+        else:
+            out.append(segment if not out else "  " + segment)
+    return out
 
 
 def _per_query(console, results: Results, base: Flavor) -> None:  # type: ignore[no-untyped-def]
