@@ -7,6 +7,7 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     spread(qrels, runs, measure="ndcg@10", grid=None, presets=True) -> Spread
     explain(qrels, run, query, measure="ndcg@10") -> Explanation
     diff(qrels, run, a, b) -> Diff
+    compare(qrels, runs, metrics, baseline=None, tests=..., correction=..., flavors=None) -> Comparison
     Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -28,6 +29,7 @@ __all__ = [
     "RankflavorError",
     "Results",
     "UsageError",
+    "compare",
     "dcg_score",
     "diff",
     "evaluate",
@@ -46,6 +48,7 @@ _LAZY = {
     "spread": ("rankflavor.spread", "spread"),
     "explain": ("rankflavor.explain", "explain"),
     "diff": ("rankflavor.attribution", "diff"),
+    "compare": ("rankflavor.compare", "compare"),
     "Results": ("rankflavor.results", "Results"),
     "Flavor": ("rankflavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor", "KNOBS"),
@@ -63,6 +66,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from .arrays import dcg_score, ndcg_score
     from .attribution import diff
+    from .compare import compare
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from .evaluate import evaluate
     from .explain import explain
