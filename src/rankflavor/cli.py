@@ -276,17 +276,27 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
               "and say which flavors flip its sign or verdict.")
 @click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names unprefixed measures use.")
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of every measure. Repeatable.")
+@click.option("--results", "saved", is_flag=True,
+              help="The arguments are saved comparisons (--format json): test their systems together, refusing "
+              "files scored on different qrels (content hashes) unless --force.")
 @click.option("--force", is_flag=True, help="Compare even results scored on different qrels.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int,
-                flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], force: bool, fmt: str) -> None:
+                flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
+                fmt: str) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
-    from .compare import DEFAULT_TESTS, compare
+    from .compare import DEFAULT_TESTS, compare, compare_saved
     from .flavor import parse_knob_assignments
     from .render.comparefmt import render_compare
 
+    if saved:
+        result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
+                               tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                               n_resamples=resamples, seed=seed, force=force)
+        click.echo(render_compare(result, fmt), nl=False)
+        return
     chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
     result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
                      tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,

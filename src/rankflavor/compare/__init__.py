@@ -13,7 +13,8 @@ from __future__ import annotations
 from .api import DEFAULT_TESTS, compare
 from .provenance import QrelsMismatchError
 from .result import Comparison, FlavorVerdict, MeasureComparison, PairStat, Robustness, SystemStat
+from .saved import compare_saved
 from .settings import Settings
 
 __all__ = ["DEFAULT_TESTS", "Comparison", "FlavorVerdict", "MeasureComparison", "PairStat", "QrelsMismatchError",
-           "Robustness", "Settings", "SystemStat", "compare"]
+           "Robustness", "Settings", "SystemStat", "compare", "compare_saved"]

@@ -27,21 +27,24 @@ def pair_indices(names: Sequence[str], baseline: str | None) -> list[tuple[int, 
 
 
 def _pvalues(test: str, matrix: np.ndarray, pairs: list[tuple[int, int]], s: Settings) -> np.ndarray:
-    if test == "permutation":
-        diffs = np.stack([matrix[b] - matrix[a] for a, b in pairs])
-        return np.asarray(stats.permutation_many(diffs, n_resamples=s.n_resamples, seed=s.seed), dtype=np.float64)
-    out = np.empty(len(pairs))
-    for k, (a, b) in enumerate(pairs):
-        x, y = matrix[b], matrix[a]
-        if test == "t":
-            res = stats.paired_t(x, y)
-        elif test == "wilcoxon":
-            res = stats.wilcoxon(x, y)
-        elif test == "sign":
-            res = stats.sign_test(x, y)
-        else:
-            res = stats.bootstrap_test(x, y, n_resamples=s.n_resamples, seed=s.seed)
-        out[k] = res.pvalue
+    """Raw p-values of ``test`` for every pair (batched for the resampling tests).
+
+    A pair whose systems score identically on every query has p = 1: there is nothing to test
+    (the tests refuse all-zero differences).
+    """
+    out = np.ones(len(pairs))
+    diffs = np.stack([matrix[b] - matrix[a] for a, b in pairs]) if pairs else np.empty((0, matrix.shape[1]))
+    live = np.flatnonzero(np.any(diffs != 0, axis=1))
+    if len(live) == 0:
+        return out
+    if test in ("permutation", "bootstrap"):
+        many = stats.permutation_many if test == "permutation" else stats.bootstrap_test_many
+        out[live] = np.asarray(many(diffs[live], n_resamples=s.n_resamples, seed=s.seed), dtype=np.float64)
+        return out
+    one = {"t": stats.paired_t, "wilcoxon": stats.wilcoxon, "sign": stats.sign_test}[test]
+    for k in live:
+        a, b = pairs[k]
+        out[k] = one(matrix[b], matrix[a]).pvalue
     return out
 
 
@@ -52,7 +55,8 @@ def adjusted_pvalues(tests: Sequence[str], matrix: np.ndarray, pairs: list[tuple
     if s.correction == "tukey":
         if len(pairs) == 0:
             return raw, {TUKEY: np.empty(0)}
-        p = np.asarray(stats.tukey_hsd_randomized(matrix, n_resamples=s.n_resamples, seed=s.seed))
+        # queries x systems, as the Tukey HSD reads them
+        p = np.asarray(stats.tukey_hsd_randomized(matrix.T, n_resamples=s.n_resamples, seed=s.seed))
         return raw, {TUKEY: np.array([p[a, b] for a, b in pairs], dtype=np.float64)}
     return raw, {t: np.asarray(stats.correct(raw[t], method=s.correction), dtype=np.float64) for t in tests}
 
@@ -85,12 +89,16 @@ def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Se
     out = []
     for k, (a, b) in enumerate(pairs):
         d = matrix[b] - matrix[a]
-        lo, hi = stats.bootstrap_ci(d, level=level, n_resamples=nr, seed=seed)
+        if np.any(d != 0):
+            lo, hi = stats.bootstrap_ci(d, level=level, n_resamples=nr, seed=seed)
+            effect = float(stats.cohens_d_paired(matrix[b], matrix[a]))
+        else:  # identical systems: no spread to resample, no effect
+            lo, hi, effect = 0.0, 0.0, 0.0
         wins, losses, ties = stats.wins_losses_ties(matrix[b], matrix[a])
         adj = {t: float(v[k]) for t, v in adjusted.items()}
         out.append(PairStat(
             a=names[a], b=names[b], delta=float(np.mean(d)), ci=(float(lo), float(hi)),
-            effect=float(stats.cohens_d_paired(matrix[b], matrix[a])), wins=int(wins), losses=int(losses),
+            effect=effect, wins=int(wins), losses=int(losses),
             ties=int(ties), up=_moved(queries, d, 1), down=_moved(queries, d, -1),
             pvalues={t: float(v[k]) for t, v in raw.items()}, adjusted=adj,
             significant=bool(adj[s.verdict_key] < s.alpha)))

@@ -10,6 +10,7 @@ import math
 
 from ..compare import Comparison, MeasureComparison
 from ..compare.robust import count_holding
+from .comparetex import letters, render_latex, render_markdown
 from .spreadfmt import short_names
 
 COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
@@ -22,22 +23,8 @@ def render_compare(result: Comparison, fmt: str = "table") -> str:
     if fmt == "csv":
         return _csv(result)
     if fmt in ("md", "latex"):
-        from .comparetex import render_latex, render_markdown
-
         return render_markdown(result) if fmt == "md" else render_latex(result)
     return _table(result)
-
-
-def letters(n: int) -> list[str]:
-    """Short ids of the systems: a, b, ..., z, aa, ab, ..."""
-    out = []
-    for i in range(n):
-        s, i = "", i + 1
-        while i:
-            i, r = divmod(i - 1, 26)
-            s = chr(97 + r) + s
-        out.append(s)
-    return out
 
 
 def _f(x: float, signed: bool = False) -> str:
@@ -89,7 +76,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     extra = f", {m.dropped} dropped (not answered by every system)" if m.dropped else ""
     extra += f", {m.zero_filled} missing values scored 0" if m.zero_filled else ""
     print_(f"\n{escape(m.name)}: n = {m.n} queries{extra}")
-    print_(f"flavor: {escape(m.measure)}")
+    print_(f"flavor: {escape(m.measure)}", soft_wrap=True)
     t = Table()
     for col in ("#", "system", "mean", f"{s.ci_level:.0%} CI"):
         t.add_column(col, justify="right" if col in ("mean",) else "left")
@@ -116,7 +103,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     for p in m.pairs:
         up = ", ".join(f"{q} {d:+.3f}" for q, d in p.up) or "-"
         down = ", ".join(f"{q} {d:+.3f}" for q, d in p.down) or "-"
-        print_(f"moved most {ids[p.b]}-{ids[p.a]}: up {escape(up)} | down {escape(down)}")
+        print_(f"moved most {ids[p.b]}-{ids[p.a]}: up {escape(up)} | down {escape(down)}", soft_wrap=True)
     r = m.robustness
     if r is not None:
         print_(f"flavor robustness over {len(r.flavors)} flavors (same test, correction, seed):")
@@ -128,7 +115,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
                     parts.append(f"{what} flipped by {len(flips)}: {shown}")
                 else:
                     parts.append(f"{what} holds")
-            print_(f"  {ids[p.b]} vs {ids[p.a]}: " + escape(" | ".join(parts)))
+            print_(f"  {ids[p.b]} vs {ids[p.a]}: " + escape(" | ".join(parts)), soft_wrap=True)
         for label, msg in list(r.errors.items())[:5]:
             print_(f"  left out {escape(label)}: {escape(msg)}")
 
@@ -140,7 +127,7 @@ def _table(result: Comparison) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=200, force_terminal=False, color_system=None)
     for line in _header(result):
-        console.print(escape(line))
+        console.print(escape(line), soft_wrap=True)
     for m in result.measures:
         _measure_tables(console, result, m)
     for note in result.notes:

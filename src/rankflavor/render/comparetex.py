@@ -8,7 +8,18 @@ robustness check (only when one was run).
 from __future__ import annotations
 
 from ..compare import Comparison, MeasureComparison
-from .comparefmt import letters
+
+
+def letters(n: int) -> list[str]:
+    """Short ids of the systems: a, b, ..., z, aa, ab, ..."""
+    out = []
+    for i in range(n):
+        s, i = "", i + 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            s = chr(97 + r) + s
+        out.append(s)
+    return out
 
 
 def _beats(m: MeasureComparison, system: str, ids: dict[str, str]) -> tuple[str, bool]:
@@ -92,4 +103,4 @@ def render_latex(result: Comparison) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["render_latex", "render_markdown"]
+__all__ = ["letters", "render_latex", "render_markdown"]
