@@ -269,6 +269,9 @@ def test_cli_flavor_robustness_and_policy_exit_code(tmp_path: Path) -> None:
     res = runner.invoke(cli, ["compare", str(qrels), str(a), str(short), "--resamples", "100", "--queries",
                               "intersection", "--flavors", "sklearn,gain=exp2"])
     assert res.exit_code == 0 and "1 dropped" in res.output and "flavor robustness over 2 flavors" in res.output
+    res = runner.invoke(cli, ["compare", str(qrels), str(a), str(b), "--resamples", "100", "--no-ci", "--format", "json"])
+    data = json.loads(res.output)
+    assert data["settings"]["ci_level"] is None and data["measures"][0]["systems"][0]["ci"] == [None, None]
 
 
 def test_latex_marks_a_fragile_win_with_a_dagger() -> None:

@@ -271,6 +271,7 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
 @click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Permutations and bootstrap resamples.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option("--no-ci", is_flag=True, help="Skip the bootstrap confidence intervals (the tests are kept).")
 @click.option("--flavors", default=None, metavar="grid|PRESET,...",
               help="Re-test every pair under spread's flavor grid and every preset (grid) or the listed presets, "
               "and say which flavors flip its sign or verdict.")
@@ -283,7 +284,7 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
-                tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int,
+                tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
                 fmt: str) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
@@ -294,13 +295,13 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
     if saved:
         result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
                                tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
-                               n_resamples=resamples, seed=seed, force=force)
+                               n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
         click.echo(render_compare(result, fmt), nl=False)
         return
     chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
     result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
                      tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
-                     seed=seed, flavors=chosen, preset=preset, force=force,
+                     seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
                      **parse_knob_assignments(list(flavor_knobs)))
     click.echo(render_compare(result, fmt), nl=False)
 

@@ -80,9 +80,10 @@ def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Se
             ) -> tuple[list[SystemStat], list[PairStat]]:
     """Per-system means and CIs, per-pair differences, effect sizes, wins and (corrected) p-values."""
     level, nr, seed = s.ci_level, s.n_resamples, s.seed
+    nan = float("nan")
     systems = []
     for name, row in zip(names, matrix, strict=True):
-        lo, hi = stats.bootstrap_ci(row, level=level, n_resamples=nr, seed=seed)
+        lo, hi = (nan, nan) if level is None else stats.bootstrap_ci(row, level=level, n_resamples=nr, seed=seed)
         systems.append(SystemStat(name, float(np.mean(row)), (float(lo), float(hi))))
     pairs = pair_indices(names, s.baseline)
     raw, adjusted = adjusted_pvalues(s.tests, matrix, pairs, s)
@@ -90,7 +91,7 @@ def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Se
     for k, (a, b) in enumerate(pairs):
         d = matrix[b] - matrix[a]
         if np.any(d != 0):
-            lo, hi = stats.bootstrap_ci(d, level=level, n_resamples=nr, seed=seed)
+            lo, hi = (nan, nan) if level is None else stats.bootstrap_ci(d, level=level, n_resamples=nr, seed=seed)
             effect = float(stats.cohens_d_paired(matrix[b], matrix[a]))
         else:  # identical systems: no spread to resample, no effect
             lo, hi, effect = 0.0, 0.0, 0.0

@@ -70,6 +70,7 @@ def compare(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int = 0,
+    ci_level: float | None = 0.95,
     flavors: str | Iterable[str] | None = None,
     preset: str | None = None,
     force: bool = False,
@@ -90,6 +91,7 @@ def compare(
     correction : ``holm``, ``bonferroni``, ``bh`` or ``tukey`` (randomized Tukey HSD); default Holm
         against a baseline, Tukey HSD for all pairs.
     alpha, n_resamples, seed : the verdict's level; resamples and seed of every resampling.
+    ci_level : level of the bootstrap confidence intervals of means and differences (None: none).
     flavors : ``"grid"`` (spread's default grid and every preset) or a list of presets, knob
         assignments or measures: re-test every pair under each and say which flavors flip it.
     preset : tool whose flavor and metric names unprefixed measures use.
@@ -113,7 +115,8 @@ def compare(
     names, items = _run_names(runs)
     if len(items) < 2:
         raise UsageError(f"runs: give at least two systems to compare, received {len(items)}")
-    settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, _baseline(baseline, names, items))
+    settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, _baseline(baseline, names, items),
+                             ci_level)
     measures = _measures(metrics, preset, knobs)
     q_table = as_qrels(qrels)
     run_tables = [as_run(item) for item in items]

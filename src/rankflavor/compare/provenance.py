@@ -33,15 +33,28 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def _strings(h: Any, arr: pa.Array) -> None:
+    """Feed a string array to ``h``: each value's length, then the values' bytes."""
+    arr = arr.cast(pa.large_string())
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
+    h.update(np.diff(offsets).astype("<i8").tobytes())
+    h.update(memoryview(arr.buffers()[2])[offsets[0]:offsets[-1]])
+
+
 def table_sha256(query: Any, doc: Any, value: np.ndarray) -> str:
-    """SHA-256 of ``query\\tdoc\\tvalue`` lines sorted by (query, doc, value); values as ``repr(float)``."""
-    q = pa.chunked_array([query]) if isinstance(query, pa.Array) else query
-    d = pa.chunked_array([doc]) if isinstance(doc, pa.Array) else doc
-    t = pa.table({"q": q.cast(pa.string()), "d": d.cast(pa.string()), "v": pa.array(np.asarray(value, dtype=np.float64))})
+    """SHA-256 of the rows sorted by (query, doc, value): query ids, doc ids (lengths and bytes), values as float64.
+
+    Row order does not change it; the ids' and values' content does.
+    """
+    def flat(col: Any) -> pa.Array:
+        return (col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col).cast(pa.string())
+
+    t = pa.table({"q": flat(query), "d": flat(doc), "v": pa.array(np.asarray(value, dtype=np.float64))})
     t = t.sort_by([("q", "ascending"), ("d", "ascending"), ("v", "ascending")])
     h = hashlib.sha256()
-    for qi, di, vi in zip(t.column("q").to_pylist(), t.column("d").to_pylist(), t.column("v").to_pylist(), strict=True):
-        h.update(f"{qi}\t{di}\t{vi!r}\n".encode())
+    for name in ("q", "d"):
+        _strings(h, t.column(name).combine_chunks())
+    h.update(np.ascontiguousarray(t.column("v").to_numpy(), dtype="<f8").tobytes())
     return h.hexdigest()
 
 

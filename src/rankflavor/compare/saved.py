@@ -51,6 +51,7 @@ def compare_saved(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int = 0,
+    ci_level: float | None = 0.95,
     force: bool = False,
 ) -> Comparison:
     """Test together the systems of several saved comparisons (paths or :meth:`Comparison.to_dict` values).
@@ -95,7 +96,7 @@ def compare_saved(
                          + (f" among {', '.join(sorted(wanted))}" if wanted else ""))
     if baseline is not None and baseline not in names:
         raise UsageError(f"baseline: no system named {baseline!r}; systems: {', '.join(names)}")
-    settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, baseline)
+    settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, baseline, ci_level)
     blocks = []
     for flavor in shared:
         aligned = align_queries([RunScores(*per_measure[flavor][n]) for n in names], names, settings.queries)

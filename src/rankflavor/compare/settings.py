@@ -28,7 +28,7 @@ class Settings:
     alpha : significance level of the verdict.
     n_resamples : permutations, bootstrap resamples and Tukey HSD permutations.
     seed : seed of every resampling.
-    ci_level : level of the bootstrap confidence intervals.
+    ci_level : level of the bootstrap confidence intervals (None: no intervals).
     queries : the query-set policy (``error``, ``intersection``, ``union-zero``).
     baseline : the system every other is compared with, or None for all pairs.
     """
@@ -38,7 +38,7 @@ class Settings:
     alpha: float
     n_resamples: int
     seed: int
-    ci_level: float = 0.95
+    ci_level: float | None = 0.95
     queries: str = "error"
     baseline: str | None = None
 
@@ -56,11 +56,11 @@ class Settings:
         """One line for a report: test, correction, alpha, seed, resamples."""
         return (f"tests {', '.join(self.tests)} (verdict: {self.verdict_key}) | correction {self.correction} | "
                 f"alpha {self.alpha:g} | seed {self.seed} | {self.n_resamples} resamples | "
-                f"{self.ci_level:.0%} bootstrap CIs | queries {self.queries}")
+                f"{'no' if self.ci_level is None else f'{self.ci_level:.0%}'} bootstrap CIs | queries {self.queries}")
 
 
 def make_settings(tests: Iterable[str], correction: str | None, alpha: float, n_resamples: int, seed: int,
-                  queries: str, baseline: str | None) -> Settings:
+                  queries: str, baseline: str | None, ci_level: float | None = 0.95) -> Settings:
     """Validate and canonicalise the options (``correction=None``: Holm against a baseline, Tukey HSD for all pairs)."""
     from .queries import check_policy
 
@@ -81,10 +81,12 @@ def make_settings(tests: Iterable[str], correction: str | None, alpha: float, n_
         raise UsageError(f"correction: expected one of {', '.join(CORRECTIONS)}, received {correction!r}")
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha: expected a level between 0 and 1, received {alpha}")
+    if ci_level is not None and not 0.0 < ci_level < 1.0:
+        raise UsageError(f"ci_level: expected a level between 0 and 1 (or None), received {ci_level}")
     if int(n_resamples) < 1:
         raise UsageError(f"n_resamples: expected a positive number, received {n_resamples}")
     return Settings(tuple(canon), correction, float(alpha), int(n_resamples), int(seed),
-                    queries=check_policy(queries), baseline=baseline)
+                    ci_level=ci_level, queries=check_policy(queries), baseline=baseline)
 
 
 __all__ = ["CORRECTIONS", "TESTS", "TUKEY", "Settings", "make_settings"]

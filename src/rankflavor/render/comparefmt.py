@@ -78,13 +78,14 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     print_(f"\n{escape(m.name)}: n = {m.n} queries{extra}")
     print_(f"flavor: {escape(m.measure)}", soft_wrap=True)
     t = Table()
-    for col in ("#", "system", "mean", f"{s.ci_level:.0%} CI"):
+    ci = "CI" if s.ci_level is None else f"{s.ci_level:.0%} CI"
+    for col in ("#", "system", "mean", ci):
         t.add_column(col, justify="right" if col in ("mean",) else "left")
     for x in m.systems:
         t.add_row(ids[x.name], escape(short[x.name]), _f(x.mean), f"[{_f(x.ci[0])}, {_f(x.ci[1])}]")
     print_(t)
     pt = Table(title="B - A")
-    cols = ["A", "B", "delta", f"{s.ci_level:.0%} CI", "d", "W/L/T"] + [f"p {k}" for k in s.tests]
+    cols = ["A", "B", "delta", ci, "d", "W/L/T"] + [f"p {k}" for k in s.tests]
     cols += [f"adj {k}" for k in (m.pairs[0].adjusted if m.pairs else {})] + ["sig"]
     if m.robustness is not None:
         cols += ["sign holds", "verdict holds"]
