@@ -15,6 +15,7 @@ aligns them by query id) and every p-value is two-sided. Resampling functions ta
 ``bootstrap_test``         paired bootstrap test, studentized, shifted to the null
 ``bootstrap_test_many``    the same for many pairs sharing the resampled queries
 ``bootstrap_ci``           bootstrap CI of a mean (``scipy.stats.bootstrap``; BCa by default)
+``bootstrap_ci_many``      the same for many rows sharing the resampled queries
 ``cohens_d_paired``        effect size ``d_z = mean(d) / std(d, ddof=1)``
 ``correct``                Holm, Bonferroni, Benjamini–Hochberg (statsmodels ``multipletests``)
 ``tukey_hsd_randomized``   all-pairs randomized Tukey HSD (Carterette 2012)
@@ -24,7 +25,7 @@ aligns them by query id) and every p-value is two-sided. Resampling functions ta
 
 from __future__ import annotations
 
-from .bootstrap import bootstrap_ci, bootstrap_test, bootstrap_test_many
+from .bootstrap import bootstrap_ci, bootstrap_ci_many, bootstrap_test, bootstrap_test_many
 from .classical import cohens_d_paired, paired_t, sign_test, wilcoxon, wins_losses_ties
 from .multiple import correct
 from .randomization import permutation, permutation_many
@@ -34,6 +35,7 @@ from .tukey import tukey_hsd_randomized
 __all__ = [
     "TestResult",
     "bootstrap_ci",
+    "bootstrap_ci_many",
     "bootstrap_test",
     "bootstrap_test_many",
     "cohens_d_paired",

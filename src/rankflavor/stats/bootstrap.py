@@ -116,20 +116,29 @@ def bootstrap_ci(
     xs = values(x, "x")
     n_resamples = resamples_of(n_resamples)
     seed = seed_of(seed)
+    kind = _ci_kind(method, level)
+    if (xs == xs[0]).all():
+        return float(xs[0]), float(xs[0])
+    return _interval(xs, bootstrap_means(xs, n_resamples, seed, batch), level, kind)
+
+
+def _ci_kind(method: str, level: float) -> str:
     kind = str(method).lower()
     if kind not in {m.lower() for m in CI_METHODS}:
         raise UsageError(f"method must be one of {', '.join(CI_METHODS)}, got {method!r}")
     if not 0.0 < level < 1.0:
         raise UsageError(f"level must be in (0, 1), got {level!r}")
-    if (xs == xs[0]).all():
-        return float(xs[0]), float(xs[0])
-    theta = bootstrap_means(xs, n_resamples, seed, batch)
+    return kind
+
+
+def _interval(xs: NDArray[np.float64], theta: NDArray[np.float64], level: float, kind: str) -> tuple[float, float]:
+    """The interval of the mean of ``xs`` from its bootstrap distribution ``theta``."""
     alpha = (1.0 - level) / 2.0
     if kind == "bca":
         theta_hat = xs.mean()
         z0 = ndtri(((theta < theta_hat).sum() + (theta <= theta_hat).sum()) / (2.0 * theta.size))
         n = xs.size
-        jack = (xs.sum() - xs) / (n - 1)
+        jack = (xs.sum() - xs) / (n - 1)  # the leave-one-out means
         u = (n - 1) * (jack.mean() - jack)
         accel = (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** 1.5 / 6.0
         z = ndtri(alpha)
@@ -148,13 +157,118 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
+def count_blocks(n: int, n_resamples: int, seed: int, batch: int | None = None) -> Iterator[NDArray[np.float64]]:
+    """The resamples of :func:`index_blocks` as counts: entry ``(r, i)`` is how often resample ``r`` drew query ``i``.
+
+    A resample's mean of any per-query column ``v`` is then ``counts @ v / n``: one matrix
+    product serves every column.
+
+    Examples
+    --------
+    >>> [c.sum(axis=1).tolist() for c in count_blocks(4, 3, seed=0)]
+    [[4.0, 4.0, 4.0]]
+    """
+    for idx in index_blocks(n, n_resamples, seed, batch):
+        k = idx.shape[0]
+        counts = np.bincount((idx + (np.arange(k) * n)[:, None]).ravel(), minlength=k * n)
+        yield counts.reshape(k, n).astype(np.float64)
+
+
+def bootstrap_ci_many(
+    rows: ArrayLike,
+    *,
+    level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    method: str = "BCa",
+    batch: int | None = None,
+) -> NDArray[np.float64]:
+    """Bootstrap confidence intervals of the mean of each row, all rows sharing the resampled queries.
+
+    Each row is per-query values over the same queries (systems' scores, or pairs'
+    differences). Resample ``r`` draws the same queries for every row — the draws of
+    :func:`bootstrap_ci` with the same ``seed`` and ``batch`` — so each row's interval is
+    :func:`bootstrap_ci` of that row up to the rounding of the resampled means, which are
+    computed here as one matrix product per block instead of one gather per row.
+
+    Parameters
+    ----------
+    rows : array_like
+        2-D array, rows × queries.
+    level, n_resamples, seed, method, batch
+        As for :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(rows, 2)``: low and high bound of each row's interval.
+
+    Raises
+    ------
+    EvaluationError
+        Fewer than 2 queries, non-finite values, or an undefined BCa interval.
+
+    References
+    ----------
+    .. [1] Efron & Tibshirani (1993). *An Introduction to the Bootstrap*, chapters 13-14.
+       Chapman & Hall.
+
+    Examples
+    --------
+    >>> x = [[0.2, 0.4, 0.5, 0.7, 0.9, 0.3], [0.1, 0.1, 0.2, 0.1, 0.3, 0.0]]
+    >>> ci = bootstrap_ci_many(x, n_resamples=2000, seed=1)
+    >>> bool(np.allclose(ci[0], bootstrap_ci(x[0], n_resamples=2000, seed=1)))
+    True
+    """
+    x = np.asarray(rows, dtype=np.float64)
+    if x.ndim != 2:
+        raise UsageError(f"rows must be a 2-D array (rows × queries), got shape {x.shape}")
+    for i, row in enumerate(x):
+        values(row, f"row {i}")
+    n_resamples = resamples_of(n_resamples)
+    seed = seed_of(seed)
+    kind = _ci_kind(method, level)
+    n = x.shape[1]
+    xt = np.ascontiguousarray(x.T)
+    theta = np.vstack([(c @ xt) / n for c in count_blocks(n, n_resamples, seed, batch)])
+    out = np.empty((x.shape[0], 2), dtype=np.float64)
+    for i, row in enumerate(x):
+        out[i] = (row[0], row[0]) if (row == row[0]).all() else _interval(row, theta[:, i], level, kind)
+    return out
+
+
 def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
     """Paired bootstrap test p-values of many pairs, sharing one set of resampled queries.
 
     Row ``i`` of ``diffs`` holds one pair's per-query differences. See :func:`bootstrap_test`
     for the test; a row's p-value equals :func:`bootstrap_test` on that pair with the same
     ``seed`` and ``n_resamples``. Each block of resamples is one matrix of query counts, and the
-    resampled means and variances of every pair are two matrix products with it.
+    resampled sums and sums of squares of every pair are one matrix product with it.
+
+    Parameters
+    ----------
+    diffs : array_like
+        2-D array, pairs × queries (a 1-D array is one pair).
+    n_resamples : int
+        Number of bootstrap resamples.
+    seed : int
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One two-sided p-value per row, ``(b + 1) / (n_resamples + 1)``.
+
+    Raises
+    ------
+    EvaluationError
+        Fewer than 2 queries, non-finite values, or a row of zeros only.
+
+    References
+    ----------
+    .. [1] Efron & Tibshirani (1993). *An Introduction to the Bootstrap*, Algorithm 16.2.
+       Chapman & Hall.
+    .. [2] Sakai (2006). "Evaluating evaluation metrics based on the bootstrap". SIGIR, 525-532.
 
     Examples
     --------
@@ -169,14 +283,13 @@ def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: in
     with np.errstate(divide="ignore", invalid="ignore"):
         t_obs = np.abs(mean / (d.std(axis=1, ddof=1) / np.sqrt(n)))
     w = d - mean[:, None]  # shifted so that the null (mean difference 0) holds
-    wt, w2t = np.ascontiguousarray(w.T), np.ascontiguousarray((w * w).T)
-    hits = np.zeros(d.shape[0], dtype=np.int64)
-    for idx in index_blocks(n, n_resamples, seed):
-        k = idx.shape[0]
-        counts = np.bincount((idx + (np.arange(k) * n)[:, None]).ravel(), minlength=k * n)
-        c = counts.reshape(k, n).astype(np.float64)
-        m = (c @ wt) / n
-        var = np.maximum((c @ w2t - n * m * m) / (n - 1), 0.0)
+    p = d.shape[0]
+    both = np.ascontiguousarray(np.hstack([w.T, (w * w).T]))  # sums and sums of squares in one product
+    hits = np.zeros(p, dtype=np.int64)
+    for c in count_blocks(n, n_resamples, seed):
+        sums = c @ both
+        m = sums[:, :p] / n
+        var = np.maximum((sums[:, p:] - n * m * m) / (n - 1), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(m / np.sqrt(var / n))
         hits += (np.nan_to_num(t, nan=0.0) >= t_obs).sum(axis=0)

@@ -78,7 +78,8 @@ def correct(pvalues: ArrayLike, method: str = "holm") -> NDArray[np.float64]:
     if method == "holm":
         adjusted = np.maximum.accumulate(ps * (m - np.arange(m)))
     else:
-        adjusted = np.minimum.accumulate((ps * m / np.arange(1, m + 1))[::-1])[::-1]
+        # p / (i / m), not p * m / i: the same rounding as statsmodels, down to subnormal p-values
+        adjusted = np.minimum.accumulate((ps / (np.arange(1, m + 1) / float(m)))[::-1])[::-1]
     out = np.empty(m, dtype=np.float64)
     out[order] = np.minimum(adjusted, 1.0)
     return out

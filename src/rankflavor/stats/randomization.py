@@ -63,15 +63,20 @@ def sign_blocks(n: int, n_resamples: int, seed: int, *, block: int | None = None
         yield signs
 
 
-def all_signs(n: int) -> NDArray[np.float64]:
-    """Every ±1 vector of length ``n`` (``2**n`` rows), row 0 all ``+1``.
+def all_signs(n: int, start: int = 0, stop: int | None = None) -> NDArray[np.float64]:
+    """Rows ``start:stop`` of the enumeration of every ±1 vector of length ``n`` (``2**n`` rows).
+
+    Row ``r`` has ``-1`` where bit ``i`` of ``r`` is set, so row 0 is all ``+1``.
 
     Examples
     --------
     >>> all_signs(2).tolist()
     [[1.0, 1.0], [-1.0, 1.0], [1.0, -1.0], [-1.0, -1.0]]
+    >>> all_signs(2, 1, 3).tolist()
+    [[-1.0, 1.0], [1.0, -1.0]]
     """
-    bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    rows = np.arange(start, 2**n if stop is None else stop, dtype=np.int64)
+    bits = (rows[:, None] >> np.arange(n)) & 1
     return 1.0 - 2.0 * bits.astype(np.float64)
 
 
@@ -131,11 +136,14 @@ def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int =
     n = d.shape[1]
     observed = np.abs(d.sum(axis=1))
     threshold = observed - SLACK_ULPS * np.finfo(np.float64).eps * np.abs(d).sum(axis=1)
-    if _is_exact(n, n_resamples):
-        stats = np.abs(all_signs(n) @ d.T)
-        return np.asarray((stats >= threshold).sum(axis=0) / 2.0**n, dtype=np.float64)
     hits = np.zeros(d.shape[0], dtype=np.int64)
     dt = np.ascontiguousarray(d.T)
+    if _is_exact(n, n_resamples):
+        total = 2**n
+        rows = max(1, BLOCK_ELEMENTS // n)
+        for start in range(0, total, rows):
+            hits += (np.abs(all_signs(n, start, min(total, start + rows)) @ dt) >= threshold).sum(axis=0)
+        return np.asarray(hits / float(total), dtype=np.float64)
     for signs in sign_blocks(n, n_resamples, seed):
         hits += (np.abs(signs @ dt) >= threshold).sum(axis=0)
     return np.asarray((hits + 1) / (n_resamples + 1.0), dtype=np.float64)

@@ -34,6 +34,23 @@ def _ranges(x: NDArray[np.float64], order: NDArray[np.intp]) -> NDArray[np.float
     return np.asarray(means.max(axis=1) - means.min(axis=1), dtype=np.float64)
 
 
+def _exact(x: NDArray[np.float64], threshold: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Exact p-values: every arrangement of every row, enumerated in blocks (arrangement ``a`` has
+    digit ``j`` of ``a`` in base ``S!`` as the permutation of query ``j``)."""
+    q, s = x.shape
+    perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
+    total = len(perms) ** q
+    place = len(perms) ** np.arange(q, dtype=np.int64)
+    rows = max(1, BLOCK_ELEMENTS // (q * s))
+    ranges = []
+    for start in range(0, total, rows):
+        codes = np.arange(start, min(total, start + rows), dtype=np.int64)
+        ranges.append(_ranges(x, perms[(codes[:, None] // place) % len(perms)]))
+    flat = np.sort(np.concatenate(ranges))
+    counted = flat.size - np.searchsorted(flat, threshold, side="left")
+    return np.asarray(counted / flat.size, dtype=np.float64)
+
+
 def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
     """All-pairs p-values of the randomized Tukey HSD test.
 
@@ -80,7 +97,7 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
     --------
     >>> m = [[0.1, 0.5, 0.3], [0.2, 0.6, 0.2], [0.0, 0.9, 0.4], [0.3, 0.7, 0.3]]
     >>> tukey_hsd_randomized(m, n_resamples=999, seed=0).round(3).tolist()
-    [[1.0, 0.017, 0.881], [0.017, 1.0, 0.217], [0.881, 0.217, 1.0]]
+    [[1.0, 0.019, 0.884], [0.019, 1.0, 0.232], [0.884, 0.232, 1.0]]
     """
     x = _matrix(matrix)
     n_resamples = resamples_of(n_resamples)
@@ -89,19 +106,18 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
     means = x.mean(axis=0)
     observed = np.abs(means[:, None] - means[None, :])
     threshold = observed - SLACK_ULPS * np.finfo(np.float64).eps * np.abs(x).sum(axis=0).max() / q
-    arrangements = math.factorial(s) ** q if q * math.log(math.factorial(s)) < 64 else None
-    if arrangements is not None and arrangements <= n_resamples:
-        perms = np.array(list(itertools.permutations(range(s))), dtype=np.intp)
-        choice = np.stack(np.meshgrid(*[np.arange(len(perms))] * q, indexing="ij"), axis=-1).reshape(-1, q)
-        ranges = np.sort(_ranges(x, perms[choice]))
-        counted = ranges.size - np.searchsorted(ranges, threshold, side="left")
-        return np.asarray(counted / ranges.size, dtype=np.float64)
+    per_query = math.factorial(s)
+    if q * math.log(per_query) <= math.log(n_resamples) + 1e-9 and per_query**q <= n_resamples:
+        return _exact(x, threshold)
     rng = np.random.default_rng(seed)
     rows = max(1, min(n_resamples, BLOCK_ELEMENTS // (q * s)))
     blocks = []
     for start in range(0, n_resamples, rows):
         k = min(rows, n_resamples - start)
-        blocks.append(_ranges(x, rng.random((k, q, s)).argsort(axis=2)))
+        shuffled = np.broadcast_to(x, (k, q, s)).copy()
+        rng.permuted(shuffled, axis=2, out=shuffled)  # every (resample, query) row shuffled on its own
+        means = shuffled.mean(axis=1)
+        blocks.append(means.max(axis=1) - means.min(axis=1))
     ranges = np.sort(np.concatenate(blocks))
     counted = ranges.size - np.searchsorted(ranges, threshold, side="left")
     return np.asarray((counted + 1) / (n_resamples + 1.0), dtype=np.float64)
