@@ -79,22 +79,21 @@ def _moved(queries: np.ndarray, d: np.ndarray, sign: int) -> tuple[tuple[str, fl
 def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Settings
             ) -> tuple[list[SystemStat], list[PairStat]]:
     """Per-system means and CIs, per-pair differences, effect sizes, wins and (corrected) p-values."""
-    level, nr, seed = s.ci_level, s.n_resamples, s.seed
-    nan = float("nan")
-    systems = []
-    for name, row in zip(names, matrix, strict=True):
-        lo, hi = (nan, nan) if level is None else stats.bootstrap_ci(row, level=level, n_resamples=nr, seed=seed)
-        systems.append(SystemStat(name, float(np.mean(row)), (float(lo), float(hi))))
     pairs = pair_indices(names, s.baseline)
+    diffs = np.stack([matrix[b] - matrix[a] for a, b in pairs]) if pairs else np.empty((0, matrix.shape[1]))
+    # every interval (systems' means, pairs' differences) from one set of resampled queries
+    rows = np.vstack([matrix, diffs])
+    cis = (np.full((len(rows), 2), np.nan) if s.ci_level is None else
+           stats.bootstrap_ci_many(rows, level=s.ci_level, n_resamples=s.n_resamples, seed=s.seed))
+    systems = [SystemStat(name, float(np.mean(row)), (float(lo), float(hi)))
+               for name, row, (lo, hi) in zip(names, matrix, cis, strict=False)]
     raw, adjusted = adjusted_pvalues(s.tests, matrix, pairs, s)
     out = []
     for k, (a, b) in enumerate(pairs):
-        d = matrix[b] - matrix[a]
-        if np.any(d != 0):
-            lo, hi = (nan, nan) if level is None else stats.bootstrap_ci(d, level=level, n_resamples=nr, seed=seed)
-            effect = float(stats.cohens_d_paired(matrix[b], matrix[a]))
-        else:  # identical systems: no spread to resample, no effect
-            lo, hi, effect = 0.0, 0.0, 0.0
+        d = diffs[k]
+        lo, hi = cis[len(names) + k]
+        # identical systems: no effect (the effect size refuses all-zero differences)
+        effect = float(stats.cohens_d_paired(matrix[b], matrix[a])) if np.any(d != 0) else 0.0
         wins, losses, ties = stats.wins_losses_ties(matrix[b], matrix[a])
         adj = {t: float(v[k]) for t, v in adjusted.items()}
         out.append(PairStat(
