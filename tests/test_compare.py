@@ -247,6 +247,7 @@ def test_cli_formats(tmp_path: Path) -> None:
     assert [(r["name"], r["test"], r["significant"]) for r in rows] == [
         ("ndcg@10", "t", "True"), ("ndcg@10", "sign", ""), ("P@5", "t", "True"), ("P@5", "sign", "")]
     assert float(rows[0]["p_adjusted"]) == float(rows[0]["p"])  # Holm over one pair
+    assert (rows[0]["correction"], rows[0]["alpha"], rows[0]["seed"], rows[0]["n_resamples"]) == ("holm", "0.05", "0", "300")
     md = runner.invoke(cli, [*base, "--format", "md"]).output.splitlines()
     assert md[0] == "| # | system | ndcg@10 | P@5 |" and md[1] == "|---|---|---:|---:|"
     assert md[2].startswith("| a | A.run | ") and "<sup>a</sup>" in md[3] and "**" in md[3]

@@ -44,7 +44,7 @@ def _csv(result: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["measure", "name", "n", "a", "b", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "cohens_d", "wins",
-                "losses", "ties", "test", "p", "correction", "p_adjusted", "significant"])
+                "losses", "ties", "test", "p", "correction", "p_adjusted", "significant", "alpha", "seed", "n_resamples"])
     s = result.settings
     for m in result.measures:
         means = {x.name: x.mean for x in m.systems}
@@ -55,7 +55,7 @@ def _csv(result: Comparison) -> str:
                 w.writerow([m.measure, m.name, m.n, p.a, p.b, repr(means[p.a]), repr(means[p.b]), repr(p.delta),
                             repr(p.ci[0]), repr(p.ci[1]), repr(p.effect), p.wins, p.losses, p.ties, t, repr(raw),
                             s.correction if adj is not None else "", "" if adj is None else repr(adj),
-                            p.significant if t == s.verdict_key else ""])
+                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples])
     return buf.getvalue()
 
 
