@@ -12,6 +12,7 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     bounds(qrels, run, metrics, scale=None) -> Bounds
     pool(runs, depth=10, qrels=None, budget=None, scale=None) -> Pool
     read_ratings(path) -> Ratings; aggregate_ratings(ratings, rule) -> Qrels; agreement(ratings) -> Agreement
+    compare(qrels, runs, metrics, baseline=None, tests=..., correction=..., flavors=None) -> Comparison
     Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -37,6 +38,7 @@ __all__ = [
     "aggregate_ratings",
     "agreement",
     "bounds",
+    "compare",
     "dcg_score",
     "diff",
     "evaluate",
@@ -60,6 +62,7 @@ _LAZY = {
     "explain": ("rankflavor.explain", "explain"),
     "diff": ("rankflavor.attribution", "diff"),
     "identify": ("rankflavor.identify", "identify"),
+    "compare": ("rankflavor.compare", "compare"),
     "Results": ("rankflavor.results", "Results"),
     "judgments": ("rankflavor.judgments", "judgments"),
     "bounds": ("rankflavor.judgments", "bounds"),
@@ -84,6 +87,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from .arrays import dcg_score, ndcg_score
     from .attribution import diff
+    from .compare import compare
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from .evaluate import evaluate
     from .explain import explain

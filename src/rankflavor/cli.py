@@ -349,6 +349,60 @@ from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
 
 for _command in _JUDGMENT_COMMANDS:
     cli.add_command(_command)
+# --- compare (issue 22) ---------------------------------------------------------------------
+
+
+@cli.command("compare")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
+              help="Measure to compare on (canonical, dialect or PRESET:NAME). Repeatable; default ndcg@10.")
+@click.option("--baseline", default=None, metavar="RUN",
+              help="Compare every run with this one (its file name or path); default: all pairs.")
+@click.option("--queries", "query_policy", type=click.Choice(("error", "intersection", "union-zero")), default="error",
+              show_default=True, help="Runs answering different queries: refuse, keep the common ones, or score 0.")
+@click.option("--test", "tests", multiple=True, metavar="TEST",
+              help="t, permutation, bootstrap, wilcoxon or sign. Repeatable; the first decides the verdict. "
+              "Default: t, permutation, bootstrap.")
+@click.option("--correction", type=click.Choice(("holm", "bonferroni", "bh", "tukey")), default=None,
+              help="Multiple comparisons: default holm with --baseline, randomized Tukey HSD for all pairs.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Permutations and bootstrap resamples.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option("--no-ci", is_flag=True, help="Skip the bootstrap confidence intervals (the tests are kept).")
+@click.option("--flavors", default=None, metavar="grid|PRESET,...",
+              help="Re-test every pair under spread's flavor grid and every preset (grid) or the listed presets, "
+              "and say which flavors flip its sign or verdict.")
+@click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names unprefixed measures use.")
+@click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of every measure. Repeatable.")
+@click.option("--results", "saved", is_flag=True,
+              help="The arguments are saved comparisons (--format json): test their systems together, refusing "
+              "files scored on different qrels (content hashes) unless --force.")
+@click.option("--force", is_flag=True, help="Compare even results scored on different qrels.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
+              show_default=True)
+def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
+                tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
+                flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
+                fmt: str) -> None:
+    """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
+    from .compare import DEFAULT_TESTS, compare, compare_saved
+    from .flavor import parse_knob_assignments
+    from .render.comparefmt import render_compare
+
+    if saved:
+        result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
+                               tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                               n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
+        click.echo(render_compare(result, fmt), nl=False)
+        return
+    chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
+    result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
+                     tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
+                     seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
+                     **parse_knob_assignments(list(flavor_knobs)))
+    click.echo(render_compare(result, fmt), nl=False)
 
 
 def main() -> None:

@@ -156,7 +156,7 @@ def build_flavors(base: Measure, grid: Mapping[str, tuple[str, ...]],
     return flavors, notes
 
 
-def _run_names(runs: Any) -> tuple[list[str], list[Any]]:
+def run_names(runs: Any) -> tuple[list[str], list[Any]]:
     """Split ``runs`` into names and inputs: one run, a list of runs, or ``{name: run}``."""
     if isinstance(runs, Mapping) and runs and not _is_nested_run(runs):
         return [str(k) for k in runs], list(runs.values())
@@ -237,7 +237,7 @@ def spread(
         base = Measure(base.metric, k, base.flavor)
     canon_grid, notes = canonical_grid(DEFAULT_GRID if grid is None else grid, base)
     flavors, preset_notes = build_flavors(base, canon_grid, presets)
-    names, items = _run_names(runs)
+    names, items = run_names(runs)
     if not items:
         raise UsageError("runs: give at least one run")
     q_table = as_qrels(qrels)

@@ -1,0 +1,165 @@
+"""``rankflavor.compare``: paired significance of systems under one or more measures, with
+confidence intervals, corrections for multiple comparisons and a flavor-robustness check.
+
+References
+----------
+.. [Smu07] M. D. Smucker, J. Allan, B. Carterette. "A Comparison of Statistical Significance
+   Tests for Information Retrieval Evaluation". CIKM 2007.
+.. [Car12] B. Carterette. "Multiple Testing in Statistical Analysis of Systems-Based Information
+   Retrieval Experiments". ACM TOIS 30(1), 2012 (randomized Tukey HSD).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .. import __version__
+from ..errors import UsageError
+from ..io.inputs import as_qrels, as_run
+from ..measure import Measure
+from ..spread import run_names
+from .analysis import analyse
+from .flavors import flavor_variants
+from .provenance import check_same_qrels, describe
+from .queries import align_queries
+from .result import Comparison, MeasureComparison
+from .robust import robustness
+from .scores import score_runs
+from .settings import Settings, make_settings
+
+DEFAULT_TESTS = ("t", "permutation", "bootstrap")
+
+
+def _measures(metrics: str | Measure | Iterable[str | Measure], preset: str | None, knobs: dict[str, Any]) -> list[Measure]:
+    from ..presets import resolve_measures
+
+    items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
+    if not items:
+        raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
+    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()})
+    if extras:
+        raise UsageError(f"metrics: {', '.join(extras)} name no per-query value to compare")
+    return measures
+
+
+def _baseline(baseline: str | int | None, names: list[str], given: list[Any]) -> str | None:
+    if baseline is None:
+        return None
+    if isinstance(baseline, int) and not isinstance(baseline, bool):
+        if not 0 <= baseline < len(names):
+            raise UsageError(f"baseline: no system number {baseline}; there are {len(names)}")
+        return names[baseline]
+    for name, item in zip(names, given, strict=True):
+        if baseline == name or (isinstance(item, str) and baseline == item):
+            return name
+    from ..errors import did_you_mean
+
+    raise UsageError(f"baseline: no system named {baseline!r}; systems: {', '.join(names)}." + did_you_mean(str(baseline), names))
+
+
+def compare(
+    qrels: Any,
+    runs: Any,
+    metrics: str | Measure | Iterable[str | Measure] = "ndcg@10",
+    *,
+    baseline: str | int | None = None,
+    queries: str = "error",
+    tests: str | Sequence[str] = DEFAULT_TESTS,
+    correction: str | None = None,
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    ci_level: float | None = 0.95,
+    flavors: str | Iterable[str] | None = None,
+    preset: str | None = None,
+    force: bool = False,
+    **knobs: Any,
+) -> Comparison:
+    """Compare systems query by query: means with CIs, paired tests, corrections, flavor robustness.
+
+    Parameters
+    ----------
+    qrels : path, ``{query: {doc: grade}}`` or DataFrame
+        The judgments (read once).
+    runs : a list of runs (paths, dicts, DataFrames) or ``{name: run}``; at least two.
+    metrics : measure or list of measures (canonical, dialect, ``PRESET:NAME``).
+    baseline : name (or position) of the system every other is compared with; None: all pairs.
+    queries : ``"error"`` (the systems must answer the same queries), ``"intersection"``, ``"union-zero"``.
+    tests : paired tests among ``t``, ``permutation`` (randomization, Smyth–Phipson), ``bootstrap``,
+        ``wilcoxon``, ``sign``. The first decides the verdict.
+    correction : ``holm``, ``bonferroni``, ``bh`` or ``tukey`` (randomized Tukey HSD); default Holm
+        against a baseline, Tukey HSD for all pairs.
+    alpha, n_resamples, seed : the verdict's level; resamples and seed of every resampling.
+    ci_level : level of the bootstrap confidence intervals of means and differences (None: none).
+    flavors : ``"grid"`` (spread's default grid and every preset) or a list of presets, knob
+        assignments or measures: re-test every pair under each and say which flavors flip it.
+    preset : tool whose flavor and metric names unprefixed measures use.
+    force : compare even when the systems were scored against different judgments.
+    **knobs : flavor knobs applied to every measure that reads them.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> runs = {"A": {"q1": {"a": 1.0, "x": 2.0}, "q2": {"b": 1.0}, "q3": {"x": 1.0, "c": 0.5}},
+    ...         "B": {"q1": {"a": 2.0}, "q2": {"b": 1.0}, "q3": {"c": 1.0}}}
+    >>> c = compare(qrels, runs, "P@1", baseline="A", n_resamples=100)
+    >>> p = c["P@1"].pairs[0]
+    >>> (p.a, p.b, round(p.delta, 4), p.wins, p.losses, p.ties)
+    ('A', 'B', 0.6667, 2, 0, 1)
+    """
+    names, items = run_names(runs)
+    if len(items) < 2:
+        raise UsageError(f"runs: give at least two systems to compare, received {len(items)}")
+    settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, _baseline(baseline, names, items),
+                             ci_level)
+    measures = _measures(metrics, preset, knobs)
+    q_table = as_qrels(qrels)
+    run_tables = [as_run(item) for item in items]
+    q_info = describe(qrels, q_table)
+    run_info = [{"name": n, **describe(item, t)} for n, item, t in zip(names, items, run_tables, strict=True)]
+    # Every system here is scored against this one qrels; saved comparisons merged later carry their own.
+    check_same_qrels({n: q_info["sha256"] for n in names}, force)
+
+    variants: list[list[tuple[Measure, str]]] = []
+    notes: list[str] = []
+    for m in measures:
+        if flavors is None:
+            variants.append([])
+            continue
+        found, found_notes = flavor_variants(m, flavors)
+        variants.append(found)
+        notes += [n for n in found_notes if n not in notes]
+    every = list(measures) + [v for vs in variants for v, _ in vs]
+    scores, errors = score_runs(q_table, run_tables, every)
+    refused = sorted((j, r) for r, j in errors if j < len(measures))
+    if refused:  # a measure asked for, refused by its policy: the error evaluate() would raise
+        j, r = refused[0]
+        raise errors[(r, j)]
+
+    blocks = []
+    offset = len(measures)
+    for j, m in enumerate(measures):
+        aligned = align_queries([scores[r][j] for r in range(len(names))], names, settings.queries)  # type: ignore[misc]
+        systems, pairs = analyse(aligned.matrix, aligned.queries, names, settings)
+        robust = None
+        if flavors is not None:
+            cols = range(offset, offset + len(variants[j]))
+            var_errors = {v: f"{names[r]}: {errors[(r, col)]}" for v, col in enumerate(cols)
+                          for r in range(len(names)) if (r, col) in errors}
+            per_variant = [[scores[r][col] for r in range(len(names))] for col in cols]
+            robust = robustness(pairs, names, [(str(v), label) for v, label in variants[j]], per_variant,
+                                var_errors, settings)
+            offset += len(variants[j])
+        blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
+                                        aligned.dropped, aligned.zero_filled, robust))
+    provenance = {"rankflavor": __version__, "qrels": q_info, "runs": run_info,
+                  "flavors": [str(m) for m in every]}
+    return Comparison(tuple(names), settings, blocks, provenance, tuple(notes))
+
+
+__all__ = ["DEFAULT_TESTS", "Settings", "compare"]

@@ -1,0 +1,187 @@
+"""The values :func:`rankflavor.compare` returns: per system, per pair, per flavor; JSON-ready."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .settings import Settings
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+@dataclass(frozen=True)
+class SystemStat:
+    """One system's mean over the compared queries and its bootstrap confidence interval."""
+
+    name: str
+    mean: float
+    ci: tuple[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "mean": _num(self.mean), "ci": [_num(self.ci[0]), _num(self.ci[1])]}
+
+
+@dataclass(frozen=True)
+class PairStat:
+    """System ``b`` against system ``a``: every number is of ``b - a`` per query.
+
+    Attributes
+    ----------
+    delta, ci : mean difference and its bootstrap confidence interval.
+    effect : Cohen's d for paired samples (mean difference over the differences' standard deviation).
+    wins, losses, ties : queries where ``b`` is above, below, equal to ``a``.
+    up, down : the (query, difference) pairs that moved most each way (five each), largest first.
+    pvalues : per test, the p-value of the pair.
+    adjusted : per test (or ``tukey_hsd``), the p-value corrected for the pairs compared.
+    significant : the verdict: ``adjusted[settings.verdict_key] < alpha``.
+    """
+
+    a: str
+    b: str
+    delta: float
+    ci: tuple[float, float]
+    effect: float
+    wins: int
+    losses: int
+    ties: int
+    up: tuple[tuple[str, float], ...]
+    down: tuple[tuple[str, float], ...]
+    pvalues: dict[str, float]
+    adjusted: dict[str, float]
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "delta": _num(self.delta), "ci": [_num(self.ci[0]), _num(self.ci[1])],
+                "cohens_d": _num(self.effect), "wins": self.wins, "losses": self.losses, "ties": self.ties,
+                "moved_up": [{"query": q, "delta": _num(d)} for q, d in self.up],
+                "moved_down": [{"query": q, "delta": _num(d)} for q, d in self.down],
+                "pvalues": {k: _num(v) for k, v in self.pvalues.items()},
+                "adjusted": {k: _num(v) for k, v in self.adjusted.items()},
+                "significant": self.significant}
+
+
+@dataclass(frozen=True)
+class FlavorVerdict:
+    """One flavor of the robustness check: its label, n, and per pair the difference and verdict."""
+
+    flavor: str
+    label: str
+    n: int
+    deltas: tuple[float, ...]
+    significant: tuple[bool, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"flavor": self.flavor, "label": self.label, "n": self.n, "deltas": [_num(d) for d in self.deltas],
+                "significant": list(self.significant)}
+
+
+@dataclass(frozen=True)
+class Robustness:
+    """Whether each pair's sign and verdict hold in every flavor evaluated, and which flavors flip them.
+
+    ``sign_flips[i]`` / ``verdict_flips[i]`` list the labels of the flavors where pair ``i``'s sign
+    (a difference within the tie tolerance counts as a change of sign) or verdict differs from the
+    base measure's. ``errors`` maps a flavor label to why a policy refused it (left out).
+    """
+
+    flavors: tuple[FlavorVerdict, ...]
+    sign_flips: tuple[tuple[str, ...], ...]
+    verdict_flips: tuple[tuple[str, ...], ...]
+    errors: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def holds(self, i: int) -> tuple[bool, bool]:
+        """(sign holds, verdict holds) of pair ``i`` in every flavor."""
+        return not self.sign_flips[i], not self.verdict_flips[i]
+
+    def to_dict(self, pairs: list[PairStat]) -> dict[str, Any]:
+        return {
+            "n_flavors": len(self.flavors),
+            "pairs": [{"a": p.a, "b": p.b, "sign_holds": not s, "verdict_holds": not v, "sign_flipped_by": list(s),
+                       "verdict_flipped_by": list(v)}
+                      for p, s, v in zip(pairs, self.sign_flips, self.verdict_flips, strict=True)],
+            "flavors": [f.to_dict() for f in self.flavors],
+            "errors": dict(self.errors),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class MeasureComparison:
+    """Every system and pair under one measure.
+
+    ``queries`` and ``values`` (systems x queries) are what the statistics read; ``dropped`` counts
+    queries left out under ``queries="intersection"``, ``zero_filled`` the cells scored 0 under ``union-zero``.
+    """
+
+    measure: str
+    name: str
+    queries: np.ndarray
+    values: np.ndarray
+    systems: list[SystemStat]
+    pairs: list[PairStat]
+    dropped: int = 0
+    zero_filled: int = 0
+    robustness: Robustness | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.queries)
+
+    def pair(self, a: str, b: str) -> PairStat:
+        """The pair comparing ``a`` and ``b`` (either order)."""
+        for p in self.pairs:
+            if {p.a, p.b} == {a, b}:
+                return p
+        raise KeyError(f"no pair {a!r}, {b!r}")
+
+    def to_dict(self, per_query: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "flavor": self.measure, "name": self.name, "n": self.n, "queries_dropped": self.dropped,
+            "zero_filled": self.zero_filled,
+            "systems": [s.to_dict() for s in self.systems], "pairs": [p.to_dict() for p in self.pairs],
+            "robustness": self.robustness.to_dict(self.pairs) if self.robustness else None,
+        }
+        if per_query:
+            out["per_query"] = {"queries": [str(q) for q in self.queries],
+                                "values": {s.name: [float(v) for v in row] for s, row in zip(self.systems, self.values, strict=True)}}
+        return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`rankflavor.compare` returns: the settings, the provenance, one block per measure."""
+
+    systems: tuple[str, ...]
+    settings: Settings
+    measures: list[MeasureComparison]
+    provenance: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def __getitem__(self, key: int | str) -> MeasureComparison:
+        if isinstance(key, int):
+            return self.measures[key]
+        for m in self.measures:
+            if key in (m.measure, m.name):
+                return m
+        raise KeyError(f"no measure {key!r}; have: {', '.join(m.name for m in self.measures)}")
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.measures)
+
+    def __len__(self) -> int:
+        return len(self.measures)
+
+    def to_dict(self, per_query: bool = True) -> dict[str, Any]:
+        """JSON-ready: settings, provenance (content hashes, version, flavors), every measure."""
+        return {"systems": list(self.systems), "settings": self.settings.to_dict(), "provenance": self.provenance,
+                "measures": [m.to_dict(per_query) for m in self.measures], "notes": list(self.notes)}
+
+
+__all__ = ["Comparison", "FlavorVerdict", "MeasureComparison", "PairStat", "Robustness", "SystemStat"]

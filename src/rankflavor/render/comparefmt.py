@@ -1,0 +1,139 @@
+"""Render a :class:`rankflavor.compare.Comparison`: terminal tables (rich), JSON, CSV; Markdown and
+LaTeX in :mod:`rankflavor.render.comparetex`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from ..compare import Comparison, MeasureComparison
+from ..compare.robust import count_holding
+from .comparetex import letters, render_latex, render_markdown
+from .spreadfmt import short_names
+
+COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
+
+
+def render_compare(result: Comparison, fmt: str = "table") -> str:
+    """``table``, ``json`` (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test), ``md``, ``latex``."""
+    if fmt == "json":
+        return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        return _csv(result)
+    if fmt in ("md", "latex"):
+        return render_markdown(result) if fmt == "md" else render_latex(result)
+    return _table(result)
+
+
+def _f(x: float, signed: bool = False) -> str:
+    if x is None or math.isnan(x):
+        return "-"
+    return f"{x:+.4f}" if signed else f"{x:.4f}"
+
+
+def _p(x: float) -> str:
+    if math.isnan(x):
+        return "-"
+    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
+
+
+def _csv(result: Comparison) -> str:
+    """A row per pair and test; under ``tukey`` the Tukey HSD has a row of its own (its p is already adjusted)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["measure", "name", "n", "a", "b", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "cohens_d", "wins",
+                "losses", "ties", "test", "p", "correction", "p_adjusted", "significant", "alpha", "seed", "n_resamples"])
+    s = result.settings
+    for m in result.measures:
+        means = {x.name: x.mean for x in m.systems}
+        for p in m.pairs:
+            rows = [(t, p.pvalues[t], p.adjusted.get(t)) for t in p.pvalues]
+            rows += [(t, v, v) for t, v in p.adjusted.items() if t not in p.pvalues]
+            for t, raw, adj in rows:
+                w.writerow([m.measure, m.name, m.n, p.a, p.b, repr(means[p.a]), repr(means[p.b]), repr(p.delta),
+                            repr(p.ci[0]), repr(p.ci[1]), repr(p.effect), p.wins, p.losses, p.ties, t, repr(raw),
+                            s.correction if adj is not None else "", "" if adj is None else repr(adj),
+                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples])
+    return buf.getvalue()
+
+
+def _header(result: Comparison) -> list[str]:
+    s = result.settings
+    versus = f"against baseline {s.baseline}" if s.baseline else "all pairs"
+    return [f"compare {len(result.systems)} systems, {versus}", s.describe()]
+
+
+def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    s = result.settings
+    ids = dict(zip(result.systems, letters(len(result.systems)), strict=True))
+    short = dict(zip(result.systems, short_names(result.systems), strict=True))
+    print_ = console.print  # type: ignore[attr-defined]
+    extra = f", {m.dropped} dropped (not answered by every system)" if m.dropped else ""
+    extra += f", {m.zero_filled} missing values scored 0" if m.zero_filled else ""
+    print_(f"\n{escape(m.name)}: n = {m.n} queries{extra}")
+    print_(f"flavor: {escape(m.measure)}", soft_wrap=True)
+    t = Table()
+    ci = "CI" if s.ci_level is None else f"{s.ci_level:.0%} CI"
+    for col in ("#", "system", "mean", ci):
+        t.add_column(col, justify="right" if col in ("mean",) else "left")
+    for x in m.systems:
+        t.add_row(ids[x.name], escape(short[x.name]), _f(x.mean), f"[{_f(x.ci[0])}, {_f(x.ci[1])}]")
+    print_(t)
+    pt = Table(title="B - A")
+    cols = ["A", "B", "delta", ci, "d", "W/L/T"] + [f"p {k}" for k in s.tests]
+    cols += [f"adj {k}" for k in (m.pairs[0].adjusted if m.pairs else {})] + ["sig"]
+    if m.robustness is not None:
+        cols += ["sign holds", "verdict holds"]
+    for col in cols:
+        pt.add_column(col, justify="left" if col in ("A", "B", "W/L/T", "sig") else "right")
+    for k, p in enumerate(m.pairs):
+        row = [ids[p.a], ids[p.b], _f(p.delta, True), f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]", f"{p.effect:+.2f}",
+               f"{p.wins}/{p.losses}/{p.ties}"] + [_p(p.pvalues[t]) for t in s.tests]
+        row += [_p(v) for v in p.adjusted.values()] + ["yes" if p.significant else "no"]
+        if m.robustness is not None:
+            n = len(m.robustness.flavors)
+            sign, verdict = count_holding(m.robustness, k)
+            row += [f"{sign}/{n}", f"{verdict}/{n}"]
+        pt.add_row(*row)
+    print_(pt)
+    for p in m.pairs:
+        up = ", ".join(f"{q} {d:+.3f}" for q, d in p.up) or "-"
+        down = ", ".join(f"{q} {d:+.3f}" for q, d in p.down) or "-"
+        print_(f"moved most {ids[p.b]}-{ids[p.a]}: up {escape(up)} | down {escape(down)}", soft_wrap=True)
+    r = m.robustness
+    if r is not None:
+        print_(f"flavor robustness over {len(r.flavors)} flavors (same test, correction, seed):")
+        for k, p in enumerate(m.pairs):
+            parts = []
+            for what, flips in (("sign", r.sign_flips[k]), ("verdict", r.verdict_flips[k])):
+                if flips:
+                    shown = "; ".join(flips[:3]) + (f"; and {len(flips) - 3} more" if len(flips) > 3 else "")
+                    parts.append(f"{what} flipped by {len(flips)}: {shown}")
+                else:
+                    parts.append(f"{what} holds")
+            print_(f"  {ids[p.b]} vs {ids[p.a]}: " + escape(" | ".join(parts)), soft_wrap=True)
+        for label, msg in list(r.errors.items())[:5]:
+            print_(f"  left out {escape(label)}: {escape(msg)}")
+
+
+def _table(result: Comparison) -> str:
+    from rich.console import Console
+    from rich.markup import escape
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
+    for line in _header(result):
+        console.print(escape(line), soft_wrap=True)
+    for m in result.measures:
+        _measure_tables(console, result, m)
+    for note in result.notes:
+        console.print(f"note: {escape(note)}")
+    return buf.getvalue()
+
+
+__all__ = ["COMPARE_FORMATS", "letters", "render_compare"]
