@@ -6,10 +6,13 @@ test_presets_ir, ``random_groups`` of test_presets_ml); the tools run here, thro
 APIs. trec_eval itself is not installed: pytrec_eval (its C code) stands in for it on random
 data, and the shipped trec_eval 9.0.8 outputs in ../shared/data/expected are the real ``-q`` text.
 
-Some presets are one flavor on data that never exercises the knob they differ in (trec_eval and
-pytrec_eval differ only in how they read fractional grades). The data cannot tell those apart,
-so the test asserts the tool's preset is in the first group; a preset named in the measure text
-(``pytrec_eval:ndcg_cut.10``) then comes first in it.
+The data exercises what the tools differ in: judged queries the run misses (ir_measures lists
+them with 0, pytrec_eval leaves them out), run-only queries, queries with nothing relevant,
+negative grades, exact ties (short rankings for ranx, whose numba sort keeps input order there)
+and scores equal in float32 only. The tools are named with the plain measure, no dialect hint.
+trec_eval and pytrec_eval run the same C code and differ only in how they read fractional grades,
+which pytrec_eval refuses: the numbers cannot tell them apart, the output's form does (trec_eval
+``-q`` text, pytrec_eval's nested JSON).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import rankflavor
 from rankflavor.cli import cli
 from rankflavor.errors import EvaluationError, InputError, UsageError
 from rankflavor.identify import Identification, identify, tolerance_of
-from rankflavor.identify.perquery import parse_per_query
+from rankflavor.identify.perquery import parse_per_query, read_per_query
 from rankflavor.render.identifyfmt import render_identification
 
 from .conftest import shared_path
@@ -70,47 +73,68 @@ def _pytrec(qrels: Any, run: Any) -> dict[str, float]:
 
 
 def test_pytrec_eval_and_trec_eval_per_query(tmp_path: Path) -> None:
-    qrels, run = random_case(5, 120, numeric_ids=True)
+    qrels, run = random_case(5, 120, numeric_ids=True, negatives=True)
+    assert set(qrels) - set(run) and set(run) - set(qrels)  # missing and run-only queries
     values = _pytrec(qrels, run)
+    assert set(values) == set(qrels) & set(run)  # pytrec_eval leaves the missing queries out
     path = tmp_path / "pytrec.json"
     path.write_text(json.dumps({q: {"ndcg_cut_10": v} for q, v in values.items()}))  # pytrec_eval's own layout
     found = identify(qrels, run, measure="ndcg@10", per_query=path, ks=())
     assert {"trec_eval", "pytrec_eval"} <= set(first_presets(found))
     assert "rankflavor" not in first_presets(found)  # float64 scores break the float32 ties differently
     assert dict(found.groups[0].indistinct)["fractional"]  # what would separate trec_eval from pytrec_eval
+    assert found.best is not None and found.best.presets[0] == "pytrec_eval"  # the nested JSON form, no hint
     hinted = identify(qrels, run, measure="pytrec_eval:ndcg_cut.10", per_query=path, ks=())
     assert hinted.best is not None and hinted.best.presets[0] == "pytrec_eval"
+    named = identify(qrels, run, measure=None, per_query=path, ks=())  # its trec_eval measure name is no hint
+    assert named.best is not None and named.best.presets[0] == "pytrec_eval"
+    # the same numbers as a flat dict name no tool: ir_measures, which would have listed the missing
+    # queries (with 0), comes after the tools that leave them out
+    flat = first_presets(identify(qrels, run, measure="ndcg@10", per_query=values, ks=()))
+    assert flat.index("ir_measures") > max(flat.index("trec_eval"), flat.index("pytrec_eval"))
     # trec_eval -q text at 4 decimals (trec_eval's own print format)
     text = tmp_path / "trec.txt"
     text.write_text("".join(f"{'ndcg_cut_10':<22}\t{q}\t{v:6.4f}\n" for q, v in sorted(values.items())))
     as_trec = identify(qrels, run, measure=None, per_query=text, ks=())
     assert as_trec.measure.name == "ndcg@10"  # read from the file's measure name
     assert first_presets(as_trec)[0] == "trec_eval"
+    plain = identify(qrels, run, measure="ndcg@10", per_query=text, ks=())
+    assert plain.best is not None and plain.best.presets[0] == "trec_eval"  # the -q text form, no hint
     assert_names_perturbed(qrels, run, values, "ndcg@10")
 
 
 def test_ir_measures_per_query() -> None:
     ir_measures = pytest.importorskip("ir_measures")
-    qrels, run = random_case(6, 120, numeric_ids=True)
+    qrels, run = random_case(6, 120, numeric_ids=True, negatives=True)
     measure = ir_measures.parse_measure("nDCG@10")
     values = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+    assert set(values) == set(qrels) and set(qrels) - set(run)  # it lists the missing queries, with 0
     mean = ir_measures.calc_aggregate([measure], qrels, run)[measure]
     found = identify(qrels, run, value=round(mean, 4), measure="ir_measures:nDCG@10", per_query=values, ks=())
     assert found.best is not None and found.best.presets[0] == "ir_measures"
     assert "trec_eval" not in first_presets(found)  # ir_measures averages missing queries as 0
+    plain = identify(qrels, run, measure="ndcg@10", per_query=values, ks=())  # no hint, no mean
+    assert plain.best is not None and plain.best.presets[0] == "ir_measures"
+    assert not {"trec_eval", "pytrec_eval", "rankflavor"} & {p for c in plain.candidates for p in c.presets}
     assert_names_perturbed(qrels, run, values, "ndcg@10")
 
 
 def test_ranx_per_query() -> None:
     ranx = pytest.importorskip("ranx")
-    qrels, run = random_case(7, 150, ties=False)
+    qrels, run = random_case(7, 150, negatives=True)
     common = sorted(set(qrels) & set(run))  # ranx without make_comparable needs one query set
-    qrels, run = {q: qrels[q] for q in common}, {q: run[q] for q in common}
+    # exact ties only in rankings of at most 15 documents, which numba's sort orders by insertion
+    # (stable): ranx then keeps input order, where trec_eval orders by docno
+    qrels, run = {q: qrels[q] for q in common}, {q: dict(list(run[q].items())[:15]) for q in common}
     r = ranx.Run(run)
-    ranx.evaluate(ranx.Qrels(qrels), r, "ndcg@10")
+    ranx.evaluate(ranx.Qrels(qrels), r, "ndcg@10")  # one ranx call: its numba JIT is the test's cost
     values = {q: float(v) for q, v in r.scores["ndcg@10"].items()}
-    found = identify(qrels, run, measure="ranx:ndcg@10", per_query=values, ks=())
+    found = identify(qrels, run, measure="ndcg@10", per_query=values, ks=())  # no hint
     assert found.best is not None and found.best.presets[0] == "ranx"
+    assert "ties" not in dict(found.groups[0].indistinct)  # the ties pinned the tie rule
+    assert not {"trec_eval", "rankflavor"} & set(first_presets(found))
+    hinted = identify(qrels, run, measure="ranx:ndcg@10", per_query=values, ks=())
+    assert hinted.best is not None and hinted.best.presets[0] == "ranx"
     assert_names_perturbed(qrels, run, values, "ndcg@10")
 
 
@@ -205,6 +229,12 @@ def test_readers_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="2 measures"):
         parse_per_query("P_10 q1 0.5\nndcg q1 0.6\n", "t.txt")
     assert tolerance_of(4) == 0.00005 and tolerance_of(17) == 1e-9
+    forms = {"ndcg_cut_10 q1 0.5\n": ("trec_eval", ("trec_eval", "trec_dl")), "q1 0.5\n": ("text", ()),
+             "q1,0.5\n": ("csv", ()), '{"q1": 0.5}': ("json", ()),
+             '{"q1": {"ndcg_cut_10": 0.5}}': ("nested_json", ("pytrec_eval",))}
+    assert {t: (r.form, r.writers) for t in forms for r in [parse_per_query(t, "f")]} == forms
+    assert read_per_query({"q1": 0.5}).form == "mapping"
+    assert read_per_query({"q1": {"ndcg": 0.5}}).writers == ("pytrec_eval",)  # pytrec_eval's evaluate() dict
     other = tmp_path / "p10.txt"
     other.write_text("P_10 q1 0.5000\n")
     with pytest.raises(UsageError, match=r"P_10 \(P@10\), not ndcg@10"):

@@ -9,6 +9,16 @@ Matching rule: a number printed with d decimals is reproduced when the flavor's 
 half a unit of its last digit, 0.5·10^-d (0.5058: |mean − 0.5058| ≤ 0.00005), and never required
 closer than 1e-9 (tools summing in another order differ in the last bits of a float64).
 
+Ranking of the flavors that reproduce the numbers (:func:`_rank`): with per-query output, first
+those that score no query the output leaves out (a tool prints a row for each query it scores:
+ir_measures lists a judged query the run misses, with 0; pytrec_eval leaves it out), then a
+preset the measure text names (``ranx:ndcg@10``), then the presets whose tool writes the
+output's form — the file's form names the tool that writes it (trec_eval ``-q`` text: trec_eval;
+pytrec_eval's nested JSON ``{query: {measure: value}}``: pytrec_eval;
+:data:`~rankflavor.identify.perquery.WRITERS`) — then the presets whose tool reports the metric
+(one of its default metrics), then the other presets, then fewest knobs changed. The first two are what the numbers say; the form only orders flavors whose numbers agree
+everywhere (trec_eval and pytrec_eval run the same C code).
+
 Examples
 --------
 >>> qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
@@ -42,6 +52,8 @@ from .space import IDENTIFY_GRID, Entry, flavor_space
 FLOOR = 1e-9
 #: Per-query precision the separations are stated at without per-query output (trec_eval's 4 decimals).
 SHOWN = 0.5e-4
+#: The per-query forms that name their writer, in words (:data:`~rankflavor.identify.perquery.WRITERS`).
+_FORMS = {"trec_eval": "trec_eval -q text", "nested_json": "pytrec_eval's {query: {measure: value}}"}
 
 
 def tolerance_of(decimals: int) -> float:
@@ -73,8 +85,9 @@ def _resolve(measure: str | Measure | None, reported: Reported | None) -> tuple[
                 found = one_measure(text)
             except (FlavorError, UsageError):
                 continue
-            # a name trec_eval prints says which family printed it
-            return found, "trec_eval" if text.startswith("trec_eval:") else None
+            # which tool printed it is the file's form's to say (trec_eval and pytrec_eval print
+            # the same names): see _rank
+            return found, None
         raise UsageError(f"cannot tell which measure {name!r} (in {reported.source if reported else ''}) is: give -m")
     hint = None
     if isinstance(measure, str) and ":" in measure:
@@ -189,7 +202,9 @@ def identify(
 
     q_table, r_table = as_qrels(qrels), as_run(run)
     kept: dict[int, tuple[float, np.ndarray]] = {}
-    state = _Forensics(reported, tolerance, functools.cache(lambda j: _rank(entries[j], j, hint)))
+    unlisted: dict[int, int] = {}  # per kept flavor: queries it scores that the output leaves out
+    writers = reported.writers if reported is not None else ()
+    state = _Forensics(reported, tolerance, functools.cache(lambda j: _rank(entries[j], j, hint, writers)))
 
     seen: list[Any] = [None, None]  # the last result and what it gave: flavors sharing a result share it
 
@@ -198,16 +213,22 @@ def identify(
             full = state.full(res, universe)
             mean_ok = not has_mean or abs(res.summary - target) <= (tol or 0) + 1e-12
             every, mine = state.check(j, full, res.summary) if reported is not None else (True, full)
-            seen[:] = [res, (mean_ok and every, mine)]
+            extra = state.unlisted_scored(full) if reported is not None and every else 0
+            seen[:] = [res, (mean_ok and every, mine, extra)]
         elif reported is not None:
             state.again(j, res.summary)
-        ok, vector = seen[1]
+        ok, vector, extra = seen[1]
         if ok:
             kept[j] = (res.summary, vector)  # per-query output: grouped on the reported queries only
+            unlisted[j] = extra
 
     errors = evaluate_space(q_table, r_table, measures, visit)
-    groups, firsts = _groups(entries, kept, hint)
+    groups, firsts = _groups(entries, kept, lambda j: (unlisted[j], *_rank(entries[j], j, hint, writers)),
+                             hint, writers)
     rule = _rule(tol, mean_decimals, reported, tolerance)
+    if reported is not None and writers and groups:
+        notes.append(f"the per-query output's form ({_FORMS[reported.form]}) names {' or '.join(writers)}: "
+                     "listed first among flavors whose numbers agree")
     if reported is not None and not groups and state.all_ok:
         notes.append(f"{state.all_ok} flavor(s) reproduce every query but not the mean {target}")
     names = np.array(reported.queries, dtype=object) if reported is not None else state.universe
@@ -267,6 +288,8 @@ class _Forensics:
                 at = np.minimum(np.searchsorted(universe, ids), len(universe) - 1)
                 self.present = universe[at] == ids
                 self.at = at
+                self.unlisted = np.ones(len(universe), dtype=bool)
+                self.unlisted[at[self.present]] = False
         out = np.full(len(universe), np.nan)
         out[universe_index(universe, res.queries)] = res.values.astype(np.float64)
         return out
@@ -292,6 +315,10 @@ class _Forensics:
         self.last_count = count
         return every, mine
 
+    def unlisted_scored(self, full: np.ndarray) -> int:
+        """How many queries the flavor scores (``full``: over the alignment) that the output does not list."""
+        return int((self.unlisted & ~np.isnan(full)).sum())
+
     def again(self, j: int, mean: float) -> None:
         """Flavor ``j`` gave the same values as the flavor checked last."""
         if self.last_count == self.best_count and self.best is not None and self.rank(j) < self.rank(self.best):
@@ -314,23 +341,54 @@ class _Forensics:
         return out
 
 
-def _rank(e: Entry, j: int, hint: str | None) -> tuple[int, int, int]:
-    """Presets first (one the measure text named before the others), then fewest knobs changed."""
-    first = 0 if hint is not None and hint in e.presets else 1 if e.presets else 2
+def _rank(e: Entry, j: int, hint: str | None, writers: tuple[str, ...] = ()) -> tuple[int, int, int]:
+    """Presets first: one the measure text named, then those whose tool writes the per-query
+    output's form (``writers``), then the others; then fewest knobs changed."""
+    if hint is not None and hint in e.presets:
+        first = 0
+    elif set(writers) & set(e.presets):
+        first = 1 + min(writers.index(p) for p in e.presets if p in writers)  # trec_eval before trec_dl
+    elif any(_reports(p, e.measure.metric) for p in e.presets):
+        first = 1 + len(writers)
+    else:  # msmarco's ms_marco_eval.py prints MRR only: its NDCG flavor is no tool's output
+        first = 2 + len(writers) + (0 if e.presets else 1)
     return first, e.distance, j
 
 
+@functools.cache
+def _reports(preset: str, metric: str) -> bool:
+    """Whether the preset's tool reports ``metric``: one of its default metrics is it (a preset
+    stating no default metrics is taken to report any)."""
+    from ..presets import PRESETS, resolve_measures
+
+    names = PRESETS[preset].default_metrics
+    found: set[str] = set()
+    for name in names:
+        try:
+            found.update(m.metric for m in resolve_measures([name], preset, {})[0])
+        except (FlavorError, UsageError):
+            continue
+    return not names or metric in found
+
+
+def _lead(e: Entry, hint: str | None, writers: tuple[str, ...]) -> tuple[str, ...]:
+    """The entry's presets, the one the measure text named first, then those writing the form."""
+    return tuple(sorted(e.presets, key=lambda p: (p != hint, writers.index(p) if p in writers else len(writers))))
+
+
 def _groups(entries: list[Entry], kept: dict[int, tuple[float, np.ndarray]],
-            hint: str | None) -> tuple[list[CandidateGroup], list[int]]:
-    """Candidates grouped by identical per-query values, best first; and each group's first flavor."""
-    order = sorted(kept, key=lambda j: _rank(entries[j], j, hint))
+            rank: Callable[[int], tuple[int, ...]], hint: str | None = None,
+            writers: tuple[str, ...] = ()) -> tuple[list[CandidateGroup], list[int]]:
+    """Candidates grouped by identical per-query values, best first by ``rank``; and each group's first flavor."""
+    order = sorted(kept, key=rank)
     buckets: dict[bytes, list[int]] = {}
     for j in order:
         key = np.nan_to_num(np.round(kept[j][1], 10), nan=-7.0).tobytes()
         buckets.setdefault(key, []).append(j)
     groups = []
     for members in buckets.values():
-        cands = tuple(Candidate(entries[j].measure, entries[j].presets, entries[j].changed, kept[j][0]) for j in members)
+        cands = tuple(Candidate(entries[j].measure, _lead(entries[j], hint, writers), entries[j].changed, kept[j][0])
+                      for j in members)
         seen: dict[str, list[str]] = {}
         for c in cands:
             knobs = {"k": str(c.measure.k), **{n: str(v) for n, v in c.measure.knobs.items()}}

@@ -8,6 +8,9 @@ Formats, recognised from the text:
 - CSV: ``query,value`` (a header row is optional).
 - JSON: ``{query: value}``, or pytrec_eval's ``{query: {measure: value}}``.
 
+The form is kept (:attr:`Reported.form`): it names the tool that writes it (:data:`WRITERS`),
+evidence :func:`rankflavor.identify` weighs among flavors the numbers cannot tell apart.
+
 Each value keeps how many decimals it was printed with: the precision a flavor must reproduce it
 to. Bad input raises :class:`~rankflavor.errors.InputError` naming the file and the line.
 
@@ -39,6 +42,14 @@ MEAN_ROWS = ("all",)
 #: trec_eval rows that are not per-query values of a measure.
 _NOT_MEASURES = ("runid", "relstring")
 
+#: Per-query forms and the presets whose tool writes that form itself: trec_eval's ``-q`` text
+#: (trec_dl is trec_eval ``-c``), pytrec_eval's ``evaluate()`` dict dumped as JSON. The other
+#: forms (``query value`` text, CSV, flat JSON, a mapping) are written by whoever exported them.
+WRITERS: dict[str, tuple[str, ...]] = {
+    "trec_eval": ("trec_eval", "trec_dl"),
+    "nested_json": ("pytrec_eval",),
+}
+
 
 @dataclass(frozen=True)
 class Reported:
@@ -52,6 +63,9 @@ class Reported:
     values, decimals, lines : per query, the value, how many decimals it was printed with and
         its 1-based line (0 for JSON, which has no useful line).
     mean, mean_decimals : the tool's own mean row (trec_eval ``all``), if any.
+    form : ``"trec_eval"`` (``measure query value`` text), ``"text"`` (``query value``), ``"csv"``,
+        ``"json"`` (flat), ``"nested_json"`` (pytrec_eval's ``{query: {measure: value}}``, as JSON
+        or as the dict itself) or ``"mapping"`` (a flat dict given in Python: no tool is named by it).
     """
 
     source: str
@@ -62,6 +76,12 @@ class Reported:
     lines: np.ndarray
     mean: float | None = None
     mean_decimals: int | None = None
+    form: str = "mapping"
+
+    @property
+    def writers(self) -> tuple[str, ...]:
+        """The presets whose tool writes this form (:data:`WRITERS`)."""
+        return WRITERS.get(self.form, ())
 
 
 def decimals_of(text: str) -> int:
@@ -91,7 +111,7 @@ def read_per_query(source: Any, measure_names: Callable[[list[str]], str] | None
     """
     if isinstance(source, Mapping):
         items = {str(q): v for q, v in source.items()}
-        return _from_mapping(items, "per-query dict", measure_names)
+        return _from_mapping(items, "per-query dict", measure_names, in_file=False)
     path = os.fspath(source)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -139,7 +159,8 @@ def parse_per_query(text: str, source: str, measure_names: Callable[[list[str]],
             raise UsageError(f"{source}: holds {len(names)} measures ({', '.join(names[:6])}...); name the one to identify")
         name = measure_names(names)
     kept = [r for r in rows if r[0] == (name or "")]
-    return _build(source, name, [(q, v, line, raw) for _, q, v, line, raw in kept])
+    form = "csv" if csv_like else "trec_eval" if name else "text"
+    return _build(source, name, [(q, v, line, raw) for _, q, v, line, raw in kept], form)
 
 
 def _is_number(text: str) -> bool:
@@ -150,7 +171,8 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _from_mapping(data: dict[str, Any], source: str, measure_names: Callable[[list[str]], str] | None) -> Reported:
+def _from_mapping(data: dict[str, Any], source: str, measure_names: Callable[[list[str]], str] | None,
+                  in_file: bool = True) -> Reported:
     nested = [q for q, v in data.items() if isinstance(v, dict)]
     name = None
     if nested:
@@ -164,7 +186,8 @@ def _from_mapping(data: dict[str, Any], source: str, measure_names: Callable[[li
         else:
             name = measure_names(names)
         data = {q: v[name] for q, v in data.items() if name in v}
-    return _build(source, name, [(str(q), _text(v), 0, f"{q}: {v}") for q, v in data.items()])
+    form = "nested_json" if nested else "json" if in_file else "mapping"  # nested: pytrec_eval's dict
+    return _build(source, name, [(str(q), _text(v), 0, f"{q}: {v}") for q, v in data.items()], form)
 
 
 def _text(value: Any) -> str:
@@ -177,7 +200,7 @@ def _text(value: Any) -> str:
         return repr(value)
 
 
-def _build(source: str, name: str | None, rows: list[tuple[str, Any, int, str]]) -> Reported:
+def _build(source: str, name: str | None, rows: list[tuple[str, Any, int, str]], form: str) -> Reported:
     queries: list[str] = []
     values: list[float] = []
     decimals: list[int] = []
@@ -201,7 +224,7 @@ def _build(source: str, name: str | None, rows: list[tuple[str, Any, int, str]])
     if not queries:
         raise InputError(source, None, "no per-query value found")
     return Reported(source, name, tuple(queries), np.array(values), np.array(decimals, dtype=np.int64),
-                    np.array(lines, dtype=np.int64), mean, mean_dec)
+                    np.array(lines, dtype=np.int64), mean, mean_dec, form)
 
 
-__all__ = ["MEAN_ROWS", "Reported", "decimals_of", "parse_per_query", "read_per_query"]
+__all__ = ["MEAN_ROWS", "WRITERS", "Reported", "decimals_of", "parse_per_query", "read_per_query"]
