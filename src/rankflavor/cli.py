@@ -316,7 +316,8 @@ def _html_report(path: str, docs: list[Any], config: dict[str, Any] | None = Non
 @click.option("--title", default=None, help="Page title (default: rankflavor report).")
 def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
     """One HTML report from results files: `eval -q --format json` (one per system), `spread --format json`,
-    `compare --format json`. Summary table, per-query deltas, flavor spread, provenance."""
+    `compare --format json`, `judgments --format json`. Summary table, per-query deltas, flavor spread,
+    significance, judgment coverage and bounds, provenance."""
     from .report import load_document, write_report
 
     write_report(output, [load_document(p) for p in inputs], command=_command_line(), title=title)
