@@ -471,6 +471,9 @@ def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Pat
     assert_clean(page, path)
     cells = browser.js("return Array.from(document.querySelectorAll('#summary-table tbody tr td')).map(c => c.textContent.trim())")
     assert cells == [f"{r[0].mean:.4f}" for r in results]
+    from rankflavor.render.spreadview import headline
+
+    sp, _ = headline(sp)  # what the terminal's spread highlights: defect presets left out
     flips = [(p.run_a, p.run_b) for p in sp.pairs if p.flips]
     assert flips  # real runs whose order depends on the flavor
     shown = browser.js("return Array.from(document.querySelectorAll('table.pairs tr.flip')).map(r => [r.cells[0].textContent, r.cells[1].textContent])")
@@ -480,6 +483,154 @@ def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Pat
     assert browser.js("return document.getElementById('spread-chart-0').layout.shapes.length") == reordering > 0
     assert chart_size(browser, "spread-chart-0")[1] > 100
     browser.screenshot(tmp_path / "dl19.png")
+
+
+# -- compare and judgments: their real JSON -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stats_docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """``compare`` (quepid's flavor flips a sign) and ``judgments`` on the DL19 runs, as JSON and
+    through their ``--html``."""
+    out = tmp_path_factory.mktemp("stats")
+    qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
+    runs = [str(shared_path("runs", name)) for name in DL19_RUNS]
+    files = {"compare_html": out / "compare.html", "judgments_html": out / "judgments.html"}
+    res = CliRunner().invoke(cli, ["compare", qrels, *runs[:3], "--resamples", "200", "--flavors",
+                                   "quepid,spark_triples", "--format", "json", "--html", str(files["compare_html"])])
+    assert res.exit_code == 0, res.output
+    files["compare"] = out / "compare.json"
+    files["compare"].write_text(res.stdout)
+    res = CliRunner().invoke(cli, ["judgments", qrels, *runs, "-m", "ndcg@10", "-m", "P@10", "--scale", "trec_dl",
+                                   "--format", "json", "--html", str(files["judgments_html"])])
+    assert res.exit_code == 0, res.output
+    files["judgments"] = out / "judgments.json"
+    files["judgments"].write_text(res.stdout)
+    return files
+
+
+def table_text(browser: Browser, selector: str) -> list[list[str]]:
+    return browser.js(f"return Array.from(document.querySelectorAll({json.dumps(selector + ' tbody tr')})).map("  # type: ignore[no-any-return]
+                      "r => Array.from(r.cells).map(c => c.textContent.trim()))")
+
+
+def test_compare_and_judgments_json_in_browser(browser: Browser, stats_docs: dict[str, Path], tmp_path: Path) -> None:
+    """The significance table, the system means with CIs and the coverage panel show the values
+    the JSON holds, each under its flavor string."""
+    cmp, cov = (json.loads(stats_docs[k].read_text()) for k in ("compare", "judgments"))
+    path = tmp_path / "stats.html"
+    res = run_cli("report", str(stats_docs["compare"]), str(stats_docs["judgments"]), "-o", str(path))
+    assert res.exit_code == 0, res.output
+    page = browser.load(path)
+    assert_clean(page, path)
+    m = cmp["measures"][0]
+    summary = {r[0]: r[1] for r in table_text(browser, "#summary-table")}
+    assert summary == {s["name"]: f"{s['mean']:.4f} [{s['ci'][0]:.4f}, {s['ci'][1]:.4f}]" for s in m["systems"]}
+    st = cmp["settings"]
+    settings = browser.js("return document.querySelector('.significance .settings').textContent")
+    for text in (", ".join(st["tests"]), f"correction {st['correction']}", f"seed {st['seed']}",
+                 f"resamples {st['n_resamples']}", f"alpha {st['alpha']}"):
+        assert text in settings, (text, settings)
+    assert browser.js("return document.querySelector('.significance .m-n').textContent") == str(m["n"])
+    flavors = browser.js("return Array.from(document.querySelectorAll('.significance h3 code.flavor')).map(c => c.textContent)")
+    assert flavors == [m["flavor"]]
+    rows = table_text(browser, "table.sig-table")
+    rob = {(r["a"], r["b"]): r for r in m["robustness"]["pairs"]}
+    assert len(rows) == len(m["pairs"]) == 3
+    for row, p in zip(rows, m["pairs"], strict=True):
+        r = rob[(p["a"], p["b"])]
+        robust = ("holds in every flavor" if r["sign_holds"] and r["verdict_holds"] else
+                  "".join(["" if r["sign_holds"] else "sign flipped by: " + "; ".join(r["sign_flipped_by"]),
+                           "" if r["verdict_holds"] else "verdict flipped by: " + "; ".join(r["verdict_flipped_by"])]))
+        pvals = [f"{p['pvalues'][t]:.1e}" if 0 < p["pvalues"][t] < 1e-4 else f"{p['pvalues'][t]:.4f}" for t in st["tests"]]
+        assert row == [p["a"], p["b"], f"{p['delta']:+.4f} [{p['ci'][0]:.4f}, {p['ci'][1]:.4f}]", f"{p['cohens_d']:.3f}",
+                       f"{p['wins']} / {p['losses']} / {p['ties']}", *pvals, f"{p['adjusted']['tukey_hsd']:.4f}",
+                       "significant" if p["significant"] else "not significant", robust]
+    assert any(not r["sign_holds"] for r in rob.values())  # the data really exercise "which flavors flip it"
+    assert any(row[-1].startswith("sign flipped by: ") and "[quepid]" in row[-1] for row in rows)
+    # The coverage panel: judged@k per run, the pool-bias warning, bounds with undecided runs flagged.
+    cov_rows = table_text(browser, "table.cov-table")
+    undecided = cov["undecided"]["ndcg@10"]
+    assert undecided  # overlapping intervals among the real runs
+    for row, r in zip(cov_rows, cov["runs"], strict=True):
+        b = r["bounds"][0]
+        biased = r["run"] in cov["pool_bias"]["runs"]
+        assert row[0] == r["run"] + (" ⚠" if biased else "")
+        assert row[1] == f"{r['judged_at_k']:.4f}" and row[2] == str(r["unjudged_in_top_k"])
+        interval = f"{b['value']:.4f} [{b['lower']:.4f}, {b['upper']:.4f}]"
+        assert row[3] == interval + (" undecided" if r["run"] in undecided else "")
+        assert row[4] == f"{b['condensed']:.4f}"
+    warning = browser.js("return document.querySelector('.coverage .pool-bias .biased').textContent")
+    assert warning == ", ".join(sorted(cov["pool_bias"]["runs"])) and cov["pool_bias"]["runs"]
+    legend = browser.js("return Array.from(document.querySelectorAll('.coverage ol.flavors code')).map(c => c.textContent)")
+    assert legend == [b["measure"] for b in cov["runs"][0]["bounds"]]
+    browser.screenshot(tmp_path / "stats.png")
+
+
+def test_compare_and_judgments_html_options(stats_docs: dict[str, Path]) -> None:
+    """``compare --html`` and ``judgments --html`` write the report of what they printed."""
+    cmp, cov = (json.loads(stats_docs[k].read_text()) for k in ("compare", "judgments"))
+    page = stats_docs["compare_html"].read_text()
+    assert 'class="significance"' in page and 'class="generic sig-table"' in page
+    assert f'{cmp["measures"][0]["pairs"][0]["delta"]:+.4f}' in page
+    assert cmp["provenance"]["qrels"]["sha256"] in page  # the inputs' hashes in the footer
+    assert '"queries":[' in page  # per-query values join the per-query charts
+    page = stats_docs["judgments_html"].read_text()
+    assert 'class="generic cov-table"' in page and "Pool bias" in page and "undecided" in page
+    assert f'{cov["runs"][0]["judged_at_k"]:.4f}' in page
+    assert str(escape('"scale": "trec_dl"')) in page  # the settings that made the numbers
+
+
+def test_hostile_names_in_a_real_comparison(tmp_path: Path) -> None:
+    """Run names and query ids of a real ``compare`` document are text, in every cell and the data block."""
+    from rankflavor.compare import compare
+    from rankflavor.judgments import judgments
+
+    img = '"><img/src=x/onerror=alert(1)>'  # an id has no whitespace
+    qids = [SCRIPT, "q'\"quoted\"", img, "q4", "q5"]
+    rng = np.random.default_rng(3)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 d{j} {int(rng.integers(0, 3))}\n" for q in qids for j in range(6)))
+    runs = {}
+    for name in (SCRIPT, IMG):
+        p = tmp_path / f"run{len(runs)}.txt"
+        p.write_text("".join(f"{q} Q0 d{j} {r} {s:.3f} t\n" for q in qids
+                             for r, (j, s) in enumerate(zip(rng.permutation(6), rng.random(6), strict=True), 1)))
+        runs[name] = str(p)
+    result = compare(str(qrels), runs, ["ndcg@5"], n_resamples=50, flavors=["quepid"])
+    cov = judgments(str(qrels), runs, ["ndcg@5"], scale="beir")
+    page = render_report([document_from_dict(result.to_dict(), "c.json"), document_from_dict(cov.to_dict(), "j.json")])
+    text = page.replace(plotly_js(), "")
+    assert SCRIPT not in text and "<img" not in text
+    assert f'<td class="pa">{escape(SCRIPT)}</td><td class="pb">{escape(IMG)}</td>' in text
+    assert f'<td class="run">{escape(SCRIPT)}' in text and f'<th scope="row" class="system" data-sort="{escape(SCRIPT)}"' in text
+    data = json.loads(text.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0])
+    assert data["per_query"][0]["systems"] == [SCRIPT, IMG] and img in data["per_query"][0]["queries"]
+
+
+def test_spread_marks_defect_presets_as_the_terminal_does(tmp_path: Path) -> None:
+    """spark_triples reproduces Spark's unsorted-ideal defect: its flavor is marked, never shaded as
+    an order flip, kept out of the pairs (the terminal's headline) and off the chart's y range."""
+    from rankflavor.render.spreadview import defect_flavors, headline
+    from rankflavor.spread import spread
+
+    qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
+    runs = [str(shared_path("runs", name)) for name in DL19_RUNS[:2]]
+    sp = spread(qrels, runs, "ndcg@10")
+    defects = defect_flavors(sp)
+    assert [sp.flavors[j].presets for j in defects] == [("spark_triples",)]
+    kept, notes = headline(sp)
+    page = render_report([document_from_spread(sp)])
+    assert "reproduces a known defect: not in the highlighted flips" in page and str(escape(notes[0])) in page
+    body = page.split('class="generic pairs"', 1)[1].split("</table>", 1)[0]
+    p = kept.pairs[0]
+    assert f'<td class="num">{p.a_better}</td><td class="num">{p.b_better}</td>' in body  # the headline's counts
+    assert p.a_better + p.b_better + p.equal == len(kept.flavors) == len(sp.flavors) - 1
+    fig = json.loads(page.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0]
+                     )["spread_figures"][0]
+    j = next(iter(defects))
+    assert max(sp.means[:, j]) > 1 > fig["layout"]["yaxis"]["range"][1]  # the defect's NDCG above 1 is off the scale
+    assert "known defect, off the scale" in fig["layout"]["annotations"][0]["text"]
 
 
 # -- the README's screenshot ---------------------------------------------------------------------

@@ -316,7 +316,8 @@ def _html_report(path: str, docs: list[Any], config: dict[str, Any] | None = Non
 @click.option("--title", default=None, help="Page title (default: rankflavor report).")
 def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
     """One HTML report from results files: `eval -q --format json` (one per system), `spread --format json`,
-    `compare --format json`. Summary table, per-query deltas, flavor spread, provenance."""
+    `compare --format json`, `judgments --format json`. Summary table, per-query deltas, flavor spread,
+    significance, judgment coverage and bounds, provenance."""
     from .report import load_document, write_report
 
     write_report(output, [load_document(p) for p in inputs], command=_command_line(), title=title)
@@ -334,13 +335,20 @@ def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
               "ecommerce (0-4, relevant >= 3). Its top grade G makes the upper bound; a grade off it is an error.")
 @click.option("-q", "per_query", is_flag=True, help="Per-query coverage and bounds (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
 def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
-                  per_query: bool, fmt: str) -> None:
+                  per_query: bool, fmt: str, html_path: str | None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
     from .judgments import judgments
     from .judgments.report import render_coverage
 
     cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
+    if html_path:
+        from .report import document_from_dict
+
+        _html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
+                     {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
     click.echo(render_coverage(cov, fmt, per_query), nl=False)
 
 
@@ -382,10 +390,12 @@ for _command in _JUDGMENT_COMMANDS:
 @click.option("--force", is_flag=True, help="Compare even results scored on different qrels.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the HTML report (means with CIs, significance table, per-query deltas) to FILE.")
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
-                fmt: str) -> None:
+                fmt: str, html_path: str | None = None) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
     from .compare import DEFAULT_TESTS, compare, compare_saved
     from .flavor import parse_knob_assignments
@@ -395,13 +405,16 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
         result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
                                tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                                n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
-        click.echo(render_compare(result, fmt), nl=False)
-        return
-    chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
-    result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
-                     tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
-                     seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
-                     **parse_knob_assignments(list(flavor_knobs)))
+    else:
+        chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
+        result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
+                         tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
+                         seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
+                         **parse_knob_assignments(list(flavor_knobs)))
+    if html_path:
+        from .report import document_from_dict
+
+        _html_report(html_path, [document_from_dict(result.to_dict(), "compare results (in memory)")])
     click.echo(render_compare(result, fmt), nl=False)
 
 

@@ -2,7 +2,7 @@
 
 Public names::
 
-    load_document(path) -> Document                  a results file (eval, spread, compare JSON)
+    load_document(path) -> Document                  a results file (eval, spread, compare, judgments JSON)
     document_from_results(results) -> Document       eval results in memory
     document_from_spread(spread) -> Document         a spread in memory
     document_from_dict(data, source) -> Document     any results dict (compare's, for instance)
@@ -10,13 +10,15 @@ Public names::
     write_report(path, docs, command=None, config=None, title=None) -> Path
 
 A command's ``--html FILE`` passes its results as documents: ``eval`` uses
-``document_from_results``; ``compare`` can pass ``document_from_dict(its JSON dict)`` (its system
-means and CIs join the summary table, per-query rows in eval's shape join the per-query charts,
-and every other list it holds becomes a table).
+``document_from_results``; ``compare`` and ``judgments`` pass ``document_from_dict(result.to_dict())``.
+A comparison's system means and bootstrap CIs join the summary table, its per-query values the
+per-query charts, and its pairs make the significance table (:mod:`.sections`); a coverage report
+makes the judgment-coverage panel and the bound intervals. JSON of another layout is shown as
+generic tables.
 
 The page shows the summary table (systems x flavor strings, sortable, intervals where the results
-hold them), per-query values and deltas, the flavor-spread chart, whatever comparison or coverage
-tables the inputs hold, and a provenance footer.
+hold them), per-query values and deltas, the flavor-spread chart (defect presets marked and left
+out of the highlighted flips), the significance table, the coverage panel, and a provenance footer.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """The flavor-spread charts, built with Plotly's Python API from a ``spread`` document.
 
+Presets that reproduce a tool's known defect (``Preset.defect``, e.g. ``spark_triples``) are
+marked and kept out of the highlighted order flips and the pairs, by the terminal's own rule
+(:func:`rankflavor.render.spreadview.headline`), and out of the charts' y range.
+
 Plotly renders a small set of HTML-like tags inside its text (``<b>``, ``<br>``, ``<a>``) and
 decodes entities. Every name a chart shows (run names, flavor strings) therefore passes
 through :func:`plotly_text`, so ``<script>`` in a run name is drawn as those characters.
@@ -24,6 +28,42 @@ FLIP_FILL = "rgba(214, 39, 40, 0.12)"
 def plotly_text(s: Any) -> str:
     """Text for a Plotly label: ``<``, ``>`` and ``&`` as entities, which Plotly draws literally."""
     return html.escape(str(s), quote=False)
+
+
+def headline_of(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[dict[str, Any]], list[str]]:
+    """The defect flavors (index -> preset names), the headline pairs and the note saying what
+    they leave out, as ``rankflavor spread`` shows them: the spread is rebuilt from its JSON and
+    passed to :func:`~rankflavor.render.spreadview.headline`. A document whose flavor strings do
+    not parse keeps its own pairs and marks no defect."""
+    import numpy as np
+
+    from ..errors import RankflavorError
+    from ..measure import parse_measure
+    from ..render.spreadview import defect_flavors, headline
+    from ..spreadresult import Spread, SpreadFlavor
+
+    runs = [str(r) for r in data.get("runs", [])]
+    try:
+        flavors = tuple(SpreadFlavor(parse_measure(str(f["flavor"])), tuple(f.get("origins") or ()), f.get("knobs"))
+                        for f in data.get("flavors", []))
+        base = parse_measure(str(data["measure"]))
+    except (RankflavorError, KeyError, TypeError, ValueError):
+        return {}, list(data.get("pairs", [])), []
+    fl = data.get("flavors", [])
+    means = np.array([[np.nan if (v := f.get("mean", {}).get(r)) is None else float(v) for f in fl] for r in runs],
+                     dtype=np.float64).reshape(len(runs), len(fl))
+    counts = np.array([[int(f.get("n_queries", {}).get(r) or 0) for f in fl] for r in runs],
+                      dtype=np.int64).reshape(len(runs), len(fl))
+    grid = {str(k): tuple(map(str, v)) for k, v in (data.get("grid") or {}).items()}
+    full = Spread(base, tuple(runs), grid, flavors, means, counts)
+    defects = defect_flavors(full)
+    if not defects:
+        return {}, list(data.get("pairs", [])), []
+    kept, notes = headline(full)
+    pairs = [{"run_a": p.run_a, "run_b": p.run_b, "base_diff": p.base_diff, "min_diff": p.min_diff,
+              "min_flavor": p.min_flavor, "max_diff": p.max_diff, "max_flavor": p.max_flavor, "a_better": p.a_better,
+              "b_better": p.b_better, "equal": p.equal, "flips": p.flips} for p in kept.pairs]
+    return defects, pairs, notes
 
 
 def _label(f: dict[str, Any], base_cell: dict[str, str] | None) -> str:
@@ -51,29 +91,33 @@ def _order(means: dict[str, Any], runs: list[str]) -> tuple[str, ...] | None:
 def spread_view(data: dict[str, Any]) -> dict[str, Any]:
     """The rows of the flavor table (sorted by mean over runs) and which flavors reorder the runs.
 
-    Returns ``{"runs", "rows": [{"i", "label", "flavor", "origins", "means", "mean", "reorders"}],
-    "base_order"}``; ``reorders`` is True where the runs' order differs from the base flavor's.
+    Returns ``{"runs", "rows": [{"i", "label", "flavor", "origins", "means", "mean", "reorders",
+    "defect"}], "base_order", "pairs", "notes"}``; ``reorders`` is True where the runs' order differs
+    from the base flavor's, and never for a flavor only defect presets produced (``defect``: their
+    names); ``pairs`` and ``notes`` are the headline's (:func:`headline_of`).
     """
+    defects, pairs, notes = headline_of(data)
     runs = [str(r) for r in data.get("runs", [])]
     flavors = data.get("flavors", [])
     base = next((f for f in flavors if "base" in (f.get("origins") or [])), flavors[0] if flavors else None)
     base_cell = base.get("knobs") if base else None
     base_order = _order(base.get("mean", {}), runs) if base else None
     rows = []
-    for f in flavors:
+    for j, f in enumerate(flavors):
         means = f.get("mean", {})
         vals = [means.get(r) for r in runs]
         ok = [float(v) for v in vals if v is not None]
         order = _order(means, runs)
         rows.append({
-            "label": _label(f, base_cell), "flavor": str(f.get("flavor")), "origins": list(f.get("origins") or []),
+            "label": _label(f, base_cell) + (" (defect)" if j in defects else ""), "flavor": str(f.get("flavor")), "origins": list(f.get("origins") or []),
             "means": vals, "mean": sum(ok) / len(ok) if ok else None,
-            "reorders": bool(order and base_order and order != base_order),
+            "reorders": j not in defects and bool(order and base_order and order != base_order),
+            "defect": list(defects.get(j, ())),
         })
     rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0))
     for i, r in enumerate(rows, 1):
         r["i"] = i
-    return {"runs": runs, "rows": rows, "base_order": list(base_order or ())}
+    return {"runs": runs, "rows": rows, "base_order": list(base_order or ()), "pairs": pairs, "notes": notes}
 
 
 def spread_figure(view: dict[str, Any], title: str) -> dict[str, Any]:
@@ -96,7 +140,7 @@ def spread_figure(view: dict[str, Any], title: str) -> dict[str, Any]:
     if off:
         shown = "; ".join(f"#{r['i']} {r['label']} ({_span(r['means'])})" for r in off[:4])
         more = f" and {len(off) - 4} more" if len(off) > 4 else ""
-        fig.add_annotation(text=plotly_text(f"off the scale (see the flavor table): {shown}{more}"), xref="paper",
+        fig.add_annotation(text=plotly_text(f"known defect, off the scale (see the flavor table): {shown}{more}"), xref="paper",
                            yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom", showarrow=False,
                            font={"size": 11, "color": "#d62728"})
     fig.update_layout(
@@ -117,24 +161,15 @@ def _span(vals: list[Any]) -> str:
 
 def _fence(rows: list[dict[str, Any]], values: list[list[Any]] | None = None
            ) -> tuple[list[float] | None, list[dict[str, Any]]]:
-    """The y range that keeps far outliers (a preset that reproduces a tool's defect, say) from
-    flattening every other flavor, and the rows it leaves off the scale.
+    """The y range of the flavors that are not a known defect's (so a defect preset's NDCG of 4.97
+    does not flatten every other flavor), and the defect rows it leaves off the scale.
 
-    A row is off the scale when the mean of its values lies outside Tukey's far fences (quartiles
-    -/+ 3 interquartile ranges); with no such row the range is Plotly's own (None). ``values``
-    defaults to each row's means over runs."""
+    With no defect row the range is Plotly's own (None). ``values`` defaults to each row's means."""
     vals = values if values is not None else [r["means"] for r in rows]
-    centre = [_mean(v) for v in vals]
-    ordered = sorted(c for c in centre if c is not None)
-    if len(ordered) < 8:
+    off = [r for r in rows if r.get("defect")]
+    shown = [float(x) for r, v in zip(rows, vals, strict=True) if not r.get("defect") for x in v if x is not None]
+    if not off or not shown:
         return None, []
-    q1, q3 = ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]
-    lo, hi = q1 - 3 * (q3 - q1), q3 + 3 * (q3 - q1)
-    inside = [i for i, c in enumerate(centre) if c is not None and lo <= c <= hi]
-    off = [rows[i] for i, c in enumerate(centre) if c is not None and not lo <= c <= hi]
-    if not off:
-        return None, []
-    shown = [float(x) for i in inside for x in vals[i] if x is not None]
     pad = 0.05 * ((max(shown) - min(shown)) or 1.0)
     return [min(shown) - pad, max(shown) + pad], off
 
@@ -146,7 +181,7 @@ def _mean(vals: list[Any]) -> float | None:
 
 def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | None:
     """For every pair whose order flips: A minus B per flavor (bars), red where B wins; None when no pair flips."""
-    pairs = [p for p in data.get("pairs", []) if p.get("flips")]
+    pairs = [p for p in view["pairs"] if p.get("flips")]
     if not pairs:
         return None
     runs = view["runs"]
@@ -181,4 +216,4 @@ def _plain(fig: go.Figure) -> dict[str, Any]:
     return json.loads(pio.to_json(fig, validate=False))
 
 
-__all__ = ["pair_figure", "plotly_text", "spread_figure", "spread_view"]
+__all__ = ["headline_of", "pair_figure", "plotly_text", "spread_figure", "spread_view"]

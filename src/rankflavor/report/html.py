@@ -52,6 +52,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FunctionLoader(_asset), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
+    env.filters["pval"] = _pval
     return env
 
 
@@ -63,6 +64,13 @@ def _num(x: Any, digits: int = 4) -> str:
     if isinstance(x, float):
         return f"{x:.{digits}f}"
     return str(x)
+
+
+def _pval(x: Any) -> str:
+    """A p-value: four decimals, or two significant digits below 0.0001 (never a bare 0.0000)."""
+    if isinstance(x, float) and 0 < x < 1e-4:
+        return f"{x:.1e}"
+    return _num(x)
 
 
 def render_report(docs: Sequence[Document], command: str | None = None, config: Any = None,

@@ -9,7 +9,7 @@ A document is one JSON value that rankflavor wrote, tagged with what it is:
 ``compare``
     ``rankflavor compare --format json`` (and any later JSON with a ``pairs`` or ``systems`` list).
 ``judgments``
-    a judgment-coverage JSON (a top-level ``coverage`` key).
+    ``rankflavor judgments --format json`` (or any JSON with a top-level ``coverage`` key).
 
 The kind is read from the keys the writers put there, never from the file name.
 """
@@ -60,6 +60,10 @@ def detect_kind(data: Any, source: str) -> str:
             return "spread"
         if str(data.get("kind", data.get("command", ""))).split(" ")[0] == "compare":
             return "compare"
+        if isinstance(data.get("settings"), dict) and isinstance(data.get("measures"), list):
+            return "compare"  # Comparison.to_dict()
+        if isinstance(data.get("pool_bias"), dict) and isinstance(data.get("runs"), list):
+            return "judgments"  # Coverage.to_dict()
         if isinstance(data.get("pairs"), list) or isinstance(data.get("systems"), list):
             return "compare"
         if "coverage" in data:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import sections as _sections
 from .inputs import Document, input_hash, sources
 
 #: Keys under which results may carry a confidence interval or a bound interval (as
@@ -69,6 +70,8 @@ class Model:
     spreads: list[dict[str, Any]]
     sections: list[tuple[str, str, list[Table]]]
     provenance: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    coverages: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _num(x: Any) -> float | None:
@@ -193,6 +196,26 @@ def _compare_systems(doc: Document) -> list[tuple[str, str, Cell, list[dict[str,
     return out
 
 
+def _join(systems: dict[str, System], taken: set[str], doc: Document, name: str, flavor: str, cell: Cell,
+          rows: list[dict[str, Any]] | None) -> None:
+    """One system mean of a comparison into the summary: the same mean as an eval row gains the
+    comparison's interval; another number for the same system and flavor gets a row of its own."""
+    old = systems[name].cells.get(flavor) if name in systems else None
+    if old is not None and not _same_value(old.value, cell.value):
+        # Another number for the same system and flavor: its own row, never a silent swap.
+        name = f"{name} ({os.path.basename(doc.source)})"
+        old = systems[name].cells.get(flavor) if name in systems else None
+    if name not in systems:
+        systems[name] = System(_unique(name, taken), doc.source)
+    system = systems[name]
+    if old is None:
+        system.cells[flavor] = cell
+    else:  # the same mean: the comparison adds its intervals
+        system.cells[flavor] = Cell(old.value, old.ci or cell.ci, old.bounds or cell.bounds, old.n)
+    if rows is not None and flavor not in system.per_query:
+        system.per_query[flavor] = rows
+
+
 def build(docs: Sequence[Document]) -> Model:
     """The report's content from its documents, in the order given."""
     columns: dict[str, Column] = {}
@@ -202,6 +225,8 @@ def build(docs: Sequence[Document]) -> Model:
     notes: list[str] = []
     spreads: list[dict[str, Any]] = []
     sections: list[tuple[str, str, list[Table]]] = []
+    comparisons: list[dict[str, Any]] = []
+    coverages: list[dict[str, Any]] = []
     for doc in docs:
         data = doc.data
         if doc.kind == "eval":
@@ -221,23 +246,17 @@ def build(docs: Sequence[Document]) -> Model:
             rest = {k: v for k, v in data.items() if k not in EVAL_KEYS}
             if rest:
                 sections.append(("results", f"{system.name}: further results", tables(rest, "results")))
+        elif doc.kind == "compare" and _sections.is_comparison(data):
+            for name, flavor, mname, mean, ci, rows in _sections.comparison_systems(data):
+                columns.setdefault(flavor, Column(flavor, mname))
+                _join(systems, taken, doc, name, flavor, Cell(mean, ci), rows)
+            comparisons.append({"source": os.path.basename(doc.source), **_sections.comparison_view(data)})
+        elif doc.kind == "judgments" and _sections.is_coverage(data):
+            coverages.append({"source": os.path.basename(doc.source), **_sections.coverage_view(data)})
         elif doc.kind == "compare":
             for name, flavor, cell, rows in _compare_systems(doc):
                 columns.setdefault(flavor, Column(flavor, flavor.split("[")[0]))
-                old = systems[name].cells.get(flavor) if name in systems else None
-                if old is not None and not _same_value(old.value, cell.value):
-                    # Another number for the same system and flavor: its own row, never a silent swap.
-                    name = f"{name} ({os.path.basename(doc.source)})"
-                    old = systems[name].cells.get(flavor) if name in systems else None
-                if name not in systems:
-                    systems[name] = System(_unique(name, taken), doc.source)
-                system = systems[name]
-                if old is None:
-                    system.cells[flavor] = cell
-                else:  # the same mean: the comparison adds its intervals
-                    system.cells[flavor] = Cell(old.value, old.ci or cell.ci, old.bounds or cell.bounds, old.n)
-                if rows is not None and flavor not in system.per_query:
-                    system.per_query[flavor] = rows
+                _join(systems, taken, doc, name, flavor, cell, rows)
             sections.append(("significance", f"Comparison and significance ({os.path.basename(doc.source)})",
                              tables({k: v for k, v in data.items() if k != "provenance"}, "comparison")))
         elif doc.kind == "judgments":
@@ -251,7 +270,7 @@ def build(docs: Sequence[Document]) -> Model:
             knobs[col.flavor] = _knobs_of(col.flavor)
     _differs(cols, knobs)
     return Model(cols, list(systems.values()), per_query_payload(cols, list(systems.values())), notes, spreads,
-                 sections, provenance_rows(docs))
+                 sections, provenance_rows(docs), comparisons, coverages)
 
 
 def per_query_payload(columns: list[Column], systems: list[System]) -> list[dict[str, Any]]:
