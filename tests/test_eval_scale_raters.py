@@ -151,3 +151,11 @@ def test_eval_raters_on_the_command_line(write) -> None:  # type: ignore[no-unty
     plain = write("q.txt", "q1 0 d1 1\n")  # a plain qrels file is not a ratings file
     assert CliRunner().invoke(cli, ["eval", str(plain), str(run), "--raters", "mean"]).exit_code == 3
     assert check_rule("median") == "median"
+
+
+def test_a_median_between_the_scale_grades_is_not_off_the_scale(write) -> None:  # type: ignore[no-untyped-def]
+    # Two raters, 2 and 3: the median 2.5 is the rule's, not a bad judgment; the ratings are checked as read.
+    ratings = write("r.csv", "query,doc,rater,grade\nq1,d1,ann,2\nq1,d1,bob,3\n")
+    result = rankflavor.evaluate(ratings, {"q1": {"d1": 1.0}}, "ERR@1", scale="trec_dl", raters="median")[0]
+    assert result.mean == pytest.approx((2 ** 2.5 - 1) / 2 ** 3)
+    assert result.measure.knobs["max_grade"] == "3" and result.measure.knobs["raters"] == "median"

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
+from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
 from .tables import Qrels, Run
 from .threads import in_background
@@ -109,7 +109,15 @@ def evaluate(
     measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()})
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
-        sc.check(q_table)
+        # Aggregated ratings were checked rating by rating as read; a mean or median may fall
+        # between the scale's grades by the rule's own construction.
+        if q_table.raters is None:
+            try:
+                sc.check(q_table)
+            except InputError:
+                if r_reading is not None:  # not left running while the error ends the process
+                    r_reading.exception()
+                raise
         measures = [sc.measure(m) for m in measures]
     if q_table.raters is not None:  # the rule is named in every flavor string
         # (a measure naming another rule keeps it, and the plan refuses it)
