@@ -296,7 +296,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     seen: set[str] = set()
     tag: str | None = None
     qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
-                  qrels.blank_lines, qrels.from_file)
+                  qrels.blank_lines, qrels.from_file, raters=qrels.raters)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
     for chunk, chunk_queries in _aligned(_batches(path), path, chunk_rows):
         tag = chunk.tag or tag
@@ -304,7 +304,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         rows = np.flatnonzero(as_numpy(mask))
         # (with their lines, for an error naming one)
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source,
-                    qrels.lines_of(rows))
+                    qrels.lines_of(rows), raters=qrels.raters)
         seen.update(chunk_queries)
         plan = Evaluation(sub, chunk, whole=False)  # the chunk's queries, evaluated whole
         if len(sub) == 0:  # counted as the plan counts (its first measure's duplicates policy)

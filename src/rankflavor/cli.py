@@ -73,6 +73,12 @@ def cli() -> None:
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write an HTML report (with every per-query value) to FILE; see `rankflavor report`.")
+@click.option("--scale", "scale_name", default=None, metavar="NAME",
+              help="Label scale (trec_dl, msmarco, beir, ecommerce): its rel, negatives and top grade G set every "
+              "measure's knobs; a grade off it is an error naming file and line.")
+@click.option("--raters", "raters_rule", default=None, metavar="RULE",
+              help="QRELS is a ratings file (several raters per pair; see `rankflavor raters`): aggregate it by "
+              "RULE (mean, rounded_mean, quepid, median, majority, max, min), named in every flavor string.")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -88,6 +94,8 @@ def eval_cmd(
     fmt: str,
     chunk_rows: int | None,
     html_path: str | None,
+    scale_name: str | None = None,
+    raters_rule: str | None = None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
@@ -110,9 +118,12 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
+        if scale_name or raters_rule:
+            raise UsageError("--scale and --raters are for the local engine (Spark reads plain qrels)")
         results = evaluate_spark(qrels, run, wanted, preset=preset, **knobs)
     else:
-        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, **knobs)
+        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
+                           raters=raters_rule, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
     if html_path:
         from .report import document_from_results

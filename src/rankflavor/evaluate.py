@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
+from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
 from .tables import Qrels, Run
 from .threads import in_background
@@ -29,6 +29,8 @@ def evaluate(
     metrics: str | Measure | Iterable[str | Measure],
     preset: str | None = None,
     chunk_rows: int | None = None,
+    scale: Any = None,
+    raters: str | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments under explicit flavors.
@@ -47,6 +49,19 @@ def evaluate(
     chunk_rows : int, optional
         Stream a run file in chunks of about this many rows, whole queries per chunk, so memory
         is bounded by the chunk (see :mod:`rankflavor.chunked`); per-query values are identical.
+    scale : str or Scale, optional
+        The label scale (``trec_dl``, ``msmarco``, ``beir``, ``ecommerce`` or a
+        :class:`~rankflavor.judgments.Scale`), declared once: each measure takes its knobs as
+        :meth:`Scale.measure <rankflavor.judgments.Scale.measure>` gives them (``rel``,
+        ``negatives``, its gain table, and ``max_grade`` where G changes the value: G comes from
+        the scale, never from the data), and a grade off the scale is an InputError naming file
+        and line.
+    raters : str, optional
+        ``qrels`` is a ratings file (several raters per pair, :func:`rankflavor.io.raters.read_ratings`)
+        aggregated by this rule (:data:`rankflavor.raters.RULES`); every measure then carries
+        the ``raters`` knob, so its flavor string names the rule. Judgments already aggregated
+        (a :class:`~rankflavor.tables.Qrels` from :func:`rankflavor.raters.aggregate_ratings`)
+        carry their rule without it.
     **knobs
         Flavor knobs applied to every measure that reads them (``gain="exp2"``, ``rel=2``).
 
@@ -62,7 +77,21 @@ def evaluate(
     >>> r = evaluate(qrels, run, ["ndcg@3", "ndcg@3[gain=exp2]"])
     >>> [round(m.mean, 4) for m in r]
     [0.6199, 0.5869]
+    >>> evaluate(qrels, run, "P@3", scale="trec_dl")[0].measure.knobs["rel"]
+    '2'
     """
+    from .judgments.scale import scale_named
+
+    sc = scale_named(scale)  # an unknown name is a usage error before any file is read
+    if raters is not None:
+        from .io.raters import read_ratings
+        from .raters import aggregate_ratings
+        from .raters.rules import check_rule
+
+        check_rule(raters)
+        if not isinstance(qrels, (str, os.PathLike)):
+            raise UsageError("raters: give the ratings file's path as qrels (several raters per query and document)")
+        qrels = aggregate_ratings(read_ratings(qrels, "auto", None if sc is None else sc.grades), raters)
     # Started first, so that the imports below overlap it; an error in it is raised below, after
     # the measures' (which name what the caller typed, as before).
     q_reading: Future[Qrels] | None = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
@@ -79,6 +108,20 @@ def evaluate(
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
     measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()})
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
+    if sc is not None:
+        # Aggregated ratings were checked rating by rating as read; a mean or median may fall
+        # between the scale's grades by the rule's own construction.
+        if q_table.raters is None:
+            try:
+                sc.check(q_table)
+            except InputError:
+                if r_reading is not None:  # not left running while the error ends the process
+                    r_reading.exception()
+                raise
+        measures = [sc.measure(m) for m in measures]
+    if q_table.raters is not None:  # the rule is named in every flavor string
+        # (a measure naming another rule keeps it, and the plan refuses it)
+        measures = [m.with_knobs(raters=q_table.raters) if m.flavor.raters == "none" else m for m in measures]
     if chunk_rows is not None:
         if not isinstance(run, (str, os.PathLike)):
             raise UsageError("chunk_rows: chunked evaluation streams a run file; pass its path")

@@ -30,6 +30,7 @@ from .knobs import (
     Negatives,
     PDivisor,
     Precision,
+    Raters,
     Read,
     RunOnly,
     SelfHits,
@@ -58,6 +59,7 @@ __all__ = [
     "Negatives",
     "PDivisor",
     "Precision",
+    "Raters",
     "RunOnly",
     "SelfHits",
     "Ties",
@@ -155,6 +157,7 @@ class Flavor(TypedKnobs):
     fractional: Fractional
     p_divisor: PDivisor
     param: str
+    raters: Raters
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

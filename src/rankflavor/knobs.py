@@ -151,6 +151,19 @@ class Total(StrEnum):
     QRELS_POSITIVE = "qrels_positive"
 
 
+class Raters(StrEnum):
+    """How several raters' grades became the judgments (the rules of :mod:`rankflavor.raters.rules`)."""
+
+    NONE = "none"
+    MEAN = "mean"
+    ROUNDED_MEAN = "rounded_mean"
+    QUEPID = "quepid"
+    MEDIAN = "median"
+    MAJORITY = "majority"
+    MAX = "max"
+    MIN = "min"
+
+
 # ---------------------------------------------------------------------------------------------
 # Value readers: each takes user text and returns the knob's canonical value (a choice knob's
 # member, else its canonical text) with the parsed values it stores on the flavor, or raises
@@ -479,6 +492,14 @@ KNOBS: dict[str, Knob] = {
             "Summary of num_rel: sum of the per-query counts, or (trec_eval -c) the number of "
             "qrels lines with grade > 0 over every qrels query, whatever rel is.",
             _choice("total", Total),
+        ),
+        Knob(
+            "raters", "none", "none | mean | rounded_mean | quepid | median | majority | max | min",
+            "The judgments are several raters' grades aggregated per (query, doc) by this rule "
+            "(rankflavor aggregate --rule, eval --raters); none = one grade per pair as read. A "
+            "measure naming a rule refuses judgments that are not ratings aggregated by it.",
+            _choice("raters", Raters),
+            quiet=True,
         ),
     )
 }

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from .aggregate import aggregate, provenance, require_common_queries
 from .align import Aligned, align, refuse_kept_duplicates
-from .errors import RankflavorError
+from .errors import RankflavorError, UsageError
 from .flavor import Flavor
 from .measure import Measure
 from .order import Needs, Ordering, Ranked, Ranker, order_key
@@ -38,6 +38,21 @@ def check_duplicates(ranked: Ranked) -> None:
     in scored queries: :attr:`Ranked.kept_rows`) are one (query, document) pair."""
     if ranked.kept_rows is not None:
         refuse_kept_duplicates(ranked.aligned, ranked.kept_rows, ranked.ordering.depth)
+
+
+def check_raters(qrels: Qrels, measure: Measure) -> None:
+    """Refuse a measure whose ``raters`` knob names a rule the judgments were not aggregated by:
+    the knob states what the judgments are, so it is never silently ignored."""
+    rule = str(measure.flavor.raters)
+    if rule == "none" or rule == qrels.raters:
+        return
+    if qrels.raters is None:
+        raise UsageError(
+            f"{measure.name} sets raters={rule} but the judgments {qrels.source} are not ratings: give a ratings "
+            f"file to aggregate (eval --raters {rule}, evaluate(..., raters={rule!r})), or drop the knob"
+        )
+    raise UsageError(f"{measure.name} sets raters={rule} but the judgments {qrels.source} were aggregated by "
+                     f"raters={qrels.raters}")
 
 
 class Evaluation:
@@ -124,6 +139,7 @@ class Evaluation:
 
     def evaluate(self, measure: Measure) -> MeasureResult:
         """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
+        check_raters(self.qrels, measure)
         ranked = self.ranked(measure)
         values, empty = measure.spec.compute(ranked, measure)
         return aggregate(measure, values, empty, ranked.aligned)
@@ -165,4 +181,4 @@ def evaluate_tables(
         plan.close()
 
 
-__all__ = ["Evaluation", "check_duplicates", "evaluate_tables"]
+__all__ = ["Evaluation", "check_duplicates", "check_raters", "evaluate_tables"]

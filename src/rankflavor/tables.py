@@ -32,6 +32,9 @@ class Qrels:
     #: when the file reader is finding them on a thread of its own (None: alignment finds out).
     #: Read only.
     doc_canonical: Future[tuple[np.ndarray, np.ndarray]] | None = field(default=None, repr=False, compare=False)
+    #: The rule that aggregated several raters' grades into these (``rankflavor.raters``), or None
+    #: for judgments read as they are; measures on them carry it as their ``raters`` knob.
+    raters: str | None = None
 
     def __len__(self) -> int:
         return len(self.grade)

@@ -155,7 +155,8 @@ def qrels_of(qrels: Qrels, queries: np.ndarray) -> Qrels:
     idx = np.flatnonzero(keep)
     lines = qrels.lines_of(idx)
     return Qrels(take(qq, idx), take(_string(qrels.doc), idx), np.asarray(qrels.grade, dtype=np.float64)[idx],
-                 source=qrels.source, lines=None if lines is None else np.asarray(lines), from_file=False)
+                 source=qrels.source, lines=None if lines is None else np.asarray(lines), from_file=False,
+                 raters=qrels.raters)
 
 
 def _string(a: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -194,6 +195,7 @@ def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float 
         source=qrels.source,
         lines=None if lines is None else np.concatenate([lines, np.zeros(n, dtype=lines.dtype)]),
         from_file=qrels.from_file,
+        raters=qrels.raters,
     )
 
 

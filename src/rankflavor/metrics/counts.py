@@ -79,7 +79,7 @@ def num_rel_summary(measure: Measure, values: Values, computed: NDArray[np.bool_
 for spec in (
     MetricSpec("num_ret", INPUT_KNOBS, num_ret, cutoff="none", summary="sum", uses_empty=False,
                doc="Documents retrieved (after depth and condensing)."),
-    MetricSpec("num_rel", ("rel", "negatives", "fractional", "duplicates", "missing", "total"), num_rel, cutoff="none",
+    MetricSpec("num_rel", ("rel", "negatives", "fractional", "duplicates", "missing", "total", "raters"), num_rel, cutoff="none",
                summary="sum", summary_rule=num_rel_summary, uses_empty=False, reads_run=False,
                doc="Relevant judgments (grade >= rel)."),
     MetricSpec("num_rel_ret", ("rel", *INPUT_KNOBS), num_rel_ret, cutoff="none", summary="sum", uses_empty=False,

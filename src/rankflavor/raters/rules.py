@@ -104,7 +104,7 @@ def aggregate_ratings(ratings: Ratings, rule: str) -> Qrels:
     counts = np.diff(np.r_[starts, len(c)])
     grades = _RULE_FNS[rule](g, c, starts, counts)
     return Qrels(dictionary_array(list(pair_query)), string_array(list(pair_doc)), grades.astype(np.float64),
-                 f"{ratings.source}[raters={rule}]")
+                 f"{ratings.source}[raters={rule}]", raters=rule)
 
 
 _Fn = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
