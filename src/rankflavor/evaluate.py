@@ -80,9 +80,11 @@ def evaluate(
     >>> evaluate(qrels, run, "P@3", scale="trec_dl")[0].measure.knobs["rel"]
     '2'
     """
-    from .judgments.scale import scale_named
+    sc = None
+    if scale is not None:  # (the judgments package is imported only for a scale: it loads pyarrow.compute)
+        from .judgments.scale import scale_named
 
-    sc = scale_named(scale)  # an unknown name is a usage error before any file is read
+        sc = scale_named(scale)  # an unknown name is a usage error before any file is read
     if raters is not None:
         from .io.raters import read_ratings
         from .raters import aggregate_ratings
