@@ -2,7 +2,7 @@
 
 A :class:`Flavor` parses each knob once, when it is made, with the readers of the knob table
 (:data:`~rankflavor.knobs.KNOBS`, re-exported here). A choice knob holds a member of its
-:class:`~enum.StrEnum` (:class:`~rankflavor.knobs.Ties`, ...), which equals its canonical text; a
+:class:`~enum.StrEnum` (:class:`~rankflavor.choices.Ties`, ...), which equals its canonical text; a
 parametric knob holds its canonical text, and its parsed value is stored beside it
 (:class:`TypedKnobs`). Which knobs a metric reads, and how a measure prints, lives in
 :mod:`rankflavor.measure`.
@@ -15,9 +15,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
-from .errors import FlavorError, did_you_mean
-from .knobs import (
-    KNOBS,
+from .choices import (
     Discount,
     Duplicates,
     Empty,
@@ -25,18 +23,22 @@ from .knobs import (
     Gain,
     Ideal,
     IdealCut,
-    Knob,
     Missing,
     Negatives,
     PDivisor,
     Precision,
     Raters,
-    Read,
     RunOnly,
     SelfHits,
     Ties,
     Total,
     Unjudged,
+)
+from .errors import FlavorError, did_you_mean
+from .knobs import (
+    KNOBS,
+    Knob,
+    Read,
     format_number,
     parse_gain_table,
     table_text,

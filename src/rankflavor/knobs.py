@@ -39,130 +39,26 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from .choices import (
+    Discount,
+    Duplicates,
+    Empty,
+    Fractional,
+    Gain,
+    Ideal,
+    IdealCut,
+    Missing,
+    Negatives,
+    PDivisor,
+    Precision,
+    Raters,
+    RunOnly,
+    SelfHits,
+    Ties,
+    Total,
+    Unjudged,
+)
 from .errors import FlavorError, did_you_mean
-
-# ---------------------------------------------------------------------------------------------
-# The values of the choice knobs, and the kinds of the parametric ones. Each member equals its
-# canonical text, so ``flavor.ties == "averaged"`` and ``flavor.ties is Ties.AVERAGED`` agree.
-
-
-class Gain(StrEnum):
-    """Kind of gain (:attr:`TypedKnobs.gain_kind`); a table's entries are in ``gain_table``."""
-
-    LINEAR = "linear"
-    EXP2 = "exp2"
-    BINARY = "binary"
-    TABLE = "table"
-
-
-class Discount(StrEnum):
-    """Kind of discount (:attr:`TypedKnobs.discount_kind`); jk's base is in ``jk_base``."""
-
-    LOG2 = "log2"
-    JK = "jk"
-    RECIPROCAL = "reciprocal"
-
-
-class Ideal(StrEnum):
-    """Source of the ideal list (:attr:`TypedKnobs.ideal_kind`); recall@K's K is in ``recall_depth``."""
-
-    GLOBAL = "global"
-    LOCAL = "local"
-    RECALL = "recall"
-    MAX = "max"
-    AS_SUPPLIED = "as_supplied"
-
-
-class IdealCut(StrEnum):
-    K = "k"
-    HITS = "hits"
-    NONE = "none"
-
-
-class Unjudged(StrEnum):
-    ZERO = "zero"
-    CONDENSED = "condensed"
-
-
-class Negatives(StrEnum):
-    UNJUDGED = "unjudged"
-    ZERO = "zero"
-    ERROR = "error"
-
-
-class Ties(StrEnum):
-    DOCNO_DESC = "docno_desc"
-    DOCNO_ASC = "docno_asc"
-    INPUT_ORDER = "input_order"
-    AVERAGED = "averaged"
-    PESSIMISTIC = "pessimistic"
-    OPTIMISTIC = "optimistic"
-
-
-class Precision(StrEnum):
-    FLOAT64 = "float64"
-    FLOAT32 = "float32"
-
-
-class Empty(StrEnum):
-    ZERO = "zero"
-    ONE = "one"
-    NAN = "nan"
-    SKIP = "skip"
-    ERROR = "error"
-
-
-class Missing(StrEnum):
-    ZERO = "zero"
-    SKIP = "skip"
-    ERROR = "error"
-
-
-class RunOnly(StrEnum):
-    SKIP = "skip"
-    INCLUDE = "include"
-    ERROR = "error"
-
-
-class Fractional(StrEnum):
-    KEEP = "keep"
-    TRUNCATE = "truncate"
-    ERROR = "error"
-
-
-class SelfHits(StrEnum):
-    KEEP = "keep"
-    DROP = "drop"
-
-
-class PDivisor(StrEnum):
-    K = "k"
-    HITS = "hits"
-
-
-class Duplicates(StrEnum):
-    ERROR = "error"
-    FIRST = "first"
-    BEST = "best"
-
-
-class Total(StrEnum):
-    SUM = "sum"
-    QRELS_POSITIVE = "qrels_positive"
-
-
-class Raters(StrEnum):
-    """How several raters' grades became the judgments (the rules of :mod:`rankflavor.raters.rules`)."""
-
-    NONE = "none"
-    MEAN = "mean"
-    ROUNDED_MEAN = "rounded_mean"
-    QUEPID = "quepid"
-    MEDIAN = "median"
-    MAJORITY = "majority"
-    MAX = "max"
-    MIN = "min"
-
 
 # ---------------------------------------------------------------------------------------------
 # Value readers: each takes user text and returns the knob's canonical value (a choice knob's
