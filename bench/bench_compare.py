@@ -45,15 +45,10 @@ N_RUNS = 10
 
 
 def _data(size: str, out: Path) -> tuple[Path, Path]:
-    qrels, run = out / f"qrels.{size}.txt", out / f"run.{size}.txt"
-    if not (qrels.exists() and run.exists()):
-        sys.path.insert(0, str(HERE))
-        from generate import generate, parse_size  # bench/generate.py
+    sys.path.insert(0, str(HERE))
+    from generate import ensure  # bench/generate.py
 
-        n_queries, depth = parse_size(size)
-        print(f"generating {size} into {out} ...", flush=True)
-        qrels, run = generate(n_queries, depth, out)
-    return qrels, run
+    return ensure(size, out)
 
 
 def make_runs(run_path: Path, depth: int) -> list[Any]:

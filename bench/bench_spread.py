@@ -34,15 +34,10 @@ HERE = Path(__file__).resolve().parent
 
 
 def _data(size: str, out: Path) -> tuple[Path, Path]:
-    qrels, run = out / f"qrels.{size}.txt", out / f"run.{size}.txt"
-    if not (qrels.exists() and run.exists()):
-        sys.path.insert(0, str(HERE))
-        from generate import generate, parse_size  # bench/generate.py
+    sys.path.insert(0, str(HERE))
+    from generate import ensure  # bench/generate.py
 
-        n_queries, depth = parse_size(size)
-        print(f"generating {size} into {out} ...", flush=True)
-        qrels, run = generate(n_queries, depth, out)
-    return qrels, run
+    return ensure(size, out)
 
 
 def _best(repeat: int, fn: Callable[[], Any]) -> tuple[float, Any]:

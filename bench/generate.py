@@ -173,6 +173,16 @@ def _positions(q: np.ndarray) -> np.ndarray:
     return np.arange(len(q)) - start
 
 
+def ensure(size: str, out: Path) -> tuple[Path, Path]:
+    """The qrels and run files of ``size`` in ``out``, generated first if either is missing."""
+    qrels, run = out / f"qrels.{size}.txt", out / f"run.{size}.txt"
+    if not (qrels.exists() and run.exists()):
+        n_queries, depth = parse_size(size)
+        print(f"generating {size} into {out} ...", flush=True)
+        qrels, run = generate(n_queries, depth, out)
+    return qrels, run
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", default=list(STANDARD_SIZES), help="QUERIESxDOCS, e.g. 7000x1000")
