@@ -159,3 +159,96 @@ def test_a_median_between_the_scale_grades_is_not_off_the_scale(write) -> None: 
     result = rankflavor.evaluate(ratings, {"q1": {"d1": 1.0}}, "ERR@1", scale="trec_dl", raters="median")[0]
     assert result.mean == pytest.approx((2 ** 2.5 - 1) / 2 ** 3)
     assert result.measure.knobs["max_grade"] == "3" and result.measure.knobs["raters"] == "median"
+
+
+# ---------------------------------------------------------------------------------------------
+# Precedence: preset < scale < what is typed (--flavor, -l, brackets)
+
+
+def _pytrec_p10(level: int) -> float:
+    """P@10 by pytrec_eval (trec_eval's own code) on the DL19 BM25 run, at relevance level ``level``."""
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval-terrier is the reference tool")
+    qrels: dict[str, dict[str, int]] = {}
+    for line in Path(QRELS).read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict[str, dict[str, float]] = {}
+    for line in Path(RUN).read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    per = pytrec_eval.RelevanceEvaluator(qrels, {"P"}, relevance_level=level).evaluate(run)
+    return sum(v["P_10"] for v in per.values()) / len(per)
+
+
+def test_typed_level_beats_the_scale_and_the_scale_beats_the_preset() -> None:
+    def p10(*args: str) -> float:
+        out = CliRunner().invoke(cli, ["eval", str(QRELS), str(RUN), "--format", "json", *args])
+        assert out.exit_code == 0, out.output
+        (m,) = json.loads(out.output)["measures"]
+        return float(m["value"])
+
+    at1, at2 = _pytrec_p10(1), _pytrec_p10(2)
+    assert at1 != at2
+    # -l 1 is also the default: typed, it must still beat trec_dl's rel=2.
+    assert p10("--scale", "trec_dl", "-l", "1", "-m", "P@10") == pytest.approx(at1, abs=1e-12)
+    assert p10("--scale", "trec_dl", "--flavor", "rel=1", "-m", "P@10") == pytest.approx(at1, abs=1e-12)
+    assert p10("--scale", "trec_dl", "-m", "P@10") == pytest.approx(at2, abs=1e-12)
+    # trec_eval's own default is -l 1; under the trec_dl scale it is trec_eval -l 2.
+    assert p10("--preset", "trec_eval", "-m", "P.10") == pytest.approx(at1, abs=1e-12)
+    assert p10("--preset", "trec_eval", "--scale", "trec_dl", "-m", "P.10") == pytest.approx(at2, abs=1e-12)
+    assert p10("--preset", "trec_eval", "--scale", "trec_dl", "-l", "1", "-m", "P.10") == pytest.approx(at1, abs=1e-12)
+    # The API: a knob given to evaluate() is typed too.
+    api = rankflavor.evaluate(QRELS, RUN, "P@10", scale="trec_dl", rel=1)[0]
+    assert api.mean == pytest.approx(at1, abs=1e-12) and api.measure.knobs["rel"] == "1"
+
+
+def test_a_typed_top_grade_that_contradicts_the_scale_is_refused() -> None:
+    with pytest.raises(rankflavor.errors.FlavorError, match="declare G once"):
+        rankflavor.evaluate(QRELS, RUN, "ERR@10", scale="trec_dl", max_grade=4)
+
+
+# ---------------------------------------------------------------------------------------------
+# spread and compare take the scale too
+
+
+def test_spread_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
+    s = rankflavor.spread(QRELS, [RUN], "P@10", scale="trec_dl", grid={"unjudged": ["zero", "condensed"]},
+                          presets=["trec_eval", "trec_dl"])
+    by_origin = {o: f for f in s.flavors for o in f.origins}
+    assert by_origin["base"].measure.knobs["rel"] == "2"
+    # A row named after a tool reproduces the tool: trec_eval's default -l 1, trec_dl's pinned 2.
+    assert s.means[0][list(s.flavors).index(by_origin["preset:trec_eval"])] == pytest.approx(_pytrec_p10(1), abs=1e-12)
+    assert s.means[0][list(s.flavors).index(by_origin["base"])] == pytest.approx(_pytrec_p10(2), abs=1e-12)
+    assert any("preset rows keep their tool's own flavor" in n and "trec_eval" in n for n in s.notes)
+    # Every grid cell carries the scale's threshold.
+    assert all(f.measure.knobs.get("rel") == "2" for f in s.flavors if "grid" in f.origins)
+    bad = write("q.txt", "q 0 a 1\nq 0 b 5\n")
+    run = write("r.txt", "q Q0 a 1 1.0 t\n")
+    with pytest.raises(InputError, match=rf"{bad}:2: grade 5 is not on the trec_dl scale"):
+        rankflavor.spread(bad, [run], "P@10", scale="trec_dl")
+    out = CliRunner().invoke(cli, ["spread", str(bad), str(run), "-m", "P@10", "--scale", "trec_dl"])
+    assert out.exit_code == 3 and f"{bad}:2" in out.output
+    cli_out = CliRunner().invoke(cli, ["spread", str(QRELS), str(RUN), "-m", "P@10", "--scale", "trec_dl",
+                                       "--vary", "unjudged=zero,condensed", "--no-presets", "--format", "json"])
+    assert cli_out.exit_code == 0, cli_out.output
+    assert "rel=2" in cli_out.output
+
+
+def test_compare_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
+    other = shared_path("runs", "rankllm.dl19.bm25-rm3.top100.run")
+    c = rankflavor.compare(QRELS, [RUN, other], ["P@10", "P@10[rel=1]"], scale="trec_dl", tests="t", ci_level=None,
+                           flavors=["trec_eval"])
+    scaled, typed = c.measures
+    assert "[rel=2," in scaled.measure and "[rel=1," in typed.measure
+    assert scaled.values[0].mean() == pytest.approx(_pytrec_p10(2), abs=1e-12)
+    assert typed.values[0].mean() == pytest.approx(_pytrec_p10(1), abs=1e-12)
+    assert any("preset rows keep their tool's own flavor" in n for n in c.notes)
+    out = CliRunner().invoke(cli, ["compare", str(QRELS), str(RUN), str(other), "-m", "P@10", "--scale", "trec_dl",
+                                   "--test", "t", "--no-ci", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert '"flavor": "P@10[rel=2,' in out.output
+    saved = CliRunner().invoke(cli, ["compare", str(QRELS), str(RUN), "--results", "--scale", "trec_dl"])
+    assert saved.exit_code == 2 and "--scale" in saved.output
+    bad = write("q.txt", "q 0 a 9\n")
+    off = CliRunner().invoke(cli, ["compare", str(bad), str(RUN), str(other), "--scale", "beir"])
+    assert off.exit_code == 3 and f"{bad}:1" in off.output

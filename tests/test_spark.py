@@ -660,3 +660,37 @@ def test_cli_engine_spark_matches_local(spark, tmp_path: Path) -> None:  # type:
     assert remote.output == local.output
     # trec_eval 9.0.8's own summary line (shared/data/expected), not ours.
     assert "ndcg_cut_10           \tall\t0.5058" in remote.output
+
+
+def test_scale_and_raters_as_the_local_engine(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--scale``: the measures resolved on the driver, the grade check one Spark job naming the
+    first bad line as the local check does; ``--raters``: aggregated on the driver, the rule in
+    every flavor string."""
+    qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
+    run = str(shared_path("runs", "rankllm.dl19.bm25.top100.run"))
+    wanted = ["P@10", "ERR@10", "ndcg@10[ideal=max]", "AP"]
+    assert_same(rankflavor.evaluate(qrels, run, wanted, scale="trec_dl"),
+                evaluate_spark(qrels, run, wanted, spark=spark, scale="trec_dl"))
+    # A typed knob beats the scale on both engines.
+    assert_same(rankflavor.evaluate(qrels, run, wanted, scale="trec_dl", rel=1),
+                evaluate_spark(qrels, run, wanted, spark=spark, scale="trec_dl", rel=1))
+    off = tmp_path / "q.txt"
+    off.write_text("q1 0 a 1\n# note\nq1 0 b 7\nq2 0 c 2\nq2 0 d 9\n")
+    small = tmp_path / "r.txt"
+    small.write_text("q1 Q0 a 1 1.0 t\nq2 Q0 c 1 1.0 t\n")
+    with pytest.raises(InputError, match=r"q.txt:3: grade 7 .*2 judgment\(s\) are off it") as local_error:
+        rankflavor.evaluate(str(off), str(small), "P@1", scale="trec_dl")
+    with pytest.raises(InputError) as got_error:
+        evaluate_spark(str(off), str(small), "P@1", spark=spark, scale="trec_dl")
+    assert str(got_error.value) == str(local_error.value)
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("query,doc,rater,grade\nq1,a,ann,2\nq1,a,bob,3\nq1,b,ann,0\nq2,c,bob,1\nq2,c,cy,3\n")
+    for rule in ("median", "quepid"):
+        local = rankflavor.evaluate(str(ratings), str(small), ["ndcg@10", "P@1"], raters=rule, scale="trec_dl")
+        got = evaluate_spark(str(ratings), str(small), ["ndcg@10", "P@1"], spark=spark, raters=rule, scale="trec_dl")
+        assert_same(local, got)
+        assert all(f"raters={rule}" in str(m.measure) for m in got)
+    out = CliRunner().invoke(cli, ["eval", str(ratings), str(small), "--engine", "spark", "--raters", "mean",
+                                   "--scale", "trec_dl", "-m", "P@1", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    assert "raters=mean" in out.output

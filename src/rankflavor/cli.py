@@ -118,9 +118,7 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        if scale_name or raters_rule:
-            raise UsageError("--scale and --raters are for the local engine (Spark reads plain qrels)")
-        results = evaluate_spark(qrels, run, wanted, preset=preset, **knobs)
+        results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule, **knobs)
     else:
         results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                            raters=raters_rule, **knobs)
@@ -206,9 +204,12 @@ def demo_cmd(out_dir: str | None) -> None:
               "headline min/max, pairs and run orders; by default they are listed but left out of it.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
+@click.option("--scale", "scale_name", default=None, metavar="NAME",
+              help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; the base and grid flavors take "
+              "its rel, negatives and G (knobs typed here win); preset rows keep their tool's own flavor.")
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
-               fmt: str) -> None:
+               fmt: str, scale_name: str | None = None) -> None:
     """Evaluate RUNs under a grid of flavors and every preset: spread, knob effects, order flips."""
     from .flavor import parse_knob_assignments
     from .render.spreadfmt import render_spread
@@ -216,7 +217,7 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
 
     grid = parse_grid(vary) if vary else None
     result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
-                    **parse_knob_assignments(list(flavor_knobs)))
+                    scale=scale_name, **parse_knob_assignments(list(flavor_knobs)))
     click.echo(render_spread(result, fmt, include_defects), nl=False)
 
 
@@ -403,16 +404,23 @@ for _command in _JUDGMENT_COMMANDS:
               show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (means with CIs, significance table, per-query deltas) to FILE.")
+@click.option("--scale", "scale_name", default=None, metavar="NAME",
+              help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; every measure takes its rel, "
+              "negatives and G (knobs typed here win); --flavors presets keep their tool's own flavor.")
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
-                fmt: str, html_path: str | None = None) -> None:
+                fmt: str, html_path: str | None = None, scale_name: str | None = None) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
     from .compare import DEFAULT_TESTS, compare, compare_saved
     from .flavor import parse_knob_assignments
     from .render.comparefmt import render_compare
 
     if saved:
+        if scale_name:
+            from .errors import UsageError
+
+            raise UsageError("--scale is for runs scored here; saved comparisons keep the flavors they were scored under")
         result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
                                tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                                n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
@@ -421,7 +429,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
         result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
                          tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
                          seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
-                         **parse_knob_assignments(list(flavor_knobs)))
+                         scale=scale_name, **parse_knob_assignments(list(flavor_knobs)))
     if html_path:
         from .report import document_from_dict
 

@@ -51,11 +51,11 @@ def evaluate(
         is bounded by the chunk (see :mod:`rankflavor.chunked`); per-query values are identical.
     scale : str or Scale, optional
         The label scale (``trec_dl``, ``msmarco``, ``beir``, ``ecommerce`` or a
-        :class:`~rankflavor.judgments.Scale`), declared once: each measure takes its knobs as
-        :meth:`Scale.measure <rankflavor.judgments.Scale.measure>` gives them (``rel``,
-        ``negatives``, its gain table, and ``max_grade`` where G changes the value: G comes from
-        the scale, never from the data), and a grade off the scale is an InputError naming file
-        and line.
+        :class:`~rankflavor.judgments.Scale`), declared once: its ``rel`` and ``negatives``
+        take precedence over the preset's, the knobs given here (``rel=1``) and in a measure's
+        brackets over the scale's (:func:`rankflavor.presets.resolve_measures`); ``max_grade``
+        is set where G changes the value (G comes from the scale, never from the data), and a
+        grade off the scale is an InputError naming file and line.
     raters : str, optional
         ``qrels`` is a ratings file (several raters per pair, :func:`rankflavor.io.raters.read_ratings`)
         aggregated by this rule (:data:`rankflavor.raters.RULES`); every measure then carries
@@ -86,14 +86,9 @@ def evaluate(
 
         sc = scale_named(scale)  # an unknown name is a usage error before any file is read
     if raters is not None:
-        from .io.raters import read_ratings
-        from .raters import aggregate_ratings
-        from .raters.rules import check_rule
+        from .io.raters import read_aggregated
 
-        check_rule(raters)
-        if not isinstance(qrels, (str, os.PathLike)):
-            raise UsageError("raters: give the ratings file's path as qrels (several raters per query and document)")
-        qrels = aggregate_ratings(read_ratings(qrels, "auto", None if sc is None else sc.grades), raters)
+        qrels = read_aggregated(qrels, raters, None if sc is None else sc.grades)
     # Started first, so that the imports below overlap it; an error in it is raised below, after
     # the measures' (which name what the caller typed, as before).
     q_reading: Future[Qrels] | None = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
@@ -108,7 +103,8 @@ def evaluate(
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
-    measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()})
+    measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()},
+                                        sc)
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
         # Aggregated ratings were checked rating by rating as read; a mean or median may fall
@@ -120,7 +116,6 @@ def evaluate(
                 if r_reading is not None:  # not left running while the error ends the process
                     r_reading.exception()
                 raise
-        measures = [sc.measure(m) for m in measures]
     if q_table.raters is not None:  # the rule is named in every flavor string
         # (a measure naming another rule keeps it, and the plan refuses it)
         measures = [m.with_knobs(raters=q_table.raters) if m.flavor.raters == "none" else m for m in measures]

@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from .measure import Measure
 from .plan import Evaluation
 from .spreadresult import TIE_TOLERANCE, KnobEffect, PairComparison, RunOrder, RunSpread, Spread, SpreadFlavor
 from .tables import Run
+
+if TYPE_CHECKING:
+    from .judgments.scale import Scale
 
 #: The default grid: the knobs tools disagree on most (flavor-facts §1.1-1.7).
 DEFAULT_GRID: dict[str, tuple[str, ...]] = {
@@ -62,15 +65,16 @@ PRESET_ORIGIN = "preset:"
 
 
 def one_measure(item: str | Measure, preset: str | None = None, knobs: Mapping[str, Any] | None = None,
-                what: str = "measure") -> Measure:
-    """Resolve one measure text (canonical, a preset dialect name or ``PRESET:NAME``) to a :class:`Measure`.
+                what: str = "measure", scale: Scale | None = None) -> Measure:
+    """Resolve one measure text (canonical, a preset dialect name or ``PRESET:NAME``) to a :class:`Measure`,
+    under ``scale`` if one is declared (:func:`rankflavor.presets.resolve_measures` states the precedence).
 
     Raises :class:`UsageError` when the text names no measure or several (``ndcg_cut`` expands to nine).
     """
     from .presets import resolve_measures
 
     overrides = {k: v if isinstance(v, str) else str(v) for k, v in (knobs or {}).items()}
-    measures, extras = resolve_measures([item], preset, overrides)
+    measures, extras = resolve_measures([item], preset, overrides, scale)
     if extras or len(measures) != 1:
         names = [str(m.display) for m in measures] + list(extras)
         raise UsageError(f"{what}: expected exactly one measure, received {item!r}, which names {len(names)}: "
@@ -156,6 +160,33 @@ def build_flavors(base: Measure, grid: Mapping[str, tuple[str, ...]],
     return flavors, notes
 
 
+def _scale(scale: str | Scale | None) -> Scale | None:
+    if scale is None:
+        return None
+    from .judgments.scale import scale_named  # (only for a scale: it loads pyarrow.compute)
+
+    return scale_named(scale)
+
+
+def scale_note(scale: Scale, flavors: Iterable[SpreadFlavor]) -> str:
+    """What a declared scale did to a flavor list: which preset rows keep a knob the scale sets
+    otherwise (those rows reproduce their tool, which does not know the scale)."""
+    wanted = scale.knobs()
+    differ: list[str] = []
+    for f in flavors:
+        tools = [o[len(PRESET_ORIGIN):] for o in f.origins if o.startswith(PRESET_ORIGIN)]
+        if not tools:
+            continue
+        printed = f.measure.knobs
+        if any(knob in printed and printed[knob] != value for knob, value in wanted.items()) or (
+                "max_grade" in printed and float(printed["max_grade"]) != scale.top):
+            differ += [t for t in tools if t not in differ]
+    head = f"scale {scale.describe()}: the base and grid flavors take its knobs"
+    if not differ:
+        return head
+    return head + f"; preset rows keep their tool's own flavor, which differs from the scale's for: {', '.join(differ)}"
+
+
 def run_names(runs: Any) -> tuple[list[str], list[Any]]:
     """Split ``runs`` into names and inputs: one run, a list of runs, or ``{name: run}``."""
     if isinstance(runs, Mapping) and runs and not _is_nested_run(runs):
@@ -195,6 +226,7 @@ def spread(
     presets: bool | Iterable[str] = True,
     preset: str | None = None,
     k: int | None = None,
+    scale: str | Scale | None = None,
     **knobs: Any,
 ) -> Spread:
     """Evaluate one measure under a grid of flavors and every preset, over one or more runs.
@@ -216,6 +248,11 @@ def spread(
         Preset whose flavor and dialect the base ``measure`` uses.
     k : int, optional
         Cutoff replacing the measure's own (``measure="ndcg", k=20`` is ``ndcg@20``).
+    scale : str or Scale, optional
+        The label scale (``trec_dl``, ...): the grades are checked against it, and the base
+        measure and the grid cells take its knobs (``rel``, ``negatives``, ``max_grade``) as
+        :func:`rankflavor.evaluate` does. Each preset's row keeps its tool's own flavor (a row
+        named after a tool reproduces that tool; a note says so when the two differ).
     **knobs
         Flavor knobs of the base measure (``rel=2``); the grid overrides the knobs it varies.
 
@@ -232,15 +269,22 @@ def spread(
     >>> [(p.run_a, p.run_b, p.a_better, p.b_better, p.equal) for p in s.pairs]
     [('A', 'B', 1, 0, 1)]
     """
-    base = one_measure(measure, preset, knobs)
+    sc = _scale(scale)
+    base = one_measure(measure, preset, knobs, scale=sc)
     if k is not None:
         base = Measure(base.metric, k, base.flavor)
+        if sc is not None:  # G may matter at the new cutoff only
+            base = sc.with_top_grade(base)
     canon_grid, notes = canonical_grid(DEFAULT_GRID if grid is None else grid, base)
     flavors, preset_notes = build_flavors(base, canon_grid, presets)
+    if sc is not None:
+        notes.append(scale_note(sc, flavors))
     names, items = run_names(runs)
     if not items:
         raise UsageError("runs: give at least one run")
     q_table = as_qrels(qrels)
+    if sc is not None:
+        sc.check(q_table)
     means = np.full((len(items), len(flavors)), np.nan)
     counts = np.zeros((len(items), len(flavors)), dtype=np.int64)
     errors: dict[tuple[str, str], str] = {}

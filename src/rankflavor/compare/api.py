@@ -12,7 +12,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UsageError
@@ -28,16 +28,21 @@ from .robust import robustness
 from .scores import score_runs
 from .settings import Settings, make_settings
 
+if TYPE_CHECKING:
+    from ..judgments.scale import Scale
+
 DEFAULT_TESTS = ("t", "permutation", "bootstrap")
 
 
-def _measures(metrics: str | Measure | Iterable[str | Measure], preset: str | None, knobs: dict[str, Any]) -> list[Measure]:
+def _measures(metrics: str | Measure | Iterable[str | Measure], preset: str | None, knobs: dict[str, Any],
+              scale: Scale | None) -> list[Measure]:
     from ..presets import resolve_measures
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
-    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()})
+    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()},
+                                        scale)
     if extras:
         raise UsageError(f"metrics: {', '.join(extras)} name no per-query value to compare")
     return measures
@@ -74,6 +79,7 @@ def compare(
     flavors: str | Iterable[str] | None = None,
     preset: str | None = None,
     force: bool = False,
+    scale: str | Scale | None = None,
     **knobs: Any,
 ) -> Comparison:
     """Compare systems query by query: means with CIs, paired tests, corrections, flavor robustness.
@@ -96,6 +102,9 @@ def compare(
         assignments or measures: re-test every pair under each and say which flavors flip it.
     preset : tool whose flavor and metric names unprefixed measures use.
     force : compare even when the systems were scored against different judgments.
+    scale : the label scale (``trec_dl``, ...): grades checked against it, and every measure
+        and grid flavor takes its knobs as :func:`rankflavor.evaluate` does; preset flavors keep
+        their tool's own (as in :func:`rankflavor.spread`).
     **knobs : flavor knobs applied to every measure that reads them.
 
     Returns
@@ -117,8 +126,15 @@ def compare(
         raise UsageError(f"runs: give at least two systems to compare, received {len(items)}")
     settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, _baseline(baseline, names, items),
                              ci_level)
-    measures = _measures(metrics, preset, knobs)
+    sc = None
+    if scale is not None:
+        from ..judgments.scale import scale_named
+
+        sc = scale_named(scale)
+    measures = _measures(metrics, preset, knobs, sc)
     q_table = as_qrels(qrels)
+    if sc is not None:
+        sc.check(q_table)
     run_tables = [as_run(item) for item in items]
     q_info = describe(qrels, q_table)
     run_info = [{"name": n, **describe(item, t)} for n, item, t in zip(names, items, run_tables, strict=True)]
@@ -131,7 +147,7 @@ def compare(
         if flavors is None:
             variants.append([])
             continue
-        found, found_notes = flavor_variants(m, flavors)
+        found, found_notes = flavor_variants(m, flavors, sc)
         variants.append(found)
         notes += [n for n in found_notes if n not in notes]
     every = list(measures) + [v for vs in variants for v, _ in vs]

@@ -9,11 +9,16 @@ the base) and full measures (``"ndcg@10[gain=exp2]"``, used for the base of the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..flavor import parse_knob_assignments, split_top_level
 from ..measure import Measure
-from ..spread import DEFAULT_GRID, build_flavors, canonical_grid, one_measure
+from ..spread import DEFAULT_GRID, build_flavors, canonical_grid, one_measure, scale_note
+from ..spreadresult import SpreadFlavor
+
+if TYPE_CHECKING:
+    from ..judgments.scale import Scale
 
 
 def _label(measure: Measure, base: Measure, origins: Sequence[str]) -> str:
@@ -24,8 +29,10 @@ def _label(measure: Measure, base: Measure, origins: Sequence[str]) -> str:
     return f"{text} [{'/'.join(presets)}]" if presets else text
 
 
-def flavor_variants(base: Measure, flavors: str | Iterable[str]) -> tuple[list[tuple[Measure, str]], list[str]]:
-    """The (measure, label) variants of ``base`` other than itself, and notes on what was skipped."""
+def flavor_variants(base: Measure, flavors: str | Iterable[str],
+                    scale: Scale | None = None) -> tuple[list[tuple[Measure, str]], list[str]]:
+    """The (measure, label) variants of ``base`` other than itself, and notes on what was skipped
+    (and, under a ``scale``, which preset flavors keep their tool's own knobs)."""
     from ..presets import PRESETS
 
     items = [flavors] if isinstance(flavors, str) else list(flavors)
@@ -62,6 +69,8 @@ def flavor_variants(base: Measure, flavors: str | Iterable[str]) -> tuple[list[t
                 notes.append(f"flavor {text} not applied to {base.display}: another metric@k")
     if not items:
         raise UsageError("flavors: give 'grid', preset names, knob assignments or measures")
+    if scale is not None:
+        notes.append(scale_note(scale, [SpreadFlavor(m, tuple(o), None) for m, o in found.items()]))
     return [(m, _label(m, base, o)) for m, o in found.items()], notes
 
 

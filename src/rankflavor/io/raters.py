@@ -84,6 +84,18 @@ def read_ratings(path: str | os.PathLike[str], fmt: str = "auto", grades: Iterab
 _Row = tuple[str, str, str, float, int, str]
 
 
+def read_aggregated(qrels: object, rule: str, grades: Iterable[float] | None = None) -> Qrels:
+    """The judgments of the ratings file ``qrels``, aggregated by ``rule``
+    (:func:`rankflavor.raters.aggregate_ratings`): what ``eval --raters RULE`` evaluates, on
+    every engine. The rule is checked before the file is read."""
+    from ..raters.rules import aggregate_ratings, check_rule
+
+    check_rule(rule)
+    if not isinstance(qrels, (str, os.PathLike)):
+        raise UsageError("raters: give the ratings file's path as qrels (several raters per query and document)")
+    return aggregate_ratings(read_ratings(qrels, "auto", grades), rule)
+
+
 def _guess(text: str) -> str:
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):

@@ -97,6 +97,11 @@ class Scale:
             default = Flavor()
             unset = {k: v for k, v in self.knobs().items() if getattr(measure.flavor, k) == getattr(default, k)}
             m = measure.with_knobs(**unset) if unset else measure
+        return self.with_top_grade(m)
+
+    def with_top_grade(self, m: Measure) -> Measure:
+        """``m`` with ``max_grade`` = G where G changes its value; a measure naming another G
+        contradicts the scale: FlavorError. (Its other knobs are left as they are.)"""
         current = m.flavor.top_grade
         if current is not None and current != self.top:
             raise FlavorError(
@@ -121,12 +126,16 @@ class Scale:
         if ok.all():
             return
         row = int(np.flatnonzero(~ok)[0])
-        bad = int((~ok).sum())
+        raise self.off_scale(qrels.source, qrels.line_of(row), float(grade[row]), int((~ok).sum()))
+
+    def off_scale(self, source: str, line: int | None, grade: float, bad: int) -> InputError:
+        """The error for ``bad`` grades off the scale, the first at ``source:line`` (every
+        backend words it the same)."""
         listed = ", ".join(format_number(g) for g in self.grades)
         neg = "" if self.negatives == "error" else " (or a negative label)"
-        raise InputError(
-            qrels.source, qrels.line_of(row),
-            f"grade {format_number(float(grade[row]))} is not on the {self.name} scale (grades {listed}{neg}); "
+        return InputError(
+            source, line,
+            f"grade {format_number(grade)} is not on the {self.name} scale (grades {listed}{neg}); "
             f"{bad} judgment(s) are off it. Remap the grades or declare the scale that fits them",
         )
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from ..errors import FlavorError, did_you_mean
 from ..flavor import Flavor, parse_knob_assignments
 from ..measure import Measure, build_measure, parse_measure
 from .base import Preset, Template
+
+if TYPE_CHECKING:
+    from ..judgments.scale import Scale
 
 NATIVE = Preset(
     name="rankflavor",
@@ -76,9 +80,18 @@ def get_preset(name: str | None) -> Preset:
 
 
 def resolve_measures(
-    items: Iterable[str | Measure], preset: str | None, overrides: dict[str, str]
+    items: Iterable[str | Measure], preset: str | None, overrides: dict[str, str], scale: Scale | None = None
 ) -> tuple[list[Measure], tuple[str, ...]]:
-    """Turn user metric texts into measures; also return requested pseudo-measures (runid, num_q)."""
+    """Turn user metric texts into measures; also return requested pseudo-measures (runid, num_q).
+
+    Knob precedence, lowest first: the preset's flavor (and its dialect's knobs for the name),
+    the label ``scale`` (``rel``, ``negatives``: the data's own declaration beats a tool's
+    default, so ``--preset trec_eval --scale trec_dl`` is trec_eval run with ``-l 2``), the
+    ``overrides`` (``--flavor``, ``-l``, ``-M``: what the user typed for this evaluation), then the
+    knobs in a measure's brackets. Last, the scale sets ``max_grade`` where G changes the value
+    (:meth:`~rankflavor.judgments.Scale.with_top_grade`). A :class:`Measure` passed as a value
+    takes the scale's knobs only where it left them at their defaults.
+    """
     knobs = parse_knob_assignments([f"{k}={v}" for k, v in overrides.items()]) if overrides else {}
     default = get_preset(preset)
     measures: list[Measure] = []
@@ -87,7 +100,7 @@ def resolve_measures(
         items = default.combine(list(items))
     for item in items:
         if isinstance(item, Measure):
-            measures.append(item)
+            measures.append(item if scale is None else scale.measure(item))
             continue
         text = item.strip()
         chosen = default
@@ -95,7 +108,7 @@ def resolve_measures(
         if m and m.group("preset").lower().replace("-", "_") in PRESETS:
             chosen = PRESETS[m.group("preset").lower().replace("-", "_")]
             text = m.group("rest").strip()
-        for x in _resolve_one(text, chosen, knobs):
+        for x in _resolve_one(text, chosen, knobs, scale):
             if isinstance(x, str):
                 if x not in extras:
                     extras.append(x)
@@ -104,31 +117,38 @@ def resolve_measures(
     return measures, tuple(extras)
 
 
-def _resolve_one(text: str, preset: Preset, knobs: dict[str, str]) -> list[Measure | str]:
+def _resolve_one(text: str, preset: Preset, knobs: dict[str, str], scale: Scale | None) -> list[Measure | str]:
     templates = preset.dialect(text) if preset.dialect else None
     if templates is None:
         try:
-            measure = parse_measure(text, base=preset.flavor, overrides=knobs)
+            measure = parse_measure(text, base=_under(preset.flavor, scale), overrides=knobs)
         except FlavorError as exc:
             hint = ""
             trec_dialect = PRESETS["trec_eval"].dialect
             if preset.dialect is None and trec_dialect and trec_dialect(text):
                 hint = f" ({text!r} is a trec_eval name: use --preset trec_eval or trec_eval:{text})"
             raise FlavorError(str(exc) + hint) from None
-        return [_finish(preset, Measure(measure.metric, measure.k, measure.flavor, label=None, preset=preset.name))]
+        return [_finish(preset, Measure(measure.metric, measure.k, measure.flavor, label=None, preset=preset.name),
+                        scale)]
     out: list[Measure | str] = []
     for t in templates:
         if isinstance(t, str):
             out.append(t)
             continue
         base = preset.flavor.with_knobs(**t.knobs) if t.knobs else preset.flavor
-        measure = build_measure(t.metric, t.k, base, knobs, {}, label=t.label, preset=preset.name)
-        out.append(_finish(preset, measure))
+        measure = build_measure(t.metric, t.k, _under(base, scale), knobs, {}, label=t.label, preset=preset.name)
+        out.append(_finish(preset, measure, scale))
     return out
 
 
-def _finish(preset: Preset, measure: Measure) -> Measure:
-    return preset.finalize(measure) if preset.finalize else measure
+def _under(base: Flavor, scale: Scale | None) -> Flavor:
+    """``base`` with the scale's knobs over it (the scale beats a preset's default)."""
+    return base if scale is None else base.with_knobs(**scale.knobs())
+
+
+def _finish(preset: Preset, measure: Measure, scale: Scale | None = None) -> Measure:
+    done = preset.finalize(measure) if preset.finalize else measure
+    return done if scale is None else scale.with_top_grade(done)
 
 
 #: Knobs shown as columns of the flavor table; every other knob a preset sets away from its

@@ -72,6 +72,8 @@ def evaluate_spark(
     *,
     spark: Any = None,
     buckets: int | None = None,
+    scale: Any = None,
+    raters: str | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments with Spark; same measures, flavors and Results as
@@ -91,6 +93,11 @@ def evaluate_spark(
     buckets : int, optional
         Hash buckets of query ids, one Spark task each (default: the session's shuffle
         partitions, more for inputs of many millions of rows).
+    scale, raters
+        As for :func:`rankflavor.evaluate`: the scale's knobs resolved into the measures on the
+        driver and its grade check run as one Spark job (the first grade off it names its line);
+        a ratings file is read and aggregated on the driver (judgments are small beside a run),
+        then handed to Spark with its rule, which every flavor string names.
 
     Returns
     -------
@@ -105,19 +112,32 @@ def evaluate_spark(
     """
     from ..presets import resolve_measures
     from .backend import evaluate_buckets
-    from .read import read_inputs
+    from .read import check_scale, read_inputs
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
     if buckets is not None and buckets < 1:
         raise UsageError(f"buckets must be >= 1, received {buckets}")
-    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()})
+    sc = None
+    if scale is not None:
+        from ..judgments.scale import scale_named
+
+        sc = scale_named(scale)
+    measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()},
+                                        sc)
+    if raters is not None:
+        from ..io.raters import read_aggregated
+
+        qrels = read_aggregated(qrels, raters, None if sc is None else sc.grades)
+        measures = [m.with_knobs(raters=raters) if m.flavor.raters == "none" else m for m in measures]
     if spark is None:
         frame = qrels if hasattr(qrels, "sparkSession") else run if hasattr(run, "sparkSession") else None
         spark = frame.sparkSession if frame is not None else local_session()
     q_table, r_table = read_inputs(spark, qrels, run)
     try:
+        if sc is not None and q_table.raters is None:  # (ratings were checked one by one as read)
+            check_scale(q_table, sc)
         merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
     finally:
         for table in (q_table, r_table):

@@ -128,6 +128,7 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     task = worker.Task(
         tuple(m.with_knobs(missing="skip") for m in measures), qrels.source, run.source, qrels.from_file,
         run.from_file, tuple(dict.fromkeys(m.flavor.duplicates for m in measures if m.spec.summary == "sum")),
+        qrels.raters,
     )
     table = _run_tasks(task, qrels.frame, run.frame, buckets)
 

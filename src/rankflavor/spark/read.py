@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, UsageError
 from ..io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
 from ..io.trec import BLANKS, QRELS_FIELDS, RUN_FIELDS
+from ..tables import Qrels
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
+
+    from ..judgments.scale import Scale
 
 #: What trec_eval's and the local reader's split() treat as blanks, as a Java regex.
 _WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in BLANKS) + "]+"
@@ -46,6 +49,7 @@ class SparkTable:
     blanks: int = 0
     extra_fields: int = 0
     cached: DataFrame | None = None  # what to unpersist when done
+    raters: str | None = None  # the rule that aggregated ratings into these judgments (Qrels.raters)
 
 
 @dataclass
@@ -197,7 +201,26 @@ def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
         return _read_trec(spark, os.fspath(obj), kind)
     if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
         return _from_frame(obj, f"{kind} DataFrame", kind)
+    if isinstance(obj, Qrels) and kind == "qrels":  # judgments made on the driver (aggregated ratings)
+        import pyarrow as pa
+
+        table = pa.table({"query_id": obj.query, "doc_id": obj.doc, "relevance": obj.grade})
+        return _from_frame(spark.createDataFrame(table), obj.source, kind)
     raise UsageError(f"{kind} must be a Spark DataFrame or a TREC file path for the Spark engine; received {type(obj).__name__}")
+
+
+def check_scale(table: SparkTable, scale: Scale) -> None:
+    """The scale's grade check (:meth:`~rankflavor.judgments.Scale.check`) as one Spark job over
+    the judgments: the first grade off the scale, in input order, names its line."""
+    from pyspark.sql import functions as F
+
+    ok = F.col("v").isin(list(scale.grades))
+    if scale.negatives != "error":
+        ok = ok | (F.col("v") < 0)
+    stats = table.frame.filter(~ok).agg(F.count(F.lit(1)).alias("bad"), F.min_by(F.struct("v", "line"), "row").alias("at"))
+    row = stats.collect()[0]
+    if row["bad"]:
+        raise scale.off_scale(table.source, row["at"]["line"], float(row["at"]["v"]), int(row["bad"]))
 
 
 def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, SparkTable]:
@@ -230,5 +253,5 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
         tag = max(tagged, key=lambda r: r["tag_row"])["tag"] if tagged else None
         tables.append(SparkTable(p.frame(offsets), p.source, p.from_file, rows=total["n"], tag=tag,
                                  comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
-                                 cached=p.cached))
+                                 cached=p.cached, raters=qrels.raters if isinstance(qrels, Qrels) else None))
     return tables[0], tables[1]

@@ -51,6 +51,7 @@ class Task:
     qrels_from_file: bool
     run_from_file: bool
     grade_policies: tuple[str, ...] = ()
+    qrels_raters: str | None = None  # Qrels.raters of the judgments (aggregated ratings)
 
 
 def _in_input_order(table: pa.Table) -> pa.Table:
@@ -70,7 +71,7 @@ def tables(task: Task, run: pa.Table, qrels: pa.Table) -> tuple[Qrels, Run]:
     run, qrels = _in_input_order(run), _in_input_order(qrels)
     q = Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
               np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
-              _lines(qrels, task.qrels_from_file), from_file=task.qrels_from_file)
+              _lines(qrels, task.qrels_from_file), from_file=task.qrels_from_file, raters=task.qrels_raters)
     r = Run(_strings(run.column("q")), _strings(run.column("d")),
             np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,
             _lines(run, task.run_from_file), from_file=task.run_from_file)
