@@ -15,8 +15,13 @@ What was verified, and from where
 
 with u_i = 1 - no_res_prob, the LLM's probability of answering given that passage alone. A
 passage missing its label or utility adds nothing but still counts in n; an empty context
-scores 0 (no sigmoid). Positions do not enter. ``tests/test_udcg.py`` reproduces the authors'
-own ``dataset_with_udcg.json`` from these inputs.
+scores 0 (no sigmoid). Positions do not enter.
+
+The code disagrees with itself on the penalty: ``compute_udcg_score`` and its ``--irrelevant_weight``
+default to -1/3, but ``example_pipeline.sh`` passes ``-0.333`` (the README's "default: -0.333"), and
+the published ``data/dataset_with_udcg.json`` was made that way. ``penalty`` defaults to the
+function's -1/3; ``penalty=-0.333`` reproduces the published file exactly (``tests/test_udcg.py``
+checks both: the default lies 4e-5 to 7e-5 below the file's values).
 
 *The paper's text* was not readable here (the stored arXiv page holds its abstract: "an
 LLM-oriented positional discount"). A secondary account of it gives
