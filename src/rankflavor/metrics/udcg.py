@@ -49,8 +49,9 @@ Weights (``param`` knob):
   passages of u (relevant side) and ``penalty`` * |u| (distractor side); ``penalty`` defaults
   to -1/3, the code's ``irrelevant_weight``.
 - ``param=(a_1,...,a_k,b_1,...,b_k)`` (the secondary account's positional form, needs ``@k``):
-  sigmoid(sum_i a_i u_i+ + sum_i b_i u_i-), u+ and u- the sizes of the relevant-side and
-  distractor-side utilities at rank i; the b_i carry the sign, ``penalty`` is not read.
+  sigmoid(sum_i a_i u_i+ + sum_i b_i u_i-), u+ and u- the sizes (>= 0) of the relevant-side and
+  distractor-side utilities at rank i; the b_i carry the sign (negative to penalise; under the
+  convention u- = min(u, 0), negate them), ``penalty`` is not read.
 
 An empty context (nothing retrieved within k) scores 0 under both, as the code does.
 
