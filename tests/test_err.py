@@ -167,6 +167,9 @@ def test_err_refusals_and_round_trips() -> None:
         rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")
     with pytest.raises(FlavorError, match="does not change"):  # exp2 is Chapelle's rule already
         rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain=exp2]")
+    # ideal=max under binary gain: a relevant document (R = 1/2) in each of the k slots, whatever rel is
+    one = rankflavor.evaluate(qrels, run, "nERR@2[gain=binary,rel=3,ideal=max]")[0].mean
+    assert one == pytest.approx((1 / 4) / (1 / 2 + (1 / 2) * (1 / 2) / 2), abs=1e-12)  # b (3) at rank 2
     from rankflavor.measure import parse_measure
 
     for text in ("nERR@5[max_grade=3,ideal=recall@10]", "ERR@5[gain={1:1,2:2},max_grade=3]", "nERR@3[gain=binary,rel=2]"):

@@ -162,7 +162,8 @@ def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[n
         raise FlavorError(f"{measure.name}: ideal=as_supplied (an unsorted list) is no ideal for a cascade; "
                           "use global, local, recall@K or max")
     if f.ideal_kind == "max":
-        r_top = float(stop_fn(np.array([f.top_grade or 1.0]), np.array([True]))[0])
+        # binary: a relevant document in every slot (R = 1/2), whatever rel is
+        r_top = 0.5 if f.gain_kind == "binary" else float(stop_fn(np.array([f.top_grade]), np.array([True]))[0])
         slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
         longest = int(slots.max()) if len(slots) else 0
         i = np.arange(1, longest + 1, dtype=np.float64)
