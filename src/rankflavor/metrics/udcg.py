@@ -55,6 +55,11 @@ Weights (``param`` knob):
 
 An empty context (nothing retrieved within k) scores 0 under both, as the code does.
 
+A distractor's grade is read as the judgments give it, before the ``negatives`` policy: under
+``negatives=unjudged`` (trec_eval's rule, the default) a negative grade is still unjudged for
+every other measure, and ``unjudged=condensed`` removes it before ranking; ``negatives=zero``
+keeps it in the list.
+
 Examples
 --------
 >>> from rankflavor import evaluate
