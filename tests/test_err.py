@@ -163,8 +163,12 @@ def test_err_refusals_and_round_trips() -> None:
     run = {"q": {"a": 2.0, "b": 1.0}}
     with pytest.raises(FlavorError, match=r"outside \[0, 1\)"):
         rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain={2:9}]")  # gain(2) = 9 > gain(3) = 3
-    with pytest.raises(FlavorError, match="as_supplied"):
-        rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")
+    # as_supplied: the judgments in file order (a: 2, b: 3), unsorted, are the "ideal"
+    supplied = rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    assert supplied == pytest.approx(1.0, abs=1e-12)  # the run is in file order too
+    flipped = rankflavor.evaluate({"q": {"b": 3, "a": 2}}, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    err = 3 / 8 + (5 / 8) * (7 / 8) / 2
+    assert flipped == pytest.approx(err / (7 / 8 + (1 / 8) * (3 / 8) / 2), abs=1e-12)
     with pytest.raises(FlavorError, match="does not change"):  # exp2 is Chapelle's rule already
         rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain=exp2]")
     # ideal=max under binary gain: a relevant document (R = 1/2) in each of the k slots, whatever rel is

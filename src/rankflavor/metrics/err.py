@@ -29,8 +29,8 @@ rule shared with NDCG's ``gain`` knob is
 nERR@k divides ERR@k by the ERR@k of the ideal ordering, the same ``ideal`` and ``ideal_cut``
 knobs as NDCG: ``global`` (every usable judgment of the query, sorted by R), ``local`` (the
 retrieved list re-sorted), ``recall@K`` (the top K retrieved re-sorted), ``max`` (R(G) in every
-slot). ``as_supplied`` (Spark's unsorted triples) is refused: a cascade over an unsorted list is
-not an ideal. The ideal list is cut at k (``ideal_cut=k``), at min(k, hits) or not at all.
+slot), ``as_supplied`` (the judgments in file order, unsorted, as NDCG's Spark-triples ideal: nERR
+can then exceed 1). The ideal list is cut at k (``ideal_cut=k``), at min(k, hits) or not at all.
 """
 
 from __future__ import annotations
@@ -159,8 +159,13 @@ def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[n
     n = r.n_queries
     cut = ideal_cut(r, measure)
     if f.ideal_kind == "as_supplied":
-        raise FlavorError(f"{measure.name}: ideal=as_supplied (an unsorted list) is no ideal for a cascade; "
-                          "use global, local, recall@K or max")
+        # The judgments in file order, unsorted, every one keeping its slot (as NDCG's).
+        by_query = np.argsort(r.jq, kind="stable")
+        jq = r.jq[by_query]
+        stop = stop_fn(r.jgrade[by_query], np.ones(len(jq), dtype=bool))
+        slot = K.rank_within(jq)
+        keep = slot <= cut[jq]
+        return _cascade(jq[keep], stop[keep], slot[keep], n)
     if f.ideal_kind == "max":
         # binary: a relevant document in every slot (R = 1/2), whatever rel is
         r_top = 0.5 if f.gain_kind == "binary" else float(stop_fn(np.array([f.top_grade]), np.array([True]))[0])
