@@ -68,6 +68,8 @@ def test_reproduces_the_authors_published_scores() -> None:
     declared = rankflavor.evaluate(table, run, "UDCG[penalty=-0.333]")[0]
     assert declared.measure.flavor.utility == "grade"
     assert declared.per_query() == pytest.approx({q: v for q, (v, _) in AUTHORS.items()}, abs=1e-12)
+    with pytest.raises(FlavorError, match="per-passage utilities"):
+        rankflavor.evaluate(table, run, "UDCG[distractor_grade=-1]")
 
 
 def test_worked_examples_from_the_definitions() -> None:

@@ -146,6 +146,9 @@ def _declared_by_judgments(q_table: Qrels, measures: list[Any]) -> list[Any]:
     for m in measures:
         read = m.spec.knobs_read(m.flavor)
         if q_table.utilities and "utility" in read and m.flavor.utility == "label":
+            if m.flavor.distractor_value is not None:
+                raise FlavorError(f"{m.name} sets distractor_grade, a label of grades, but the judgments hold "
+                                  "per-passage utilities (a negative one is a distractor)")
             m = m.with_knobs(utility="grade")
         g = q_table.distractor_grade
         if g is not None and "distractor_grade" in m.spec.knobs:
