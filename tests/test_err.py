@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import rankflavor
 from rankflavor.errors import FlavorError
 
+from .cascade_cases import distinct_case, ranked_grades
 from .test_presets_ir import _gdeval_script, _run_gdeval, _toy, ours, random_case, write_trec
 
 
@@ -55,3 +57,125 @@ def test_gdeval_err_random(tmp_path: Path, k: int) -> None:
     # The test can fail: Quepid's G = 3 scale is far from gdeval's G = 4 on the same data.
     other = ours(qpath, rpath, f"ERR@{k}[max_grade=5]", "gdeval")[1]
     assert max(abs(other[q] - want[q]) for q in want) > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# ERR through ir_measures (its ERR runs gdeval.pl), hand-derived 0-3 examples, the gain knob and
+# nERR, each against a reference written here from Chapelle et al.'s formula.
+
+def test_ir_measures_err_random_0_to_4(tmp_path: Path) -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    _gdeval_script()  # skips without perl
+    qrels, run = random_case(77, 120, negatives=True, numeric_ids=True, max_grade=4)
+    qpath, rpath = write_trec(tmp_path, qrels, run)
+    for k in (3, 10):
+        want = {m.query_id: m.value for m in ir_measures.iter_calc(
+            [ir_measures.ERR @ k], ir_measures.read_trec_qrels(str(qpath)), ir_measures.read_trec_run(str(rpath)))}
+        got = ours(qpath, rpath, f"err@{k}", "gdeval")[1]
+        common = set(want) & set(got)
+        assert len(common) > 60
+        # ir_measures adds 0 for the queries gdeval leaves out (the gdeval preset skips them)
+        assert all(want[q] == 0 for q in set(want) - common)
+        for q in common:
+            v = want[q]
+            assert abs(got[q] - v) <= 5e-6 + 1e-12, (k, q, got[q], v)  # gdeval prints 5 decimals
+        assert max(want.values()) > 0.3  # values of every size, not only zeros
+
+
+def chapelle(grades: list[int | None], top: float, k: int | None, stop=None) -> float:  # type: ignore[no-untyped-def]
+    """ERR@k of grades in rank order (None: unjudged, negative: unjudged), from the paper."""
+    stop = stop or (lambda g: (2 ** g - 1) / 2 ** top)
+    value, reach = 0.0, 1.0
+    for r, g in enumerate(grades[:k] if k else grades, start=1):
+        p = 0.0 if g is None or g < 0 else stop(g)
+        value += reach * p / r
+        reach *= 1 - p
+    return value
+
+
+def test_err_worked_examples_0_to_3() -> None:
+    # Grades 2, 0, 3, 1 at ranks 1-4 on a 0-3 scale: R = 3/8, 0, 7/8, 1/8.
+    qrels = {"q": {"a": 2, "b": 0, "c": 3, "d": 1}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    err4 = 3 / 8 + (5 / 8) * (7 / 8) / 3 + (5 / 8) * (1 / 8) * (1 / 8) / 4
+    ideal4 = 7 / 8 + (1 / 8) * (3 / 8) / 2 + (1 / 8) * (5 / 8) * (1 / 8) / 3  # 3, 2, 1, 0
+    got = [m.mean for m in rankflavor.evaluate(
+        qrels, run, ["ERR@4[max_grade=3]", "ERR@2[max_grade=3]", "nERR@4[max_grade=3]", "nERR@1[max_grade=3]",
+                     "ERR@4[gain=binary,rel=2]", "ERR@4[max_grade=3,gain={1:1,2:2,3:3}]"])]
+    assert got == pytest.approx(
+        [err4, 3 / 8, err4 / ideal4, (3 / 8) / (7 / 8),
+         1 / 2 + (1 / 2) * (1 / 2) / 3,  # grades >= 2 stop with R = 1/2
+         2 / 4 + (2 / 4) * (3 / 4) / 3 + (2 / 4) * (1 / 4) * (1 / 4) / 4],  # R = g / (3 + 1)
+        abs=1e-12)
+
+
+def _reference_nerr(qrels, run, q, top, k, ideal="global", cut="k"):  # type: ignore[no-untyped-def]
+    grades = ranked_grades(qrels, run, q)
+    if ideal == "global":
+        pool = [g for g in qrels[q].values() if g > 0]
+    elif ideal == "local":
+        pool = [g for g in grades if g is not None and g > 0]
+    else:  # max: G in every slot
+        slots = len(grades) if cut == "none" else min(k, len(grades)) if cut == "hits" else k
+        pool = [int(top)] * slots
+    n = {"k": k, "none": None, "hits": min(k, len(grades))}[cut]
+    best = chapelle(sorted(pool, reverse=True), top, n)
+    return (chapelle(grades, top, k) / best if best > 0 else 0.0), best <= 0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_err_and_nerr_random_against_the_formula(seed: int) -> None:
+    qrels, run = distinct_case(seed, 60, 3, negatives=True)
+    for k in (1, 5, 20):
+        got = rankflavor.evaluate(qrels, run, [f"ERR@{k}[max_grade=3]", f"nERR@{k}[max_grade=3]",
+                                               f"nERR@{k}[max_grade=3,ideal=local]",
+                                               f"nERR@{k}[max_grade=3,ideal=max,ideal_cut=hits]",
+                                               f"nERR@{k}[max_grade=3,ideal_cut=none]"], empty="nan")
+        err, nerr, local, top, uncut = (m.per_query() for m in got)
+        answered = [q for q in run if run[q] and q in qrels]  # (an empty ranking is a missing query)
+        assert len(answered) > 30
+        for q in answered:
+            grades = ranked_grades(qrels, run, q)
+            if all(g is None or g <= 0 for g in qrels[q].values()):
+                assert np.isnan(err[q]) and np.isnan(nerr[q])  # nothing to find: empty
+                continue
+            assert err[q] == pytest.approx(chapelle(grades, 3, k), abs=1e-12)
+            for table, ideal, cut in ((nerr, "global", "k"), (local, "local", "k"), (top, "max", "hits"),
+                                      (uncut, "global", "none")):
+                want, empty = _reference_nerr(qrels, run, q, 3, k, ideal, cut)
+                assert (np.isnan(table[q]) if empty else table[q] == pytest.approx(want, abs=1e-12)), (q, ideal)
+
+
+def test_err_gain_tables_map_to_stopping_probabilities() -> None:
+    qrels, run = distinct_case(5, 50, 3)
+    base = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3]")[0].per_query()
+    # Chapelle's rule is the exp2 table: the same numbers.
+    same = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3,gain={0:0,1:1,2:3,3:7}]")[0].per_query()
+    assert same == pytest.approx(base, abs=1e-15)
+    flat = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3,gain={0:0,1:1,2:2,3:3}]")[0].per_query()
+    for q, v in flat.items():
+        assert v == pytest.approx(chapelle(ranked_grades(qrels, run, q), 3, 10, stop=lambda g: g / 4), abs=1e-12)
+    assert max(abs(flat[q] - base[q]) for q in base if not np.isnan(base[q])) > 0.05  # can fail
+
+
+def test_err_refusals_and_round_trips() -> None:
+    qrels = {"q": {"a": 2, "b": 3}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    with pytest.raises(FlavorError, match=r"outside \[0, 1\)"):
+        rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain={2:9}]")  # gain(2) = 9 > gain(3) = 3
+    # as_supplied: the judgments in file order (a: 2, b: 3), unsorted, are the "ideal"
+    supplied = rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    assert supplied == pytest.approx(1.0, abs=1e-12)  # the run is in file order too
+    flipped = rankflavor.evaluate({"q": {"b": 3, "a": 2}}, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    err = 3 / 8 + (5 / 8) * (7 / 8) / 2
+    assert flipped == pytest.approx(err / (7 / 8 + (1 / 8) * (3 / 8) / 2), abs=1e-12)
+    with pytest.raises(FlavorError, match="does not change"):  # exp2 is Chapelle's rule already
+        rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain=exp2]")
+    # ideal=max under binary gain: a relevant document (R = 1/2) in each of the k slots, whatever rel is
+    one = rankflavor.evaluate(qrels, run, "nERR@2[gain=binary,rel=3,ideal=max]")[0].mean
+    assert one == pytest.approx((1 / 4) / (1 / 2 + (1 / 2) * (1 / 2) / 2), abs=1e-12)  # b (3) at rank 2
+    from rankflavor.measure import parse_measure
+
+    for text in ("nERR@5[max_grade=3,ideal=recall@10]", "ERR@5[gain={1:1,2:2},max_grade=3]", "nERR@3[gain=binary,rel=2]"):
+        m = rankflavor.evaluate(qrels, run, text)[0].measure
+        assert parse_measure(str(m)) == m

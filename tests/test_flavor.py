@@ -356,6 +356,8 @@ def reference_typed(f: Flavor) -> dict[str, Any]:
         "recall_depth": int(f.ideal.split("@")[1]) if f.ideal.startswith("recall@") else None,
         "grade_floor": None if f.min_grade == "none" else float(f.min_grade),
         "assumed_grade": None if f.unjudged_grade == "none" else float(f.unjudged_grade),
+        "distractor_value": None if f.distractor_grade == "none" else float(f.distractor_grade),
+        "penalty_value": None if f.penalty == "none" else float(f.penalty),
         "param_values": None if f.param == "none" else tuple(float(v) for v in f.param.strip("()").split(",")),
         "gain_kind": "table" if f.gain.startswith("{") else f.gain,
         "discount_kind": "jk" if f.discount.startswith("jk(") else f.discount,
@@ -369,7 +371,7 @@ def test_choice_knobs_hold_enum_members_equal_to_their_text() -> None:
     assert json.dumps({"ties": Ties.AVERAGED}) == '{"ties": "averaged"}'
     # Every knob whose values are a fixed list has its enum, listing exactly those values.
     fixed = {n for n, k in KNOBS.items() if not any(t.strip() in PLACEHOLDER_EXAMPLES for t in k.values.split("|"))}
-    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 14  # raters: the 14th
+    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 15  # raters: the 14th, utility (UDCG) the 15th
     for name, kind in CHOICE_ENUMS.items():
         assert " | ".join(kind) == KNOBS[name].values, name
         assert isinstance(getattr(Flavor(), name), kind) and getattr(Flavor(), name) == KNOBS[name].default
@@ -384,7 +386,8 @@ def test_flavor_fields_are_the_knobs_and_typed_values_are_not_fields() -> None:
     assert KNOBS_ORDER == tuple(f.name for f in dataclasses.fields(Flavor))
     assert set(KNOBS_ORDER) == set(KNOBS)
     assert set(TYPED) == {"gain_kind", "gain_table", "discount_kind", "jk_base", "ideal_kind", "recall_depth",
-                          "rel_threshold", "top_grade", "grade_floor", "assumed_grade", "depth_limit", "param_values"}
+                          "rel_threshold", "top_grade", "grade_floor", "assumed_grade", "depth_limit", "param_values",
+                          "distractor_value", "penalty_value"}
     for f in (Flavor(), Flavor(gain="{1:2}", discount="jk(3)", ideal="recall@7", depth=4).with_knobs(rel=2)):
         assert set(vars(f)) == set(KNOBS) | set(TYPED)
     assert not any(isinstance(getattr(Flavor, name, None), property) for name in (*KNOBS, *TYPED))
@@ -449,6 +452,8 @@ def _random_knob(name: str) -> st.SearchStrategy[Any]:
         "max_grade": st.floats(0, 1e6, allow_nan=False),
         "min_grade": numbers,
         "unjudged_grade": numbers,
+        "distractor_grade": numbers,
+        "penalty": numbers,
         "rel": numbers,
         "depth": st.integers(1, 10**12),
         "param": st.lists(numbers, min_size=1, max_size=4).map(lambda v: "(" + ",".join(map(repr, v)) + ")"),

@@ -113,8 +113,8 @@ def _registry_measures() -> list[str]:
 
 
 #: The metrics that, alone and under default knobs, refuse with a typed error: each needs a knob
-#: with no default (its parameter; ERR and graded RBP the top grade of the scale).
-NEEDS_A_KNOB = {"IPrec", "Rprec_mult", "ERR", "ERR@5", "RBP", "RBP@5"}
+#: with no default (its parameter; ERR, nERR and graded RBP the top grade of the scale).
+NEEDS_A_KNOB = {"IPrec", "Rprec_mult", "ERR", "ERR@5", "nERR", "nERR@5", "RBP", "RBP@5"}
 
 
 def test_every_registered_metric_is_listed() -> None:

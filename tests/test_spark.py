@@ -427,16 +427,16 @@ NON_DEFAULT = {
     "ties": ["docno_asc", "input_order", "averaged", "pessimistic", "optimistic"], "precision": ["float32"],
     "depth": ["7"], "empty": ["one", "nan", "skip"], "missing": ["skip"], "run_only": ["include"],
     "fractional": ["truncate"], "self_hits": ["drop"], "p_divisor": ["hits"], "duplicates": ["first", "best"],
-    "total": ["qrels_positive"],
+    "total": ["qrels_positive"], "distractor_grade": ["-1", "0"], "penalty": ["-0.5"], "utility": ["grade"],
 }  # fmt: skip
 #: Knobs a value needs beside it (ideal=max needs the top grade).
 COMPANIONS = {("ideal", "max"): "max_grade=3"}
 #: Knobs a metric needs to be evaluated at all (its parameter, the top grade of ERR).
 NEEDS = {"IPrec": {"param": "0.5"}, "Rprec_mult": {"param": "0.5"}, "ERR": {"max_grade": "3"},
-         "RBP": {"max_grade": "3"}}
+         "nERR": {"max_grade": "3"}, "RBP": {"max_grade": "3"}}
 #: The parameter knob away from the metric's default, for the metrics that read it.
 PARAMS = {"IPrec": "0.2", "IPrec_avg": "(0.2,0.8)", "Rprec_mult": "2", "utility": "(1,-1,0,0)", "F": "0.25",
-          "RBP": "0.5", "RBP_resid": "0.5"}
+          "RBP": "0.5", "RBP_resid": "0.5", "UDCG": "(0.5,0.4,0.3,0.2,0.1,-0.5,-0.4,-0.3,-0.2,-0.1)"}
 
 
 def registry_measures() -> list[str]:

@@ -128,4 +128,11 @@ class Raters(StrEnum):
     MIN = "min"
 
 
-__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged"]
+class Utility(StrEnum):
+    """Where UDCG takes a passage's utility from (:mod:`rankflavor.metrics.udcg`)."""
+
+    LABEL = "label"
+    GRADE = "grade"
+
+
+__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]

@@ -79,6 +79,9 @@ def cli() -> None:
 @click.option("--raters", "raters_rule", default=None, metavar="RULE",
               help="QRELS is a ratings file (several raters per pair; see `rankflavor raters`): aggregate it by "
               "RULE (mean, rounded_mean, quepid, median, majority, max, min), named in every flavor string.")
+@click.option("--distractor-grade", "distractor_grade", type=float, default=None, metavar="G",
+              help="Judgments with grade G mark distractors (passages that mislead an LLM reader; UDCG): "
+              "distractor_grade=G on every measure that reads it. Without it a negative grade is unjudged.")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -96,6 +99,7 @@ def eval_cmd(
     html_path: str | None,
     scale_name: str | None = None,
     raters_rule: str | None = None,
+    distractor_grade: float | None = None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
@@ -111,6 +115,8 @@ def eval_cmd(
         knobs["depth"] = str(max_docs)
     if judged_only:
         knobs["unjudged"] = "condensed"
+    if distractor_grade is not None:
+        knobs["distractor_grade"] = str(distractor_grade)
     wanted = list(metrics) or _default_metrics(preset)
     if engine == "spark":
         from .errors import UsageError

@@ -116,6 +116,7 @@ def evaluate(
                 if r_reading is not None:  # not left running while the error ends the process
                     r_reading.exception()
                 raise
+    measures = _declared_by_judgments(q_table, measures)
     if q_table.raters is not None:  # the rule is named in every flavor string
         # (a measure naming another rule keeps it, and the plan refuses it)
         measures = [m.with_knobs(raters=q_table.raters) if m.flavor.raters == "none" else m for m in measures]
@@ -127,3 +128,30 @@ def evaluate(
         return evaluate_chunked(q_table, run, measures, chunk_rows, extras)
     r_table = r_reading.result() if r_reading is not None else as_run(run)
     return evaluate_tables(q_table, r_table, measures, extras=extras)
+
+
+def _declared_by_judgments(q_table: Qrels, measures: list[Any]) -> list[Any]:
+    """Measures taking what the judgments declare of themselves (their distractor grade, their
+    grade column holding utilities), where they read it; a measure naming another distractor
+    grade contradicts the judgments: FlavorError."""
+    from .errors import FlavorError
+    from .flavor import format_number
+
+    out = []
+    for m in measures:
+        read = m.spec.knobs_read(m.flavor)
+        if q_table.utilities and "utility" in read and m.flavor.utility == "label":
+            if m.flavor.distractor_value is not None:
+                raise FlavorError(f"{m.name} sets distractor_grade, a label of grades, but the judgments hold "
+                                  "per-passage utilities (a negative one is a distractor)")
+            m = m.with_knobs(utility="grade")
+        g = q_table.distractor_grade
+        if g is not None and "distractor_grade" in m.spec.knobs:
+            current = m.flavor.distractor_value
+            if current is not None and current != g:
+                raise FlavorError(f"{m.name} sets distractor_grade={format_number(current)} but the judgments "
+                                  f"mark distractors with grade {format_number(g)}")
+            if current is None:
+                m = m.with_knobs(distractor_grade=format_number(g))
+        out.append(m)
+    return out

@@ -33,6 +33,7 @@ from .choices import (
     Ties,
     Total,
     Unjudged,
+    Utility,
 )
 from .errors import FlavorError, did_you_mean
 from .knobs import (
@@ -68,6 +69,7 @@ __all__ = [
     "Total",
     "TypedKnobs",
     "Unjudged",
+    "Utility",
     "check_knob_names",
     "format_number",
     "parse_gain_table",
@@ -99,6 +101,8 @@ class TypedKnobs:
         ``depth`` (None for ``none``).
     param_values : tuple of float or None
         ``param`` (None for the metric's default).
+    distractor_value, penalty_value : float or None
+        ``distractor_grade``, ``penalty`` (None for ``none``).
     """
 
     gain_kind: Gain
@@ -113,6 +117,8 @@ class TypedKnobs:
     assumed_grade: float | None
     depth_limit: int | None
     param_values: tuple[float, ...] | None
+    distractor_value: float | None
+    penalty_value: float | None
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -160,6 +166,9 @@ class Flavor(TypedKnobs):
     p_divisor: PDivisor
     param: str
     raters: Raters
+    distractor_grade: str
+    penalty: str
+    utility: Utility
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

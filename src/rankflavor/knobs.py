@@ -27,6 +27,8 @@ References
 .. [GD] TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures 0.4.3): ``$MAX_JUDGMENT = 4``.
 .. [QP] o19s/quepid ``db/scorers/p@10.js`` (divides by the documents processed, at most k).
 .. [BEIR] beir-cellar/beir ``beir/retrieval/evaluation.py`` (``ignore_identical_ids``).
+.. [UDCG] G. Trappolini et al. "Redefining Retrieval Evaluation in the Era of LLMs". arXiv 2510.21440
+   (2025); GiovanniTRA/UDCG ``src/compute_udcg_scores.py`` (see :mod:`rankflavor.metrics.udcg`).
 """
 
 
@@ -57,6 +59,7 @@ from .choices import (
     Ties,
     Total,
     Unjudged,
+    Utility,
 )
 from .errors import FlavorError, did_you_mean
 
@@ -395,6 +398,30 @@ KNOBS: dict[str, Knob] = {
             "(rankflavor aggregate --rule, eval --raters); none = one grade per pair as read. A "
             "measure naming a rule refuses judgments that are not ratings aggregated by it.",
             _choice("raters", Raters),
+            quiet=True,
+        ),
+        Knob(
+            "distractor_grade", "none", "none | number",
+            "Judgments with exactly this grade mark distractors: passages that mislead an LLM reader "
+            "(UDCG [UDCG]). Explicit, never guessed: a negative grade means unjudged (trec_eval) "
+            "unless named here. none = no judgment marks a distractor.",
+            _optional_number("distractor_grade", "distractor_value", integer=False, minimum=-math.inf),
+            quiet=True,
+        ),
+        Knob(
+            "penalty", "none", "none | number",
+            "Weight of a distractor's utility in UDCG; none = -1/3, the authors' code's default "
+            "irrelevant_weight [UDCG].",
+            _optional_number("penalty", "penalty_value", integer=False, minimum=-math.inf),
+            quiet=True,
+        ),
+        Knob(
+            "utility", "label", "label | grade",
+            "Where UDCG takes each passage's utility from: label = 1 for a relevant passage (grade >= "
+            "rel), penalty for a distractor, 0 otherwise; grade = the judgment's value is the "
+            "passage's utility (an LLM judge's, read as the grade column): positive as it is, "
+            "negative times -penalty [UDCG].",
+            _choice("utility", Utility),
             quiet=True,
         ),
     )

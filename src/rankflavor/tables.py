@@ -35,6 +35,13 @@ class Qrels:
     #: The rule that aggregated several raters' grades into these (``rankflavor.raters``), or None
     #: for judgments read as they are; measures on them carry it as their ``raters`` knob.
     raters: str | None = None
+    #: The grade that marks a distractor in these judgments (a passage that misleads an LLM
+    #: reader, UDCG), declared by whoever read them (:func:`rankflavor.io.qrels.mark_distractors`
+    #: for a reader's distractor column); measures that read ``distractor_grade`` take it.
+    distractor_grade: float | None = None
+    #: The grade column holds per-passage utilities (an LLM judge's, signed: negative for a
+    #: distractor) rather than relevance grades; measures that read ``utility`` take ``utility=grade``.
+    utilities: bool = False
 
     def __len__(self) -> int:
         return len(self.grade)

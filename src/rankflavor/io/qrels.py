@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -43,3 +44,26 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
 def _finite(values: np.ndarray) -> bool:
     return bool(np.isfinite(values).all()) if len(values) else True
+
+
+def mark_distractors(qrels: Qrels, distractor: np.ndarray, grade: float | None = None) -> Qrels:
+    """``qrels`` with the rows flagged in ``distractor`` (a reader's distractor column, one bool
+    per row) given the grade ``grade``, declared as the judgments' distractor grade.
+
+    ``grade`` defaults to one below every grade present (and below 0), so no other judgment
+    shares it. A flagged row's relevance grade is replaced: a distractor is not relevant.
+
+    >>> import pyarrow as pa
+    >>> q = Qrels(pa.array(["q", "q"]), pa.array(["a", "b"]), np.array([2.0, 0.0]))
+    >>> m = mark_distractors(q, np.array([False, True]))
+    >>> m.grade.tolist(), m.distractor_grade
+    ([2.0, -1.0], -1.0)
+    """
+    flags = np.asarray(distractor, dtype=bool)
+    if len(flags) != len(qrels):
+        raise ValueError(f"mark_distractors: {len(flags)} flags for {len(qrels)} judgments")
+    if grade is None:
+        grade = min(float(qrels.grade.min()) if len(qrels) else 0.0, 0.0) - 1.0
+    elif bool((qrels.grade[~flags] == grade).any()):
+        raise ValueError(f"mark_distractors: grade {grade:g} is already the grade of judgments not flagged")
+    return dataclasses.replace(qrels, grade=np.where(flags, grade, qrels.grade), distractor_grade=grade)

@@ -1,15 +1,41 @@
-"""Expected reciprocal rank (cascade user model).
+"""Expected reciprocal rank (cascade user model) and its normalised form nERR.
 
 References
 ----------
 O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. "Expected reciprocal rank for graded relevance".
 CIKM 2009. R(g) = (2^g - 1) / 2^G; ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i).
-G is the top grade of the scale (``max_grade``): gdeval fixes 4, Quepid 3. Unjudged documents
-have R = 0. There is no ideal, so values lie in [0, 1).
+gdeval.pl 1.2a (``$MAX_JUDGMENT = 4``), Quepid ``err@10.js`` (G = 3).
+
+The top grade G is the scale's (``max_grade``, or a declared :class:`~rankflavor.judgments.Scale`),
+never the data's: gdeval fixes 4, Quepid 3. Unjudged documents stop no one (R = 0).
+
+The stopping probability and the ``gain`` knob
+-----------------------------------------------
+R must lie in [0, 1). Chapelle's rule is the gain 2^g - 1 divided by 2^G = gain(G) + 1, so the
+rule shared with NDCG's ``gain`` knob is
+
+    R(g) = gain(g) / (gain(G) + 1)
+
+- ``gain=exp2`` gives Chapelle's R exactly; ``gain=linear`` (the default) gives it too: a linear
+  stopping probability is no tool's ERR, and ERR's value under the default flavor stays the
+  published one. ERR does not print ``gain`` under either.
+- a table ``{g: v}`` gives R = v(g) / (v(G) + 1): the table ``{0:0,1:1,2:3,3:7}`` with G = 3 is
+  Chapelle's rule; a flatter table stops fewer users at the top. A grade absent from the table
+  keeps gain g, as in NDCG. A table that makes some R negative, or >= 1 (a gain above v(G)), is
+  refused.
+- ``gain=binary`` gives R = 1/2 for a document with grade >= ``rel`` (the exp2 rule with G = 1);
+  G is not read.
+
+nERR@k divides ERR@k by the ERR@k of the ideal ordering, the same ``ideal`` and ``ideal_cut``
+knobs as NDCG: ``global`` (every usable judgment of the query, sorted by R), ``local`` (the
+retrieved list re-sorted), ``recall@K`` (the top K retrieved re-sorted), ``max`` (R(G) in every
+slot), ``as_supplied`` (the judgments in file order, unsorted, as NDCG's Spark-triples ideal: nERR
+can then exceed 1). The ideal list is cut at k (``ideal_cut=k``), at min(k, hits) or not at all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,15 +43,101 @@ from numpy.typing import NDArray
 
 from .. import kernels as K
 from ..errors import FlavorError
+from ..flavor import format_number
+from .ndcg import ideal_cut
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
+    from ..flavor import Flavor
     from ..measure import Measure
     from ..order import Ranked
 
+Floats = NDArray[np.float64]
+Result = tuple[Floats, NDArray[np.bool_]]
 
-def err_kernel(r: Ranked, measure: Measure) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """ERR@k per query; empty where no judgment is positive.
+
+def _reads_gain(f: Flavor) -> bool:
+    """ERR reads ``gain`` only where it changes R: a table, or binary."""
+    return f.gain_kind in ("table", "binary")
+
+
+def stopping_probability(measure: Measure) -> Callable[[Floats, NDArray[np.bool_]], Floats]:
+    """``R(grade, judged)`` of ``measure``: gain(g) / (gain(G) + 1), 0 where unjudged.
+
+    >>> from rankflavor.measure import parse_measure
+    >>> g, j = np.array([0.0, 1, 2, 3]), np.ones(4, bool)
+    >>> stopping_probability(parse_measure("ERR[max_grade=3]"))(g, j).tolist()
+    [0.0, 0.125, 0.375, 0.875]
+    >>> stopping_probability(parse_measure("ERR[max_grade=3,gain={1:1,2:2,3:3}]"))(g, j).tolist()
+    [0.0, 0.25, 0.5, 0.75]
+    """
+    f = measure.flavor
+    if f.gain_kind == "binary":
+        def binary(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
+            out: Floats = 0.5 * K.gain(grade, judged, f)
+            return out
+
+        return binary
+    top = f.top_grade
+    if top is None:
+        raise FlavorError(
+            f"{measure.name} needs the top grade G of the label scale: set max_grade (gdeval uses 4, Quepid 3)"
+        )
+    if f.gain_kind == "table":
+        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
+        if g_top < 0:
+            raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has a negative gain")
+
+        def table(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
+            out: Floats = K.gain(grade, judged, f) / (g_top + 1.0)
+            return out
+
+        return table
+
+    def chapelle(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
+        out: Floats = np.where(judged, (np.exp2(np.maximum(grade, 0.0)) - 1.0) / np.exp2(top), 0.0)
+        return out
+
+    return chapelle
+
+
+def _checked(measure: Measure, grade: Floats, stop: Floats) -> Floats:
+    """Refuse a grade above G, or a gain table that leaves R outside [0, 1)."""
+    top = measure.flavor.top_grade
+    if top is not None and measure.flavor.gain_kind != "binary" and len(grade) and grade.max() > top:
+        raise FlavorError(f"{measure.name}: a grade {grade.max():g} exceeds max_grade={top:g}")
+    bad = (stop < 0) | (stop >= 1)
+    if bad.any():
+        g = float(grade[bad][0])
+        raise FlavorError(
+            f"{measure.name}: grade {format_number(g)} has stopping probability {float(stop[bad][0]):g}, outside "
+            "[0, 1): R(g) = gain(g) / (gain(G) + 1) needs 0 <= gain(g) <= gain(G)"
+        )
+    return stop
+
+
+def _cascade(q: NDArray[np.integer], stop: Floats, rank: NDArray[np.integer] | Floats, n: int) -> Floats:
+    """Sum over each query's rows (grouped, in rank order) of R_r / r * prod_{i<r} (1 - R_i)."""
+    # Probability of reaching each row: product of (1 - R) above it, as exp of a per-query
+    # running sum of logs (never log 0: R < 1).
+    log_continue = np.log1p(-stop)
+    reach = np.exp(K.segment_cumsum(q, log_continue) - log_continue)
+    return K.segment_sum(q, stop * reach / rank, n)
+
+
+def _top_rows(r: Ranked, measure: Measure) -> NDArray[np.int64]:
+    return np.flatnonzero(r.rank <= measure.k) if measure.k is not None else np.arange(len(r.q))
+
+
+def _err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[np.bool_]], Floats]) -> Floats:
+    rows = _top_rows(r, measure)
+    grade = np.where(r.judged[rows], r.grade[rows], 0.0)
+    stop = _checked(measure, grade, stop_fn(r.grade[rows], r.judged[rows]))
+    return _cascade(r.q[rows], stop, r.rank[rows], r.n_queries)
+
+
+def err_kernel(r: Ranked, measure: Measure) -> Result:
+    """ERR@k per query; empty where no usable judgment has R > 0.
 
     Examples
     --------
@@ -34,33 +146,92 @@ def err_kernel(r: Ranked, measure: Measure) -> tuple[NDArray[np.float64], NDArra
     >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["ERR@3[max_grade=3]", "ERR@3[max_grade=4]"])]
     [0.8802, 0.4492]
     """
-    top = measure.flavor.top_grade
-    if top is None:
-        raise FlavorError(
-            f"{measure.name} needs the top grade G of the label scale: set max_grade (gdeval uses 4, Quepid 3)"
-        )
-    rows = np.flatnonzero(r.rank <= measure.k) if measure.k is not None else np.arange(len(r.q))
-    q = r.q[rows]
-    grade = np.where(r.judged[rows], np.maximum(r.grade[rows], 0.0), 0.0)
-    if len(grade) and grade.max() > top:
-        raise FlavorError(f"{measure.name}: a grade {grade.max():g} exceeds max_grade={top:g}")
-    stop = (np.exp2(grade) - 1.0) / np.exp2(top)
-    # Probability of reaching each rank: product of (1 - R) above it, as exp of a per-query
-    # running sum of logs (never log 0: R < 1 for every grade <= G).
-    log_continue = np.log1p(-stop)
-    reach = np.exp(K.segment_cumsum(q, log_continue) - log_continue)
-    values = K.segment_sum(q, stop * reach / r.rank[rows], r.n_queries)
-    positive = K.segment_sum(r.jq, (r.jgrade > 0).astype(np.float64), r.n_queries)
+    stop_fn = stopping_probability(measure)
+    values = _err(r, measure, stop_fn)
+    positive = K.segment_sum(r.jq, (stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool)) > 0).astype(np.float64),
+                             r.n_queries)
     return values, positive == 0
 
+
+def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[np.bool_]], Floats]) -> Floats:
+    """ERR of each query's ideal list under the ``ideal`` and ``ideal_cut`` knobs."""
+    f = measure.flavor
+    n = r.n_queries
+    cut = ideal_cut(r, measure)
+    if f.ideal_kind == "as_supplied":
+        # The judgments in file order, unsorted, every one keeping its slot (as NDCG's).
+        by_query = np.argsort(r.jq, kind="stable")
+        jq = r.jq[by_query]
+        stop = stop_fn(r.jgrade[by_query], np.ones(len(jq), dtype=bool))
+        slot = K.rank_within(jq)
+        keep = slot <= cut[jq]
+        return _cascade(jq[keep], stop[keep], slot[keep], n)
+    if f.ideal_kind == "max":
+        # binary: a relevant document in every slot (R = 1/2), whatever rel is
+        r_top = 0.5 if f.gain_kind == "binary" else float(stop_fn(np.array([f.top_grade]), np.array([True]))[0])
+        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+        longest = int(slots.max()) if len(slots) else 0
+        i = np.arange(1, longest + 1, dtype=np.float64)
+        cum = np.concatenate([[0.0], np.cumsum(r_top * np.power(1.0 - r_top, i - 1.0) / i)])
+        return np.asarray(cum[slots], dtype=np.float64)
+    if f.ideal_kind == "global":
+        q, stop = r.jq, stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool))
+    else:
+        pick = np.ones(len(r.q), dtype=bool) if f.ideal_kind == "local" else r.rank <= (f.recall_depth or 0)
+        q, stop = r.q[pick], stop_fn(r.grade[pick], r.judged[pick])
+    lq, lstop, slot = K.ideal_lists(q, stop)  # positive R only, best first, per query
+    keep = slot <= cut[lq]
+    return _cascade(lq[keep], lstop[keep], slot[keep], n)
+
+
+def nerr_kernel(r: Ranked, measure: Measure) -> Result:
+    """nERR@k per query: ERR@k over the ERR@k of the ideal ordering; empty where that is 0.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 3, "b": 0, "c": 1}}, {"q": {"c": 0.9, "b": 0.8, "a": 0.7}}
+    >>> round(evaluate(qrels, run, "nERR@3[max_grade=3]")[0].mean, 4)  # (1/8 + 7/8 * 7/8 / 3) / (7/8 + 1/8 * 1/8 / 2)
+    0.4307
+    """
+    stop_fn = stopping_probability(measure)
+    values = _err(r, measure, stop_fn)
+    ideal = _ideal_err(r, measure, stop_fn)
+    empty = ideal <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(empty, 0.0, values / np.where(empty, 1.0, ideal)), empty
+
+
+def _needs_top(f: Flavor) -> bool:
+    return f.gain_kind != "binary"
+
+
+_GAIN_WHEN = (("gain", _reads_gain), ("rel", lambda f: f.gain_kind == "binary"),
+              ("max_grade", _needs_top))
 
 register(
     MetricSpec(
         "ERR",
-        ("max_grade", *INPUT_KNOBS),
+        ("gain", "max_grade", "rel", *INPUT_KNOBS),
         err_kernel,
         aliases=("err",),
-        doc="Expected reciprocal rank (Chapelle et al. 2009), R(g) = (2^g-1)/2^max_grade; needs max_grade.",
-        top_grade_when=lambda f: True,
+        doc="Expected reciprocal rank (Chapelle et al. 2009), R(g) = gain(g)/(gain(G)+1), Chapelle's "
+            "(2^g-1)/2^G under linear and exp2 gains; needs max_grade.",
+        judged_only=True,  # unjudged rows have R = 0: they change nothing but the ranks below them
+        knob_when=_GAIN_WHEN,
+        top_grade_when=_needs_top,
+    )
+)
+register(
+    MetricSpec(
+        "nERR",
+        ("gain", "max_grade", "rel", "ideal", "ideal_cut", *INPUT_KNOBS),
+        nerr_kernel,
+        aliases=("nerr", "nerr_cut"),
+        doc="ERR@k over the ERR@k of the ideal ordering (ideal, ideal_cut as NDCG); needs max_grade.",
+        judged_only=True,  # the local and recall ideals are made of judged rows too (R > 0)
+        uses_ideal=True,
+        knob_when=_GAIN_WHEN,
+        top_grade_when=_needs_top,
     )
 )
