@@ -25,7 +25,8 @@ _CONFIG_HELP = "The rankflavor.toml to use (default: the nearest one from the wo
 def command_line() -> str:
     """The command line: as typed when this process is the ``rankflavor`` command, else (called
     in-process, as by a test runner) the command and the parameters click parsed."""
-    if os.path.basename(sys.argv[0]) in ("rankflavor", "__main__.py"):
+    argv0 = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(argv0) == "rankflavor" or argv0.endswith(os.path.join("rankflavor", "__main__.py")):
         return shlex.join(["rankflavor", *sys.argv[1:]])
     ctx = click.get_current_context(silent=True)
     if ctx is None:

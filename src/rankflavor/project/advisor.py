@@ -222,6 +222,7 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     """Inspect the judgments and each run's top k (see the module doc)."""
     import pyarrow.compute as pc
 
+    from ..columns import as_numpy, plain_strings
     from ..evaluate import evaluate
     from ..flavor import format_number
     from ..io.inputs import as_qrels, as_run
@@ -237,8 +238,8 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     rel = sc.rel if sc is not None else 1.0
     values, counts = np.unique(grade, return_counts=True)
     hist = {format_number(float(v)): int(c) for v, c in zip(values, counts, strict=True)}
-    ids = pc.unique(q.query)
-    codes = np.asarray(pc.index_in(q.query, value_set=ids), dtype=np.int64)
+    query = plain_strings(q.query)  # (readers hand over dictionary-encoded ids)
+    codes = as_numpy(pc.index_in(query, value_set=pc.unique(query))).astype(np.int64)
     n_q = int(codes.max()) + 1
     relevant = np.bincount(codes[grade >= rel], minlength=n_q)
     levels = len(np.unique(grade[grade >= 0]))

@@ -2,8 +2,8 @@
 
 A results file is :meth:`Results.to_dict() <rankflavor.results.Results.to_dict>` with every
 per-query value (whatever ``-q`` says), plus what a later reader needs to print exactly what the
-command printed (``extras``: trec_eval's ``runid``/``num_q`` rows; the sign of a NaN, as trec's
-``-nan``), and provenance: the SHA-256 of every input, rankflavor's version, the config and its
+command printed (``extras``: trec_eval's ``runid``/``num_q`` rows; each measure's ``label``, the
+name it was asked by, which trec's layout orders by; the sign of a NaN, as trec's ``-nan``), and provenance: the SHA-256 of every input, rankflavor's version, the config and its
 pinned flavor, a UTC timestamp and the command line. It stays the document the HTML report
 reads as ``eval`` (``measures`` and ``counts``; provenance ``sha256`` values are the hashes
 the report shows).
@@ -70,6 +70,7 @@ def results_document(results: Results) -> dict[str, Any]:
     doc: dict[str, Any] = {"format": FORMAT, "format_version": VERSION}
     data = results.to_dict()
     for m, out in zip(results.measures, data["measures"], strict=True):
+        out["label"] = m.measure.label  # (trec's layout orders by it; ``name`` is the label or metric@k)
         if _negative_nan(float(m.summary)):
             out["negative_nan"] = True
         for v, row in zip(m.values, out["per_query"], strict=True):
@@ -138,7 +139,8 @@ def results_from_document(doc: Mapping[str, Any], source: str) -> Results:
         except FlavorError as exc:
             raise InputError(source, None, f"{where}.flavor: {exc}") from None
         name = m.get("name", measure.name)
-        measure = replace(measure, label=name if name != measure.name else None, preset=m.get("preset"))
+        label = m["label"] if "label" in m else (name if name != measure.name else None)
+        measure = replace(measure, label=None if label is None else str(label), preset=m.get("preset"))
         rows = m.get("per_query")
         if not isinstance(rows, list):
             raise InputError(source, None, f"{where}.per_query: missing; only a file written by `rankflavor eval -o` "
