@@ -2,7 +2,8 @@
 
 :func:`facts` inspects the judgments (grades, the named scale they fit, binary or graded, grades
 per query) and each run (coverage of its top k by :func:`rankflavor.judgments`, the queries whose
-NDCG@k changes with the tie rule, the queries with nothing relevant in the top k).
+NDCG@k changes with the tie rule, the queries with no positive grade in the top k, whose local
+ideal is empty).
 :func:`advise` applies the rules of :data:`RULES`, one per knob, and says which rule chose each
 value and why, in one sentence; where the data makes a knob moot or the choice dangerous it
 warns. ``match`` pins a preset's flavor instead (numbers comparable with its leaderboard) and
@@ -65,7 +66,8 @@ class RunFacts:
     path: str
     judged_at_k: float
     tie_queries: int
-    no_relevant_in_top: int
+    #: Queries whose top k holds no document of a positive grade (a local ideal's IDCG is 0).
+    no_gain_in_top: int
     queries: int
 
 
@@ -105,8 +107,8 @@ class Facts:
                f"{self.no_relevant} queries with nothing relevant"]
         for r in self.runs:
             out.append(f"run {r.name}: judged@{self.k} {r.judged_at_k:.1%}; {r.tie_queries} queries whose "
-                       f"NDCG@{self.k} changes with the tie rule; {r.no_relevant_in_top} of {r.queries} queries "
-                       f"with nothing relevant in the top {self.k}")
+                       f"NDCG@{self.k} changes with the tie rule; {r.no_gain_in_top} of {r.queries} queries "
+                       f"with no positive grade in the top {self.k}")
         if self.pool_bias:
             out.append("pool bias: " + ", ".join(self.pool_bias) + " retrieve(s) documents the pool never saw")
         return out
@@ -244,6 +246,7 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     relevant = np.bincount(codes[grade >= rel], minlength=n_q)
     levels = len(np.unique(grade[grade >= 0]))
     positive = np.unique(grade[grade >= rel])
+    smallest_positive = float(grade[grade > 0].min()) if (grade > 0).any() else 1.0
     names: set[str] = set()
     run_facts: list[RunFacts] = []
     bias: list[str] = []
@@ -253,8 +256,9 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
         cov = judgments(q, dict(tables), [f"ndcg@{k}"], scale=sc)
         bias = list(cov.pool_bias)
         for (name, table), path in zip(tables.items(), runs, strict=True):
+            # P@k at the smallest positive grade is 0 exactly where the top k gains nothing.
             res = evaluate(q, table, [f"ndcg@{k}[ties=docno_desc]", f"ndcg@{k}[ties=docno_asc]", f"P@{k}"],
-                           rel=format_number(rel))
+                           rel=format_number(smallest_positive))
             a, b, p = (np.asarray(m.values, dtype=np.float64) for m in res.measures)
             answered = np.asarray(res.measures[2].status) != "missing"
             run_facts.append(RunFacts(name, path, cov.run(name).mean_judged, int((~np.isclose(a, b)).sum()),
@@ -331,10 +335,10 @@ def _warnings(f: Facts, knobs: dict[str, str]) -> list[str]:
             warn.append(f"global ideal with low coverage: only {r.judged_at_k:.0%} of run {r.name}'s top {f.k} is "
                         "judged; its unjudged documents score 0 against an ideal of every judged relevant document, "
                         "so its NDCG is biased low (Buckley et al. 2006): read `rankflavor judgments` bounds")
-        if ideal == "local" and r.no_relevant_in_top:
-            warn.append(f"local ideal: {r.no_relevant_in_top} of {r.queries} queries have nothing relevant in run "
-                        f"{r.name}'s top {f.k}; their ideal is empty and empty=zero scores them 0, whatever the "
-                        "judgments hold, so report recall beside it")
+        if ideal == "local" and r.no_gain_in_top:
+            warn.append(f"local ideal: {r.no_gain_in_top} of {r.queries} queries have no positive grade in run "
+                        f"{r.name}'s top {f.k}; their local ideal is empty (IDCG 0) and empty=zero scores them 0 "
+                        "whatever else the judgments hold, so report recall beside it")
     if f.pool_bias:
         warn.append("pool bias: " + ", ".join(f.pool_bias) + " retrieve documents the judgment pool never saw; "
                     "their scores are biased low against the others")

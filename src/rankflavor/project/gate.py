@@ -105,7 +105,7 @@ class GateResult:
             base = f"baseline {r.baseline}" if r.baseline else "no baseline"
             lines.append(f"dataset {r.dataset}, run {r.run} ({r.path}), {base}")
             width = max((len(c.measure) for c in r.checks), default=0)
-            lines += [f"  {'PASS' if c.passed else 'FAIL'}  {c.measure:<{width}}  {c.kind:<11} {c.reason}"
+            lines += [f"  {'PASS' if c.passed else 'FAIL'}  {c.measure:<{width}}  {c.kind:<12} {c.reason}"
                       for c in r.checks]
         failed = [c for c in self.checks if not c.passed]
         if failed:
@@ -237,8 +237,9 @@ def _checks(config: Config, ds: str, run: str, results: Results, base: dict[str,
         if limit is not None:
             ok = drop <= limit + _EPS
             moved = f"dropped {drop:.4f}" if drop > 0 else f"rose {-drop:.4f}"
+            allowed = f"allowed drop {limit:.4f}" if ok else f"more than the allowed {limit:.4f}"
             out.append(Check(ds, run, name, "max_drop", ok, f"mean {value:.4f} {moved} from the baseline's {bv:.4f} "
-                             f"({'within' if ok else 'more than'} the allowed {limit:.4f})", value, bv, limit))
+                             f"({allowed})", value, bv, limit))
         if g.alpha is not None:
             a, bb, dropped = _paired(m, b)
             extra = f", {dropped} queries in only one of them left out" if dropped else ""
