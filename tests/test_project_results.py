@@ -46,7 +46,7 @@ def roundtrip(tmp_path: Path, qrels: str, run: str, extra: list[str], fmt: str, 
 def test_show_prints_what_eval_printed_on_real_data(tmp_path: Path, fmt: str, per_query: bool) -> None:
     qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
     run = str(shared_path("runs", "rankllm.dl19.bm25.top100.run"))
-    roundtrip(tmp_path, qrels, run, ["-m", "ndcg@10", "-m", "trec_eval:map", "-m", "P@10[rel=2]"], fmt, per_query)
+    roundtrip(tmp_path, qrels, run, ["-m", "ndcg@10", "-m", "trec_eval:map", "-m", "P@10[rel=2]", "-m", "beir:NDCG@10"], fmt, per_query)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -157,3 +157,49 @@ def test_the_command_line_is_recorded_as_typed(tmp_path: Path, write) -> None:  
     import shlex
 
     assert json.loads((tmp_path / "res.json").read_text())["provenance"]["command"] == shlex.join(["rankflavor", *args])
+
+
+def _collections():  # type: ignore[no-untyped-def]
+    from hypothesis import strategies as st
+
+    docs = [f"d{i}" for i in range(6)]
+    qrels = st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q 4"]),
+                            st.dictionaries(st.sampled_from(docs), st.integers(0, 3), min_size=1, max_size=4),
+                            min_size=1, max_size=4)
+    # Scores from few values, so that ties occur.
+    run = st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q9"]),
+                          st.dictionaries(st.sampled_from(docs), st.sampled_from([0.5, 1.0, 2.0, 1e-9]), min_size=1,
+                                          max_size=5), min_size=1, max_size=4)
+    return st.tuples(qrels, run)
+
+
+def test_every_renderer_reads_random_results_back_byte_for_byte(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from hypothesis import HealthCheck, assume, given, settings
+    from hypothesis import strategies as st
+
+    import rankflavor
+    from rankflavor.errors import EvaluationError
+    from rankflavor.project.resultsfile import read_results, write_results
+    from rankflavor.render import render
+
+    folder = tmp_path_factory.mktemp("rt")
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_collections(), st.sampled_from(["zero", "nan", "skip", "one"]), st.sampled_from(["zero", "skip"]),
+           st.sampled_from(["linear", "exp2"]), st.sampled_from(["global", "local"]))
+    def check(data, empty: str, missing: str, gain: str, ideal: str) -> None:  # type: ignore[no-untyped-def]
+        qrels, run = data
+        try:
+            res = rankflavor.evaluate(qrels, run, ["ndcg@3", "P@2", "AP", "RR", "recall@3", "trec_eval:num_rel_ret"],
+                                      empty=empty, missing=missing, gain=gain, ideal=ideal)
+        except EvaluationError:
+            assume(False)
+            return
+        path = write_results(folder / "r.json", res)
+        back = read_results(path)
+        assert back.to_dict() == res.to_dict()
+        for fmt in FORMATS:
+            for per_query in (False, True):
+                assert render(back, fmt, per_query, width=100) == render(res, fmt, per_query, width=100)
+
+    check()
