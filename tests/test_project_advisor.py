@@ -48,6 +48,7 @@ def test_trec_dl_graded(tmp_path: Path) -> None:
     assert all(len({s for s, _ in top(rows, 11)}) == len(top(rows, 11)) for rows in ranked.values())
     a = advise(str(qrels), [str(run)])
     assert a.scale == "trec_dl" and a.question == "overall"
+    assert a.scale_reason.startswith("[S1] the grades seen fit the trec_dl scale (grades {0,1,2,3}, relevant >= 2")
     expected = {"gain": ("linear", "G3"), "discount": ("log2", "D1"), "ideal": ("global", "N2"),
                 "ideal_cut": ("k", "C1"), "unjudged": ("zero", "U1"), "ties": ("docno_desc", "T2"),
                 "missing": ("zero", "M1"), "empty": ("zero", "E1")}
@@ -70,7 +71,7 @@ def test_ms_marco_binary() -> None:
     grades = {g for d in read_pairs(qrels).values() for g in d.values()}
     assert grades == {1}  # only relevant passages are listed
     a = advise(str(qrels), question="ranking")
-    assert a.scale == "msmarco" and a.facts.binary
+    assert a.scale == "msmarco" and a.facts.binary and a.scale_reason.startswith("[S1]")
     assert (a.choice("gain").value, a.choice("gain").rule) == ("linear", "G1")
     assert "binary" in a.choice("gain").reason and "moot" in a.choice("gain").reason
     assert (a.choice("unjudged").value, a.choice("unjudged").rule) == ("zero", "U3")
@@ -156,6 +157,7 @@ def test_match_beir_pins_the_preset(tmp_path: Path) -> None:
     assert any("--match beir pins missing=skip where rule M1 picks zero" in w for w in a.warnings)
     # The DL scale's rel=2 would change BEIR's binary measures (pytrec_eval relevance_level 1).
     assert a.scale is None and any("scale trec_dl sets rel=2 where beir uses rel=1" in w for w in a.warnings)
+    assert a.scale_reason.startswith("[P1] left out")
 
 
 def test_init_writes_a_config_the_project_then_evaluates_under(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

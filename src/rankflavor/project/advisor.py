@@ -24,6 +24,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -144,11 +145,25 @@ class Advice:
                 return c
         raise KeyError(knob)
 
+    @property
+    def scale_reason(self) -> str:
+        """Why the scale is (or is not) pinned, citing its rule."""
+        from ..judgments.scale import scale_named
+
+        sc = scale_named(self.scale)
+        if sc is not None:
+            return (f"[S1] the grades seen fit the {sc.name} scale ({sc.describe().split(': ', 1)[1]}); it sets rel, "
+                    "negatives and G for every measure and refuses a grade off it")
+        if self.facts.scale is not None:
+            return f"[P1] left out: its rel would change the {self.match} preset's binary measures"
+        return "[S2] the grades fit no named scale; rel stays 1"
+
     def render(self) -> str:
         lines = self.facts.lines()
         head = f"recommended flavor for the question '{self.question}'"
         lines += ["", head + (f", pinned to preset {self.match}:" if self.match else ":")]
         width = max(len(f"{c.knob} = {c.value}") for c in self.choices)
+        lines.append(f"  {'scale = ' + (self.scale or 'none'):<{width}}  {self.scale_reason}")
         lines += [f"  {c.knob + ' = ' + c.value:<{width}}  [{c.rule}] {c.reason}" for c in self.choices]
         lines.append("  measures: " + ", ".join(self.measures))
         lines += [f"warning: {w}" for w in self.warnings]
@@ -170,6 +185,7 @@ class Advice:
         out = [f"# rankflavor.toml written by `rankflavor init` on {today} (rankflavor {__version__}).",
                "# The flavor is pinned for the whole project: every rankflavor command run here reads it,",
                "# and flags a number computed under another flavor knob by knob.", "", "[project]"]
+        out.append(f"# {self.scale_reason}")
         if self.scale:
             out.append(f"scale = {s(self.scale)}")
         if self.match:
@@ -251,8 +267,11 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     run_facts: list[RunFacts] = []
     bias: list[str] = []
     if runs:
-        tables = {run_name(p, names): as_run(p) for p in runs}
-        names.update(tables)
+        tables: dict[str, Any] = {}
+        for p in runs:  # (two files of one name get -2, -3, ...)
+            name = run_name(p, names)
+            names.add(name)
+            tables[name] = as_run(p)
         cov = judgments(q, dict(tables), [f"ndcg@{k}"], scale=sc)
         bias = list(cov.pool_bias)
         for (name, table), path in zip(tables.items(), runs, strict=True):
