@@ -268,10 +268,10 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     bias: list[str] = []
     if runs:
         tables: dict[str, Any] = {}
-        for p in runs:  # (two files of one name get -2, -3, ...)
-            name = run_name(p, names)
+        for file in runs:  # (two files of one name get -2, -3, ...)
+            name = run_name(file, names)
             names.add(name)
-            tables[name] = as_run(p)
+            tables[name] = as_run(file)
         cov = judgments(q, dict(tables), [f"ndcg@{k}"], scale=sc)
         bias = list(cov.pool_bias)
         for (name, table), path in zip(tables.items(), runs, strict=True):
