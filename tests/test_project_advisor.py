@@ -182,3 +182,13 @@ def test_init_writes_a_config_the_project_then_evaluates_under(tmp_path: Path, m
     assert beir.exit_code == 0 and load_config(tmp_path / "rankflavor.toml").preset == "beir"
     bad = CliRunner().invoke(cli, ["init", str(qrels), "--match", "bier", "--dry-run"])
     assert bad.exit_code == 2 and "Did you mean 'beir'?" in bad.stderr
+
+
+def test_two_runs_of_one_file_name_stay_two(tmp_path: Path) -> None:
+    qrels, run, _ = ecommerce(tmp_path, 1.0, ties=False)
+    other = tmp_path / "b"
+    other.mkdir()
+    (other / "shop.run").write_text(run.read_text())
+    a = advise(str(qrels), [str(run), str(other / "shop.run")])
+    assert [r.name for r in a.facts.runs] == ["shop", "shop-2"]
+    assert '[runs."shop-2"]' in a.toml(str(tmp_path))
