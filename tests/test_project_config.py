@@ -70,12 +70,12 @@ def test_a_full_config_reads_into_checked_values(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "named"), [
     ("[projcet]\nname = 'x'\n", ["'projcet'", "valid keys: project, flavor", "Did you mean 'project'?"]),
-    ("[project]\nscael = 'trec_dl'\n", ["'scael'", "[project]", "Did you mean 'scale'?"]),
+    ("[project]\nscael = 'trec_dl'\n", ["'scael' (= \"trec_dl\")", "[project]", "Did you mean 'scale'?"]),
     ("[project]\nscale = 'trec-dl5'\n", ['[project] scale = "trec-dl5"', "trec_dl, msmarco, beir, ecommerce"]),
     ("[project]\npreset = 'beri'\n", ['"beri"', "beir", "Did you mean 'beir'?"]),
     ("[project]\nquestion = 'recall'\n", ['"recall"', "ranking, overall, coverage"]),
     ("[flavor]\ngain = 'exp3'\n", ['[flavor] gain = "exp3"', "linear, exp2, binary"]),
-    ("[flavor]\ngian = 'exp2'\n", ["'gian'", "[flavor]", "Did you mean 'gain'?"]),
+    ("[flavor]\ngian = 'exp2'\n", ["'gian' (= \"exp2\")", "[flavor]", "Did you mean 'gain'?"]),
     ("[flavor]\ndepth = 2.5\n", ["[flavor] depth = 2.5", "whole number"]),
     ("[flavor]\nties = true\n", ["[flavor] ties = True", "docno_desc"]),
     ("[metrics]\ncutoffs = [10]\n", ["[metrics] lacks its required key 'measures'"]),

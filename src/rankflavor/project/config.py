@@ -185,7 +185,7 @@ def _keys(s: Section, table: Mapping[str, Any], where: str) -> dict[str, Any]:
     for name, value in table.items():
         key = s.key(name)
         if key is None:
-            raise unknown(where, name, valid)
+            raise unknown(where, name, valid, value)
         out[name] = key.read(value, f"{where} {name}")
     for key in s.keys:
         if key.required and key.name not in out:
@@ -265,7 +265,7 @@ def _build(path: Path, digest: str, data: Mapping[str, Any]) -> Config:
             table = getattr(gate, key)
             for k in table if isinstance(table, dict) else ():
                 if k not in names:
-                    raise unknown(f"[gate] {key}", k, list(dict.fromkeys(names)))
+                    raise unknown(f"[gate] {key}", k, list(dict.fromkeys(names)), table[k])
     return config
 
 

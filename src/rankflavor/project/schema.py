@@ -184,7 +184,8 @@ SECTIONS: tuple[Section, ...] = (
         Key("preset", "preset name", "The flavor starts from this preset's knobs (`rankflavor flavors --presets`; "
             "`rankflavor init --match`), so numbers compare with that tool's or leaderboard's.", _preset),
         Key("question", " | ".join(QUESTIONS), "The question the flavor answers (recorded by `rankflavor init`): "
-            "ranking quality of what was returned, overall performance including recall, or judgment coverage.",
+            "ranking quality of what was returned, overall performance including recall, or how much of the "
+            "relevant set is found.",
             choice(*QUESTIONS)),
     )),
     Section("flavor", "The pinned knobs (any knob of `rankflavor flavors`), set on every measure that reads "
@@ -231,8 +232,15 @@ def section(name: str) -> Section:
     return s
 
 
-def unknown(where: str, name: str, valid: list[str]) -> ConfigError:
-    return ConfigError(f"unknown key {name!r} in {where}; valid keys: {', '.join(valid)}." + did_you_mean(name, valid))
+def unknown(where: str, name: str, valid: list[str], value: Any = None) -> ConfigError:
+    """The error for a key the schema does not have: the key, its value, the valid keys."""
+    shown = "" if value is None or isinstance(value, Mapping) else f" (= {_show(value)})"
+    return ConfigError(f"unknown key {name!r}{shown} in {where}; valid keys: {', '.join(valid)}."
+                       + did_you_mean(name, valid))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def schema_markdown() -> str:
@@ -245,7 +253,7 @@ def schema_markdown() -> str:
         head = f"[{s.name}.NAME]" if s.layout == "named" else f"[{s.name}]"
         for k in s.keys:
             name = "NAME" if k.name == "*" else k.name + (" (required)" if k.required else "")
-            lines.append(f"| `{head}` | {name} | {k.kind} | {k.doc} |")
+            lines.append(f"| `{head}` | {name} | {_cell(k.kind)} | {_cell(k.doc)} |")
     return "\n".join(lines) + "\n"
 
 
