@@ -198,3 +198,20 @@ def test_eval_uses_the_pinned_flavor_and_flags_each_differing_knob(tmp_path: Pat
 def test_readme_schema_table_is_the_schema() -> None:
     readme = (ROOT / "README.md").read_text()
     assert schema_markdown() in readme
+
+
+def test_the_pinned_measures_are_built_as_evaluate_builds_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typed knob beside a scale (rel = 1 with trec_dl's rel 2): whatever precedence evaluate
+    applies, the pinned measures follow it, so eval under the config flags nothing."""
+    import rankflavor
+
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    write_config(tmp_path, "[project]\nscale = 'trec_dl'\n[flavor]\nrel = 1\n[metrics]\nmeasures = ['P@3', 'ERR@3']\n")
+    config = load_config(tmp_path / "rankflavor.toml")
+    evaluated = rankflavor.evaluate(str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), list(config.metric_texts),
+                                    scale="trec_dl", rel=1)
+    assert [str(m.measure) for m in evaluated] == [str(m) for m in config.measures()]
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["eval", "q.txt", "r.txt", "--format", "csv"])
+    assert result.exit_code == 0 and "every measure is under the pinned flavor" in result.stderr

@@ -107,12 +107,19 @@ class Config:
     def measures(self, texts: list[str] | tuple[str, ...] | None = None) -> list[Measure]:
         """The measures ``texts`` (default: the metric set) under the pinned flavor: the preset's
         knobs, then ``[flavor]``, then the scale, as :func:`rankflavor.evaluate` builds them."""
+        import inspect
+
         from ..judgments.scale import scale_named
         from ..presets import resolve_measures
 
-        measures, _ = resolve_measures(list(texts if texts is not None else self.metric_texts), self.preset,
-                                       dict(self.knobs))
+        items = list(texts if texts is not None else self.metric_texts)
         sc = scale_named(self.scale)
+        # MERGE NOTE: main's resolve_measures takes the scale (preset < scale < typed knobs, commit
+        # 1ba190d) and evaluate no longer applies it afterwards; follow whichever this tree has, so the
+        # pinned measures are always built as evaluate builds them. Keep only the first branch after merging.
+        if "scale" in inspect.signature(resolve_measures).parameters:
+            return resolve_measures(items, self.preset, dict(self.knobs), sc)[0]  # type: ignore[call-arg,unused-ignore]
+        measures, _ = resolve_measures(items, self.preset, dict(self.knobs))
         return [sc.measure(m) for m in measures] if sc is not None else measures
 
     def flavor_text(self) -> str:
