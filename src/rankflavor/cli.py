@@ -82,6 +82,13 @@ def cli() -> None:
 @click.option("--distractor-grade", "distractor_grade", type=float, default=None, metavar="G",
               help="Judgments with grade G mark distractors (passages that mislead an LLM reader; UDCG): "
               "distractor_grade=G on every measure that reads it. Without it a negative grade is unjudged.")
+@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the results file: JSON with every per-query value and provenance (input hashes, "
+              "version, config, time, command); `rankflavor show FILE --format F` prints what this command prints.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="rankflavor.toml (default: the nearest one from the working directory upward): QRELS and RUN may "
+              "name its datasets and runs; its metric set and pinned flavor apply, and a differing knob is flagged.")
+@click.option("--record", is_flag=True, help="Append the results to the config's history database ([history] path).")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -100,8 +107,12 @@ def eval_cmd(
     scale_name: str | None = None,
     raters_rule: str | None = None,
     distractor_grade: float | None = None,
+    output_path: str | None = None,
+    config_path: str | None = None,
+    record: bool = False,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
+    from .cli_project import eval_project
     from .evaluate import evaluate
     from .flavor import parse_knob_assignments
     from .render import render
@@ -117,7 +128,9 @@ def eval_cmd(
         knobs["unjudged"] = "condensed"
     if distractor_grade is not None:
         knobs["distractor_grade"] = str(distractor_grade)
-    wanted = list(metrics) or _default_metrics(preset)
+    project = eval_project(config_path, qrels, run, list(metrics), preset, knobs, scale_name)
+    qrels, run, preset, scale_name, knobs = project.qrels, project.run, project.preset, project.scale, project.knobs
+    wanted = list(metrics) or project.metrics or _default_metrics(preset)
     if engine == "spark":
         from .errors import UsageError
         from .spark import evaluate_spark
@@ -128,7 +141,9 @@ def eval_cmd(
     else:
         results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                            raters=raters_rule, **knobs)
+    results = project.finish(results, output_path, record)
     click.echo(render(results, fmt, per_query), nl=False)
+    project.note(results, fmt)
     if html_path:
         from .report import document_from_results
 
@@ -441,6 +456,13 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
 
         _html_report(html_path, [document_from_dict(result.to_dict(), "compare results (in memory)")])
     click.echo(render_compare(result, fmt), nl=False)
+
+
+# --- project: rankflavor.toml, init, show, gate (issue 19; the commands live in cli_project.py) ---
+from .cli_project import COMMANDS as _PROJECT_COMMANDS  # noqa: E402
+
+for _command in _PROJECT_COMMANDS:
+    cli.add_command(_command)
 
 
 def main() -> None:

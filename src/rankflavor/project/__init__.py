@@ -1,0 +1,14 @@
+"""A project's flavor, pinned: ``rankflavor.toml`` (config, schema), the flavor advisor
+(``rankflavor init``), results files with provenance (``-o``, ``rankflavor show``) and the CI gate.
+
+Public names::
+
+    Config, load_config, find_config, project_config     config.py
+    ConfigError, schema_markdown                         schema.py
+"""
+
+from .config import Config, GateSettings, RunEntry, find_config, load_config, project_config
+from .schema import CONFIG_NAME, ConfigError, schema_markdown
+
+__all__ = ["CONFIG_NAME", "Config", "ConfigError", "GateSettings", "RunEntry", "find_config", "load_config",
+           "project_config", "schema_markdown"]
