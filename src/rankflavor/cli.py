@@ -79,6 +79,11 @@ def cli() -> None:
 @click.option("--raters", "raters_rule", default=None, metavar="RULE",
               help="QRELS is a ratings file (several raters per pair; see `rankflavor raters`): aggregate it by "
               "RULE (mean, rounded_mean, quepid, median, majority, max, min), named in every flavor string.")
+@click.option("--record", "record", is_flag=True,
+              help="Append the results (flavors, means, per-query values, input hashes) to the history database; "
+              "see `rankflavor history`.")
+@click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
+              help="The history database --record appends to (default: rankflavor-history.sqlite here).")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -96,6 +101,8 @@ def eval_cmd(
     html_path: str | None,
     scale_name: str | None = None,
     raters_rule: str | None = None,
+    record: bool = False,
+    history_db: str | None = None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .evaluate import evaluate
@@ -125,6 +132,10 @@ def eval_cmd(
         results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                            raters=raters_rule, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
+    if record:
+        from .cli_history import record_eval
+
+        record_eval(results, history_db, _command_line())
     if html_path:
         from .report import document_from_results
 
@@ -367,6 +378,11 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
 from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
 
 for _command in _JUDGMENT_COMMANDS:
+    cli.add_command(_command)
+# --- history (issue 19 item 5; the command lives in cli_history.py) ---
+from .cli_history import COMMANDS as _HISTORY_COMMANDS  # noqa: E402
+
+for _command in _HISTORY_COMMANDS:
     cli.add_command(_command)
 # --- compare (issue 22) ---------------------------------------------------------------------
 
