@@ -13,6 +13,7 @@ import click
 
 from .errors import RankflavorError
 from .pages import prefer_small_pages
+from .progress import terminal_progress
 
 FORMATS = ("table", "json", "csv", "trec", "md", "latex")
 
@@ -127,10 +128,12 @@ def eval_cmd(
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
         if scale_name or raters_rule:
             raise UsageError("--scale and --raters are for the local engine (Spark reads plain qrels)")
-        results = evaluate_spark(qrels, run, wanted, preset=preset, **knobs)
+        with terminal_progress() as bar:
+            results = evaluate_spark(qrels, run, wanted, preset=preset, progress=bar, **knobs)
     else:
-        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
-                           raters=raters_rule, **knobs)
+        with terminal_progress() as bar:
+            results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
+                               raters=raters_rule, progress=bar, **knobs)
     click.echo(render(results, fmt, per_query), nl=False)
     if record:
         from .cli_history import record_eval
@@ -226,8 +229,10 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     from .spread import parse_grid, spread
 
     grid = parse_grid(vary) if vary else None
-    result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
-                    **parse_knob_assignments(list(flavor_knobs)))
+    knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
+    with terminal_progress() as bar:
+        result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
+                        progress=bar, **knobs)
     click.echo(render_spread(result, fmt, include_defects), nl=False)
 
 
@@ -434,10 +439,12 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
                                n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
     else:
         chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
-        result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
-                         tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
-                         seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
-                         **parse_knob_assignments(list(flavor_knobs)))
+        knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
+        with terminal_progress() as bar:
+            result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline,
+                             queries=query_policy, tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                             n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen,
+                             preset=preset, force=force, progress=bar, **knobs)
     if html_path:
         from .report import document_from_dict
 

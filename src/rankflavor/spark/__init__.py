@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import UsageError
 from ..measure import Measure
+from ..progress import Progress
 from ..results import Results
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def evaluate_spark(
     *,
     spark: Any = None,
     buckets: int | None = None,
+    progress: Progress | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments with Spark; same measures, flavors and Results as
@@ -91,6 +93,9 @@ def evaluate_spark(
     buckets : int, optional
         Hash buckets of query ids, one Spark task each (default: the session's shuffle
         partitions, more for inputs of many millions of rows).
+    progress : rankflavor.progress.Progress, optional
+        Told of each Spark task (bucket) completed, from Spark's status tracker; nothing is
+        shown when None.
 
     Returns
     -------
@@ -106,6 +111,7 @@ def evaluate_spark(
     from ..presets import resolve_measures
     from .backend import evaluate_buckets
     from .read import read_inputs
+    from .status import spark_progress
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
@@ -118,7 +124,8 @@ def evaluate_spark(
         spark = frame.sparkSession if frame is not None else local_session()
     q_table, r_table = read_inputs(spark, qrels, run)
     try:
-        merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
+        with spark_progress(spark, progress, "Spark tasks (buckets of queries) done"):
+            merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
     finally:
         for table in (q_table, r_table):
             if table.cached is not None:
