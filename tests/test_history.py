@@ -10,6 +10,7 @@ input hashes against ``hashlib`` and, where installed, the ``sha256sum`` tool.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -113,9 +114,12 @@ def test_ids_and_names_are_untrusted_text(tmp_path: Path) -> None:
 
 
 _WRITER = textwrap.dedent("""
-    import sys
+    import os, sys, time
     from rankflavor.history import record_results
     db, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    open(db + "." + name + ".ready", "w").close()  # start together: each waits for the other
+    while not all(os.path.exists(db + "." + w + ".ready") for w in "ab"):
+        time.sleep(0.005)
     for i in range(n):
         per_query = [{"query": f"q{j}", "value": (i * 1000 + j) / 1e6, "status": "ok"} for j in range(50)]
         results = {"measures": [{"flavor": "P@10[rel=1]", "metric": "P", "k": 10, "value": i / n,
@@ -131,7 +135,7 @@ def _python(code: str, *args: str, **kw: object) -> subprocess.Popen[str]:
 
 
 def test_two_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    db, n = str(tmp_path / "h.sqlite"), 60
+    db, n = str(tmp_path / "h.sqlite"), 150
     writers = [_python(_WRITER, db, name, str(n), stderr=subprocess.PIPE) for name in ("a", "b")]
     for w in writers:
         _, err = w.communicate(timeout=300)
@@ -143,6 +147,8 @@ def test_two_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     # each writer's records in its own order; every record complete (one measure, 50 queries)
     for w in "ab":
         assert [r for r in runs if r.startswith(w)] == [f"{w}-{i}" for i in range(n)]
+    # the writers did take turns (the test exercised concurrent appends, not one after the other)
+    assert sum(x[0] != y[0] for x, y in itertools.pairwise(runs)) >= 2
     assert raw.execute("SELECT COUNT(*) FROM measures").fetchone()[0] == 2 * n
     assert raw.execute("SELECT COUNT(*) FROM per_query").fetchone()[0] == 2 * n * 50
     counts = raw.execute("SELECT m.record_id, COUNT(*) FROM per_query p JOIN measures m ON m.id = p.measure_id "

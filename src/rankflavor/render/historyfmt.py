@@ -75,11 +75,12 @@ def _table(series: list[Series], notes: list[str], width: int | None, source: st
                                        "-" if math.isnan(p.value) else f"{p.value:.4f}", change, str(p.n_queries)),
                                strict=True):
             cells[name].append(value)
-    shown = [name for name, _ in _COLUMNS]
+    shown = [name for name, _ in _COLUMNS if name != "dataset" or any(c != "-" for c in cells[name])]
     for name in _DROP_FIRST:  # a narrow terminal: the least needed columns go, no cell is cut
         if sum(max(len(name), *(len(c) for c in cells[name])) + 3 for name in shown) + 1 <= console.width:
             break
-        shown.remove(name)
+        if name in shown:
+            shown.remove(name)
     t = Table(title=f"history{' of ' + source if source else ''}")
     for name, justify in _COLUMNS:
         if name in shown:
