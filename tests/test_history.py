@@ -107,6 +107,11 @@ def test_ids_and_names_are_untrusted_text(tmp_path: Path) -> None:
     assert set(rec["measures"][0]["per_query"]) == set(NASTY)
     (series,) = load_series(db, "P@1", dataset=NASTY[0])
     assert [p.run for p in series.points] == [NASTY[4]]
+    # in the terminal table: rich markup is text, and control characters cannot reach the terminal
+    record_results(db, res, dataset="[bold]d[/bold]", run="ev\x1b[31mil")
+    table = render_history(load_series(db, "P@1"), width=160)
+    assert "[bold]d[/bold]" in table and "'; DROP TABLE records; --" in table
+    assert "\x1b" not in table and "ev\\x1b[31mil" in table
     with pytest.raises(UsageError, match="recorded datasets"):
         load_series(db, "P@1", dataset=NASTY[4])
     with pytest.raises(UsageError, match="recorded measures: P@1"):

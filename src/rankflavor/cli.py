@@ -434,9 +434,11 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
     from .render.comparefmt import render_compare
 
     if saved:
-        result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
-                               tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
-                               n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
+        with terminal_progress() as bar:
+            result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
+                                   tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                                   n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force,
+                                   progress=bar)
     else:
         chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
         knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))

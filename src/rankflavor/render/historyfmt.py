@@ -43,6 +43,16 @@ def render_history(series: list[Series], fmt: str = "table", width: int | None =
     return _table(series, notes, width, source)
 
 
+def safe(text: str) -> str:
+    """Untrusted text (ids, run and dataset names) made safe for a terminal: control characters
+    (an escape sequence would reach the terminal) printed as ``\\xNN`` escapes.
+
+    >>> safe("ev\\x1b[31mil")
+    'ev\\\\x1b[31mil'
+    """
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
 def _letter(i: int) -> str:
     letters = string.ascii_uppercase
     return letters[i] if i < len(letters) else f"L{i + 1}"
@@ -70,8 +80,8 @@ def _table(series: list[Series], notes: list[str], width: int | None, source: st
         before = previous.get(i)
         change = "" if before is None or math.isnan(before) or math.isnan(p.value) else f"{p.value - before:+.4f}"
         previous[i] = p.value
-        for name, value in zip(cells, (str(p.record_id), p.recorded_at[:19].replace("T", " "), p.dataset or "-",
-                                       p.run or "-", f"{_letter(i)} {_marker(i)}", p.display,
+        for name, value in zip(cells, (str(p.record_id), p.recorded_at[:19].replace("T", " "), safe(p.dataset or "-"),
+                                       safe(p.run or "-"), f"{_letter(i)} {_marker(i)}", safe(p.display),
                                        "-" if math.isnan(p.value) else f"{p.value:.4f}", change, str(p.n_queries)),
                                strict=True):
             cells[name].append(value)
@@ -92,11 +102,11 @@ def _table(series: list[Series], notes: list[str], width: int | None, source: st
     room = max(console.width - 6, 20)
     out.extend(line + "\n" for line in _wrap("lines (one per canonical flavor string and dataset):", console.width))
     for i, s in enumerate(series):
-        out.append(f"  {_letter(i)} {_marker(i)}  on {s.dataset or '(no dataset)'}: {len(s.points)} point"
+        out.append(f"  {_letter(i)} {_marker(i)}  on {safe(s.dataset or '(no dataset)')}: {len(s.points)} point"
                    f"{'' if len(s.points) == 1 else 's'}\n")
-        out.extend(f"      {line}\n" for line in pack(comma_pieces(s.flavor), room))
+        out.extend(f"      {line}\n" for line in pack(comma_pieces(safe(s.flavor)), room))
     for note in notes:
-        out.extend(line + "\n" for line in _wrap(note, console.width))
+        out.extend(line + "\n" for line in _wrap(safe(note), console.width))
     out.append("\n")
     pts = [(_marker(i), [(p.record_id, p.value) for p in s.points]) for i, s in enumerate(series)]
     if len(series) > len(MARKERS):
