@@ -127,7 +127,8 @@ class RichProgress:
                 bars.advance(tid, amount)
 
             def close(self) -> None:
-                bars.update(tid, completed=bars.tasks[tid].total or bars.tasks[tid].completed)
+                if total is not None:  # done: the bar shows it full, whatever was counted
+                    bars.update(tid, completed=total)
                 bars.stop_task(tid)
 
         return _Task()
