@@ -694,3 +694,19 @@ def test_scale_and_raters_as_the_local_engine(spark, tmp_path: Path) -> None:  #
                                    "--scale", "trec_dl", "-m", "P@1", "--format", "csv"])
     assert out.exit_code == 0, out.output
     assert "raters=mean" in out.output
+
+
+def test_spark_reports_its_tasks_to_a_progress(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 19 item 6: the Spark job's tasks, read from Spark's status tracker, reach the caller's
+    progress (tests/test_progress.py covers the local engine)."""
+    from rankflavor.progress import Recorder
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(20) for d in range(5)))
+    run.write_text("".join(f"q{q} Q0 d{d} {d + 1} {10 - d} sys\n" for q in range(20) for d in range(8)))
+    rec = Recorder()
+    got = evaluate_spark(str(qrels), str(run), ["ndcg@5"], spark=spark, buckets=3, progress=rec)
+    assert got.means() == rankflavor.evaluate(str(qrels), str(run), ["ndcg@5"]).means()
+    label = "Spark tasks (buckets of queries) done"
+    assert rec.events[0] == ("start", label, None) and rec.events[-1] == ("end", label, None)
+    assert sum(n or 0 for kind, _, n in rec.events if kind == "advance") >= 3  # a Spark task per bucket at least

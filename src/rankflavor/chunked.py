@@ -37,6 +37,7 @@ from .io.source import is_gzip, piece_bounds
 from .measure import Measure
 from .merge import merge_counts, merge_measure
 from .plan import Evaluation
+from .progress import Progress, Task, task
 from .results import MeasureResult, Results
 from .tables import Qrels, Run
 from .threads import cores
@@ -51,15 +52,16 @@ Keys = tuple[str, np.ndarray] | None
 Batch = tuple[pa.Array, pa.Array, np.ndarray, Keys, "str | None", int, int, int, "np.ndarray | int"]
 
 
-def _batches(path: str) -> Iterator[Batch]:
+def _batches(path: str, bar: Task | None = None) -> Iterator[Batch]:
     """The run's rows in file order, a line-aligned piece of the file at a time.
 
     Pieces are parsed by the columnar reader on every core, a few pieces ahead (memory stays
     bounded). From the first piece it cannot take (a comment, a tab, a bad line...) to the end
     of the file, the line-by-line reader goes on from that piece's first line: nothing is read
     twice, comments and blank lines are skipped and counted, and errors name their line.
+    ``bar`` is advanced by each piece's bytes as it is read.
     """
-    pieces = _byte_pieces(path)
+    pieces = _byte_pieces(path, bar)
     workers = cores()
     line = 1
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankflavor-chunk") as pool:
@@ -95,8 +97,9 @@ def _parse_piece(data: bytes) -> tuple[pa.Array, pa.Array, np.ndarray, Keys] | N
     return cols[0], cols[1], derived.rows["score"], ("integers" if integers else "hashes", derived.rows["doc_key"])
 
 
-def _byte_pieces(path: str) -> Iterator[bytes]:
-    """The file's bytes (gzip decompressed as it streams) in pieces of whole lines."""
+def _byte_pieces(path: str, bar: Task | None = None) -> Iterator[bytes]:
+    """The file's bytes (gzip decompressed as it streams) in pieces of whole lines; ``bar`` is
+    advanced by the bytes of the file each piece took (compressed bytes for gzip)."""
     try:
         if not is_gzip(path):  # pieces cut at line ends and read where they lie: no carried copy
             fd = os.open(path, os.O_RDONLY)
@@ -106,16 +109,22 @@ def _byte_pieces(path: str) -> Iterator[bytes]:
                     if len(data) != end - start:
                         raise OSError(f"the file changed while it was read ({len(data)} bytes at {start}, "
                                       f"expected {end - start})")
+                    if bar is not None:
+                        bar.advance(len(data))
                     yield data
             finally:
                 os.close(fd)
             return
-        with gzip.open(path, "rb") as fh:
+        with open(path, "rb") as raw, gzip.open(raw, "rb") as fh:
             carry = b""
+            done = 0
             while block := fh.read(_PIECE_BYTES):
                 data = carry + block
                 cut = data.rfind(b"\n") + 1
                 carry = data[cut:]
+                if bar is not None:  # how far into the compressed file the decompressor has read
+                    bar.advance(raw.tell() - done)
+                    done = raw.tell()
                 if cut:
                     yield data[:cut]
             if carry:
@@ -282,8 +291,12 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
 
 
 def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: Sequence[Measure],
-                     chunk_rows: int = 1_000_000, extras: tuple[str, ...] = ()) -> Results:
-    """Evaluate a run file chunk by chunk (whole queries per chunk) and merge the per-query tables."""
+                     chunk_rows: int = 1_000_000, extras: tuple[str, ...] = (),
+                     progress: Progress | None = None) -> Results:
+    """Evaluate a run file chunk by chunk (whole queries per chunk) and merge the per-query tables.
+
+    ``progress`` is told of the run file's bytes as each piece is read (a piece is megabytes:
+    nothing per row or per query)."""
     if chunk_rows < 1:
         raise EvaluationError(f"chunk_rows must be >= 1, received {chunk_rows}")
     path = str(run_path)
@@ -298,7 +311,8 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
                   qrels.blank_lines, qrels.from_file, raters=qrels.raters)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
-    for chunk, chunk_queries in _aligned(_batches(path), path, chunk_rows):
+    bar = task(progress, f"evaluating {os.path.basename(path)} in chunks", os.path.getsize(path))
+    for chunk, chunk_queries in _aligned(_batches(path, bar if progress is not None else None), path, chunk_rows):
         tag = chunk.tag or tag
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         rows = np.flatnonzero(as_numpy(mask))
@@ -314,6 +328,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         counts.append(res.counts)
         for i, mr in enumerate(res.measures):
             parts[i].append(mr)
+    bar.close()
     missing = np.array([q for q in qrels_queries if q not in seen], dtype=object)
     # Judgment-side checks and counts over the whole qrels (chunks only see their own queries),
     # before any measure's policy: the whole file is checked in this order too.

@@ -13,6 +13,7 @@ import click
 
 from .errors import RankflavorError
 from .pages import prefer_small_pages
+from .progress import terminal_progress
 
 FORMATS = ("table", "json", "csv", "trec", "md", "latex")
 
@@ -88,7 +89,11 @@ def cli() -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="rankflavor.toml (default: the nearest one from the working directory upward): QRELS and RUN may "
               "name its datasets and runs; its metric set and pinned flavor apply, and a differing knob is flagged.")
-@click.option("--record", is_flag=True, help="Append the results to the config's history database ([history] path).")
+@click.option("--record", "record", is_flag=True,
+              help="Append the results (flavors, means, per-query values, input hashes) to the history database; "
+              "see `rankflavor history`.")
+@click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
+              help="The history database --record appends to (default: rankflavor-history.sqlite here).")
 def eval_cmd(
     qrels: str,
     run: str,
@@ -110,6 +115,7 @@ def eval_cmd(
     output_path: str | None = None,
     config_path: str | None = None,
     record: bool = False,
+    history_db: str | None = None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
     from .cli_project import eval_project
@@ -137,11 +143,14 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule, **knobs)
+        with terminal_progress() as bar:
+            results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule,
+                                     progress=bar, **knobs)
     else:
-        results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
-                           raters=raters_rule, **knobs)
-    results = project.finish(results, output_path, record)
+        with terminal_progress() as bar:
+            results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
+                               raters=raters_rule, progress=bar, **knobs)
+    results = project.finish(results, output_path, record, history_db)
     click.echo(render(results, fmt, per_query), nl=False)
     project.note(results, fmt)
     if html_path:
@@ -237,8 +246,10 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     from .spread import parse_grid, spread
 
     grid = parse_grid(vary) if vary else None
-    result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
-                    scale=scale_name, **parse_knob_assignments(list(flavor_knobs)))
+    knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
+    with terminal_progress() as bar:
+        result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
+                        scale=scale_name, progress=bar, **knobs)
     click.echo(render_spread(result, fmt, include_defects), nl=False)
 
 
@@ -390,6 +401,11 @@ from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
 
 for _command in _JUDGMENT_COMMANDS:
     cli.add_command(_command)
+# --- history (issue 19 item 5; the command lives in cli_history.py) ---
+from .cli_history import COMMANDS as _HISTORY_COMMANDS  # noqa: E402
+
+for _command in _HISTORY_COMMANDS:
+    cli.add_command(_command)
 # --- compare (issue 22) ---------------------------------------------------------------------
 
 
@@ -442,15 +458,19 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
             from .errors import UsageError
 
             raise UsageError("--scale is for runs scored here; saved comparisons keep the flavors they were scored under")
-        result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
-                               tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
-                               n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force)
+        with terminal_progress() as bar:
+            result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
+                                   tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                                   n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force,
+                                   progress=bar)
     else:
         chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
-        result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline, queries=query_policy,
-                         tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha, n_resamples=resamples,
-                         seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen, preset=preset, force=force,
-                         scale=scale_name, **parse_knob_assignments(list(flavor_knobs)))
+        knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
+        with terminal_progress() as bar:
+            result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline,
+                             queries=query_policy, tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
+                             n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen,
+                             preset=preset, force=force, scale=scale_name, progress=bar, **knobs)
     if html_path:
         from .report import document_from_dict
 

@@ -55,7 +55,7 @@ class EvalProject:
     run_name: str | None = None
     asked: list[str] = field(default_factory=list)
 
-    def finish(self, results: Results, output: str | None, record: bool) -> Results:
+    def finish(self, results: Results, output: str | None, record: bool, history_db: str | None = None) -> Results:
         """The results with their provenance (project block; hashes, command and time when they
         are kept), written to ``output``, recorded when asked."""
         from .project.flagging import project_block
@@ -77,7 +77,8 @@ class EvalProject:
             from .project.hooks import record as record_results
 
             click.echo("rankflavor: " + record_results(self.config, results, dataset=self.dataset,
-                                                       run=self.run_name, command=command_line()), err=True)
+                                                       run=self.run_name, command=command_line(),
+                                                       db_path=history_db), err=True)
         return results
 
     @staticmethod

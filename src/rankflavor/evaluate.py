@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
+from .progress import Progress, task
 from .tables import Qrels, Run
 from .threads import in_background
 
@@ -31,6 +32,7 @@ def evaluate(
     chunk_rows: int | None = None,
     scale: Any = None,
     raters: str | None = None,
+    progress: Progress | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments under explicit flavors.
@@ -62,6 +64,9 @@ def evaluate(
         the ``raters`` knob, so its flavor string names the rule. Judgments already aggregated
         (a :class:`~rankflavor.tables.Qrels` from :func:`rankflavor.raters.aggregate_ratings`)
         carry their rule without it.
+    progress : rankflavor.progress.Progress, optional
+        Told of the work as it goes: the run file's bytes piece by piece under ``chunk_rows``,
+        else each input file's read (done or not). Nothing is shown when None.
     **knobs
         Flavor knobs applied to every measure that reads them (``gain="exp2"``, ``rel=2``).
 
@@ -105,6 +110,10 @@ def evaluate(
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
     measures, extras = resolve_measures(items, preset, {k: str(v) if not isinstance(v, str) else v for k, v in knobs.items()},
                                         sc)
+    if q_reading is not None and progress is not None:
+        with task(progress, f"reading {os.path.basename(os.fspath(qrels))}", 1) as bar:
+            q_reading.exception()  # (raised below, as without a progress)
+            bar.advance()
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
         # Aggregated ratings were checked rating by rating as read; a mean or median may fall
@@ -125,7 +134,11 @@ def evaluate(
             raise UsageError("chunk_rows: chunked evaluation streams a run file; pass its path")
         from .chunked import evaluate_chunked
 
-        return evaluate_chunked(q_table, run, measures, chunk_rows, extras)
+        return evaluate_chunked(q_table, run, measures, chunk_rows, extras, progress)
+    if r_reading is not None and progress is not None:
+        with task(progress, f"reading {os.path.basename(os.fspath(run))}", 1) as bar:
+            r_reading.exception()  # (raised below, as without a progress)
+            bar.advance()
     r_table = r_reading.result() if r_reading is not None else as_run(run)
     return evaluate_tables(q_table, r_table, measures, extras=extras)
 

@@ -44,6 +44,7 @@ from .flavor import Flavor, check_knob_names, split_top_level
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .plan import Evaluation
+from .progress import Progress, task
 from .spreadresult import TIE_TOLERANCE, KnobEffect, PairComparison, RunOrder, RunSpread, Spread, SpreadFlavor
 from .tables import Run
 
@@ -227,6 +228,7 @@ def spread(
     preset: str | None = None,
     k: int | None = None,
     scale: str | Scale | None = None,
+    progress: Progress | None = None,
     **knobs: Any,
 ) -> Spread:
     """Evaluate one measure under a grid of flavors and every preset, over one or more runs.
@@ -253,6 +255,8 @@ def spread(
         measure and the grid cells take its knobs (``rel``, ``negatives``, ``max_grade``) as
         :func:`rankflavor.evaluate` does. Each preset's row keeps its tool's own flavor (a row
         named after a tool reproduces that tool; a note says so when the two differ).
+    progress : rankflavor.progress.Progress, optional
+        Told of each (run, flavor) evaluated; nothing is shown when None.
     **knobs
         Flavor knobs of the base measure (``rel=2``); the grid overrides the knobs it varies.
 
@@ -291,21 +295,24 @@ def spread(
     first_error: RankflavorError | None = None
     # Grouped by ordering so each distinct ordering is sorted once per run (the flavor list keeps its order).
     by_ordering = sorted(range(len(flavors)), key=lambda j: Evaluation.key(flavors[j].measure))
-    for r, item in enumerate(items):
-        shared = Evaluation(q_table, as_run(item), one_ordering=True)
-        try:
-            for j in by_ordering:
-                f = flavors[j]
-                try:
-                    res = shared.evaluate(f.measure)
-                except RankflavorError as exc:
-                    errors[(names[r], f.flavor)] = str(exc)
-                    first_error = first_error or exc.with_traceback(None)
-                    continue
-                means[r, j] = res.summary
-                counts[r, j] = res.n_queries
-        finally:
-            shared.close()
+    with task(progress, f"spread: {len(items)} run{'s' if len(items) != 1 else ''} x {len(flavors)} flavors",
+              len(items) * len(flavors)) as bar:
+        for r, item in enumerate(items):
+            shared = Evaluation(q_table, as_run(item), one_ordering=True)
+            try:
+                for j in by_ordering:
+                    f = flavors[j]
+                    bar.advance()
+                    try:
+                        res = shared.evaluate(f.measure)
+                    except RankflavorError as exc:
+                        errors[(names[r], f.flavor)] = str(exc)
+                        first_error = first_error or exc.with_traceback(None)
+                        continue
+                    means[r, j] = res.summary
+                    counts[r, j] = res.n_queries
+            finally:
+                shared.close()
     if first_error is not None and len(errors) == means.size:
         raise first_error
     return Spread(base, tuple(names), canon_grid, tuple(flavors), means, counts, errors,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import stats
+from ..progress import Progress
 from .result import PairStat, SystemStat
 from .settings import TUKEY, Settings
 
@@ -26,7 +27,8 @@ def pair_indices(names: Sequence[str], baseline: str | None) -> list[tuple[int, 
     return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
 
 
-def _pvalues(test: str, matrix: np.ndarray, pairs: list[tuple[int, int]], s: Settings) -> np.ndarray:
+def _pvalues(test: str, matrix: np.ndarray, pairs: list[tuple[int, int]], s: Settings,
+             progress: Progress | None = None) -> np.ndarray:
     """Raw p-values of ``test`` for every pair (batched for the resampling tests).
 
     A pair whose systems score identically on every query has p = 1: there is nothing to test
@@ -39,7 +41,8 @@ def _pvalues(test: str, matrix: np.ndarray, pairs: list[tuple[int, int]], s: Set
         return out
     if test in ("permutation", "bootstrap"):
         many = stats.permutation_many if test == "permutation" else stats.bootstrap_test_many
-        out[live] = np.asarray(many(diffs[live], n_resamples=s.n_resamples, seed=s.seed), dtype=np.float64)
+        out[live] = np.asarray(many(diffs[live], n_resamples=s.n_resamples, seed=s.seed, progress=progress),
+                               dtype=np.float64)
         return out
     one = {"t": stats.paired_t, "wilcoxon": stats.wilcoxon, "sign": stats.sign_test}[test]
     for k in live:
@@ -48,15 +51,15 @@ def _pvalues(test: str, matrix: np.ndarray, pairs: list[tuple[int, int]], s: Set
     return out
 
 
-def adjusted_pvalues(tests: Sequence[str], matrix: np.ndarray, pairs: list[tuple[int, int]], s: Settings
-                     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def adjusted_pvalues(tests: Sequence[str], matrix: np.ndarray, pairs: list[tuple[int, int]], s: Settings,
+                     progress: Progress | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Raw p-values per test, and the corrected ones (per test, or the Tukey HSD's under ``tukey``)."""
-    raw = {t: _pvalues(t, matrix, pairs, s) for t in tests}
+    raw = {t: _pvalues(t, matrix, pairs, s, progress) for t in tests}
     if s.correction == "tukey":
         if len(pairs) == 0:
             return raw, {TUKEY: np.empty(0)}
         # queries x systems, as the Tukey HSD reads them
-        p = np.asarray(stats.tukey_hsd_randomized(matrix.T, n_resamples=s.n_resamples, seed=s.seed))
+        p = np.asarray(stats.tukey_hsd_randomized(matrix.T, n_resamples=s.n_resamples, seed=s.seed, progress=progress))
         return raw, {TUKEY: np.array([p[a, b] for a, b in pairs], dtype=np.float64)}
     return raw, {t: np.asarray(stats.correct(raw[t], method=s.correction), dtype=np.float64) for t in tests}
 
@@ -76,18 +79,19 @@ def _moved(queries: np.ndarray, d: np.ndarray, sign: int) -> tuple[tuple[str, fl
     return tuple((str(queries[i]), float(d[i])) for i in picked)
 
 
-def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Settings
-            ) -> tuple[list[SystemStat], list[PairStat]]:
+def analyse(matrix: np.ndarray, queries: np.ndarray, names: Sequence[str], s: Settings,
+            progress: Progress | None = None) -> tuple[list[SystemStat], list[PairStat]]:
     """Per-system means and CIs, per-pair differences, effect sizes, wins and (corrected) p-values."""
     pairs = pair_indices(names, s.baseline)
     diffs = np.stack([matrix[b] - matrix[a] for a, b in pairs]) if pairs else np.empty((0, matrix.shape[1]))
     # every interval (systems' means, pairs' differences) from one set of resampled queries
     rows = np.vstack([matrix, diffs])
     cis = (np.full((len(rows), 2), np.nan) if s.ci_level is None else
-           stats.bootstrap_ci_many(rows, level=s.ci_level, n_resamples=s.n_resamples, seed=s.seed))
+           stats.bootstrap_ci_many(rows, level=s.ci_level, n_resamples=s.n_resamples, seed=s.seed,
+                                   progress=progress))
     systems = [SystemStat(name, float(np.mean(row)), (float(lo), float(hi)))
                for name, row, (lo, hi) in zip(names, matrix, cis, strict=False)]
-    raw, adjusted = adjusted_pvalues(s.tests, matrix, pairs, s)
+    raw, adjusted = adjusted_pvalues(s.tests, matrix, pairs, s, progress)
     out = []
     for k, (a, b) in enumerate(pairs):
         d = diffs[k]

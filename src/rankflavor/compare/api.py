@@ -18,6 +18,7 @@ from .. import __version__
 from ..errors import UsageError
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
+from ..progress import Progress
 from ..spread import run_names
 from .analysis import analyse
 from .flavors import flavor_variants
@@ -80,6 +81,7 @@ def compare(
     preset: str | None = None,
     force: bool = False,
     scale: str | Scale | None = None,
+    progress: Progress | None = None,
     **knobs: Any,
 ) -> Comparison:
     """Compare systems query by query: means with CIs, paired tests, corrections, flavor robustness.
@@ -105,6 +107,8 @@ def compare(
     scale : the label scale (``trec_dl``, ...): grades checked against it, and every measure
         and grid flavor takes its knobs as :func:`rankflavor.evaluate` does; preset flavors keep
         their tool's own (as in :func:`rankflavor.spread`).
+    progress : told of the scoring, each resampling test's blocks and each flavor re-tested
+        (:mod:`rankflavor.progress`; nothing is shown when None).
     **knobs : flavor knobs applied to every measure that reads them.
 
     Returns
@@ -151,7 +155,7 @@ def compare(
         variants.append(found)
         notes += [n for n in found_notes if n not in notes]
     every = list(measures) + [v for vs in variants for v, _ in vs]
-    scores, errors = score_runs(q_table, run_tables, every)
+    scores, errors = score_runs(q_table, run_tables, every, progress)
     refused = sorted((j, r) for r, j in errors if j < len(measures))
     if refused:  # a measure asked for, refused by its policy: the error evaluate() would raise
         j, r = refused[0]
@@ -161,7 +165,7 @@ def compare(
     offset = len(measures)
     for j, m in enumerate(measures):
         aligned = align_queries([scores[r][j] for r in range(len(names))], names, settings.queries)  # type: ignore[misc]
-        systems, pairs = analyse(aligned.matrix, aligned.queries, names, settings)
+        systems, pairs = analyse(aligned.matrix, aligned.queries, names, settings, progress)
         robust = None
         if flavors is not None:
             cols = range(offset, offset + len(variants[j]))
@@ -169,7 +173,7 @@ def compare(
                           for r in range(len(names)) if (r, col) in errors}
             per_variant = [[scores[r][col] for r in range(len(names))] for col in cols]
             robust = robustness(pairs, names, [(str(v), label) for v, label in variants[j]], per_variant,
-                                var_errors, settings)
+                                var_errors, settings, progress=progress)
             offset += len(variants[j])
         blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled, robust))

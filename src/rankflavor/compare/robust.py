@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import RankflavorError
+from ..progress import Progress, task
 from ..spreadresult import TIE_TOLERANCE
 from .analysis import pair_indices, verdicts
 from .queries import align_queries
@@ -19,29 +20,31 @@ def _sign(x: float) -> int:
 
 def robustness(pairs: list[PairStat], names: Sequence[str], variants: Sequence[tuple[str, str]],
                scores: Sequence[Sequence[RunScores | None]], errors: dict[int, str], s: Settings,
-               notes: Sequence[str] = ()) -> Robustness:
+               notes: Sequence[str] = (), progress: Progress | None = None) -> Robustness:
     """Re-test every pair under each variant flavor (``scores[v][r]``: run ``r`` under variant ``v``).
 
     The verdict in each flavor uses the same test, correction, alpha, seed and query policy as the
     base measure. A flavor some run could not be evaluated in (its policy refused it) is listed in
-    ``errors`` and left out.
+    ``errors`` and left out. ``progress`` is told of each flavor re-tested.
     """
     index = pair_indices(names, s.baseline)
     found: list[FlavorVerdict] = []
     failed: dict[str, str] = {}
-    for v, (flavor, label) in enumerate(variants):
-        if v in errors:
-            failed[label] = errors[v]
-            continue
-        row = scores[v]
-        try:
-            aligned = align_queries([x for x in row if x is not None], names, s.queries)
-        except RankflavorError as exc:
-            failed[label] = str(exc)
-            continue
-        deltas, significant = verdicts(aligned.matrix, index, s)
-        found.append(FlavorVerdict(flavor, label, len(aligned.queries), tuple(float(d) for d in deltas),
-                                   tuple(bool(x) for x in significant)))
+    with task(progress, f"re-testing under {len(variants)} flavors", len(variants)) as t:
+        for v, (flavor, label) in enumerate(variants):
+            t.advance()
+            if v in errors:
+                failed[label] = errors[v]
+                continue
+            row = scores[v]
+            try:
+                aligned = align_queries([x for x in row if x is not None], names, s.queries)
+            except RankflavorError as exc:
+                failed[label] = str(exc)
+                continue
+            deltas, significant = verdicts(aligned.matrix, index, s)
+            found.append(FlavorVerdict(flavor, label, len(aligned.queries), tuple(float(d) for d in deltas),
+                                       tuple(bool(x) for x in significant)))
     sign_flips = []
     verdict_flips = []
     for k, p in enumerate(pairs):

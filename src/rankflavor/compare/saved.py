@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import InputError, UsageError
+from ..progress import Progress
 from .analysis import analyse
 from .api import DEFAULT_TESTS
 from .provenance import check_same_qrels
@@ -53,12 +54,13 @@ def compare_saved(
     seed: int = 0,
     ci_level: float | None = 0.95,
     force: bool = False,
+    progress: Progress | None = None,
 ) -> Comparison:
     """Test together the systems of several saved comparisons (paths or :meth:`Comparison.to_dict` values).
 
     ``metrics`` picks measures by name or flavor string (default: every measure all files share).
     Raises :class:`~rankflavor.compare.QrelsMismatchError` when the files were scored against
-    different qrels and ``force`` is False.
+    different qrels and ``force`` is False. ``progress`` is told of each resampling test's blocks.
     """
     docs = [_load(x) for x in saved]
     names: list[str] = []
@@ -100,7 +102,7 @@ def compare_saved(
     blocks = []
     for flavor in shared:
         aligned = align_queries([RunScores(*per_measure[flavor][n]) for n in names], names, settings.queries)
-        systems, pairs = analyse(aligned.matrix, aligned.queries, names, settings)
+        systems, pairs = analyse(aligned.matrix, aligned.queries, names, settings, progress)
         blocks.append(MeasureComparison(flavor, display[flavor], aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled))
     distinct = sorted(set(qrels_of.values()))

@@ -1,10 +1,8 @@
-"""The one place results are handed to the run history (issue 19 item 5, ``rankflavor.history``).
+"""The one place results are handed to the run history (issue 19 item 5, :mod:`rankflavor.history`).
 
-MERGE HOOK: ``rankflavor.history`` is built on another branch; it exposes
-``record_results(db_path, results, *, dataset=None, run=None, command=None)``. Every command
-that records (``eval --record``, ``gate --record``) calls :func:`record` below and nothing else,
-so wiring the history in is this one function. Until the module is present, recording is
-skipped and the command says so on standard error.
+Every command that records (``eval --record``, ``gate --record``) calls :func:`record` below and
+nothing else. The database is ``--history-db`` when given, else the config's ``[history] path``,
+else ``rankflavor-history.sqlite`` in the working directory.
 """
 
 from __future__ import annotations
@@ -17,16 +15,14 @@ if TYPE_CHECKING:
 
 
 def record(config: Config | None, results: Results, *, dataset: str | None = None, run: str | None = None,
-           command: str | None = None) -> str:
-    """Append ``results`` to the config's history database; return what was done, as one sentence."""
-    if config is None or config.history_path is None:
-        return "not recorded: no rankflavor.toml with a [history] path"
-    try:
-        from ..history import record_results  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return "not recorded: rankflavor.history is not part of this build"
-    record_results(config.history_path, results, dataset=dataset, run=run, command=command)
-    return f"recorded in {config.history_path}"
+           command: str | None = None, db_path: str | None = None) -> str:
+    """Append ``results`` to the history database; return what was done, as one sentence."""
+    from ..history import record_results
+    from ..history.store import DEFAULT_PATH
+
+    path = db_path or (config.history_path if config is not None else None) or DEFAULT_PATH
+    record_id = record_results(path, results, dataset=dataset, run=run, command=command)
+    return f"recorded as record {record_id} in {path}"
 
 
 __all__ = ["record"]

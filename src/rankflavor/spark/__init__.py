@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import UsageError
 from ..measure import Measure
+from ..progress import Progress
 from ..results import Results
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def evaluate_spark(
     buckets: int | None = None,
     scale: Any = None,
     raters: str | None = None,
+    progress: Progress | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments with Spark; same measures, flavors and Results as
@@ -98,6 +100,9 @@ def evaluate_spark(
         driver and its grade check run as one Spark job (the first grade off it names its line);
         a ratings file is read and aggregated on the driver (judgments are small beside a run),
         then handed to Spark with its rule, which every flavor string names.
+    progress : rankflavor.progress.Progress, optional
+        Told of each Spark task (bucket) completed, from Spark's status tracker; nothing is
+        shown when None.
 
     Returns
     -------
@@ -113,6 +118,7 @@ def evaluate_spark(
     from ..presets import resolve_measures
     from .backend import evaluate_buckets
     from .read import check_scale, read_inputs
+    from .status import spark_progress
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
@@ -138,7 +144,8 @@ def evaluate_spark(
     try:
         if sc is not None and q_table.raters is None:  # (ratings were checked one by one as read)
             check_scale(q_table, sc)
-        merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
+        with spark_progress(spark, progress, "Spark tasks (buckets of queries) done"):
+            merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
     finally:
         for table in (q_table, r_table):
             if table.cached is not None:

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from ..errors import EvaluationError, UsageError
+from ..progress import Progress, task
 from .randomization import BLOCK_ELEMENTS
 from .result import TestResult, diff_matrix, differences, resamples_of, seed_of, values
 
@@ -182,6 +183,7 @@ def bootstrap_ci_many(
     seed: int = 0,
     method: str = "BCa",
     batch: int | None = None,
+    progress: Progress | None = None,
 ) -> NDArray[np.float64]:
     """Bootstrap confidence intervals of the mean of each row, all rows sharing the resampled queries.
 
@@ -197,6 +199,8 @@ def bootstrap_ci_many(
         2-D array, rows × queries.
     level, n_resamples, seed, method, batch
         As for :func:`bootstrap_ci`.
+    progress : rankflavor.progress.Progress, optional
+        Told of each block of resamples done (no output when None).
 
     Returns
     -------
@@ -230,14 +234,20 @@ def bootstrap_ci_many(
     kind = _ci_kind(method, level)
     n = x.shape[1]
     xt = np.ascontiguousarray(x.T)
-    theta = np.vstack([(c @ xt) / n for c in count_blocks(n, n_resamples, seed, batch)])
+    blocks = []
+    with task(progress, f"bootstrap intervals, {x.shape[0]} row{'s' if x.shape[0] != 1 else ''}", n_resamples) as t:
+        for c in count_blocks(n, n_resamples, seed, batch):
+            blocks.append((c @ xt) / n)
+            t.advance(len(c))
+    theta = np.vstack(blocks)
     out = np.empty((x.shape[0], 2), dtype=np.float64)
     for i, row in enumerate(x):
         out[i] = (row[0], row[0]) if (row == row[0]).all() else _interval(row, theta[:, i], level, kind)
     return out
 
 
-def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
+def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0,
+                        progress: Progress | None = None) -> NDArray[np.float64]:
     """Paired bootstrap test p-values of many pairs, sharing one set of resampled queries.
 
     Row ``i`` of ``diffs`` holds one pair's per-query differences. See :func:`bootstrap_test`
@@ -253,6 +263,8 @@ def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: in
         Number of bootstrap resamples.
     seed : int
         Seed of ``np.random.default_rng``.
+    progress : rankflavor.progress.Progress, optional
+        Told of each block of resamples done (no output when None).
 
     Returns
     -------
@@ -286,13 +298,15 @@ def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: in
     p = d.shape[0]
     both = np.ascontiguousarray(np.hstack([w.T, (w * w).T]))  # sums and sums of squares in one product
     hits = np.zeros(p, dtype=np.int64)
-    for c in count_blocks(n, n_resamples, seed):
-        sums = c @ both
-        m = sums[:, :p] / n
-        var = np.maximum((sums[:, p:] - n * m * m) / (n - 1), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.abs(m / np.sqrt(var / n))
-        hits += (np.nan_to_num(t, nan=0.0) >= t_obs).sum(axis=0)
+    with task(progress, f"bootstrap test, {p} pair{'s' if p != 1 else ''}", n_resamples) as bar:
+        for c in count_blocks(n, n_resamples, seed):
+            sums = c @ both
+            m = sums[:, :p] / n
+            var = np.maximum((sums[:, p:] - n * m * m) / (n - 1), 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.abs(m / np.sqrt(var / n))
+            hits += (np.nan_to_num(t, nan=0.0) >= t_obs).sum(axis=0)
+            bar.advance(len(c))
     return np.asarray((hits + 1) / (n_resamples + 1.0), dtype=np.float64)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..progress import Progress, task
 from .result import TestResult, diff_matrix, differences, resamples_of, seed_of
 
 #: Elements of one block of the sign matrix (rows × queries): 2**22 float64 values, 32 MiB.
@@ -84,7 +85,8 @@ def _is_exact(n: int, n_resamples: int) -> bool:
     return n < 63 and 2**n <= n_resamples
 
 
-def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
+def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0,
+                     progress: Progress | None = None) -> NDArray[np.float64]:
     """Two-sided paired randomization p-values of many pairs, sharing one sign matrix.
 
     Row ``i`` of ``diffs`` is one pair's per-query differences ``a - b`` (every row over the
@@ -105,6 +107,8 @@ def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int =
         Number of random sign vectors (or the enumeration threshold, see above).
     seed : int
         Seed of ``np.random.default_rng``.
+    progress : rankflavor.progress.Progress, optional
+        Told of each block of resamples done (no output when None).
 
     Returns
     -------
@@ -138,14 +142,19 @@ def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int =
     threshold = observed - SLACK_ULPS * np.finfo(np.float64).eps * np.abs(d).sum(axis=1)
     hits = np.zeros(d.shape[0], dtype=np.int64)
     dt = np.ascontiguousarray(d.T)
+    label = f"permutation test, {d.shape[0]} pair{'s' if d.shape[0] != 1 else ''}"
     if _is_exact(n, n_resamples):
         total = 2**n
         rows = max(1, BLOCK_ELEMENTS // n)
-        for start in range(0, total, rows):
-            hits += (np.abs(all_signs(n, start, min(total, start + rows)) @ dt) >= threshold).sum(axis=0)
+        with task(progress, label + " (exact)", total) as t:
+            for start in range(0, total, rows):
+                hits += (np.abs(all_signs(n, start, min(total, start + rows)) @ dt) >= threshold).sum(axis=0)
+                t.advance(min(total, start + rows) - start)
         return np.asarray(hits / float(total), dtype=np.float64)
-    for signs in sign_blocks(n, n_resamples, seed):
-        hits += (np.abs(signs @ dt) >= threshold).sum(axis=0)
+    with task(progress, label, n_resamples) as t:
+        for signs in sign_blocks(n, n_resamples, seed):
+            hits += (np.abs(signs @ dt) >= threshold).sum(axis=0)
+            t.advance(len(signs))
     return np.asarray((hits + 1) / (n_resamples + 1.0), dtype=np.float64)
 
 

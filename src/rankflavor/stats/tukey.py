@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import EvaluationError, UsageError
+from ..progress import Progress, task
 from .randomization import BLOCK_ELEMENTS, SLACK_ULPS
 from .result import resamples_of, seed_of
 
@@ -51,7 +52,8 @@ def _exact(x: NDArray[np.float64], threshold: NDArray[np.float64]) -> NDArray[np
     return np.asarray(counted / flat.size, dtype=np.float64)
 
 
-def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0) -> NDArray[np.float64]:
+def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0,
+                         progress: Progress | None = None) -> NDArray[np.float64]:
     """All-pairs p-values of the randomized Tukey HSD test.
 
     Under the null hypothesis that all systems are exchangeable on each query, every query's
@@ -73,6 +75,8 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
         Number of random resamples.
     seed : int
         Seed of ``np.random.default_rng``.
+    progress : rankflavor.progress.Progress, optional
+        Told of each block of resamples done (no output when None).
 
     Returns
     -------
@@ -112,12 +116,14 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
     rng = np.random.default_rng(seed)
     rows = max(1, min(n_resamples, BLOCK_ELEMENTS // (q * s)))
     blocks = []
-    for start in range(0, n_resamples, rows):
-        k = min(rows, n_resamples - start)
-        shuffled = np.broadcast_to(x, (k, q, s)).copy()
-        rng.permuted(shuffled, axis=2, out=shuffled)  # every (resample, query) row shuffled on its own
-        means = shuffled.mean(axis=1)
-        blocks.append(means.max(axis=1) - means.min(axis=1))
+    with task(progress, f"Tukey HSD, {s} systems", n_resamples) as t:
+        for start in range(0, n_resamples, rows):
+            k = min(rows, n_resamples - start)
+            shuffled = np.broadcast_to(x, (k, q, s)).copy()
+            rng.permuted(shuffled, axis=2, out=shuffled)  # every (resample, query) row shuffled on its own
+            means = shuffled.mean(axis=1)
+            blocks.append(means.max(axis=1) - means.min(axis=1))
+            t.advance(k)
     ranges = np.sort(np.concatenate(blocks))
     counted = ranges.size - np.searchsorted(ranges, threshold, side="left")
     return np.asarray((counted + 1) / (n_resamples + 1.0), dtype=np.float64)
