@@ -128,4 +128,11 @@ class Raters(StrEnum):
     MIN = "min"
 
 
-__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged"]
+class Order(StrEnum):
+    """What ranks a run's documents: its scores, or (a run that has none) its ranks."""
+
+    SCORE = "score"
+    RANK = "rank"
+
+
+__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged"]

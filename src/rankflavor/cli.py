@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .cli_inputs import input_formats
 from .errors import RankflavorError
 from .pages import prefer_small_pages
 
@@ -79,6 +80,7 @@ def cli() -> None:
 @click.option("--raters", "raters_rule", default=None, metavar="RULE",
               help="QRELS is a ratings file (several raters per pair; see `rankflavor raters`): aggregate it by "
               "RULE (mean, rounded_mean, quepid, median, majority, max, min), named in every flavor string.")
+@input_formats
 def eval_cmd(
     qrels: str,
     run: str,
@@ -97,7 +99,8 @@ def eval_cmd(
     scale_name: str | None = None,
     raters_rule: str | None = None,
 ) -> None:
-    """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
+    """Evaluate RUN against QRELS (TREC by default; every format of --qrels-format/--run-format,
+    plain or compressed)."""
     from .evaluate import evaluate
     from .flavor import parse_knob_assignments
     from .render import render
@@ -206,6 +209,7 @@ def demo_cmd(out_dir: str | None) -> None:
               "headline min/max, pairs and run orders; by default they are listed but left out of it.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
+@input_formats
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
                fmt: str) -> None:
@@ -231,6 +235,7 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
 @click.option("--show-ignored", type=int, default=5, show_default=True, metavar="N",
               help="Documents listed per reason for being left out (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@input_formats
 def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | None, flavor_knobs: tuple[str, ...],
                 show_ignored: int, fmt: str) -> None:
     """Per-position table of one query: gains, discounts, contributions, the ideal list, what was ignored."""
@@ -256,6 +261,7 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
 @click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
+@input_formats
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
              path_order: str | None, scale: str, top: int, fmt: str) -> None:
     """Why FLAVOR_A and FLAVOR_B differ on RUN: the gap attributed to each knob, per query and in the mean."""
@@ -348,6 +354,7 @@ def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
+@input_formats
 def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
                   per_query: bool, fmt: str, html_path: str | None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
@@ -403,6 +410,7 @@ for _command in _JUDGMENT_COMMANDS:
               show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (means with CIs, significance table, per-query deltas) to FILE.")
+@input_formats
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,

@@ -25,6 +25,7 @@ from .choices import (
     IdealCut,
     Missing,
     Negatives,
+    Order,
     PDivisor,
     Precision,
     Raters,
@@ -59,6 +60,7 @@ __all__ = [
     "KnobValue",
     "Missing",
     "Negatives",
+    "Order",
     "PDivisor",
     "Precision",
     "Raters",
@@ -160,6 +162,7 @@ class Flavor(TypedKnobs):
     p_divisor: PDivisor
     param: str
     raters: Raters
+    order: Order
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again
