@@ -442,3 +442,10 @@ def main() -> None:
     (this module imports only click and the errors)."""
     prefer_small_pages()
     cli(prog_name="rankflavor")
+
+
+# --- convert (issue 23; the command lives in cli_convert.py) ---------------------------------------
+from .cli_convert import COMMANDS as _CONVERT_COMMANDS  # noqa: E402
+
+for _command in _CONVERT_COMMANDS:
+    cli.add_command(_command)
