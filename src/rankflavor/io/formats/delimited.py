@@ -198,10 +198,11 @@ def read_quepid_snapshot(source: str, data: bytes) -> Run:
     if len(names) > 1:
         raise InputError(source, None, f"holds {len(names)} snapshots ({', '.join(map(repr, names[:3]))}"
                          f"{', ...' if len(names) > 3 else ''}); each snapshot is a run of its own: split the file")
-    stripped = pa.table({"query": string_array([t.strip() for t in table.column("Query Text").to_pylist()]),
-                         "doc": string_array([t.strip() for t in table.column("Doc ID").to_pylist()]),
-                         "rank": table.column("Doc Position")})
-    return to_run(stripped, source, {"query": "query", "doc": "doc", "rank": "rank"}, by_lines(lines), lines=lines,
+    stripped = pa.table({"Query Text": string_array([t.strip() for t in table.column("Query Text").to_pylist()]),
+                         "Doc ID": string_array([t.strip() for t in table.column("Doc ID").to_pylist()]),
+                         "Doc Position": table.column("Doc Position")})
+    return to_run(stripped, source, {"query": "Query Text", "doc": "Doc ID", "rank": "Doc Position"}, by_lines(lines),
+                  lines=lines,
                   tag=names[0] if names else None)
 
 

@@ -38,6 +38,11 @@ def _columnar(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -
     None where the line-by-line read must decide (and name the problem)."""
     if not data.strip() or b"\n\n" in data or b"\n\r\n" in data or data[:1] in (b"\n", b"\r") or data.startswith(b"\xef\xbb\xbf"):
         return None
+    if not data.isascii():  # pyarrow's reader lets invalid UTF-8 through in places (field names)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     import pyarrow.json as pajson
 
     try:
@@ -47,7 +52,7 @@ def _columnar(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -
         return None
     try:
         for name in table.column_names:  # nested values: the line reader names the line
-            if pa.types.is_nested(table.schema.field(name).type) and name in _roles(list(table.column_names), kind, columns):
+            if pa.types.is_nested(table.schema.field(name).type) and name in _roles(list(table.column_names), kind, columns).values():
                 return None
         where = by_lines(None, 1)
         if kind == "qrels":
@@ -57,12 +62,12 @@ def _columnar(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -
         return None  # a missing field or a bad value: the line reader names it the same way
 
 
-def _roles(names: list[str], kind: str, columns: Mapping[str, str]) -> dict[str, str]:
+def _roles(names: list[str], kind: str, columns: Mapping[str, str], source: str = "") -> dict[str, str]:
     """The field of each role present (``query``, ``doc``, and ``grade`` or ``score``/``rank``)."""
     found: dict[str, str] = {}
     roles = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc", "score", "rank")
     for role in roles:
-        name = pick(names, role, columns, "", required=False)
+        name = pick(names, role, columns, source, required=False)
         if name is not None:
             found[role] = name
     return found
@@ -104,7 +109,7 @@ def _by_line(source: str, data: bytes, kind: str, columns: Mapping[str, str]) ->
 
 
 def _fields(source: str, line: int, names: list[str], kind: str, columns: Mapping[str, str]) -> dict[str, str]:
-    found = _roles(names, kind, columns)
+    found = _roles(names, kind, columns, f"{source}:{line}")
     needed = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc")
     for role in needed:  # pick raises the error naming the defaults
         if role not in found:
