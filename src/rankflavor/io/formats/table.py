@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ... import arrow_ops
-from ...columns import as_numpy, plain_strings
+from ...columns import as_numpy, plain_strings, string_buffers
 from ...errors import InputError
 from ...tables import Qrels, Run
 from .spec import DEFAULTS
@@ -58,22 +58,57 @@ def pick(names: list[str], role: str, columns: Mapping[str, str], source: str, *
 
 def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where, *, encode: bool = False) -> pa.Array:
     """A column of ids as one string array (dictionary-encoded if ``encode``): text or integers,
-    never missing (null) or empty."""
+    never missing (null) or empty. A dictionary column of text is kept as it is (Parquet's
+    dictionary pages read as one), so no string is hashed again."""
+    if encode:
+        kept = _dictionary_ids(column, name, source, where)
+        if kept is not None:
+            return kept
     values = plain_strings(column)
     kind = values.type
-    if pa.types.is_string_view(kind) or pa.types.is_large_string(kind):
-        values = arrow_ops.cast(values, pa.string())
-    elif pa.types.is_integer(kind):
+    if pa.types.is_string_view(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind):
         values = arrow_ops.cast(values, pa.string())
     elif not pa.types.is_string(kind):
         raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; ids are text or integers")
-    if values.null_count:
-        row = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
-        raise _bad(source, where, row, f"{name} is missing (null): an id is needed")
-    lengths = as_numpy(arrow_ops.binary_length(values)) if len(values) else np.zeros(0, np.int32)
-    if (lengths == 0).any():
-        raise _bad(source, where, int(np.flatnonzero(lengths == 0)[0]), f"{name} is empty: an id is needed")
+    _check_ids(values, name, source, where)
     return arrow_ops.dictionary_encode(values) if encode else values
+
+
+def _check_ids(values: pa.Array, name: str, source: str, where: Where, rows: np.ndarray | None = None) -> None:
+    """No null, no empty string among ``values`` (the rows named are ``rows[i]`` when given)."""
+    if values.null_count:
+        bad = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
+        raise _bad(source, where, bad if rows is None else int(rows[bad]), f"{name} is missing (null): an id is needed")
+    offsets, _ = string_buffers(values)
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if len(empty):
+        raise _bad(source, where, int(empty[0]) if rows is None else int(rows[empty[0]]), f"{name} is empty: an id is needed")
+
+
+def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> pa.Array | None:
+    """A dictionary column of text with int32 indices as one array with one dictionary (checked),
+    or None for any other column."""
+    kind = column.type
+    if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type) and kind.index_type == pa.int32()):
+        return None
+    if isinstance(column, pa.ChunkedArray):
+        column = column.unify_dictionaries()
+        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if column.null_count:  # a null index: the row is missing its id
+        bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
+        raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
+    indices = as_numpy(column.indices)
+    try:
+        _check_ids(column.dictionary, name, source, where)
+    except InputError:  # an entry is null or empty: name the first row that uses one
+        entries = column.dictionary
+        offsets, _ = string_buffers(entries.fill_null("")) if entries.null_count else string_buffers(entries)
+        bad_entries = np.flatnonzero(np.diff(offsets) == 0)
+        used = np.flatnonzero(np.isin(indices, bad_entries))
+        if len(used):
+            raise _bad(source, where, int(used[0]), f"{name} is missing or empty: an id is needed") from None
+        return None  # only unused entries are bad: the plain path encodes the values anew
+    return column
 
 
 def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> np.ndarray:
@@ -83,7 +118,9 @@ def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: W
     if values.null_count:
         row = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
         raise _bad(source, where, row, f"{name} is missing (null): a number is needed")
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+    if kind in (pa.float64(), pa.float32()) or pa.types.is_integer(kind):
+        out = as_numpy(values).astype(np.float64, copy=False)  # (no pyarrow.compute import for a plain column)
+    elif pa.types.is_decimal(kind):
         out = as_numpy(arrow_ops.cast(values, pa.float64()))
     elif pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
         try:
