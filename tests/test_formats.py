@@ -115,3 +115,14 @@ def test_the_library_imports_without_polars() -> None:
             "print(rf.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, 'ndcg@1')[0].mean)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1.0"
+
+
+def test_explain_and_diff_name_order_rank_on_a_rank_only_run(files: tuple) -> None:  # type: ignore[type-arg]
+    _, _, qpaths, rpaths = files
+    query = read_run(rpaths["msmarco"]).query.to_pylist()[0]
+    shown = rf.explain(qpaths["trec"], rpaths["msmarco"], query, "ndcg@10")
+    assert "order=rank" in str(shown.measure)
+    gap = rf.diff(qpaths["trec"], rpaths["msmarco"], "ndcg@10", "ndcg@10[gain=exp2]")
+    assert "order=rank" in str(gap.a) and "order=rank" in str(gap.b)
+    scored = rf.diff(qpaths["trec"], rpaths["trec"], "ndcg@10", "ndcg@10[gain=exp2]")
+    assert gap.means.tolist() == scored.means.tolist()  # no ties: ranks order as the scores do
