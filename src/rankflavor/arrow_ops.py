@@ -63,3 +63,8 @@ def ascii_is_decimal(values: Any) -> Any:
 def sort_indices(values: Any) -> Any:
     """Ascending, in byte order for strings (``strcmp``)."""
     return _compute().sort_indices(values)
+
+
+def binary_length(values: Any) -> Any:
+    """Bytes of each string (``pyarrow.compute.binary_length``)."""
+    return _compute().binary_length(values)

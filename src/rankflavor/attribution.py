@@ -327,10 +327,11 @@ def diff_tables(qrels: Qrels, run: Run, a: Measure, b: Measure, order: Sequence[
     if a.metric != b.metric:
         raise UsageError(f"diff compares two flavors of one metric; received {a.metric} ({a.display}) and "
                          f"{b.metric} ({b.display})")
-    from .plan import evaluate_tables
+    from .plan import evaluate_tables, run_ordered
 
-    a = Measure(a.metric, a.k, a.flavor)
-    b = Measure(b.metric, b.k, b.flavor)
+    # (a run of ranks alone puts order=rank on both, as the plan would on each step)
+    a = run_ordered(run, Measure(a.metric, a.k, a.flavor))
+    b = run_ordered(run, Measure(b.metric, b.k, b.flavor))
     steps = path_measures(a, b, order)
     measures = [a, *(s.measure for s in steps)]
     # One evaluation: alignment and each distinct ordering are shared by every step.

@@ -135,4 +135,11 @@ class Utility(StrEnum):
     GRADE = "grade"
 
 
-__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]
+class Order(StrEnum):
+    """What ranks a run's documents: its scores, or (a run that has none) its ranks."""
+
+    SCORE = "score"
+    RANK = "rank"
+
+
+__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]

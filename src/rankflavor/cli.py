@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .cli_inputs import input_formats
 from .errors import RankflavorError
 from .pages import prefer_small_pages
 from .progress import terminal_progress
@@ -94,6 +95,7 @@ def cli() -> None:
               "see `rankflavor history`.")
 @click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
               help="The history database --record appends to (default: rankflavor-history.sqlite here).")
+@input_formats
 def eval_cmd(
     qrels: str,
     run: str,
@@ -117,7 +119,8 @@ def eval_cmd(
     record: bool = False,
     history_db: str | None = None,
 ) -> None:
-    """Evaluate RUN against QRELS (TREC formats, plain or gzip)."""
+    """Evaluate RUN against QRELS (TREC by default; every format of --qrels-format/--run-format,
+    plain or compressed)."""
     from .cli_project import eval_project
     from .evaluate import evaluate
     from .flavor import parse_knob_assignments
@@ -237,6 +240,7 @@ def demo_cmd(out_dir: str | None) -> None:
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; the base and grid flavors take "
               "its rel, negatives and G (knobs typed here win); preset rows keep their tool's own flavor.")
+@input_formats
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
                fmt: str, scale_name: str | None = None) -> None:
@@ -264,6 +268,7 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
 @click.option("--show-ignored", type=int, default=5, show_default=True, metavar="N",
               help="Documents listed per reason for being left out (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@input_formats
 def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | None, flavor_knobs: tuple[str, ...],
                 show_ignored: int, fmt: str) -> None:
     """Per-position table of one query: gains, discounts, contributions, the ideal list, what was ignored."""
@@ -289,6 +294,7 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
 @click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
+@input_formats
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
              path_order: str | None, scale: str, top: int, fmt: str) -> None:
     """Why FLAVOR_A and FLAVOR_B differ on RUN: the gap attributed to each knob, per query and in the mean."""
@@ -381,6 +387,7 @@ def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
+@input_formats
 def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
                   per_query: bool, fmt: str, html_path: str | None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
@@ -444,6 +451,7 @@ for _command in _HISTORY_COMMANDS:
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; every measure takes its rel, "
               "negatives and G (knobs typed here win); --flavors presets keep their tool's own flavor.")
+@input_formats
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
@@ -490,3 +498,10 @@ def main() -> None:
     (this module imports only click and the errors)."""
     prefer_small_pages()
     cli(prog_name="rankflavor")
+
+
+# --- convert (issue 23; the command lives in cli_convert.py) ---------------------------------------
+from .cli_convert import COMMANDS as _CONVERT_COMMANDS  # noqa: E402
+
+for _command in _CONVERT_COMMANDS:
+    cli.add_command(_command)

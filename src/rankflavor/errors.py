@@ -59,6 +59,12 @@ class InputError(RankflavorError, ValueError):
         super().__init__(full)
 
 
+class FormatLossError(UsageError):
+    """The output format cannot hold what the input has (``rankflavor convert``): a score in a
+    format of ranks, an id with a blank in TREC text, a fractional grade in BEIR qrels. The
+    message names the first such row and what ``--lossy`` would do, where it can."""
+
+
 class EvaluationError(RankflavorError):
     """The flavor asked to fail on a condition the data has (``missing=error``, ``empty=error``)."""
 

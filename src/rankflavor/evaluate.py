@@ -132,6 +132,13 @@ def evaluate(
     if chunk_rows is not None:
         if not isinstance(run, (str, os.PathLike)):
             raise UsageError("chunk_rows: chunked evaluation streams a run file; pass its path")
+        from .io.formats.read import choose
+        from .io.formats.spec import split_input
+
+        path, fmt, _ = split_input(run, None, None, "run")
+        if choose(path, "run", fmt) != "trec":
+            raise UsageError(f"chunk_rows: chunked evaluation streams TREC run files; {path} is read as "
+                             f"{choose(path, 'run', fmt)} (convert it: rankflavor convert)")
         from .chunked import evaluate_chunked
 
         return evaluate_chunked(q_table, run, measures, chunk_rows, extras, progress)

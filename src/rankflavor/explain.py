@@ -54,7 +54,7 @@ from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .metrics import registry
 from .order import Ordering, Ranked, Ranker
-from .plan import check_duplicates
+from .plan import check_duplicates, run_ordered
 from .tables import Qrels, Run
 
 #: Metrics explain can break down position by position (the registry's explainable metrics).
@@ -142,6 +142,7 @@ def _query_code(aligned: Aligned, query: str, flavor: Flavor) -> int:
 
 def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Explanation:
     """:func:`explain` on tables already read."""
+    measure = run_ordered(run, measure)  # a run of ranks alone: order=rank in the flavor shown
     spec = measure.spec
     if spec.breakdown is None:
         raise UsageError(f"measure: explain breaks down {' and '.join(registry.explainable())} by position; "

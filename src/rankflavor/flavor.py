@@ -25,6 +25,7 @@ from .choices import (
     IdealCut,
     Missing,
     Negatives,
+    Order,
     PDivisor,
     Precision,
     Raters,
@@ -60,6 +61,7 @@ __all__ = [
     "KnobValue",
     "Missing",
     "Negatives",
+    "Order",
     "PDivisor",
     "Precision",
     "Raters",
@@ -169,6 +171,7 @@ class Flavor(TypedKnobs):
     distractor_grade: str
     penalty: str
     utility: Utility
+    order: Order
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

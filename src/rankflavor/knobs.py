@@ -51,6 +51,7 @@ from .choices import (
     IdealCut,
     Missing,
     Negatives,
+    Order,
     PDivisor,
     Precision,
     Raters,
@@ -422,6 +423,16 @@ KNOBS: dict[str, Knob] = {
             "passage's utility (an LLM judge's, read as the grade column): positive as it is, "
             "negative times -penalty [UDCG].",
             _choice("utility", Utility),
+            quiet=True,
+        ),
+        Knob(
+            "order", "score", "score | rank",
+            "What ranks the run: score = scores descending (every TREC-style tool); rank = the "
+            "run's own ranks ascending, for a run that has no scores (MS MARCO run TSV "
+            "qid<TAB>pid<TAB>rank, a Quepid snapshot, search hits without _score). Set by the "
+            "reader: measures on a rank-only run carry order=rank; a measure naming it refuses a "
+            "scored run. Equal ranks are ties, broken by the ties knob.",
+            _choice("order", Order),
             quiet=True,
         ),
     )

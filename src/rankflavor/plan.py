@@ -55,6 +55,19 @@ def check_raters(qrels: Qrels, measure: Measure) -> None:
                      f"raters={qrels.raters}")
 
 
+def run_ordered(run: Run, measure: Measure) -> Measure:
+    """``measure`` as it reads ``run``: with ``order=rank`` when the run has ranks but no scores
+    (its scores are minus its ranks), so the flavor string says how it was ordered; a measure
+    naming ``order=rank`` refuses a run ordered by its scores (the knob states what the run is)."""
+    order = str(measure.flavor.order)
+    if order == run.ranked_by:
+        return measure
+    if run.ranked_by == "rank" and order == "score":
+        return measure.with_knobs(order="rank")
+    raise UsageError(f"{measure.name} sets order={order} but the run {run.source} has scores: it is ordered by "
+                     f"them (order=score); drop the knob, or give a run with ranks and no scores")
+
+
 class Evaluation:
     """Evaluate measures of one run against one set of judgments, sharing alignment and sorting.
 
@@ -140,6 +153,7 @@ class Evaluation:
     def evaluate(self, measure: Measure) -> MeasureResult:
         """The :class:`MeasureResult` of ``measure``; raises the typed error evaluate() would raise."""
         check_raters(self.qrels, measure)
+        measure = run_ordered(self.run, measure)
         ranked = self.ranked(measure)
         values, empty = measure.spec.compute(ranked, measure)
         return aggregate(measure, values, empty, ranked.aligned)
@@ -181,4 +195,4 @@ def evaluate_tables(
         plan.close()
 
 
-__all__ = ["Evaluation", "check_duplicates", "check_raters", "evaluate_tables"]
+__all__ = ["Evaluation", "check_duplicates", "check_raters", "evaluate_tables", "run_ordered"]

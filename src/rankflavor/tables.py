@@ -42,6 +42,9 @@ class Qrels:
     #: The grade column holds per-passage utilities (an LLM judge's, signed: negative for a
     #: distractor) rather than relevance grades; measures that read ``utility`` take ``utility=grade``.
     utilities: bool = False
+    #: Rows read that hold no judgment and were left out, counted (a Quepid export's row of a
+    #: query nobody rated: the query text alone).
+    skipped_rows: int = 0
 
     def __len__(self) -> int:
         return len(self.grade)
@@ -94,6 +97,10 @@ class Run:
     query_runs: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
     #: The reader found that no score rises inside a run of one query id (False: not known).
     scores_descend: bool = field(default=False, repr=False, compare=False)
+    #: ``"score"``, or ``"rank"`` for a run read without scores (MS MARCO run TSV, a Quepid
+    #: snapshot): ``score`` then holds minus the rank, so scores descending is ranks ascending,
+    #: and measures on it carry the ``order=rank`` knob.
+    ranked_by: str = "score"
 
     def __post_init__(self) -> None:
         if self.doc_strings is None and self.doc_integers is None:

@@ -1,7 +1,9 @@
 """Reading inputs: TREC files, pytrec_eval-style dicts and DataFrames, into tables.
 
 * :mod:`~rankflavor.io.inputs` - ``as_qrels`` / ``as_run``: whatever the caller has, as tables;
-* :mod:`~rankflavor.io.qrels`, :mod:`~rankflavor.io.run` - ``read_qrels`` / ``read_run``;
+* :mod:`~rankflavor.io.qrels`, :mod:`~rankflavor.io.run` - ``read_qrels`` / ``read_run``, in any
+  format: TREC here, every other format by :mod:`~rankflavor.io.formats`;
+* :mod:`~rankflavor.io.compression` - gzip, bz2, xz and zstd by magic number;
 * :mod:`~rankflavor.io.columnar` - the columnar read of a file, whole or in pieces on every core;
 * :mod:`~rankflavor.io.parse` - pyarrow's parse of a whole file or of one piece;
 * :mod:`~rankflavor.io.lines` - the line-by-line reader, trec_eval's rules, errors naming lines;

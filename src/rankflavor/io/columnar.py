@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..threads import cores
+from .compression import other_codec
 from .parse import Derive, Derived, parse_bytes, parse_whole
 from .source import check_not_empty, is_gzip, normalized, piece_bounds, read_bytes
 
@@ -58,7 +59,8 @@ def columnar(
     InputError
         When the file cannot be read or holds only blanks.
     """
-    parsed = read_columns(path, n_fields, kinds, derive) if os.path.isfile(path) else None
+    # bz2, xz and zstd files are decompressed into memory by read_bytes, then parsed from there
+    parsed = read_columns(path, n_fields, kinds, derive) if os.path.isfile(path) and not other_codec(path) else None
     if parsed is not None:
         return parsed, None, path
     data = read_bytes(path)

@@ -1,5 +1,8 @@
 """Turn whatever the caller has (a path, a pytrec_eval-style dict, a DataFrame) into tables.
 
+DataFrames are pandas', pyarrow Tables and polars' (taken through ``polars.DataFrame.to_arrow``,
+so polars is never imported here: the library works without it).
+
 Dicts and DataFrames become columns without a Python step per document: keys, values and
 lengths are gathered by C-level iteration (``itertools.chain``, ``map``, ``np.fromiter``) and
 query ids repeated by their lengths. Those fast paths accept only what needs no check per
@@ -63,7 +66,7 @@ def as_qrels(obj: Any) -> Qrels:
         q, d, v = _from_nested(obj, "qrels dict", "grade")
         return Qrels(q, d, v, "qrels dict")
     if _is_frame(obj):
-        q, d, v = _from_frame(obj, "qrels DataFrame", GRADE_COLUMNS)
+        q, d, v = _from_frame(_polars_as_arrow(obj), "qrels DataFrame", GRADE_COLUMNS)
         return Qrels(q, d, v, "qrels DataFrame")
     raise UsageError(
         f"qrels must be a path, a dict {{query: {{doc: grade}}}} or a DataFrame; received {type(obj).__name__}"
@@ -89,7 +92,7 @@ def as_run(obj: Any) -> Run:
         q, d, v = _from_nested(obj, "run dict", "score")
         return Run(q, d, v, "run dict")
     if _is_frame(obj):
-        q, d, v = _from_frame(obj, "run DataFrame", SCORE_COLUMNS)
+        q, d, v = _from_frame(_polars_as_arrow(obj), "run DataFrame", SCORE_COLUMNS)
         return Run(q, d, v, "run DataFrame")
     raise UsageError(
         f"run must be a path, a dict {{query: {{doc: score}}}} or a DataFrame; received {type(obj).__name__}"
@@ -171,6 +174,17 @@ def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
 
 def _is_frame(obj: Any) -> bool:
     return hasattr(obj, "columns") and hasattr(obj, "__getitem__") and hasattr(obj, "__len__")
+
+
+def _polars_as_arrow(frame: Any) -> Any:
+    """A polars DataFrame as the pyarrow Table of its columns (no copy for most types; polars'
+    large and view strings become plain strings); any other frame as it is."""
+    if not type(frame).__module__.startswith("polars") or not hasattr(frame, "to_arrow"):
+        return frame
+    table = frame.to_arrow()
+    cols = [arrow_ops.cast(c, pa.string()) if pa.types.is_large_string(c.type) or pa.types.is_string_view(c.type) else c
+            for c in table.columns]
+    return pa.table(cols, names=table.column_names)
 
 
 def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:

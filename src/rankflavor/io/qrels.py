@@ -1,9 +1,11 @@
-"""Read a TREC qrels file (``query iteration doc grade``), plain or gzip."""
+"""Read judgments: :func:`read_qrels`, in any format of :mod:`rankflavor.io.formats`; TREC qrels
+(``query iteration doc grade``) read here, columnar, plain or compressed."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -13,12 +15,43 @@ from ..docnos import canonical_mask
 from ..tables import Qrels
 from ..threads import in_background
 from .columnar import columnar
+from .formats.read import read_formatted
+from .formats.spec import split_input
 from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from .parse import QUERY
 from .source import read_bytes
 
 
-def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], format: str | None = None,
+               columns: str | Mapping[str, str] | None = None) -> Qrels:
+    """Read judgments in any supported format, plain or compressed (gzip, bz2, xz, zstd).
+
+    Parameters
+    ----------
+    path : path, or an :class:`~rankflavor.io.formats.spec.Input` (a path with its format and columns).
+    format : ``trec``, ``msmarco``, ``beir``, ``json``, ``csv``, ``tsv``, ``jsonl``, ``parquet``,
+        ``quepid``, ``es`` (see :mod:`rankflavor.io.formats.spec`); None or ``auto``: by the
+        file's name (``.parquet``, ``.jsonl``, ``.json``, ``.csv``, ``.tsv``; anything else is
+        TREC), refined by its first line (a BEIR or Quepid header).
+    columns : ``"query=qid,doc=docid,grade=label"`` or a mapping: the column names of a csv,
+        tsv, jsonl or parquet input.
+
+    Raises
+    ------
+    InputError
+        Naming file and line (or row, or JSON path) and what was expected.
+    UsageError
+        For an unknown format, or columns for a format that has none.
+    """
+    path, fmt, cols = split_input(path, format, columns, "qrels")
+    found = read_formatted(path, "qrels", fmt, cols) if fmt != "trec" else None
+    if found is not None:
+        assert isinstance(found, Qrels)
+        return found
+    return read_trec_qrels(path)
+
+
+def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file (``query iteration doc grade``).
 
     The columnar reader takes clean single-space files; the line-by-line reader

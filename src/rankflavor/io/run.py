@@ -1,4 +1,5 @@
-"""Read a TREC run file (``query Q0 doc rank score tag``), plain or gzip.
+"""Read a run: :func:`read_run`, in any format of :mod:`rankflavor.io.formats`; TREC runs
+(``query Q0 doc rank score tag``) read here, columnar, plain or compressed.
 
 Besides the columns, a run read in pieces carries what the read workers found while each
 piece was in their cache: its docnos as canonical integers (or their hashes), where its runs
@@ -8,7 +9,7 @@ of one query id start, and whether scores never rise inside them (see :class:`Ru
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -20,12 +21,38 @@ from ..errors import InputError
 from ..kernels import rises_inside, run_starts
 from ..tables import Run
 from .columnar import columnar
+from .formats.read import read_formatted
+from .formats.spec import split_input
 from .lines import RUN_FIELDS, RUN_LAYOUT, parse_run_lines
 from .parse import QUERY, Derived
 from .source import BLANKS, is_gzip, read_bytes
 
 
-def read_run(path: str | os.PathLike[str]) -> Run:
+def read_run(path: str | os.PathLike[str], format: str | None = None,
+             columns: str | Mapping[str, str] | None = None) -> Run:
+    """Read a run in any supported format, plain or compressed (gzip, bz2, xz, zstd).
+
+    Parameters are those of :func:`rankflavor.io.qrels.read_qrels`; a run's columns are
+    ``query``, ``doc``, and ``score`` or ``rank``. A run with ranks and no scores (``msmarco``,
+    ``quepid`` snapshots, hits without ``_score``, a table with a rank column alone) is ordered
+    by its ranks: ``Run.ranked_by`` is ``"rank"`` and measures on it carry ``order=rank``.
+
+    Raises
+    ------
+    InputError
+        Naming file and line (or row, or JSON path) and what was expected.
+    UsageError
+        For an unknown format, or columns for a format that has none.
+    """
+    path, fmt, cols = split_input(path, format, columns, "run")
+    found = read_formatted(path, "run", fmt, cols) if fmt != "trec" else None
+    if found is not None:
+        assert isinstance(found, Run)
+        return found
+    return read_trec_run(path)
+
+
+def read_trec_run(path: str | os.PathLike[str]) -> Run:
     """Read a TREC run file (``query Q0 doc rank score tag``).
 
     The run tag reported is the last line's, as trec_eval reports it. The columnar reader

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .compression import decompress
 
 #: The blanks of trec_eval's ``isspace`` (str.strip and str.split also take a no-break space).
 BLANKS = " \t\n\r\v\f"
@@ -31,7 +32,8 @@ _OTHER_BLANKS = (b"\t", b"\v", b"\f")
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a file, transparently un-gzipping it (by magic number, not by name).
+    """Read a file, transparently decompressing gzip, bz2, xz or zstd (by magic number, not by
+    name; :mod:`rankflavor.io.compression`).
 
     Raises
     ------
@@ -53,7 +55,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:  # zlib.error (damaged deflate blocks) is no OSError
             raise InputError(str(p), None, f"gzip data is corrupt: {exc}") from None
-    return data
+    return decompress(str(p), data)
 
 
 def is_gzip(path: str | os.PathLike[str]) -> bool:

@@ -1,0 +1,78 @@
+"""``--qrels-format``, ``--run-format`` and ``--columns``: one decorator for every command that reads
+judgments and runs.
+
+:func:`input_formats` adds the three options to a command whose arguments are ``qrels`` and
+``run`` or ``runs``, and hands the command those paths as :class:`rankflavor.io.formats.spec.Input`
+values (path-like, so the library reads them as paths) when an option is given. Like
+:mod:`rankflavor.cli`, this module imports only click at module level.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+_FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
+                "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch); compressed files "
+                "(gzip, bz2, xz, zstd) are read as they are.")
+
+
+def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--qrels-format``, ``--run-format`` and ``--columns`` to ``command``."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, qrels_format: str, run_format: str, columns: str | None, **kwargs: Any) -> Any:
+        if qrels_format != "auto" or run_format != "auto" or columns:
+            _wrap(kwargs, qrels_format, run_format, columns)
+        return command(*args, **kwargs)
+
+    options = [
+        click.option("--qrels-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+                     show_default=True, help="Format of QRELS: " + _FORMAT_HELP),
+        click.option("--run-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+                     show_default=True, help="Format of the run(s), as --qrels-format."),
+        click.option("--columns", default=None, metavar="ROLE=NAME,...",
+                     help="Column names of csv, tsv, jsonl and parquet inputs: query=qid,doc=docid,grade=label "
+                     "(judgments), score=... or rank=... (runs). Default: query_id, doc_id, relevance, score."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: str | None) -> None:
+    """Replace the command's paths by Inputs carrying their format and the columns of their kind."""
+    from .errors import UsageError
+    from .io.formats.spec import NAMED_COLUMNS, Input, format_by_name, format_named, parse_columns
+
+    if kwargs.get("engine") == "spark":
+        raise UsageError("--qrels-format, --run-format and --columns are for the local engine (Spark reads TREC files)")
+    roles = parse_columns(columns)
+    used = False
+
+    def one(path: Any, fmt: str, kind: str) -> Any:
+        nonlocal used
+        if path is None:
+            return None
+        chosen = format_named(fmt)
+        mine = {r: n for r, n in roles.items() if r in (("query", "doc", "grade") if kind == "qrels" else
+                                                         ("query", "doc", "score", "rank"))}
+        if mine and (chosen or format_by_name(path)) in NAMED_COLUMNS:
+            used = True
+        else:
+            mine = {}
+        return Input(str(path), chosen, mine)
+
+    if "qrels" in kwargs:
+        kwargs["qrels"] = one(kwargs["qrels"], qrels_format, "qrels")
+    if "run" in kwargs:
+        kwargs["run"] = one(kwargs["run"], run_format, "run")
+    if "runs" in kwargs:
+        kwargs["runs"] = tuple(one(r, run_format, "run") for r in kwargs["runs"])
+    if roles and not used:
+        raise UsageError(f"--columns names the columns of {', '.join(NAMED_COLUMNS)} inputs; none of the inputs is "
+                         "one (give --qrels-format/--run-format)")

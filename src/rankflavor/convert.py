@@ -1,0 +1,121 @@
+"""``rankflavor convert IN OUT``: judgments or a run from any format into any other, exactly.
+
+What is read is what the engine would read (:func:`rankflavor.io.qrels.read_qrels`,
+:func:`rankflavor.io.run.read_run`), and the writer (:mod:`rankflavor.io.formats.write`) writes
+the same rows per query, in the same order, with the same ids and values, so reading ``OUT``
+gives what reading ``IN`` gave. Where the output format cannot hold something (scores in a
+format of ranks, a blank inside a TREC id), the conversion is refused with a
+:class:`~rankflavor.errors.FormatLossError`, or with ``lossy=True`` does the documented lossy
+thing (see :mod:`rankflavor.io.formats.write`).
+
+Examples
+--------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> _ = open(os.path.join(d, "q.txt"), "w").write("q1 0 d1 2\\nq1 0 d2 0\\n")
+>>> c = convert(os.path.join(d, "q.txt"), os.path.join(d, "q.jsonl"))
+>>> c.kind, c.rows, c.to_format
+('qrels', 2, 'jsonl')
+>>> open(os.path.join(d, "q.jsonl")).readline()
+'{"query_id": "q1", "doc_id": "d1", "relevance": 2}\\n'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .errors import InputError, UsageError
+from .io.formats.spec import FORMATS, format_by_name, format_named, parse_columns, split_input
+from .io.formats.write import write
+from .io.qrels import read_qrels
+from .io.run import read_run
+from .tables import Qrels, Run
+
+KINDS = ("auto", "qrels", "run")
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What :func:`convert` did: the kind, rows and queries written, and the formats."""
+
+    kind: str
+    rows: int
+    queries: int
+    from_format: str
+    to_format: str
+    output: str
+    ranked_by: str = "score"
+
+    def summary(self) -> str:
+        what = "judgments" if self.kind == "qrels" else "results"
+        ranked = " (ordered by rank, no scores)" if self.ranked_by == "rank" else ""
+        return (f"wrote {self.rows} {what} of {self.queries} queries{ranked} to {self.output} "
+                f"({self.from_format} -> {self.to_format})\n")
+
+
+def read_either(path: str | os.PathLike[str], kind: str, fmt: str | None, columns: str | Mapping[str, str] | None
+                ) -> Qrels | Run:
+    """Read ``path`` as ``kind``; ``auto`` tries judgments, then a run, and refuses a file both read."""
+    if kind == "qrels":
+        return read_qrels(path, fmt, columns)
+    if kind == "run":
+        return read_run(path, fmt, columns)
+    if kind != "auto":
+        raise UsageError(f"--kind: expected one of {', '.join(KINDS)}, received {kind!r}")
+    errors: list[InputError] = []
+    found: list[Qrels | Run] = []
+    for reader in (read_qrels, read_run):
+        try:
+            found.append(reader(path, fmt, columns))
+        except InputError as exc:
+            errors.append(exc)
+    if len(found) == 2:
+        raise UsageError(f"{path} reads both as judgments and as a run; give --kind qrels or --kind run")
+    if found:
+        return found[0]
+    first = errors[0]
+    raise InputError(first.source, first.line, first.message + " (read as judgments; as a run: "
+                     + str(errors[1]).split("\n")[0] + ")", first.text)
+
+
+def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, kind: str = "auto",
+            from_format: str | None = None, to_format: str | None = None,
+            columns: str | Mapping[str, str] | None = None, lossy: bool = False) -> Conversion:
+    """Convert judgments or a run from ``src`` to ``dst``.
+
+    Parameters
+    ----------
+    src, dst : paths; each format is named or chosen by the file's name (``.parquet``,
+        ``.jsonl``, ``.json``, ``.csv``, ``.tsv``; anything else TREC), a compression suffix
+        (``.gz``, ``.bz2``, ``.xz``, ``.zst``) choosing the output's codec.
+    kind : ``qrels``, ``run`` or ``auto`` (whichever the input reads as).
+    from_format, to_format : formats of :data:`rankflavor.io.formats.spec.FORMATS`.
+    columns : the input's column names (csv, tsv, jsonl, parquet).
+    lossy : allow the documented losses of :mod:`rankflavor.io.formats.write`.
+
+    Raises
+    ------
+    InputError
+        When the input is malformed (naming file and line, row or JSON path).
+    FormatLossError
+        When the output format cannot hold the input exactly (and ``lossy`` does not apply).
+    """
+    roles = parse_columns(columns)
+    if kind == "auto" and roles.keys() & {"score", "rank"}:
+        kind = "run"  # the columns say which
+    elif kind == "auto" and "grade" in roles:
+        kind = "qrels"
+    path, fmt, cols = split_input(src, from_format, roles, "qrels" if kind == "auto" else kind)
+    table = read_either(path, kind, fmt, cols or None)
+    out = format_named(to_format) or format_by_name(dst)
+    if out not in FORMATS:
+        raise UsageError(f"unknown output format {out!r}")
+    if os.path.abspath(os.fspath(dst)) == os.path.abspath(os.fspath(path)):
+        raise UsageError(f"OUT is IN ({dst}): give another output file")
+    write(table, dst, out, lossy)
+    table_kind = "qrels" if isinstance(table, Qrels) else "run"
+    queries = len(set(table.query.to_pylist())) if len(table) else 0
+    return Conversion(table_kind, len(table), queries, fmt or format_by_name(path), out, str(dst),
+                      table.ranked_by if isinstance(table, Run) else "score")

@@ -1,0 +1,81 @@
+"""A format's reader by name: which reader reads a file, given its format or its name and first bytes.
+
+:func:`read_formatted` is what :func:`rankflavor.io.qrels.read_qrels` and
+:func:`rankflavor.io.run.read_run` call for every format but TREC's (which they read
+themselves); it answers None when the file turns out to be TREC text after all (a ``.tsv`` of
+TREC lines, MS MARCO qrels).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ...errors import InputError
+from ...tables import Qrels, Run
+from ..source import read_bytes
+from .spec import format_by_name
+
+
+def choose(path: str | os.PathLike[str], kind: str, fmt: str | None) -> str:
+    """The format ``path`` is read in (``fmt`` when given, else by its name): ``trec`` where the
+    TREC readers read it (MS MARCO qrels are TREC qrels separated by tabs)."""
+    chosen = fmt or format_by_name(path)
+    if chosen == "msmarco" and kind == "qrels":
+        return "trec"
+    return chosen
+
+
+def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, columns: Mapping[str, str]
+                   ) -> Qrels | Run | None:
+    """Judgments (``kind="qrels"``) or a run read in format ``fmt`` (None: by the file's name and
+    first line); None when it is TREC text, for the TREC reader.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the line, row or JSON path of the first problem.
+    """
+    chosen = choose(path, kind, fmt)
+    if chosen == "trec":
+        return None
+    source = str(path)
+    if chosen == "parquet":
+        from .parquet import read_parquet
+
+        if not os.path.isfile(path):
+            read_bytes(path)  # the error for a missing file, a directory
+        return read_parquet(path, kind, columns)
+    data = read_bytes(path)
+    if not data.strip():
+        raise InputError(source, None, f"is empty; expected {chosen} {kind}")
+    if fmt is None and chosen in ("csv", "tsv"):
+        from .delimited import sniff
+
+        found = sniff(data[:4096])
+        if found == "trec":
+            return None
+        if found != "named" and not (found == "msmarco" and kind == "qrels"):
+            chosen = found
+    if chosen == "jsonl":
+        from .jsonl import read_jsonl
+
+        return read_jsonl(source, data, kind, columns)
+    if chosen in ("json", "es") or (chosen == "beir" and kind == "run"):
+        from . import jsondoc
+
+        value = jsondoc.load(source, data)
+        if fmt is None or chosen == "json":
+            chosen = jsondoc.kind_of(value) if fmt is None else chosen
+        if chosen == "es":
+            return jsondoc.read_rank_eval(source, data, value) if kind == "qrels" else jsondoc.read_hits(source, data, value)
+        return jsondoc.read_nested(source, data, kind, value)
+    from . import delimited
+
+    if chosen == "beir":
+        return delimited.read_beir_qrels(source, data)
+    if chosen == "msmarco":
+        return delimited.read_msmarco_run(source, data)
+    if chosen == "quepid":
+        return delimited.read_quepid_ratings(source, data) if kind == "qrels" else delimited.read_quepid_snapshot(source, data)
+    return delimited.read_named(source, data, kind, "\t" if chosen == "tsv" else ",", columns)

@@ -1,0 +1,177 @@
+"""Format names, :class:`Input` (a path with its format and columns), and a format by file name.
+
+Format names (``--qrels-format``, ``--run-format``, ``read_qrels(path, format=...)``):
+
+========== =============================================== ==============================================
+name       judgments (qrels)                               run
+========== =============================================== ==============================================
+trec       ``query iteration doc grade``                   ``query Q0 doc rank score tag``
+msmarco    ``qid<TAB>0<TAB>pid<TAB>grade`` (TREC with tabs) ``qid<TAB>pid<TAB>rank``: no score
+beir       ``qrels/test.tsv``: header ``query-id corpus-id score``  results JSON ``{qid: {docid: score}}``
+json       ``{qid: {docid: grade}}``                       ``{qid: {docid: score}}``
+csv, tsv   a header naming the columns (``--columns``)      the same, score and/or rank columns
+jsonl      one JSON object per line, the same names        the same
+parquet    columns of the same names (read by pyarrow)     the same
+quepid     ratings export CSV ``query,docid,rating``       snapshot CSV ``Snapshot Name,...,Doc Position``
+es         ``_rank_eval`` request JSON (``ratings``)       search responses / ``_rank_eval`` response hits
+========== =============================================== ==============================================
+
+Column names default to those the DataFrame inputs take (:mod:`rankflavor.io.inputs`):
+``query_id`` (or query, qid, topic), ``doc_id`` (or doc, docno, docid), ``relevance`` (or grade,
+rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from ...errors import UsageError, did_you_mean
+from ..compression import SUFFIXES
+
+FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+ALIASES: dict[str, str] = {
+    "auto": "auto", "elasticsearch": "es", "opensearch": "es", "rank_eval": "es", "ndjson": "jsonl",
+    "trec_eval": "trec", "pq": "parquet",
+}
+#: The roles ``--columns`` names, per kind of input.
+ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade"), "run": ("query", "doc", "score", "rank")}
+QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
+DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
+GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
+SCORE_COLUMNS = ("score", "sim")
+RANK_COLUMNS = ("rank",)
+#: Column names looked for, per role, when ``--columns`` does not name one.
+DEFAULTS: dict[str, tuple[str, ...]] = {
+    "query": QUERY_COLUMNS, "doc": DOC_COLUMNS, "grade": GRADE_COLUMNS, "score": SCORE_COLUMNS, "rank": RANK_COLUMNS,
+}
+#: Formats whose columns ``--columns`` may name.
+NAMED_COLUMNS = ("csv", "tsv", "jsonl", "parquet")
+
+
+@dataclass(frozen=True)
+class Input(os.PathLike):  # type: ignore[type-arg]
+    """A path with the format to read it in and the names of its columns.
+
+    It is a path-like object (``os.fspath`` gives the path), so everything that takes a path takes
+    it; :func:`rankflavor.io.qrels.read_qrels` and :func:`rankflavor.io.run.read_run` read its
+    ``format`` and ``columns``.
+
+    Examples
+    --------
+    >>> src = Input("judged.csv", "csv", {"query": "qid", "grade": "label"})
+    >>> os.fspath(src), str(src), src.format
+    ('judged.csv', 'judged.csv', 'csv')
+    """
+
+    path: str
+    format: str | None = None
+    columns: Mapping[str, str] = field(default_factory=dict)
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def format_named(name: str | None) -> str | None:
+    """The canonical format of ``name`` (None or ``auto``: choose by the file's name).
+
+    Raises
+    ------
+    UsageError
+        For an unknown name, listing the formats.
+
+    Examples
+    --------
+    >>> format_named("OpenSearch"), format_named("auto")
+    ('es', None)
+    """
+    if name is None:
+        return None
+    text = name.strip().lower()
+    text = ALIASES.get(text, text)
+    if text == "auto":
+        return None
+    if text not in FORMATS:
+        raise UsageError(f"unknown input format {name!r}; formats: auto, {', '.join(FORMATS)}." + did_you_mean(text, FORMATS))
+    return text
+
+
+def parse_columns(text: str | Mapping[str, str] | None, kind: str | None = None) -> dict[str, str]:
+    """``query=qid,doc=docid,grade=label`` as ``{role: column name}``.
+
+    Raises
+    ------
+    UsageError
+        For an entry that is not ``role=name``, an unknown role, or a role given twice.
+
+    Examples
+    --------
+    >>> parse_columns("query=qid, doc=docid,grade=label")
+    {'query': 'qid', 'doc': 'docid', 'grade': 'label'}
+    """
+    if text is None:
+        return {}
+    items = list(text.items()) if isinstance(text, Mapping) else [
+        tuple(part.split("=", 1)) if "=" in part else (part, "") for part in text.split(",") if part.strip()]
+    roles = ROLES[kind] if kind else tuple(dict.fromkeys(ROLES["qrels"] + ROLES["run"]))
+    out: dict[str, str] = {}
+    for role, name in items:
+        role, name = role.strip().lower(), name.strip()
+        if not name:
+            raise UsageError(f"--columns: expected ROLE=NAME (e.g. query=qid,doc=docid,grade=label), received {role!r}")
+        if role not in roles:
+            raise UsageError(f"--columns: unknown role {role!r}; roles: {', '.join(roles)}." + did_you_mean(role, roles))
+        if role in out:
+            raise UsageError(f"--columns: role {role!r} given twice")
+        out[role] = name
+    return out
+
+
+def bare_name(path: str | os.PathLike[str]) -> str:
+    """The file name without a compression suffix, lower-cased.
+
+    Examples
+    --------
+    >>> bare_name("runs/BM25.JSONL.gz")
+    'bm25.jsonl'
+    """
+    name = PurePath(os.fspath(path)).name.lower()
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def format_by_name(path: str | os.PathLike[str]) -> str:
+    """The format a file's name suggests (its contents may refine it: a ``.csv`` whose header is
+    Quepid's is ``quepid``, a ``.json`` holding ``requests`` is ``es``); ``trec`` for any other name.
+
+    Examples
+    --------
+    >>> [format_by_name(p) for p in ("a.parquet", "b.jsonl.zst", "c.tsv", "qrels.dl19.txt")]
+    ['parquet', 'jsonl', 'tsv', 'trec']
+    """
+    suffix = PurePath(bare_name(path)).suffix
+    return {".parquet": "parquet", ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+            ".csv": "csv", ".tsv": "tsv"}.get(suffix, "trec")
+
+
+def split_input(path: str | os.PathLike[str], fmt: str | None, columns: str | Mapping[str, str] | None, kind: str
+                ) -> tuple[str | os.PathLike[str], str | None, dict[str, str]]:
+    """The path, the explicit format (None: by name) and the columns of an input, an
+    :class:`Input`'s own filling what the call leaves out."""
+    if isinstance(path, Input):
+        fmt = fmt if fmt is not None else path.format
+        columns = columns if columns else path.columns
+        path = path.path
+    chosen = format_named(fmt)
+    cols = parse_columns(columns, kind)
+    if cols and (chosen or format_by_name(path)) not in NAMED_COLUMNS:
+        raise UsageError(f"--columns names the columns of {', '.join(NAMED_COLUMNS)} inputs; {path} is read as "
+                         f"{chosen or format_by_name(path)} (give --qrels-format/--run-format)")
+    return path, chosen, cols

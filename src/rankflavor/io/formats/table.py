@@ -1,0 +1,194 @@
+"""The one path after reading: named Arrow columns -> the :class:`~rankflavor.tables.Qrels` or
+:class:`~rankflavor.tables.Run` the engine reads, whatever format they came from.
+
+Every reader of :mod:`rankflavor.io.formats` builds a ``pyarrow.Table`` (by pyarrow's own
+readers where it can: Parquet, JSONL, CSV) and hands it here with a :data:`Where`, which names a
+row as its format does (a line, a row, a JSON path). Ids must be text or integers and never
+missing or empty; grades, scores and ranks finite numbers; a run with ranks and no scores is
+ordered by its ranks (its ``score`` is minus the rank, ``ranked_by="rank"``). Each is checked
+by column at once; only a failing column is walked value by value, to name its first bad row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from ... import arrow_ops
+from ...columns import as_numpy, plain_strings, string_buffers
+from ...errors import InputError
+from ...tables import Qrels, Run
+from .spec import DEFAULTS
+
+#: ``where(row)`` -> (the line of a row, or None) and how the format names it ("row 3: ",
+#: "$.requests[0].ratings[2]: ", "" where the line says it all).
+Where = Callable[[int], tuple[int | None, str]]
+
+
+def by_lines(lines: np.ndarray | None, offset: int = 0) -> Where:
+    """Rows named by their line (``lines[row]``, or row + ``offset`` when None)."""
+    if lines is None:
+        return lambda row: (row + offset, "")
+    return lambda row: (int(lines[row]), "")
+
+
+def by_rows(row: int) -> tuple[int | None, str]:
+    """Rows named by number (0-based, as pyarrow and pandas count them): Parquet, Arrow tables."""
+    return None, f"row {row}: "
+
+
+def pick(names: list[str], role: str, columns: Mapping[str, str], source: str, *, required: bool = True) -> str | None:
+    """The column that plays ``role``: the one ``columns`` names, else the first default present."""
+    if role in columns:
+        if columns[role] not in names:
+            raise InputError(source, None, f"has no column {columns[role]!r} (--columns {role}=...); columns: "
+                             + ", ".join(names))
+        return columns[role]
+    for name in DEFAULTS[role]:
+        if name in names:
+            return name
+    if required:
+        raise InputError(source, None, f"needs a {role} column ({' or '.join(DEFAULTS[role])}, or name it with "
+                         f"--columns {role}=NAME); columns: {', '.join(names)}")
+    return None
+
+
+def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where, *, encode: bool = False) -> pa.Array:
+    """A column of ids as one string array (dictionary-encoded if ``encode``): text or integers,
+    never missing (null) or empty. A dictionary column of text is kept as it is (Parquet's
+    dictionary pages read as one), so no string is hashed again."""
+    if encode:
+        kept = _dictionary_ids(column, name, source, where)
+        if kept is not None:
+            return kept
+    values = plain_strings(column)
+    kind = values.type
+    if pa.types.is_string_view(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind):
+        values = arrow_ops.cast(values, pa.string())
+    elif not pa.types.is_string(kind):
+        raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; ids are text or integers")
+    _check_ids(values, name, source, where)
+    return arrow_ops.dictionary_encode(values) if encode else values
+
+
+def _check_ids(values: pa.Array, name: str, source: str, where: Where, rows: np.ndarray | None = None) -> None:
+    """No null, no empty string among ``values`` (the rows named are ``rows[i]`` when given)."""
+    if values.null_count:
+        bad = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
+        raise _bad(source, where, bad if rows is None else int(rows[bad]), f"{name} is missing (null): an id is needed")
+    offsets, _ = string_buffers(values)
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if len(empty):
+        raise _bad(source, where, int(empty[0]) if rows is None else int(rows[empty[0]]), f"{name} is empty: an id is needed")
+
+
+def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> pa.Array | None:
+    """A dictionary column of text with int32 indices as one array with one dictionary (checked),
+    or None for any other column."""
+    kind = column.type
+    if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type) and kind.index_type == pa.int32()):
+        return None
+    if isinstance(column, pa.ChunkedArray):
+        column = column.unify_dictionaries()
+        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if column.null_count:  # a null index: the row is missing its id
+        bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
+        raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
+    indices = as_numpy(column.indices)
+    try:
+        _check_ids(column.dictionary, name, source, where)
+    except InputError:  # an entry is null or empty: name the first row that uses one
+        entries = column.dictionary
+        offsets, _ = string_buffers(entries.fill_null("")) if entries.null_count else string_buffers(entries)
+        bad_entries = np.flatnonzero(np.diff(offsets) == 0)
+        used = np.flatnonzero(np.isin(indices, bad_entries))
+        if len(used):
+            raise _bad(source, where, int(used[0]), f"{name} is missing or empty: an id is needed") from None
+        return None  # only unused entries are bad: the plain path encodes the values anew
+    return column
+
+
+def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> np.ndarray:
+    """A column of finite numbers as float64: numeric values, or text that parses as a number."""
+    values = plain_strings(column) if isinstance(column, pa.ChunkedArray) else column
+    kind = values.type
+    if values.null_count:
+        row = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
+        raise _bad(source, where, row, f"{name} is missing (null): a number is needed")
+    if kind in (pa.float64(), pa.float32()) or pa.types.is_integer(kind):
+        out = as_numpy(values).astype(np.float64, copy=False)  # (no pyarrow.compute import for a plain column)
+    elif pa.types.is_decimal(kind):
+        out = as_numpy(arrow_ops.cast(values, pa.float64()))
+    elif pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        try:
+            out = as_numpy(arrow_ops.cast(values, pa.float64()))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            out = _parse_each(values.to_pylist(), name, source, where)
+    else:
+        raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; expected numbers")
+    bad = np.flatnonzero(~np.isfinite(out))
+    if len(bad):
+        raise _bad(source, where, int(bad[0]), f"{name} {float(out[bad[0]])!r} is not a finite number")
+    return out.astype(np.float64, copy=False) + 0.0  # -0.0 is 0, as the TREC readers read it
+
+
+def _parse_each(texts: list[str], name: str, source: str, where: Where) -> np.ndarray:
+    out = np.empty(len(texts), dtype=np.float64)
+    for row, text in enumerate(texts):
+        try:
+            if not text.strip().isascii() or "_" in text:
+                raise ValueError
+            out[row] = float(text)
+        except ValueError:
+            raise _bad(source, where, row, f"{name} {text!r} is not a number") from None
+        if not math.isfinite(out[row]):
+            raise _bad(source, where, row, f"{name} {text!r} is not a finite number")
+    return out
+
+
+def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,
+             lines: np.ndarray | None = None, from_file: bool = True, skipped: int = 0) -> Qrels:
+    """Judgments from a table with query, doc and grade columns (names in :data:`DEFAULTS`)."""
+    names = list(table.column_names)
+    qc, dc, gc = (pick(names, role, columns, source) for role in ("query", "doc", "grade"))
+    assert qc is not None and dc is not None and gc is not None  # required
+    if table.num_rows == 0:
+        raise InputError(source, None, "has no judgments")
+    grade = numbers(table.column(gc), gc, source, where)
+    return Qrels(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
+                 grade, source, lines, from_file=from_file, skipped_rows=skipped)
+
+
+def to_run(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,
+           lines: np.ndarray | None = None, from_file: bool = True, tag: str | None = None) -> Run:
+    """A run from a table with query and doc columns and a score or a rank column; with scores,
+    any rank column is ignored (as trec_eval ignores it); with ranks alone it is ordered by them."""
+    names = list(table.column_names)
+    qc = pick(names, "query", columns, source)
+    dc = pick(names, "doc", columns, source)
+    assert qc is not None and dc is not None
+    sc = pick(names, "score", columns, source, required="rank" not in columns and
+              pick(names, "rank", columns, source, required=False) is None)
+    if table.num_rows == 0:
+        raise InputError(source, None, "has no results")
+    if sc is not None:
+        score, ranked_by = numbers(table.column(sc), sc, source, where), "score"
+    else:
+        rc = pick(names, "rank", columns, source)
+        assert rc is not None
+        score, ranked_by = -numbers(table.column(rc), rc, source, where) + 0.0, "rank"
+    return Run(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
+               score, source, lines, tag, from_file=from_file, ranked_by=ranked_by)
+
+
+def _where(where: Where, row: int) -> tuple[int | None, str]:
+    line, label = where(row)
+    return line, label
+
+
+def _bad(source: str, where: Where, row: int, message: str) -> InputError:
+    line, label = where(row)
+    return InputError(source, line, label + message)

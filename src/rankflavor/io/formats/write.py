@@ -1,0 +1,262 @@
+"""Writers of every format :mod:`rankflavor.io.formats.read` reads, for ``rankflavor convert``.
+
+Each writes exactly what its reader reads back: the same rows per query, in the same order, with
+the same ids and values (numbers as the shortest text that parses back to the same float).
+Where a format cannot hold something the writer refuses with a
+:class:`~rankflavor.errors.FormatLossError` naming the first row, or (``lossy=True``) states the
+documented loss:
+
+* a run's scores in a format of ranks (``msmarco`` run, ``quepid`` snapshot): refused; with
+  ``lossy`` the rank of a row is its position among its query's rows, allowed only where no
+  score rises inside a query (tied scores keep the file's order);
+* a run of ranks in a format of scores (``trec``, ``json``/``beir``): refused; with ``lossy`` the
+  score is minus the rank (the same order; the read-back run is ordered by score);
+* TREC text (``trec``, ``msmarco``) cannot hold an id with a blank (or a query id opening with
+  ``#``, a comment); Quepid's CSV an id with leading or trailing blanks (its importer strips
+  them); BEIR qrels and ``_rank_eval`` ratings hold integer grades; a JSON object cannot hold one
+  document twice for a query. These are always refused.
+* Compression follows the output's name (``.gz``, ``.bz2``, ``.xz``, ``.zst``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ...columns import from_numpy, string_array, to_strings
+from ...errors import FormatLossError, UsageError
+from ...knobs import format_number
+from ...tables import Qrels, Run
+from ..compression import SUFFIXES, compress
+from .delimited import BEIR_HEADER, QUEPID_RATINGS, QUEPID_SNAPSHOT
+
+#: What each format can be written for.
+WRITABLE: dict[str, tuple[str, ...]] = {
+    "trec": ("qrels", "run"), "msmarco": ("qrels", "run"), "beir": ("qrels", "run"), "json": ("qrels", "run"),
+    "csv": ("qrels", "run"), "tsv": ("qrels", "run"), "jsonl": ("qrels", "run"), "parquet": ("qrels", "run"),
+    "quepid": ("qrels", "run"), "es": ("qrels", "run"),
+}
+_TREC_BLANKS = set(" \t\n\r\v\f")
+
+
+class Rows:
+    """A table's rows as Python values: query, doc, value (grade, score, or rank) per row."""
+
+    def __init__(self, table: Qrels | Run) -> None:
+        self.kind = "qrels" if isinstance(table, Qrels) else "run"
+        self.query = to_strings(table.query)
+        self.doc = to_strings(table.doc)
+        self.ranked = isinstance(table, Run) and table.ranked_by == "rank"
+        values = table.grade if isinstance(table, Qrels) else table.score
+        self.value = (-values + 0.0).tolist() if self.ranked else values.tolist()
+        self.tag = table.tag if isinstance(table, Run) else None
+
+    def groups(self) -> Iterator[tuple[str, list[int]]]:
+        """Each query with its rows, in first-seen order (rows of a query in file order)."""
+        rows: dict[str, list[int]] = {}
+        for i, q in enumerate(self.query):
+            rows.setdefault(q, []).append(i)
+        yield from rows.items()
+
+
+def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
+    """The bytes of ``table`` in format ``fmt`` (uncompressed)."""
+    rows = Rows(table)
+    if rows.kind not in WRITABLE.get(fmt, ()):
+        raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
+    if fmt == "parquet":
+        return _parquet(rows)
+    writer = {"trec": _trec, "msmarco": _msmarco, "beir": _beir, "json": _json, "csv": _named, "tsv": _named,
+              "jsonl": _jsonl, "quepid": _quepid, "es": _es}[fmt]
+    return writer(rows, fmt, lossy).encode("utf-8")
+
+
+def write(table: Qrels | Run, path: str | os.PathLike[str], fmt: str, lossy: bool = False) -> None:
+    """Write ``table`` to ``path`` in ``fmt``, compressed as the name says."""
+    data = render(table, fmt, lossy)
+    name = Path(path).name.lower()
+    codec = next((c for s, c in SUFFIXES.items() if name.endswith(s)), None)
+    Path(path).write_bytes(compress(data, codec) if codec else data)
+
+
+def _num(x: float) -> str:
+    return format_number(x)
+
+
+def _refuse(rows: Rows, i: int, message: str) -> FormatLossError:
+    return FormatLossError(f"row {i} (query {rows.query[i]!r}, doc {rows.doc[i]!r}): {message}")
+
+
+def _check_trec_ids(rows: Rows, fmt: str) -> None:
+    for i, (q, d) in enumerate(zip(rows.query, rows.doc, strict=True)):
+        if _TREC_BLANKS & set(q) or _TREC_BLANKS & set(d):
+            raise _refuse(rows, i, f"{fmt} text cannot hold an id with a blank (tab, space, newline)")
+        if q.startswith("#"):
+            raise _refuse(rows, i, f"{fmt} text reads a line opening with '#' as a comment")
+
+
+def _integers(rows: Rows, fmt: str) -> None:
+    for i, v in enumerate(rows.value):
+        if not float(v).is_integer():
+            raise _refuse(rows, i, f"{fmt} holds integer grades; grade {_num(v)} is not one")
+
+
+def _ranks_needed(rows: Rows, fmt: str, lossy: bool) -> list[float]:
+    """The rank of each row: the run's own ranks, or (``lossy``) positions in file order."""
+    if rows.ranked:
+        return rows.value
+    if not lossy:
+        raise FormatLossError(f"a {fmt} run holds ranks and no scores; this run has scores. Give --lossy to write "
+                              "each row's position among its query's rows as its rank (the scores are dropped)")
+    ranks = [0.0] * len(rows.value)
+    for q, members in rows.groups():
+        for pos, i in enumerate(members):
+            if pos and rows.value[i] > rows.value[members[pos - 1]]:
+                raise _refuse(rows, i, f"its score rises above the row before it in query {q!r}: file positions are "
+                              "not ranks here (sort the run by score first)")
+            ranks[i] = float(pos + 1)
+    return ranks
+
+
+def _scores_needed(rows: Rows, fmt: str, lossy: bool) -> list[float]:
+    if not rows.ranked:
+        return rows.value
+    if not lossy:
+        raise FormatLossError(f"a {fmt} run holds scores; this run has ranks and no scores. Give --lossy to write "
+                              "minus each rank as its score (the same order; it reads back as ordered by score)")
+    return [-r + 0.0 for r in rows.value]
+
+
+def _no_duplicates(rows: Rows, fmt: str) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(rows.query, rows.doc, strict=True)):
+        first = seen.setdefault(pair, i)
+        if first != i:
+            raise _refuse(rows, i, f"the pair is listed twice (rows {first} and {i}); a {fmt} object holds a document "
+                          "once per query")
+
+
+def _trec(rows: Rows, fmt: str, lossy: bool) -> str:
+    _check_trec_ids(rows, fmt)
+    out = io.StringIO()
+    if rows.kind == "qrels":
+        for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True):
+            out.write(f"{q} 0 {d} {_num(g)}\n")
+        return out.getvalue()
+    scores = _scores_needed(rows, fmt, lossy)
+    tag = rows.tag if rows.tag and not (_TREC_BLANKS & set(rows.tag)) else "rankflavor"
+    for _, members in rows.groups():
+        for pos, i in enumerate(members, 1):
+            rank = _num(rows.value[i]) if rows.ranked else str(pos)
+            out.write(f"{rows.query[i]} Q0 {rows.doc[i]} {rank} {_num(scores[i])} {tag}\n")
+    return out.getvalue()
+
+
+def _msmarco(rows: Rows, fmt: str, lossy: bool) -> str:
+    _check_trec_ids(rows, fmt)
+    out = io.StringIO()
+    if rows.kind == "qrels":
+        for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True):
+            out.write(f"{q}\t0\t{d}\t{_num(g)}\n")
+        return out.getvalue()
+    ranks = _ranks_needed(rows, fmt, lossy)
+    for q, d, r in zip(rows.query, rows.doc, ranks, strict=True):
+        out.write(f"{q}\t{d}\t{_num(r)}\n")
+    return out.getvalue()
+
+
+def _csv_text(header: list[str], body: Iterator[list[str]], delimiter: str = ",") -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(body)
+    return out.getvalue()
+
+
+def _beir(rows: Rows, fmt: str, lossy: bool) -> str:
+    if rows.kind == "run":
+        return _json(rows, fmt, lossy)
+    _integers(rows, "BEIR qrels")
+    return _csv_text(list(BEIR_HEADER), ([q, d, _num(g)] for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True)),
+                     "\t")
+
+
+def _value_name(rows: Rows) -> str:
+    return "relevance" if rows.kind == "qrels" else ("rank" if rows.ranked else "score")
+
+
+def _named(rows: Rows, fmt: str, lossy: bool) -> str:
+    header = ["query_id", "doc_id", _value_name(rows)]
+    body = ([q, d, _num(v)] for q, d, v in zip(rows.query, rows.doc, rows.value, strict=True))
+    return _csv_text(header, body, "\t" if fmt == "tsv" else ",")
+
+
+def _jsonl(rows: Rows, fmt: str, lossy: bool) -> str:
+    name = _value_name(rows)
+    return "".join(json.dumps({"query_id": q, "doc_id": d, name: _json_number(v)}, ensure_ascii=False) + "\n"
+                   for q, d, v in zip(rows.query, rows.doc, rows.value, strict=True))
+
+
+def _json_number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() and abs(x) < 1e15 else x
+
+
+def _json(rows: Rows, fmt: str, lossy: bool) -> str:
+    _no_duplicates(rows, "JSON")
+    values = rows.value if rows.kind == "qrels" else _scores_needed(rows, fmt, lossy)
+    nested = {q: {rows.doc[i]: _json_number(values[i]) for i in members} for q, members in rows.groups()}
+    return json.dumps(nested, ensure_ascii=False, indent=1) + "\n"
+
+
+def _quepid(rows: Rows, fmt: str, lossy: bool) -> str:
+    for i, (q, d) in enumerate(zip(rows.query, rows.doc, strict=True)):
+        if q != q.strip() or d != d.strip():
+            raise _refuse(rows, i, "Quepid's CSV cannot hold an id with leading or trailing blanks (its importer strips them)")
+
+    def safe(text: str) -> str:  # Quepid's make_csv_safe; the reader strips the space again
+        return " " + text if text[:1] in ("=", "+", "-", "@") else text
+
+    if rows.kind == "qrels":
+        return _csv_text(list(QUEPID_RATINGS), ([safe(q), safe(d), _num(g)]
+                                                for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True)))
+    ranks = _ranks_needed(rows, fmt, lossy)
+    name = rows.tag or "rankflavor"
+    return _csv_text(list(QUEPID_SNAPSHOT), ([name, "", "", safe(q), safe(d), _num(r)]
+                                             for q, d, r in zip(rows.query, rows.doc, ranks, strict=True)))
+
+
+def _es(rows: Rows, fmt: str, lossy: bool) -> str:
+    if rows.kind == "qrels":
+        _integers(rows, "_rank_eval ratings")
+        requests = [{"id": q, "ratings": [{"_index": "index", "_id": rows.doc[i], "rating": int(rows.value[i])}
+                                          for i in members]} for q, members in rows.groups()]
+        return json.dumps({"requests": requests}, ensure_ascii=False, indent=1) + "\n"
+    responses = {}
+    for q, members in rows.groups():
+        if rows.ranked:  # hits without _score are read by position: they must stand in rank order 1, 2, ...
+            for pos, i in enumerate(members, 1):
+                if rows.value[i] != pos:
+                    raise _refuse(rows, i, f"search hits without _score are ranked by position; rank {_num(rows.value[i])} "
+                                  f"stands at position {pos} of query {q!r}")
+            hits = [{"_id": rows.doc[i], "_score": None} for i in members]
+        else:
+            hits = [{"_id": rows.doc[i], "_score": rows.value[i]} for i in members]
+        responses[q] = {"hits": {"hits": hits}}
+    return json.dumps(responses, ensure_ascii=False, indent=1) + "\n"
+
+
+def _parquet(rows: Rows) -> bytes:
+    import pyarrow.parquet as pq
+
+    table = pa.table({"query_id": string_array(rows.query), "doc_id": string_array(rows.doc),
+                      _value_name(rows): from_numpy(np.asarray(rows.value, dtype=np.float64))})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()

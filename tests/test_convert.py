@@ -1,0 +1,171 @@
+"""``rankflavor convert`` round-trips exactly between any two formats that can hold the data, and
+refuses (or, with --lossy, does the documented thing) where a format cannot.
+
+The inputs are real TREC DL 2019 judgments and a BM25 run (tests/formats_data.py); "exactly"
+means the tables read back hold the same rows per query, in the same order, with the same ids and
+the same float values (compared with ==), and the same ``ranked_by``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rankflavor as rf
+from rankflavor.convert import convert
+from rankflavor.errors import FormatLossError
+from rankflavor.io.qrels import read_qrels
+from rankflavor.io.run import read_run
+from rankflavor.tables import Qrels, Run
+from tests.formats_data import load, num, ranks
+
+QRELS_FORMATS = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+SCORED_FORMATS = ("trec", "beir", "json", "csv", "tsv", "jsonl", "parquet", "es")
+RANKED_FORMATS = ("msmarco", "quepid", "csv", "tsv", "jsonl", "parquet", "es")
+EXT = {"trec": ".txt", "msmarco": ".msm", "beir": ".beir", "json": ".json", "csv": ".csv", "tsv": ".tsv",
+       "jsonl": ".jsonl", "parquet": ".parquet", "quepid": ".quepid", "es": ".es"}
+
+
+def rows_of(table: Qrels | Run) -> tuple[str, dict[str, list[tuple[str, float]]]]:
+    values = table.grade if isinstance(table, Qrels) else table.score
+    out: dict[str, list[tuple[str, float]]] = {}
+    for q, d, v in zip(table.query.to_pylist(), table.doc.to_pylist(), values.tolist(), strict=True):
+        out.setdefault(q, []).append((d, v))
+    return (table.ranked_by if isinstance(table, Run) else "qrels"), out
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    qrels, run = load()
+    tmp = tmp_path_factory.mktemp("convert")
+    paths = {"qrels": tmp / "q.txt", "run": tmp / "r.txt", "ranked": tmp / "r.msmarco"}
+    paths["qrels"].write_text("".join(f"{q} 0 {d} {num(g)}\n" for q, d, g in qrels))
+    paths["run"].write_text("".join(f"{q} Q0 {d} {r} {num(s)} bm25\n" for (q, d, s), r in zip(run, ranks(run), strict=True)))
+    paths["ranked"].write_text("".join(f"{q}\t{d}\t{r}\n" for (q, d, _), r in zip(run, ranks(run), strict=True)))
+    return paths
+
+
+def _read(path: Path, kind: str, fmt: str) -> Qrels | Run:
+    return read_qrels(path, fmt) if kind == "qrels" else read_run(path, fmt)
+
+
+def _round_trips(tmp: Path, src: Path, src_fmt: str, kind: str, formats: tuple[str, ...]) -> None:
+    expected = rows_of(_read(src, kind, src_fmt))
+    first: dict[str, Path] = {}
+    for fmt in formats:
+        first[fmt] = tmp / f"{kind}-1{EXT[fmt]}"
+        convert(src, first[fmt], kind=kind, from_format=src_fmt, to_format=fmt)
+        assert rows_of(_read(first[fmt], kind, fmt)) == expected, fmt
+    for a, b in itertools.permutations(formats, 2):
+        out = tmp / f"{kind}-{a}-{b}{EXT[b]}"
+        done = convert(first[a], out, kind=kind, from_format=a, to_format=b)
+        assert done.rows == sum(map(len, expected[1].values()))
+        assert rows_of(_read(out, kind, b)) == expected, (a, b)
+
+
+def test_judgments_round_trip_between_every_pair_of_formats(base: dict[str, Path], tmp_path: Path) -> None:
+    _round_trips(tmp_path, base["qrels"], "trec", "qrels", QRELS_FORMATS)
+
+
+def test_scored_runs_round_trip_between_every_format_that_holds_scores(base: dict[str, Path], tmp_path: Path) -> None:
+    _round_trips(tmp_path, base["run"], "trec", "run", SCORED_FORMATS)
+
+
+def test_rank_only_runs_round_trip_between_every_format_that_holds_ranks(base: dict[str, Path], tmp_path: Path) -> None:
+    _round_trips(tmp_path, base["ranked"], "msmarco", "run", RANKED_FORMATS)
+
+
+def test_compressed_outputs_read_back_the_same(base: dict[str, Path], tmp_path: Path) -> None:
+    expected = rows_of(read_run(base["run"]))
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        out = tmp_path / f"r.jsonl{suffix}"
+        convert(base["run"], out)
+        head = out.read_bytes()[:4]
+        assert head[:2] in (b"\x1f\x8b", b"BZ", b"\xfd7", b"\x28\xb5"), suffix
+        assert rows_of(read_run(out)) == expected, suffix
+
+
+@pytest.mark.parametrize("fmt", ["msmarco", "quepid"])
+def test_scores_into_a_format_of_ranks_are_refused_or_become_positions(base: dict[str, Path], tmp_path: Path,
+                                                                        fmt: str) -> None:
+    out = tmp_path / f"r{EXT[fmt]}"
+    with pytest.raises(FormatLossError, match="--lossy"):
+        convert(base["run"], out, kind="run", to_format=fmt)
+    convert(base["run"], out, kind="run", to_format=fmt, lossy=True)
+    back = read_run(out, fmt)
+    assert back.ranked_by == "rank"
+    _, per_query = rows_of(back)
+    assert all([-v for _, v in docs] == list(map(float, range(1, len(docs) + 1))) for docs in per_query.values())
+    # no ties in this run: positions order exactly as scores, so every value is the same
+    for preset in ("trec_eval", "sklearn", "ir_measures"):
+        a = [m.per_query() for m in rf.evaluate(base["qrels"], base["run"], ["ndcg@10", "AP"], preset=preset)]
+        b = [m.per_query() for m in rf.evaluate(base["qrels"], back, ["ndcg@10", "AP"], preset=preset)]
+        assert a == b
+
+
+def test_positions_are_not_taken_for_ranks_when_scores_rise(tmp_path: Path) -> None:
+    src = tmp_path / "r.txt"
+    src.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 3.0 t\n")
+    with pytest.raises(FormatLossError, match="rises"):
+        convert(src, tmp_path / "r.tsv", kind="run", to_format="msmarco", lossy=True)
+
+
+@pytest.mark.parametrize("fmt", ["trec", "json", "beir"])
+def test_ranks_into_a_format_of_scores_are_refused_or_become_minus_the_rank(base: dict[str, Path], tmp_path: Path,
+                                                                             fmt: str) -> None:
+    out = tmp_path / f"r{EXT[fmt]}"
+    with pytest.raises(FormatLossError, match="--lossy"):
+        convert(base["ranked"], out, kind="run", from_format="msmarco", to_format=fmt)
+    convert(base["ranked"], out, kind="run", from_format="msmarco", to_format=fmt, lossy=True)
+    back = read_run(out, fmt)
+    assert back.ranked_by == "score"
+    assert rows_of(back)[1] == rows_of(read_run(base["ranked"], "msmarco"))[1]  # score = -rank, the same order
+
+
+def test_what_a_format_cannot_hold_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "q.jsonl"
+    src.write_text('{"query_id": "q 1", "doc_id": "d", "relevance": 1}\n')
+    for fmt in ("trec", "msmarco"):
+        with pytest.raises(FormatLossError, match="blank"):
+            convert(src, tmp_path / "out", to_format=fmt)
+    frac = tmp_path / "f.jsonl"
+    frac.write_text('{"query_id": "q1", "doc_id": "d", "relevance": 1.5}\n')
+    for fmt in ("beir", "es"):
+        with pytest.raises(FormatLossError, match="integer"):
+            convert(frac, tmp_path / "out", to_format=fmt)
+    dup = tmp_path / "d.jsonl"
+    dup.write_text('{"query_id": "q1", "doc_id": "d", "relevance": 1}\n{"query_id": "q1", "doc_id": "d", "relevance": 0}\n')
+    with pytest.raises(FormatLossError, match="twice"):
+        convert(dup, tmp_path / "out.json")
+    convert(dup, tmp_path / "out.csv")  # a table holds both rows; the engine counts the duplicate
+    assert len(read_qrels(tmp_path / "out.csv")) == 2
+    blanks = tmp_path / "b.jsonl"
+    blanks.write_text('{"query_id": " q1", "doc_id": "d", "relevance": 1}\n')
+    with pytest.raises(FormatLossError, match="leading or trailing"):
+        convert(blanks, tmp_path / "out", to_format="quepid")
+
+
+def test_quepid_csv_injection_guard_round_trips(tmp_path: Path) -> None:
+    src = tmp_path / "q.jsonl"
+    src.write_text('{"query_id": "=cmd", "doc_id": "-d", "relevance": 2}\n')
+    convert(src, tmp_path / "ratings.csv", to_format="quepid")
+    assert (tmp_path / "ratings.csv").read_text().splitlines()[1] == " =cmd, -d,2"
+    back = read_qrels(tmp_path / "ratings.csv")
+    assert back.query.to_pylist() == ["=cmd"] and back.doc.to_pylist() == ["-d"]
+
+
+def test_convert_command_exit_codes(base: dict[str, Path], tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "rankflavor", "convert", *args], capture_output=True, text=True)
+
+    ok = run(str(base["qrels"]), str(tmp_path / "q.parquet"))
+    assert ok.returncode == 0 and "judgments" in ok.stderr and "trec -> parquet" in ok.stderr
+    assert run(str(base["run"]), str(tmp_path / "r.tsv"), "--to", "msmarco").returncode == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query_id": "q1", "doc_id": "d", "relevance": 1}\n{"query_id": "q1"\n')
+    failed = run(str(bad), str(tmp_path / "x.txt"), "--kind", "qrels")
+    assert failed.returncode == 3 and f"{bad}:2:" in failed.stderr
