@@ -429,6 +429,13 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
     click.echo(render_compare(result, fmt), nl=False)
 
 
+# --- check (issue 23 item 2; the command lives in cli_check.py) ------------------------------
+from .cli_check import COMMANDS as _CHECK_COMMANDS  # noqa: E402
+
+for _command in _CHECK_COMMANDS:
+    cli.add_command(_command)
+
+
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
     (this module imports only click and the errors)."""
