@@ -8,6 +8,7 @@ from typing import Any
 
 from ..judgments.scale import Scale, scale_named
 from ..tables import Qrels, Run
+from .codes import run_codes
 from .findings import LIST_LIMIT, CheckReport, FileSummary, Finding, Overlap
 from .grades import check_qrels
 from .overlap import check_overlap
@@ -75,9 +76,13 @@ def check(
         files.append(read.summary)
         if not isinstance(read.table, Run):
             continue
-        findings += check_run(read.table, limit, read.ranks)
-        if isinstance(judged.table, Qrels) and len(judged.table) and len(read.table):
-            overlap, found = check_overlap(judged.table, read.table)
+        against = judged.table if isinstance(judged.table, Qrels) and len(judged.table) else None
+        if not len(read.table):
+            continue
+        codes = run_codes(read.table, against)  # one coding for both: the run's checks and the overlap
+        findings += check_run(read.table, limit, codes, against, read.ranks)
+        if against is not None:
+            overlap, found = check_overlap(against, read.table, codes)
             overlaps.append(overlap)
             findings += found
     return CheckReport(tuple(findings), tuple(files), tuple(overlaps), limit)

@@ -8,6 +8,7 @@ Duplicates are found on (query, doc) keys (:mod:`rankflavor.align.keys`), sorted
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -30,7 +31,8 @@ def query_codes(first: pa.Array | pa.ChunkedArray, second: pa.Array | pa.Chunked
 
 
 def doc_codes(columns: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[list[np.ndarray], int]:
-    """Codes of the docnos of each column in one code space, and how many distinct docnos."""
+    """Exact codes of the docnos of each column in one code space (one dictionary of them all),
+    and how many distinct docnos."""
     chunks: list[pa.Array] = []
     sizes = []
     for col in columns:
@@ -48,6 +50,58 @@ def doc_codes(columns: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[list[np.nd
         out.append(np.concatenate(part) if part else np.zeros(0, dtype=np.int64))
         at += n
     return out, n_docs
+
+
+@dataclass(frozen=True)
+class Codes:
+    """A run (and the judgments) in codes: query codes of both in one space and the ids by code;
+    docno codes below ``span``, equal docnos equal codes. ``hashed``: the run's unjudged docnos
+    are coded from 64-bit hashes (big text runs, :func:`rankflavor.align.docs.hashed_doc_codes`),
+    where two docnos share a code only by a hash collision."""
+
+    rq: np.ndarray
+    jq: np.ndarray
+    ids: list[str]
+    rdoc: np.ndarray
+    jdoc: np.ndarray
+    span: int
+    hashed: bool
+
+
+def run_codes(run: Run, qrels: Qrels | None) -> Codes:
+    """:class:`Codes` of ``run`` and ``qrels`` (none: an empty judgments side) the way alignment
+    makes them: canonical integer docnos are their own codes, a big text run is hashed."""
+    from ..align.docs import doc_codes as aligned_doc_codes
+
+    judged_doc = qrels.doc if qrels is not None else EMPTY
+    rq, jq, ids = query_codes(run.query, qrels.query if qrels is not None else EMPTY)
+    canonical = qrels.doc_canonical.result() if qrels is not None and qrels.doc_canonical is not None else None
+    rdoc, jdoc, span, _, hashed = aligned_doc_codes(run, judged_doc, len(ids), run.doc_integers, run.doc_hashes,
+                                                    run.doc_integer_range, canonical)
+    return Codes(rq, jq, ids, np.asarray(rdoc, dtype=np.int64), np.asarray(jdoc, dtype=np.int64), int(span), hashed)
+
+
+def exact(codes: Codes, run: Run, qrels: Qrels | None) -> Codes:
+    """``codes`` with the docnos coded exactly (one dictionary), when they were hashed."""
+    if not codes.hashed:
+        return codes
+    columns = [run.doc] + ([qrels.doc] if qrels is not None else [])
+    found, n_docs = doc_codes(columns)
+    jdoc = found[1] if qrels is not None else np.zeros(0, dtype=np.int64)
+    return Codes(codes.rq, codes.jq, codes.ids, found[0], jdoc, max(n_docs, 1), False)
+
+
+def distinct_count(values: np.ndarray, span: int) -> int:
+    """How many distinct values (``0 <= value < span``): a table of the span when it is small, a
+    sort otherwise."""
+    if len(values) == 0:
+        return 0
+    if span <= 8 * len(values) + 1024:
+        seen = np.zeros(span, dtype=bool)
+        seen[values] = True
+        return int(np.count_nonzero(seen))
+    ordered = np.sort(values)
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1
 
 
 def duplicates(table: Qrels | Run, q: np.ndarray, doc: np.ndarray, n_docs: int, values: np.ndarray,

@@ -10,30 +10,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..align.keys import pair_keys
+from ..kernels import distinct
 from ..tables import Qrels, Run
-from .codes import doc_codes, query_codes
+from .codes import Codes, distinct_count
 from .findings import Finding, Overlap, Severity, shown
 
 #: Query ids a message names before "...".
 NAMED = 5
 
 
-def check_overlap(qrels: Qrels, run: Run) -> tuple[Overlap, list[Finding]]:
-    """The :class:`Overlap` of ``run`` with ``qrels`` and its findings."""
-    rq, jq, ids = query_codes(run.query, qrels.query)
-    (rdoc, jdoc), n_docs = doc_codes([run.doc, qrels.doc])
+def check_overlap(qrels: Qrels, run: Run, codes: Codes) -> tuple[Overlap, list[Finding]]:
+    """The :class:`Overlap` of ``run`` with ``qrels`` and its findings; ``codes`` of both
+    (:func:`~rankflavor.check.codes.run_codes`).
+
+    ``never_judged_docs`` counts codes: exact, but for a big text run (hashed codes, see
+    :class:`~rankflavor.check.codes.Codes`) two unjudged docnos may share one by a hash
+    collision (about one chance in a hundred at ten million distinct docnos), one fewer counted.
+    """
+    rq, jq, ids, rdoc, jdoc, span = codes.rq, codes.jq, codes.ids, codes.rdoc, codes.jdoc, max(codes.span, 1)
     n = len(ids)
     in_run = np.bincount(rq, minlength=n) > 0
     in_qrels = np.bincount(jq, minlength=n) > 0
     common = in_run & in_qrels
-    span = max(n_docs, 1)
-    judged_keys = np.unique(jq * span + jdoc)
+    judged_keys = distinct(pair_keys(jq, jdoc, span))
     row_common = common[rq]
-    keys = rq[row_common] * span + rdoc[row_common]
-    judged = np.isin(keys, judged_keys, assume_unique=False)
-    never = np.setdiff1d(np.unique(rdoc), np.unique(jdoc), assume_unique=True)
+    keys = pair_keys(rq[row_common], rdoc[row_common], span)
+    at = np.minimum(np.searchsorted(judged_keys, keys), max(len(judged_keys) - 1, 0))
+    judged = judged_keys[at] == keys if len(judged_keys) else np.zeros(len(keys), dtype=bool)
+    judged_doc = np.zeros(span, dtype=bool) if span <= 8 * (len(rdoc) + len(jdoc)) + 1024 else None
+    if judged_doc is not None:
+        judged_doc[jdoc] = True
+        never = distinct_count(rdoc[~judged_doc[rdoc]], span)
+    else:
+        docs = distinct(jdoc)
+        pos = np.minimum(np.searchsorted(docs, rdoc), max(len(docs) - 1, 0))
+        never = distinct_count(rdoc[docs[pos] != rdoc] if len(docs) else rdoc, span)
     overlap = Overlap(run.source, int(common.sum()), int((in_qrels & ~in_run).sum()), int((in_run & ~in_qrels).sum()),
-                      len(run), int(row_common.sum()), int(judged.sum()), len(never))
+                      len(run), int(row_common.sum()), int(judged.sum()), never)
     found = _queries(qrels, run, ids, in_run, in_qrels, common)
     found += _judged(run, overlap, rq[row_common], judged, n, common, ids)
     return overlap, found

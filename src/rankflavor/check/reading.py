@@ -97,7 +97,15 @@ def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[st
     ranks = _trec_ranks(obj) if trec and kind == "run" else None
     if trec and kind == "run" and ranks is None:
         # eval read it, but not column by column (tabs, comments): the line pass gives the ranks.
-        return _line_pass(kind, obj, name, None, limit)
+        again = _line_pass(kind, obj, name, None, limit)
+        if not again.findings:
+            return again
+        # The line pass is stricter than the columnar read eval took (bytes that are not UTF-8
+        # in a field eval skips): eval's reading stands, the ranks are not read.
+        note = Finding(Severity.INFO, "ranks_unread", name, None,
+                       "the rank column could not be read line by line (" + again.findings[0].message + "); "
+                       "ranks are not checked", 1)
+        return Read(table, [note], _summary(kind, name, table, "columnar"), None)
     return Read(table, [], _summary(kind, name, table, "columnar" if trec else "reader"), ranks)
 
 

@@ -13,27 +13,38 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..align.duplicates import pairs_repeat
 from ..columns import as_numpy
-from ..tables import Run
-from .codes import doc_codes, duplicates, query_codes
+from ..kernels import block_starts, distinct, rises_inside
+from ..tables import Qrels, Run
+from .codes import Codes, duplicates, exact
 from .findings import Finding, Severity, shown
 
 #: Query ids a message names before "...".
 NAMED = 5
 
 
-def check_run(run: Run, limit: int, ranks: pa.Array | None = None) -> list[Finding]:
-    """Every finding of a run table; ``ranks``: the rank field of each row as written (TREC)."""
+def check_run(run: Run, limit: int, codes: Codes, qrels: Qrels | None = None, ranks: pa.Array | None = None
+              ) -> list[Finding]:
+    """Every finding of a run table in ``codes`` (:func:`~rankflavor.check.codes.run_codes`);
+    ``ranks``: the rank field of each row as written (TREC)."""
     if len(run) == 0:
         return []
-    q, _, ids = query_codes(run.query)
-    (doc,), n_docs = doc_codes([run.doc])
+    q, ids = codes.rq, codes.ids
     score = np.asarray(run.score, dtype=np.float64)
-    found = duplicates(run, q, doc, n_docs, score, limit)
-    order = np.lexsort((score, q))  # by query, then score: equal scores of a query are neighbours
+    starts = block_starts(q)  # None: a query's rows are not one block
+    found: list[Finding] = []
+    if pairs_repeat(q, codes.rdoc, codes.span, starts):
+        # hashed codes may collide: the listing is made of exact codes
+        exact_codes = exact(codes, run, qrels)
+        found += duplicates(run, q, exact_codes.rdoc, exact_codes.span, score, limit)
+    if starts is not None and not rises_inside(score, starts):
+        order = np.arange(len(q))  # written query by query, best first: equal scores are neighbours
+    else:
+        order = np.lexsort((score, q))
     found += _equal_and_tied(run, q[order], score[order], order, ids)
     if ranks is not None and len(ranks) == len(run):
-        found += _ranks(run, q, score, ranks, ids)
+        found += _ranks(run, q, score, ranks, ids, starts)
     if run.extra_fields:
         found.append(Finding(Severity.INFO, "extra_fields", run.source, None,
                              f"{run.extra_fields} lines have more than 6 fields; the rest are ignored, as trec_eval "
@@ -46,13 +57,14 @@ def _names(ids: list[str], codes: np.ndarray) -> str:
 
 
 def _equal_and_tied(run: Run, qs: np.ndarray, ss: np.ndarray, order: np.ndarray, ids: list[str]) -> list[Finding]:
+    """Queries of one score, and rows tied with another row of their query; ``qs`` grouped by
+    query and ``ss`` sorted within each group (either way), ``order`` their rows."""
     starts = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]]))
     sizes = np.diff(np.append(starts, len(qs)))
-    low, high = ss[starts], ss[starts + sizes - 1]  # sorted by score within a query
-    equal = np.flatnonzero((low == high) & (sizes > 1))
+    equal = np.flatnonzero((ss[starts] == ss[starts + sizes - 1]) & (sizes > 1))  # sorted: the ends equal
     found = []
     if len(equal):
-        first = int(order[starts[equal[0]]])
+        first = int(order[starts[equal]].min())
         found.append(Finding(Severity.WARNING, "equal_scores", run.source, run.line_of(first),
                              f"{len(equal)} queries have one score for all their documents ({_names(ids, qs[starts[equal]])}): "
                              "their order is the tie rule's alone (knob ties)", len(equal)))
@@ -62,38 +74,57 @@ def _equal_and_tied(run: Run, qs: np.ndarray, ss: np.ndarray, order: np.ndarray,
     tied[:-1] |= same
     n_tied = int(np.count_nonzero(tied))
     if n_tied:
-        queries = len(np.unique(qs[tied]))
-        first = int(order[np.flatnonzero(tied)].min())
+        tied_q = qs[tied]  # grouped by query
+        queries = int(np.count_nonzero(tied_q[1:] != tied_q[:-1])) + 1
+        first = int(order[tied].min())
         found.append(Finding(Severity.INFO, "tied_scores", run.source, run.line_of(first),
                              f"{n_tied} rows in {queries} queries share their score with another row of their query: "
                              "the tie rule orders them (trec_eval: docno descending; knob ties)", n_tied))
     return found
 
 
-def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array, ids: list[str]) -> list[Finding]:
-    """Rows ranked below a row of their query with a lower score; ranks that are not integers."""
+def _rank_numbers(ranks: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: is the rank an integer, and its value (0 where not)."""
+    try:
+        return np.ones(len(ranks), dtype=bool), as_numpy(pc.cast(ranks, pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
     text = pc.utf8_trim_whitespace(ranks)
     numeric = as_numpy(pc.fill_null(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"), False))
+    value = np.zeros(len(ranks))
+    keep = np.flatnonzero(numeric)
+    value[keep] = as_numpy(pc.cast(pc.take(text, pa.array(keep)), pa.float64()))  # float: a huge rank must not overflow
+    return numeric, value
+
+
+def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array, ids: list[str],
+           starts: np.ndarray | None) -> list[Finding]:
+    """Rows ranked below a row of their query with a lower score; ranks that are not integers."""
+    numeric, rank = _rank_numbers(ranks)
     found = []
     bad = np.flatnonzero(~numeric)
     if len(bad):
         found.append(Finding(Severity.INFO, "rank_not_numeric", run.source, run.line_of(int(bad[0])),
-                             f"{len(bad)} rows have a rank that is not an integer (first: {shown(text[int(bad[0])].as_py())}); "
+                             f"{len(bad)} rows have a rank that is not an integer (first: {shown(ranks[int(bad[0])].as_py())}); "
                              "trec_eval ignores the rank column, tools that read it cannot", len(bad)))
-    keep = np.flatnonzero(numeric)
+    keep = np.flatnonzero(numeric) if len(bad) else np.arange(len(q))
     if len(keep) < 2:
         return found
-    digits = pc.cast(pc.take(text, pa.array(keep)), pa.float64())  # float: a huge rank must not overflow
-    rank = as_numpy(digits)
-    qk, sk = q[keep], score[keep]
-    by_rank = np.lexsort((keep, rank, qk))  # within a query by rank, ties by line
-    qr, sr = qk[by_rank], sk[by_rank]
+    qk, sk, rk = q[keep], score[keep], rank[keep]
+    same = qk[1:] == qk[:-1]
+    if starts is not None and not (same & (rk[1:] < rk[:-1])).any():
+        by_rank = keep  # one block per query, ranks ascending in it: file order is rank order
+        qr, sr = qk, sk
+    else:
+        step = np.lexsort((keep, rk, qk))  # within a query by rank, ties by line
+        by_rank, qr, sr = keep[step], qk[step], sk[step]
     rises = np.flatnonzero((qr[1:] == qr[:-1]) & (sr[1:] > sr[:-1])) + 1
     if len(rises):
-        queries = np.unique(qr[rises])
-        row = int(keep[by_rank[rises]].min())
+        queries = qr[rises]
+        n_queries = int(np.count_nonzero(queries[1:] != queries[:-1])) + 1  # grouped by query
+        row = int(by_rank[rises].min())
         found.append(Finding(Severity.WARNING, "ranks_contradict_scores", run.source, run.line_of(row),
-                             f"in {len(queries)} queries ({_names(ids, queries)}) a row has a higher score than the row "
-                             f"ranked above it ({len(rises)} rows): trec_eval orders by score, tools that read the rank "
-                             "column give other numbers", len(rises)))
+                             f"in {n_queries} queries ({_names(ids, distinct(queries))}) a row has a higher score than "
+                             f"the row ranked above it ({len(rises)} rows): trec_eval orders by score, tools that read "
+                             "the rank column give other numbers", len(rises)))
     return found
