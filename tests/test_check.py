@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -388,3 +389,71 @@ def test_mutated_files_give_findings_never_a_traceback(tmp_path: Path, kind: str
     assert accepted == (malformed == 0 and report.total("unreadable", str(path)) == 0)
     if not accepted:
         assert malformed == lines_refused(data, kind) and report.exit_code == 3
+
+
+# --- the paths big files take ---------------------------------------------------------------
+
+
+def big_run(tmp_path: Path, n_queries: int, depth: int, text: bool) -> tuple[Path, Path, list[list[str]]]:
+    rng = random.Random(7)
+    rows, judged = [], []
+    for q in range(n_queries):
+        docs = rng.sample(range(10 * depth), depth)
+        for rank, d in enumerate(docs, 1):
+            doc = f"D-{d}" if text else str(d)
+            rows.append([f"q{q}", "Q0", doc, str(rank), f"{depth - rank + 0.5}", "t"])
+            if rng.random() < 0.2:
+                judged.append(f"q{q} 0 {doc} {rng.randrange(4)}")
+    rows[-1][2] = rows[-3][2]  # a duplicate on the last line
+    rows[-2][4] = "999"  # a rank contradicting its score
+    run = tmp_path / "big.run"
+    run.write_text("".join(" ".join(r) + "\n" for r in rows))
+    qrels = tmp_path / "big.qrels"
+    qrels.write_text("\n".join(judged) + "\nq-only 0 x 1\n")
+    return qrels, run, rows
+
+
+@pytest.mark.parametrize("text", [True, False])
+def test_big_runs_read_in_pieces_and_hashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: bool) -> None:
+    from rankflavor.align import sizes
+
+    monkeypatch.setattr(sizes, "PARALLEL_ROWS", 1000)  # the hashed docno codes of big text runs
+    qrels, run, rows = big_run(tmp_path, 200, 300, text)  # 60,000 lines, about 1.5 MB
+    monkeypatch.setattr("rankflavor.io.columnar.PIECES_BYTES", 100_000)  # read in pieces
+    report = check(qrels, run)
+    n = len(rows)
+    assert [(f.line, f.other_line) for f in report.of("duplicate")] == [(n, n - 2)]
+    (contra,) = report.of("ranks_contradict_scores")
+    assert (contra.line, contra.count) == (n - 1, 1)
+    judged = {(a[0], a[2]) for a in (line.split() for line in qrels.read_text().splitlines())}
+    judged_docs = {d for _, d in judged}
+    (o,) = report.overlaps
+    assert o.judged_rows == sum((r[0], r[2]) in judged for r in rows)
+    assert o.never_judged_docs == len({r[2] for r in rows} - judged_docs)
+    assert (o.common_queries, o.qrels_only) == (200, 1)
+    assert report.files[1].read == "columnar"
+
+
+def test_covid_text_docnos_against_plain_python() -> None:
+    qrels_path = shared_path("qrels", "qrels.beir-v1.0.0-trec-covid.test.txt")
+    run_path = shared_path("runs", "rankllm.covid.bm25.top100.run")
+    judged = plain_qrels(qrels_path)
+    rows = [line.split() for line in run_path.read_text().splitlines()]
+    (o,) = check(qrels_path, run_path).overlaps
+    assert o.judged_rows == sum((r[0], r[2]) in judged for r in rows)
+    assert o.never_judged_docs == len({r[2] for r in rows} - {d for _, d in judged})
+    assert o.common_queries == len({r[0] for r in rows} & {q for q, _ in judged})
+
+
+def test_readme_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's example, rebuilt from the shared files: its output is what the command prints."""
+    lines = shared_path("runs", "rankllm.dl19.bm25.top100.run").read_text().splitlines(keepends=True)
+    put_in = ["264014 Q0 5611210 4 14.5 rank\n", "264014 Q0 4834547 5\n", "264014 Q0 1234 6 16.0 rank\n"]
+    (tmp_path / "broken.run").write_text("".join(lines[:3] + put_in + lines[3:100]))
+    (tmp_path / "qrels.dl19-passage.txt").write_bytes(shared_path("qrels", "qrels.dl19-passage.txt").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check", "qrels.dl19-passage.txt", "broken.run"], env={"COLUMNS": "120"})
+    printed = "".join(line.rstrip() + "\n" for line in result.output.splitlines())
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    shown = readme.split('$ COLUMNS=120 rankflavor check qrels.dl19-passage.txt broken.run; echo "exit $?"\n')[1]
+    assert shown.split("```")[0] == printed + f"exit {result.exit_code}\n"

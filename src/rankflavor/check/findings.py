@@ -185,6 +185,15 @@ def shown(value: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
+def count_of(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the word for that many.
+
+    >>> count_of(1, "query", "queries"), count_of(3, "row")
+    ('1 query', '3 rows')
+    """
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def listed(findings: list[Finding], limit: int, severity: Severity, code: str, file: str, what: str) -> list[Finding]:
     """``findings`` (one per line, in file order) cut to ``limit``, and one more finding counting
     the rest, so that the code's counts add up to ``len(findings)``."""

@@ -14,7 +14,7 @@ from ..flavor import format_number
 from ..judgments.scale import SCALES, Scale
 from ..tables import Qrels
 from .codes import doc_codes, duplicates, query_codes
-from .findings import Finding, Severity, shown
+from .findings import Finding, Severity, count_of, shown
 
 #: More distinct grades than this is no label scale: the grade column holds scores or ranks.
 MAX_GRADES = 10
@@ -90,8 +90,8 @@ def _no_relevant(qrels: Qrels, q: np.ndarray, ids: list[str], grade: np.ndarray)
         return []
     names = ", ".join(shown(ids[k]) for k in none[:NAMED].tolist()) + (", ..." if len(none) > NAMED else "")
     return [Finding(Severity.INFO, "no_relevant", qrels.source, None,
-                    f"{len(none)} queries have no judgment with a grade above 0 ({names}): NDCG and AP are empty "
-                    "there (knob empty)", len(none))]
+                    f"{count_of(len(none), 'query', 'queries')} with no judgment above grade 0 ({names}): NDCG and "
+                    "AP are empty there (knob empty)", len(none))]
 
 
 def _off_scale(qrels: Qrels, grade: np.ndarray, scale: Scale, limit: int) -> list[Finding]:

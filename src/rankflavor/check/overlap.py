@@ -14,7 +14,7 @@ from ..align.keys import pair_keys
 from ..kernels import distinct
 from ..tables import Qrels, Run
 from .codes import Codes, distinct_count
-from .findings import Finding, Overlap, Severity, shown
+from .findings import Finding, Overlap, Severity, count_of, shown
 
 #: Query ids a message names before "...".
 NAMED = 5
@@ -68,11 +68,13 @@ def _queries(qrels: Qrels, run: Run, ids: list[str], in_run: np.ndarray, in_qrel
     only_qrels, only_run = in_qrels & ~in_run, in_run & ~in_qrels
     if only_qrels.any():
         found.append(Finding(Severity.WARNING, "qrels_only_queries", run.source, None,
-                             f"{int(only_qrels.sum())} judged queries are not in the run ({_names(ids, only_qrels)}): "
+                             f"{count_of(int(only_qrels.sum()), 'judged query', 'judged queries')} not in the run "
+                             f"({_names(ids, only_qrels)}): "
                              "scored 0 under missing=zero (trec_eval -c), left out otherwise", int(only_qrels.sum())))
     if only_run.any():
         found.append(Finding(Severity.WARNING, "run_only_queries", run.source, None,
-                             f"{int(only_run.sum())} run queries have no judgment ({_names(ids, only_run)}): "
+                             f"{count_of(int(only_run.sum()), 'run query', 'run queries')} with no judgment "
+                             f"({_names(ids, only_run)}): "
                              "no measure scores them", int(only_run.sum())))
     return found
 
@@ -96,7 +98,8 @@ def _judged(run: Run, overlap: Overlap, rq: np.ndarray, judged: np.ndarray, n: i
     none = common & (judged_per_query == 0)
     if none.any():
         found.append(Finding(Severity.WARNING, "queries_none_judged", run.source, None,
-                             f"{int(none.sum())} queries retrieve no judged document ({_names(ids, none)}): "
+                             f"{count_of(int(none.sum()), 'query', 'queries')} retrieving no judged document "
+                             f"({_names(ids, none)}): "
                              "their scores are 0 whatever the ranking", int(none.sum())))
     if overlap.never_judged_docs:
         found.append(Finding(Severity.INFO, "never_judged_docs", run.source, None,

@@ -18,7 +18,7 @@ from ..columns import as_numpy
 from ..kernels import block_starts, distinct, rises_inside
 from ..tables import Qrels, Run
 from .codes import Codes, duplicates, exact
-from .findings import Finding, Severity, shown
+from .findings import Finding, Severity, count_of, shown
 
 #: Query ids a message names before "...".
 NAMED = 5
@@ -66,7 +66,8 @@ def _equal_and_tied(run: Run, qs: np.ndarray, ss: np.ndarray, order: np.ndarray,
     if len(equal):
         first = int(order[starts[equal]].min())
         found.append(Finding(Severity.WARNING, "equal_scores", run.source, run.line_of(first),
-                             f"{len(equal)} queries have one score for all their documents ({_names(ids, qs[starts[equal]])}): "
+                             f"{count_of(len(equal), 'query', 'queries')} with one score for all documents "
+                             f"({_names(ids, qs[starts[equal]])}): "
                              "their order is the tie rule's alone (knob ties)", len(equal)))
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     tied = np.zeros(len(qs), dtype=bool)
@@ -78,7 +79,8 @@ def _equal_and_tied(run: Run, qs: np.ndarray, ss: np.ndarray, order: np.ndarray,
         queries = int(np.count_nonzero(tied_q[1:] != tied_q[:-1])) + 1
         first = int(order[tied].min())
         found.append(Finding(Severity.INFO, "tied_scores", run.source, run.line_of(first),
-                             f"{n_tied} rows in {queries} queries share their score with another row of their query: "
+                             f"{count_of(n_tied, 'row')} in {count_of(queries, 'query', 'queries')} share their score with "
+                             "another row of their query: "
                              "the tie rule orders them (trec_eval: docno descending; knob ties)", n_tied))
     return found
 
@@ -124,7 +126,7 @@ def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array, ids: lis
         n_queries = int(np.count_nonzero(queries[1:] != queries[:-1])) + 1  # grouped by query
         row = int(by_rank[rises].min())
         found.append(Finding(Severity.WARNING, "ranks_contradict_scores", run.source, run.line_of(row),
-                             f"in {n_queries} queries ({_names(ids, distinct(queries))}) a row has a higher score than "
-                             f"the row ranked above it ({len(rises)} rows): trec_eval orders by score, tools that read "
-                             "the rank column give other numbers", len(rises)))
+                             f"{count_of(len(rises), 'row')} in {count_of(n_queries, 'query', 'queries')} "
+                             f"({_names(ids, distinct(queries))}) score higher than the row ranked above: trec_eval "
+                             "orders by score, tools that read the rank column give other numbers", len(rises)))
     return found
