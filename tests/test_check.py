@@ -457,3 +457,24 @@ def test_readme_output_is_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     shown = readme.split('$ COLUMNS=120 rankflavor check qrels.dl19-passage.txt broken.run; echo "exit $?"\n')[1]
     assert shown.split("```")[0] == printed + f"exit {result.exit_code}\n"
+
+
+def test_grades_given_as_a_run_look_like_qrels(write) -> None:
+    run = "".join(f"q{i % 3} Q0 d{i} {i} {i % 4} t\n" for i in range(30))
+    report = check(write("q.txt", QRELS), write("r.txt", run))
+    (f,) = report.of("looks_like_qrels")
+    assert f.count == 30 and "one of 0, 1, 2, 3" in f.message
+    # integer scores with many values (SPLADE's) are a run's
+    assert check(write("q.txt", QRELS), write("r2.txt", RUN)).of("looks_like_qrels") == []
+
+
+def test_usage_errors_exit_2(write) -> None:
+    qrels = str(write("q.txt", QRELS))
+    assert invoke(qrels, "--scale", "nope").exit_code == 2
+    assert invoke(qrels, "--limit", "0").exit_code == 2
+
+
+def test_trec_format_named_for_any_file_name(write) -> None:
+    path = write("judgments.csv", "q1 0 d1 1\nq1 0 d2\nq1 0 d3 1 x\n")
+    report = check(path, qrels_format="trec")
+    assert [f.line for f in report.of("malformed_line")] == [2, 3] and report.files[0].read == "lines"

@@ -16,9 +16,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..io.columnar import columnar
 from ..io.inputs import as_qrels, as_run
 from ..io.lines import QRELS_FIELDS, RUN_FIELDS, RUN_LAYOUT, parse_qrels_lines, parse_run_lines
@@ -60,7 +61,7 @@ class Read:
     table: Qrels | Run | None
     findings: list[Finding]
     summary: FileSummary
-    ranks: pa.Array | None = None
+    ranks: pa.Array | np.ndarray | None = None
 
 
 def is_trec(path: Any, fmt: str | None) -> bool:
@@ -106,12 +107,17 @@ def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[st
                        "the rank column could not be read line by line (" + again.findings[0].message + "); "
                        "ranks are not checked", 1)
         return Read(table, [note], _summary(kind, name, table, "columnar"), None)
+    if not trec:  # a reader of another format may keep the rank it read (a run ordered by rank)
+        kept = getattr(table, "rank", None)
+        ranks = kept if isinstance(kept, np.ndarray) else None
     return Read(table, [], _summary(kind, name, table, "columnar" if trec else "reader"), ranks)
 
 
 def _entry_point(kind: str, obj: Any, fmt: str | None, options: dict[str, Any], trec: bool) -> Qrels | Run:
     if trec or not isinstance(obj, (str, os.PathLike)) or (fmt is None and not options):
         return as_qrels(obj) if kind == "qrels" else as_run(obj)
+    import inspect
+
     from ..io.qrels import read_qrels
     from ..io.run import read_run
 
@@ -120,6 +126,11 @@ def _entry_point(kind: str, obj: Any, fmt: str | None, options: dict[str, Any], 
     keywords = dict(options)
     if fmt is not None:
         keywords["format"] = fmt
+    taken = inspect.signature(reader).parameters
+    unknown = [k for k in keywords if k not in taken]
+    if unknown:
+        raise UsageError(f"the {kind} reader takes no {', '.join(unknown)} option: this rankflavor reads "
+                         f"{kind} files as TREC text (give --{kind}-format trec, or no format)")
     return reader(obj, **keywords)  # type: ignore[no-any-return]
 
 

@@ -22,12 +22,17 @@ from .findings import Finding, Severity, count_of, shown
 
 #: Query ids a message names before "...".
 NAMED = 5
+#: A run of at least MIN_ROWS rows whose scores take at most FEW_VALUES whole values looks like
+#: judgments (a run's scores, even integer ones such as SPLADE's, take many).
+MIN_ROWS = 20
+FEW_VALUES = 5
 
 
-def check_run(run: Run, limit: int, codes: Codes, qrels: Qrels | None = None, ranks: pa.Array | None = None
-              ) -> list[Finding]:
+def check_run(run: Run, limit: int, codes: Codes, qrels: Qrels | None = None,
+              ranks: pa.Array | np.ndarray | None = None) -> list[Finding]:
     """Every finding of a run table in ``codes`` (:func:`~rankflavor.check.codes.run_codes`);
-    ``ranks``: the rank field of each row as written (TREC)."""
+    ``ranks``: the rank field of each row as written (TREC text), or ranks as numbers (a reader
+    that kept them)."""
     if len(run) == 0:
         return []
     q, ids = codes.rq, codes.ids
@@ -45,6 +50,7 @@ def check_run(run: Run, limit: int, codes: Codes, qrels: Qrels | None = None, ra
     found += _equal_and_tied(run, q[order], score[order], order, ids)
     if ranks is not None and len(ranks) == len(run):
         found += _ranks(run, q, score, ranks, ids, starts)
+    found += _score_values(run, score)
     if run.extra_fields:
         found.append(Finding(Severity.INFO, "extra_fields", run.source, None,
                              f"{run.extra_fields} lines have more than 6 fields; the rest are ignored, as trec_eval "
@@ -85,8 +91,23 @@ def _equal_and_tied(run: Run, qs: np.ndarray, ss: np.ndarray, order: np.ndarray,
     return found
 
 
-def _rank_numbers(ranks: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _score_values(run: Run, score: np.ndarray) -> list[Finding]:
+    """A run whose scores take a few whole values, as grades do (judgments given as a run?)."""
+    if len(score) < MIN_ROWS or not np.array_equal(score, np.round(score)):
+        return []
+    values = distinct(score)
+    if len(values) > FEW_VALUES:
+        return []
+    listed = ", ".join(f"{v:g}" for v in values.tolist())
+    return [Finding(Severity.WARNING, "looks_like_qrels", run.source, None,
+                    f"every score is one of {listed}, as grades are: was a qrels file given as a RUN?", len(score))]
+
+
+def _rank_numbers(ranks: pa.Array | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row: is the rank an integer, and its value (0 where not)."""
+    if isinstance(ranks, np.ndarray):
+        value = np.asarray(ranks, dtype=np.float64)
+        return np.isfinite(value), np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0)
     try:
         return np.ones(len(ranks), dtype=bool), as_numpy(pc.cast(ranks, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -99,7 +120,11 @@ def _rank_numbers(ranks: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return numeric, value
 
 
-def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array, ids: list[str],
+def _item(ranks: pa.Array | np.ndarray, row: int) -> object:
+    return ranks[row] if isinstance(ranks, np.ndarray) else ranks[row].as_py()
+
+
+def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array | np.ndarray, ids: list[str],
            starts: np.ndarray | None) -> list[Finding]:
     """Rows ranked below a row of their query with a lower score; ranks that are not integers."""
     numeric, rank = _rank_numbers(ranks)
@@ -107,7 +132,7 @@ def _ranks(run: Run, q: np.ndarray, score: np.ndarray, ranks: pa.Array, ids: lis
     bad = np.flatnonzero(~numeric)
     if len(bad):
         found.append(Finding(Severity.INFO, "rank_not_numeric", run.source, run.line_of(int(bad[0])),
-                             f"{len(bad)} rows have a rank that is not an integer (first: {shown(ranks[int(bad[0])].as_py())}); "
+                             f"{len(bad)} rows have a rank that is not an integer (first: {shown(str(_item(ranks, int(bad[0]))))}); "
                              "trec_eval ignores the rank column, tools that read it cannot", len(bad)))
     keep = np.flatnonzero(numeric) if len(bad) else np.arange(len(q))
     if len(keep) < 2:
