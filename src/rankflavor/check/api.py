@@ -70,8 +70,8 @@ def check(
     files.append(judged.summary)
     if isinstance(judged.table, Qrels):
         findings += check_qrels(judged.table, limit, sc)
-    for one in _runs(runs):
-        read = read_for_check("run", one, run_format, options, limit)
+    for k, one in enumerate(_runs(runs), 1):
+        read = read_for_check("run", one, run_format, options, limit, f"run {k} ({type(one).__name__})")
         findings += read.findings
         files.append(read.summary)
         if not isinstance(read.table, Run):

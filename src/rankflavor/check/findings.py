@@ -73,8 +73,9 @@ class Finding:
 class FileSummary:
     """A file as ``check`` read it: its role (``qrels`` or ``run``), the rows read (good lines
     only, when some were malformed), queries, comment and blank lines, and how it was read
-    (``columnar``, ``lines`` for the collecting line pass, ``reader`` for another format's
-    reader, ``failed`` when nothing could be read)."""
+    (``columnar``; ``lines``: line by line, as ``eval`` reads a file with comments or blank
+    lines, or one it refuses; ``reader``: another format's reader or an in-memory input;
+    ``failed``: nothing could be read)."""
 
     path: str
     kind: str

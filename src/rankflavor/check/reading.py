@@ -12,6 +12,7 @@ error finding, and the table it reads gets every table check.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -80,17 +81,21 @@ def is_trec(path: Any, fmt: str | None) -> bool:
 
 
 def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[str, Any] | None = None,
-                   limit: int = LIST_LIMIT) -> Read:
+                   limit: int = LIST_LIMIT, label: str | None = None) -> Read:
     """Read ``obj`` (a path, or anything :func:`~rankflavor.io.inputs.as_qrels` / ``as_run``
     take) as ``kind`` (``"qrels"`` or ``"run"``), turning typed input errors into findings.
 
     ``fmt`` and ``options`` (e.g. ``columns``) are handed to the io entry point for formats
-    other than TREC text.
+    other than TREC text. An input that is no path is named ``label`` (default: its kind and
+    type), and its table takes that name as its source, so that every finding names it.
     """
-    name = os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else f"{kind} ({type(obj).__name__})"
+    path = isinstance(obj, (str, os.PathLike))
+    name = os.fspath(obj) if path else (label or f"{kind} ({type(obj).__name__})")
     trec = is_trec(obj, fmt)
     try:
         table = _entry_point(kind, obj, fmt, options or {}, trec)
+        if not path:
+            table = dataclasses.replace(table, source=name)
     except InputError as exc:
         if not trec:
             return Read(None, [_error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
@@ -195,6 +200,8 @@ def _error_finding(exc: InputError, name: str) -> Finding:
 
 
 def _summary(kind: str, name: str, table: Qrels | Run, read: str) -> FileSummary:
+    if read == "columnar" and table.lines is not None:  # the entry point took the line path itself
+        read = "lines"
     n_queries = _distinct_queries(table.query)
     return FileSummary(name, kind, len(table), n_queries, table.comments, table.blank_lines, read)
 
