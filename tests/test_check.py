@@ -478,3 +478,24 @@ def test_trec_format_named_for_any_file_name(write) -> None:
     path = write("judgments.csv", "q1 0 d1 1\nq1 0 d2\nq1 0 d3 1 x\n")
     report = check(path, qrels_format="trec")
     assert [f.line for f in report.of("malformed_line")] == [2, 3] and report.files[0].read == "lines"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400), as_run=st.booleans())
+def test_random_bytes_give_findings_never_a_traceback(tmp_path: Path, data: bytes, as_run: bool) -> None:
+    path = tmp_path / "random.txt"
+    path.write_bytes(data)
+    good = tmp_path / "good.txt"
+    good.write_text(QRELS if as_run else RUN)
+    report = check(good, [path]) if as_run else check(path, [good])
+    render_check(report)
+    doc = json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    assert doc["exit_code"] in (0, 1, 3)
+    assert all(f["text"] is None or len(f["text"]) <= 203 for f in doc["findings"])
+
+
+def test_a_long_line_is_cut_in_the_report(tmp_path: Path) -> None:
+    path = tmp_path / "q.txt"
+    path.write_bytes(b"x" * 100_000)
+    (f,) = check(path).of("malformed_line")
+    assert f.line == 1 and f.text == "x" * 200 + "..."

@@ -33,6 +33,8 @@ from .findings import LIST_LIMIT, FileSummary, Finding, Severity, listed
 #: decide, and ``check`` reports their typed error rather than running the TREC line pass.
 OTHER_FORMATS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq")
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+#: Longest line a finding quotes (a file with no newline is one line: its text must not flood a report).
+SHOWN_LINE = 200
 
 
 class Collected(list[InputError]):
@@ -195,8 +197,9 @@ def _trec_ranks(path: Any) -> pa.Array | None:
 
 
 def _error_finding(exc: InputError, name: str) -> Finding:
+    text = exc.text if exc.text is None or len(exc.text) <= SHOWN_LINE else exc.text[:SHOWN_LINE] + "..."
     return Finding(Severity.ERROR, "malformed_line" if exc.line is not None else "unreadable", exc.source or name,
-                   exc.line, exc.message, 1, exc.text)
+                   exc.line, exc.message, 1, text)
 
 
 def _summary(kind: str, name: str, table: Qrels | Run, read: str) -> FileSummary:
