@@ -499,3 +499,15 @@ def test_a_long_line_is_cut_in_the_report(tmp_path: Path) -> None:
     path.write_bytes(b"x" * 100_000)
     (f,) = check(path).of("malformed_line")
     assert f.line == 1 and f.text == "x" * 200 + "..."
+
+
+def test_bytes_eval_skips_leave_the_ranks_unread(tmp_path: Path) -> None:
+    # trec_eval and eval's columnar read skip the rank field: bytes that are not UTF-8 there are no
+    # error to them, so check reports none either, and says the ranks went unchecked
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 \xff 1.0 t\n")
+    read_run(run)  # eval reads it
+    report = check(tmp_path / "absent.txt", [run])
+    (note,) = report.of("ranks_unread")
+    assert (note.line, note.count, note.severity) == (2, 1, Severity.INFO)
+    assert report.of("malformed_line", str(run)) == []

@@ -21,11 +21,12 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, UsageError
-from ..io.columnar import columnar
+from ..io.columnar import read_columns
 from ..io.inputs import as_qrels, as_run
-from ..io.lines import QRELS_FIELDS, RUN_FIELDS, RUN_LAYOUT, parse_qrels_lines, parse_run_lines
+from ..io.lines import NOT_UTF8, QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
 from ..io.parse import QUERY
-from ..io.source import read_bytes
+from ..io.run import read_run
+from ..io.source import normalized, read_bytes
 from ..tables import Qrels, Run
 from .findings import LIST_LIMIT, FileSummary, Finding, Severity, listed
 
@@ -93,7 +94,9 @@ def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[st
     """
     path = isinstance(obj, (str, os.PathLike))
     name = os.fspath(obj) if path else (label or f"{kind} ({type(obj).__name__})")
-    trec = is_trec(obj, fmt)
+    trec = path and is_trec(obj, fmt)
+    if trec and kind == "run":
+        return _trec_run(obj, name, limit)
     try:
         table = _entry_point(kind, obj, fmt, options or {}, trec)
         if not path:
@@ -102,22 +105,39 @@ def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[st
         if not trec:
             return Read(None, [_error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
         return _line_pass(kind, obj, name, exc, limit)
-    ranks = _trec_ranks(obj) if trec and kind == "run" else None
-    if trec and kind == "run" and ranks is None:
-        # eval read it, but not column by column (tabs, comments): the line pass gives the ranks.
-        again = _line_pass(kind, obj, name, None, limit)
-        if not again.findings:
-            return again
-        # The line pass is stricter than the columnar read eval took (bytes that are not UTF-8
-        # in a field eval skips): eval's reading stands, the ranks are not read.
-        note = Finding(Severity.INFO, "ranks_unread", name, None,
-                       "the rank column could not be read line by line (" + again.findings[0].message + "); "
-                       "ranks are not checked", 1)
-        return Read(table, [note], _summary(kind, name, table, "columnar"), None)
+    ranks = None
     if not trec:  # a reader of another format may keep the rank it read (a run ordered by rank)
         kept = getattr(table, "rank", None)
         ranks = kept if isinstance(kept, np.ndarray) else None
     return Read(table, [], _summary(kind, name, table, "columnar" if trec else "reader"), ranks)
+
+
+def _trec_run(path: Any, name: str, limit: int) -> Read:
+    """A TREC run. Its rank column is read column by column first (the run table keeps no rank);
+    when that read refuses the file, so does eval's columnar read, and the collecting line pass
+    reads it at once (eval's reader would read it line by line up to its first error, and the
+    pass would then read it all again)."""
+    ranks = _trec_ranks(path)
+    if ranks is not None:
+        try:
+            table = read_run(path)
+        except InputError as exc:  # a score that is no finite number
+            return _line_pass("run", path, name, exc, limit)
+        return Read(table, [], _summary("run", name, table, "columnar"), ranks)
+    lines = _line_pass("run", path, name, None, limit)
+    errors = [f for f in lines.findings if f.severity == Severity.ERROR]
+    if not errors or not all(f.message == NOT_UTF8 for f in errors):
+        return lines
+    # The line pass is stricter than a columnar read, which skips the fields it does not keep:
+    # bytes that are not UTF-8 there are no error to eval, whose reading stands; ranks unread.
+    try:
+        table = read_run(path)
+    except InputError:
+        return lines
+    note = Finding(Severity.INFO, "ranks_unread", name, errors[0].line,
+                   f"the rank column could not be read ({NOT_UTF8} on {len(errors)} lines, in fields eval skips); "
+                   "ranks are not checked", len(errors))
+    return Read(table, [note], _summary("run", name, table, "columnar"), None)
 
 
 def _entry_point(kind: str, obj: Any, fmt: str | None, options: dict[str, Any], trec: bool) -> Qrels | Run:
@@ -126,7 +146,6 @@ def _entry_point(kind: str, obj: Any, fmt: str | None, options: dict[str, Any], 
     import inspect
 
     from ..io.qrels import read_qrels
-    from ..io.run import read_run
 
     # Another format, named: the io entry point's keywords (format, columns) choose its reader.
     reader: Any = read_qrels if kind == "qrels" else read_run
@@ -183,17 +202,37 @@ def _wrong_kind(kind: str, name: str, errors: Collected, good: int) -> list[Find
 
 def _trec_ranks(path: Any) -> pa.Array | None:
     """The rank field of each row of a TREC run read column by column (the run table keeps no
-    ranks: trec_eval orders by score), or None when the columnar reader would not take the file."""
-    if not isinstance(path, (str, os.PathLike)):
-        return None
-    try:
-        parsed, _, _ = columnar(path, RUN_FIELDS, {0: QUERY, 3: pa.string()}, "run", RUN_LAYOUT)
-    except InputError:
-        return None
+    ranks: trec_eval orders by score), or None when the columnar reader would not take the file.
+
+    As :func:`rankflavor.io.columnar.columnar`, but the whitespace-folded second chance is tried
+    only when the bytes have blanks to fold: on a file refused for a bad line it would cost a
+    regex pass over every byte, only to be refused again.
+    """
+    kinds = {0: QUERY, 3: pa.string()}
+    parsed = read_columns(path, RUN_FIELDS, kinds) if os.path.isfile(path) else None
+    if parsed is None:
+        try:
+            data = read_bytes(path)
+        except InputError:
+            return None
+        text = normalized(data) if _foldable(data) else None
+        parsed = read_columns(text, RUN_FIELDS, kinds) if text else None
     if parsed is None:
         return None
     rank = parsed[0][1]
     return rank.combine_chunks() if isinstance(rank, pa.ChunkedArray) else rank
+
+
+def _foldable(data: bytes) -> bool:
+    """Would :func:`rankflavor.io.source.normalized` change ``data`` (tabs, runs of blanks, blanks
+    opening or closing a line)? Each test is one memchr-speed search.
+
+    >>> _foldable(b"q Q0 d 1 2 t\\n"), _foldable(b"q\\tQ0 d 1 2 t\\n"), _foldable(b"q Q0 d 1 2 t \\n")
+    (False, True, True)
+    """
+    if any(b in data for b in (b"\t", b"\r", b"\v", b"\f", b"  ", b" \n", b"\n ")):
+        return True
+    return data.startswith(b" ") or data.endswith(b" ")
 
 
 def _error_finding(exc: InputError, name: str) -> Finding:

@@ -32,6 +32,8 @@ QRELS_FIELDS = 4
 RUN_FIELDS = 6
 QRELS_LAYOUT = "query iteration doc grade"
 RUN_LAYOUT = "query Q0 doc rank score tag"
+#: The error of a line whose bytes are not UTF-8.
+NOT_UTF8 = "is not valid UTF-8 text"
 
 #: What ``str.split`` takes for a blank and trec_eval's ``isspace`` does not.
 _UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -220,7 +222,7 @@ def _each_decoded(source: str, data: bytes, first_line: int,
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
-            collect.append(InputError(source, lineno, "is not valid UTF-8 text", raw.decode("utf-8", "replace")))
+            collect.append(InputError(source, lineno, NOT_UTF8, raw.decode("utf-8", "replace")))
             continue
         yield from _split_lines(line, lineno)
 
@@ -230,7 +232,7 @@ def _decode(source: str, data: bytes, first_line: int = 1) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         lineno = data.count(b"\n", 0, exc.start) + first_line
-        raise InputError(source, lineno, "is not valid UTF-8 text") from None
+        raise InputError(source, lineno, NOT_UTF8) from None
 
 
 def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:
