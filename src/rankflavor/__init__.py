@@ -13,6 +13,7 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     pool(runs, depth=10, qrels=None, budget=None, scale=None) -> Pool
     read_ratings(path) -> Ratings; aggregate_ratings(ratings, rule) -> Qrels; agreement(ratings) -> Agreement
     compare(qrels, runs, metrics, baseline=None, tests=..., correction=..., flavors=None) -> Comparison
+    check(qrels, runs=(), qrels_format=None, run_format=None, scale=None) -> CheckReport
     Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -38,6 +39,7 @@ __all__ = [
     "aggregate_ratings",
     "agreement",
     "bounds",
+    "check",
     "compare",
     "dcg_score",
     "diff",
@@ -63,6 +65,7 @@ _LAZY = {
     "diff": ("rankflavor.attribution", "diff"),
     "identify": ("rankflavor.identify", "identify"),
     "compare": ("rankflavor.compare", "compare"),
+    "check": ("rankflavor.check", "check"),
     "Results": ("rankflavor.results", "Results"),
     "judgments": ("rankflavor.judgments", "judgments"),
     "bounds": ("rankflavor.judgments", "bounds"),
@@ -87,6 +90,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from .arrays import dcg_score, ndcg_score
     from .attribution import diff
+    from .check import check
     from .compare import compare
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from .evaluate import evaluate

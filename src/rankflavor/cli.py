@@ -492,6 +492,12 @@ from .cli_project import COMMANDS as _PROJECT_COMMANDS  # noqa: E402
 for _command in _PROJECT_COMMANDS:
     cli.add_command(_command)
 
+# --- check (issue 23 item 2; the command lives in cli_check.py) ------------------------------
+from .cli_check import COMMANDS as _CHECK_COMMANDS  # noqa: E402
+
+for _command in _CHECK_COMMANDS:
+    cli.add_command(_command)
+
 
 def main() -> None:
     """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet

@@ -10,13 +10,16 @@ a bad line) and accepts exactly what trec_eval 9.0.8 accepts (``get_qrels.c`` /
 
 Lines starting with ``#`` are comments (trec_eval 10.0) and blank lines are skipped; both are
 counted in the table returned.
+
+Given a ``collect`` list, the readers go on past a bad line: its error is appended there and the
+table holds the good lines (``rankflavor check`` lists every bad line this way).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -29,14 +32,18 @@ QRELS_FIELDS = 4
 RUN_FIELDS = 6
 QRELS_LAYOUT = "query iteration doc grade"
 RUN_LAYOUT = "query Q0 doc rank score tag"
+#: The error of a line whose bytes are not UTF-8.
+NOT_UTF8 = "is not valid UTF-8 text"
 
 #: What ``str.split`` takes for a blank and trec_eval's ``isspace`` does not.
 _UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _FIELD = re.compile(f"[^{re.escape(BLANKS)}]+")
 
 
-def parse_qrels_lines(source: str, data: bytes) -> Qrels:
+def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None = None) -> Qrels:
     """The judgments of a qrels file's bytes ``data``, read line by line.
+
+    ``collect``: append each error there instead of raising it, and keep the good lines.
 
     Raises
     ------
@@ -49,33 +56,44 @@ def parse_qrels_lines(source: str, data: bytes) -> Qrels:
     >>> qrels = parse_qrels_lines("q.txt", b"# judged by hand\\nq1 0 d7\\t2\\n\\nq1 0 d3 0\\n")
     >>> qrels.grade.tolist(), qrels.lines.tolist(), qrels.comments, qrels.blank_lines
     ([2.0, 0.0], [2, 4], 1, 1)
+    >>> errors = []
+    >>> parse_qrels_lines("q.txt", b"q1 0 d7\\nq1 0 d3 x\\nq1 0 d4 1\\n", errors).doc.to_pylist()
+    ['d4']
+    >>> [e.line for e in errors]
+    [1, 2]
     """
     queries: list[str] = []
     docs: list[str] = []
     grades: list[float] = []
     lines: list[int] = []
     comments = blanks = 0
-    for lineno, raw, parts in _lines(source, data):
+    fail = _failure(collect)
+    for lineno, raw, parts in _lines(source, data, collect=collect):
         if not parts:
             blanks += 1
             continue
         if parts[0].startswith("#"):
             comments += 1
             continue
-        if len(parts) != QRELS_FIELDS:
-            raise InputError(
-                source,
-                lineno,
-                f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {len(parts)}."
-                + _swap_hint(len(parts), "qrels"),
-                raw,
-            )
+        try:
+            if len(parts) != QRELS_FIELDS:
+                raise InputError(
+                    source,
+                    lineno,
+                    f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {len(parts)}."
+                    + _swap_hint(len(parts), "qrels"),
+                    raw,
+                )
+            grade = _number(source, lineno, parts[3], "grade", raw)
+        except InputError as exc:
+            fail(exc)
+            continue
         queries.append(parts[0])
         docs.append(parts[2])
-        grades.append(_number(source, lineno, parts[3], "grade", raw))
+        grades.append(grade)
         lines.append(lineno)
     if not grades:
-        raise InputError(source, None, f"qrels file has no judgment lines; expected '{QRELS_LAYOUT}'")
+        fail(InputError(source, None, f"qrels file has no judgment lines; expected '{QRELS_LAYOUT}'"))
     return Qrels(
         dictionary_array(queries),
         string_array(docs),
@@ -88,11 +106,14 @@ def parse_qrels_lines(source: str, data: bytes) -> Qrels:
     )
 
 
-def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: bool = True) -> Run:
+def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: bool = True,
+                    collect: list[InputError] | None = None, ranks: list[str] | None = None) -> Run:
     """The rows of a run file's bytes ``data``, read line by line.
 
     ``data`` may be a part of the file (whole lines) starting at line ``first_line``; unless
     ``whole_file``, it may then hold no result line. The tag is the last result line's.
+    ``collect``: append each error there instead of raising it, and keep the good lines;
+    ``ranks``: append each kept row's rank field (the fourth) there, as written.
 
     Raises
     ------
@@ -112,30 +133,38 @@ def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: b
     lines: list[int] = []
     comments = blanks = extra = 0
     tag: str | None = None
-    for lineno, raw, parts in _lines(source, data, first_line):
+    fail = _failure(collect)
+    for lineno, raw, parts in _lines(source, data, first_line, collect):
         if not parts:
             blanks += 1
             continue
         if parts[0].startswith("#"):
             comments += 1
             continue
-        if len(parts) < RUN_FIELDS:
-            raise InputError(
-                source,
-                lineno,
-                f"expected 6 whitespace-separated fields '{RUN_LAYOUT}', found {len(parts)}."
-                + _swap_hint(len(parts), "run"),
-                raw,
-            )
+        try:
+            if len(parts) < RUN_FIELDS:
+                raise InputError(
+                    source,
+                    lineno,
+                    f"expected 6 whitespace-separated fields '{RUN_LAYOUT}', found {len(parts)}."
+                    + _swap_hint(len(parts), "run"),
+                    raw,
+                )
+            score = _number(source, lineno, parts[4], "score", raw)
+        except InputError as exc:
+            fail(exc)
+            continue
         if len(parts) > RUN_FIELDS:
             extra += 1
         queries.append(parts[0])
         docs.append(parts[2])
-        scores.append(_number(source, lineno, parts[4], "score", raw))
+        scores.append(score)
         lines.append(lineno)
         tag = parts[5]
+        if ranks is not None:
+            ranks.append(parts[3])
     if not scores and whole_file:
-        raise InputError(source, None, f"run file has no result lines; expected '{RUN_LAYOUT}'")
+        fail(InputError(source, None, f"run file has no result lines; expected '{RUN_LAYOUT}'"))
     return Run(
         dictionary_array(queries),
         string_array(docs),
@@ -150,12 +179,33 @@ def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: b
     )
 
 
-def _lines(source: str, data: bytes, first_line: int = 1) -> Iterator[tuple[int, str, list[str]]]:
+def _failure(collect: list[InputError] | None) -> Callable[[InputError], None]:
+    """What a reader does with an error: raise it, or append it to ``collect``."""
+    if collect is not None:
+        return collect.append
+
+    def throw(exc: InputError) -> None:
+        raise exc
+
+    return throw
+
+
+def _lines(source: str, data: bytes, first_line: int = 1,
+           collect: list[InputError] | None = None) -> Iterator[tuple[int, str, list[str]]]:
     """Each line of ``data`` (valid UTF-8, else an error naming the line) with its number and its
     fields, split at runs of the blanks trec_eval's ``isspace`` knows (space, tab, CR, vertical
     tab, form feed) and no others: ``str.split`` would also split at a no-break space or U+001F,
-    which trec_eval and the columnar path keep inside a field (it is used where none occurs)."""
-    text = _decode(source, data, first_line)
+    which trec_eval and the columnar path keep inside a field (it is used where none occurs).
+    ``collect``: a line that is not UTF-8 is reported there and skipped (it yields no line)."""
+    if collect is None:
+        return _split_lines(_decode(source, data, first_line), first_line)
+    try:
+        return _split_lines(data.decode("utf-8"), first_line)
+    except UnicodeDecodeError:
+        return _each_decoded(source, data, first_line, collect)
+
+
+def _split_lines(text: str, first_line: int) -> Iterator[tuple[int, str, list[str]]]:
     if text.isascii():  # most files; a pass of the regex costs more than the four finds
         plain = not any(c in text for c in "\x1c\x1d\x1e\x1f")
     else:
@@ -165,12 +215,24 @@ def _lines(source: str, data: bytes, first_line: int = 1) -> Iterator[tuple[int,
         yield lineno, raw, split(raw)
 
 
+def _each_decoded(source: str, data: bytes, first_line: int,
+                  collect: list[InputError]) -> Iterator[tuple[int, str, list[str]]]:
+    """The lines of ``data`` decoded one at a time, each line that is not UTF-8 reported."""
+    for lineno, raw in enumerate(data.split(b"\n"), first_line):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            collect.append(InputError(source, lineno, NOT_UTF8, raw.decode("utf-8", "replace")))
+            continue
+        yield from _split_lines(line, lineno)
+
+
 def _decode(source: str, data: bytes, first_line: int = 1) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         lineno = data.count(b"\n", 0, exc.start) + first_line
-        raise InputError(source, lineno, "is not valid UTF-8 text") from None
+        raise InputError(source, lineno, NOT_UTF8) from None
 
 
 def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:

@@ -1,0 +1,137 @@
+"""Integer codes for a table's ids, and its duplicates: the columnar ground of every table check.
+
+Query ids are coded as alignment codes them (:mod:`rankflavor.align.queries`, byte order);
+docnos by one dictionary encoding of every docno column given, so two tables' codes agree.
+Duplicates are found on (query, doc) keys (:mod:`rankflavor.align.keys`), sorted once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from .. import arrow_ops
+from ..align.keys import pair_keys, sort_keys
+from ..align.queries import coded_queries, query_names
+from ..columns import as_numpy
+from ..tables import Qrels, Run
+from .findings import Finding, Severity, shown
+
+EMPTY = pa.array([], pa.string())
+
+
+def query_codes(first: pa.Array | pa.ChunkedArray, second: pa.Array | pa.ChunkedArray = EMPTY
+                ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Codes of the rows of two query columns in one code space, and the ids by code."""
+    rq, jq, ids, _, _, _ = coded_queries(*query_names(first, second))
+    return rq.astype(np.int64, copy=False), jq.astype(np.int64, copy=False), ids
+
+
+def doc_codes(columns: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[list[np.ndarray], int]:
+    """Exact codes of the docnos of each column in one code space (one dictionary of them all),
+    and how many distinct docnos."""
+    chunks: list[pa.Array] = []
+    sizes = []
+    for col in columns:
+        parts = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        parts = [p.dictionary_decode() if pa.types.is_dictionary(p.type) else p for p in parts]
+        chunks += [p.cast(pa.string()) if not pa.types.is_string(p.type) else p for p in parts]
+        sizes.append(len(parts))
+    if not chunks or sum(len(c) for c in chunks) == 0:
+        return [np.zeros(len(c), dtype=np.int64) for c in columns], 0
+    encoded = arrow_ops.dictionary_encode(pa.chunked_array(chunks, pa.string())).unify_dictionaries()
+    n_docs = len(encoded.chunk(0).dictionary) if encoded.num_chunks else 0
+    out, at = [], 0
+    for n in sizes:
+        part = [as_numpy(c.indices).astype(np.int64) for c in encoded.chunks[at : at + n]]
+        out.append(np.concatenate(part) if part else np.zeros(0, dtype=np.int64))
+        at += n
+    return out, n_docs
+
+
+@dataclass(frozen=True)
+class Codes:
+    """A run (and the judgments) in codes: query codes of both in one space and the ids by code;
+    docno codes below ``span``, equal docnos equal codes. ``hashed``: the run's unjudged docnos
+    are coded from 64-bit hashes (big text runs, :func:`rankflavor.align.docs.hashed_doc_codes`),
+    where two docnos share a code only by a hash collision."""
+
+    rq: np.ndarray
+    jq: np.ndarray
+    ids: list[str]
+    rdoc: np.ndarray
+    jdoc: np.ndarray
+    span: int
+    hashed: bool
+
+
+def run_codes(run: Run, qrels: Qrels | None) -> Codes:
+    """:class:`Codes` of ``run`` and ``qrels`` (none: an empty judgments side) the way alignment
+    makes them: canonical integer docnos are their own codes, a big text run is hashed."""
+    from ..align.docs import doc_codes as aligned_doc_codes
+
+    judged_doc = qrels.doc if qrels is not None else EMPTY
+    rq, jq, ids = query_codes(run.query, qrels.query if qrels is not None else EMPTY)
+    canonical = qrels.doc_canonical.result() if qrels is not None and qrels.doc_canonical is not None else None
+    rdoc, jdoc, span, _, hashed = aligned_doc_codes(run, judged_doc, len(ids), run.doc_integers, run.doc_hashes,
+                                                    run.doc_integer_range, canonical)
+    return Codes(rq, jq, ids, np.asarray(rdoc, dtype=np.int64), np.asarray(jdoc, dtype=np.int64), int(span), hashed)
+
+
+def exact(codes: Codes, run: Run, qrels: Qrels | None) -> Codes:
+    """``codes`` with the docnos coded exactly (one dictionary), when they were hashed."""
+    if not codes.hashed:
+        return codes
+    columns = [run.doc] + ([qrels.doc] if qrels is not None else [])
+    found, n_docs = doc_codes(columns)
+    jdoc = found[1] if qrels is not None else np.zeros(0, dtype=np.int64)
+    return Codes(codes.rq, codes.jq, codes.ids, found[0], jdoc, max(n_docs, 1), False)
+
+
+def distinct_count(values: np.ndarray, span: int) -> int:
+    """How many distinct values (``0 <= value < span``): a table of the span when it is small, a
+    sort otherwise."""
+    if len(values) == 0:
+        return 0
+    if span <= 8 * len(values) + 1024:
+        seen = np.zeros(span, dtype=bool)
+        seen[values] = True
+        return int(np.count_nonzero(seen))
+    ordered = np.sort(values)
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1
+
+
+def duplicates(table: Qrels | Run, q: np.ndarray, doc: np.ndarray, n_docs: int, values: np.ndarray,
+               limit: int) -> list[Finding]:
+    """A finding per row whose (query, doc) pair an earlier row already has (both lines named),
+    listed up to ``limit`` in file order; ``values`` (grades or scores) tell whether the copies agree."""
+    if len(q) < 2:
+        return []
+    order, sk = sort_keys(pair_keys(q, doc, max(n_docs, 1)))
+    repeat = np.flatnonzero(sk[1:] == sk[:-1]) + 1
+    if len(repeat) == 0:
+        return []
+    start = np.ones(len(sk), dtype=bool)
+    start[1:] = sk[1:] != sk[:-1]
+    first_of = order[np.flatnonzero(start)][np.cumsum(start) - 1]  # per sorted position: its group's first row
+    rows, firsts = order[repeat], first_of[repeat]
+    by_line = np.argsort(rows, kind="stable")
+    rows, firsts = rows[by_line], firsts[by_line]
+    differ = int(np.count_nonzero(values[rows] != values[firsts]))
+    what = "grade" if isinstance(table, Qrels) else "score"
+    fix = "choose duplicates=first or duplicates=best in eval, or remove the copies"
+    found = []
+    for row, first in zip(rows[:limit].tolist(), firsts[:limit].tolist(), strict=True):
+        same = "the same" if values[row] == values[first] else f"another {what} ({values[first]:g} there, {values[row]:g} here)"
+        found.append(Finding(
+            Severity.ERROR, "duplicate", table.source, table.line_of(row),
+            f"document {shown(table.doc[row].as_py())} appears again for query {shown(table.query[row].as_py())}, "
+            f"with {same}; trec_eval rejects this: {fix}", 1, None, table.line_of(first)))
+    if len(rows) > limit:
+        found.append(Finding(Severity.ERROR, "duplicate", table.source, None,
+                             f"{len(rows) - limit} more duplicate rows not listed ({len(rows)} in all, "
+                             f"{differ} with another {what} than their first copy)", len(rows) - limit))
+    return found

@@ -1,0 +1,43 @@
+"""The ``check`` command: validate judgments and runs before scoring them.
+
+Defined here and added to the group by :mod:`rankflavor.cli`; like it, this module imports only
+click at module level, so that the command's process settings come before NumPy. The exit status
+is the report's (0 clean, 1 warnings, 3 errors); a usage error exits 2 as everywhere.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("check")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--qrels-format", default=None, metavar="FORMAT",
+              help="Format of QRELS when its extension does not say (trec, or another reader's name).")
+@click.option("--run-format", default=None, metavar="FORMAT", help="Format of each RUN, as --qrels-format.")
+@click.option("--columns", default=None, metavar="ROLE=NAME,...",
+              help="Column names of CSV/TSV/JSONL/Parquet inputs (query=qid,doc=docid,grade=label).")
+@click.option("--scale", default=None, metavar="NAME",
+              help="Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce): grades off it are errors.")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Findings of one kind listed line by line per file; the rest are counted.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+def check_cmd(qrels: str, runs: tuple[str, ...], qrels_format: str | None, run_format: str | None,
+              columns: str | None, scale: str | None, limit: int, fmt: str) -> None:
+    """Validate QRELS and RUNs without scoring: malformed lines, duplicates, overlap, suspicious patterns.
+
+    Exit status: 0 clean, 1 warnings, 3 errors.
+    """
+    from .check import check
+    from .render.checkfmt import render_check
+
+    report = check(qrels, list(runs), qrels_format=qrels_format, run_format=run_format, columns=columns,
+                   scale=scale, limit=limit)
+    click.echo(render_check(report, fmt), nl=False)
+    sys.exit(report.exit_code)
+
+
+COMMANDS = (check_cmd,)
