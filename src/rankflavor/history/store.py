@@ -96,6 +96,8 @@ def connect(path: str | os.PathLike[str], *, create: bool) -> sqlite3.Connection
     name = os.fspath(path)
     if not create and not os.path.isfile(name):
         raise HistoryError(name, f"no history file here; record one with `rankflavor eval ... --record --history-db {name}`")
+    if create and os.path.dirname(name):  # a config's [history] path may name a folder not made yet
+        os.makedirs(os.path.dirname(name), exist_ok=True)
     try:
         conn = sqlite3.connect(name, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as exc:
