@@ -102,7 +102,8 @@ MEASURE_TEXTS = [
     "num_ret", "num_rel", "num_rel_ret", "GMAP", "gm_bpref", "infAP", "ERR@5[max_grade=3]", "ERR[max_grade=3]",
     "IPrec[param=0.5]", "IPrec_avg", "Rprec_mult[param=2]", "utility", "binG", "G", "ndcg_rel", "Rndcg",
     "relative_P@5", "set_AP", "F", "num_nonrel_judged_ret",
-    "RBP@5[max_grade=3]", "RBP[gain=binary,param=0.5]", "RBP_resid@5", "RBP_resid[param=0.9]",
+    "RBP@5[max_grade=3]", "RBP[gain=binary,param=0.5]", "nERR@5[max_grade=3]", "nERR[max_grade=3,ideal=local]", "UDCG@5",
+    "RBP_resid@5", "RBP_resid[param=0.9]",
 ]  # fmt: skip
 
 
