@@ -15,22 +15,12 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import UsageError
+from ..sources import file_sha256
 from ..tables import Qrels, Run
-
-_BLOCK = 1 << 20
 
 
 class QrelsMismatchError(UsageError):
     """Results scored against different judgments (their qrels hashes differ) were to be compared."""
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of a file's bytes, read in blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(_BLOCK):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _strings(h: Any, arr: pa.Array) -> None:

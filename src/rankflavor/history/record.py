@@ -6,7 +6,6 @@ writer that dies mid-record leaves nothing of it, and every earlier record as it
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from collections.abc import Mapping
@@ -14,12 +13,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..sources import file_sha256, sources
 from .store import connect, transaction
 
 if TYPE_CHECKING:
     from ..results import Results
 
-_BLOCK = 1 << 20
 
 
 def record_results(
@@ -128,15 +127,6 @@ def _run_name(provenance: Mapping[str, Any]) -> str | None:
     return None
 
 
-def file_sha256(path: str) -> str:
-    """SHA-256 of a file's bytes (what ``sha256sum`` prints), read in blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_BLOCK):
-            h.update(block)
-    return h.hexdigest()
-
-
 def input_hashes(provenance: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``{role: {"source", "sha256", "how"}}`` of every input the provenance names.
 
@@ -147,21 +137,7 @@ def input_hashes(provenance: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     >>> input_hashes({"qrels": {"source": "qrels dict"}})["qrels"]["sha256"] is None
     True
     """
-    found: dict[str, dict[str, Any]] = {}
-
-    def walk(value: Any, role: str) -> None:
-        if isinstance(value, Mapping):
-            if isinstance(value.get("source"), str):
-                found[role or "input"] = _hash_of(value)
-                return
-            for k, v in value.items():
-                walk(v, f"{role}.{k}" if role else str(k))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                walk(v, f"{role}.{i}" if role else str(i))
-
-    walk(provenance, "")
-    return found
+    return {rec["role"]: _hash_of(rec) for rec in sources(dict(provenance))}
 
 
 def _hash_of(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -179,4 +155,4 @@ def _hash_of(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"source": source, "sha256": file_sha256(source), "how": "hashed when recorded"}
 
 
-__all__ = ["file_sha256", "input_hashes", "record_results"]
+__all__ = ["input_hashes", "record_results"]

@@ -262,8 +262,8 @@ def gate(config: Config, runs: list[str] | None = None, *, baseline: str | None 
          command: str | None = None) -> GateResult:
     """Evaluate ``runs`` (config names or paths; default every ``[runs]`` entry) under the pinned
     flavor and check ``[gate]``; see the module doc for the checks and the refusals."""
-    from ..compare.provenance import file_sha256
     from ..evaluate import evaluate
+    from ..sources import file_sha256
     from .flagging import project_block
     from .resultsfile import read_results, with_provenance
 

@@ -41,7 +41,7 @@ def with_provenance(results: Results, *, inputs: Mapping[str, str | os.PathLike[
     provenance role, ``qrels`` or ``run``, to the file read), the command line, the project block
     (:func:`rankflavor.project.flagging.project_block`) and, with ``stamp``, a UTC timestamp."""
     from .. import __version__
-    from ..compare.provenance import file_sha256
+    from ..sources import file_sha256
 
     prov: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in results.provenance.items()}
     prov.setdefault("rankflavor", __version__)

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..sources import file_sha256 as sha256_of_file
+from ..sources import sources
 
 if TYPE_CHECKING:
     from ..results import Results
@@ -110,34 +112,10 @@ def document_from_dict(data: dict[str, Any], source: str = "results (in memory)"
 
 def file_sha256(path: str) -> str | None:
     """SHA-256 of a file's bytes, or None when it cannot be read."""
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        return sha256_of_file(path)
     except OSError:
         return None
-    return h.hexdigest()
-
-
-def sources(provenance: Any) -> list[dict[str, Any]]:
-    """Every ``{"source": path, ...}`` record inside a provenance value, each with its role
-    (the key path that led to it, e.g. ``qrels`` or ``runs.0``)."""
-    found: list[dict[str, Any]] = []
-
-    def walk(value: Any, role: str) -> None:
-        if isinstance(value, dict):
-            if isinstance(value.get("source"), str):
-                found.append({"role": role or "input", **value})
-                return
-            for k, v in value.items():
-                walk(v, f"{role}.{k}" if role else str(k))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                walk(v, f"{role}.{i}" if role else str(i))
-
-    walk(provenance, "")
-    return found
 
 
 def input_hash(record: dict[str, Any]) -> tuple[str | None, str]:
