@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from .cli_inputs import input_formats
+from .cli_output import html_report, typed_command_line
 from .errors import RankflavorError
 from .pages import prefer_small_pages
 from .progress import terminal_progress
@@ -159,7 +160,7 @@ def eval_cmd(
     if html_path:
         from .report import document_from_results
 
-        _html_report(html_path, [document_from_results(results)],
+        html_report(html_path, [document_from_results(results)],
                      {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
 
 
@@ -339,26 +340,6 @@ def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, p
 # -- report ---------------------------------------------------------------------------------------
 
 
-def _command_line() -> str | None:
-    """The command line, when this process is the ``rankflavor`` command (not a test runner)."""
-    import os
-    import shlex
-
-    if os.path.basename(sys.argv[0]) in ("rankflavor", "__main__.py"):
-        return shlex.join(["rankflavor", *sys.argv[1:]])
-    return None
-
-
-def _html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None) -> None:
-    """``--html FILE`` of a command: the report of its results (``rankflavor.report`` documents)."""
-    import json
-
-    from .report import write_report
-
-    write_report(path, docs, command=_command_line(), config=json.dumps(config) if config else None)
-    click.echo(f"report written to {path}", err=True)
-
-
 @cli.command("report")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False), metavar="RESULTS.json...")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE",
@@ -370,40 +351,9 @@ def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
     significance, judgment coverage and bounds, provenance."""
     from .report import load_document, write_report
 
-    write_report(output, [load_document(p) for p in inputs], command=_command_line(), title=title)
+    write_report(output, [load_document(p) for p in inputs], command=typed_command_line(), title=title)
     click.echo(f"report written to {output}", err=True)
-# -- judgments: coverage and bounds (issue 21) ------------------------------------------------------
-
-@cli.command("judgments")
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Measure to bound (ndcg@10, P@10, AP@100, RR, RBP@100[param=0.8]). Repeatable; default "
-              "ndcg@10. The first one's cutoff is the coverage's k.")
-@click.option("--scale", "scale_name", default=None, metavar="NAME",
-              help="Label scale: trec_dl (0-3, relevant >= 2), msmarco (0-1), beir (0-2, relevant >= 1), "
-              "ecommerce (0-4, relevant >= 3). Its top grade G makes the upper bound; a grade off it is an error.")
-@click.option("-q", "per_query", is_flag=True, help="Per-query coverage and bounds (table format).")
-@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
-@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
-@input_formats
-def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
-                  per_query: bool, fmt: str, html_path: str | None) -> None:
-    """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
-    from .judgments import judgments
-    from .judgments.report import render_coverage
-
-    cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
-    if html_path:
-        from .report import document_from_dict
-
-        _html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
-                     {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
-    click.echo(render_coverage(cov, fmt, per_query), nl=False)
-
-
-# --- judgments: pooling and raters (issue 21 items 4-5; the commands live in cli_judgments.py) ---
+# --- judgments: coverage, pooling and raters (issue 21; the commands live in cli_judgments.py) ---
 from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
 
 for _command in _JUDGMENT_COMMANDS:
@@ -482,7 +432,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
     if html_path:
         from .report import document_from_dict
 
-        _html_report(html_path, [document_from_dict(result.to_dict(), "compare results (in memory)")])
+        html_report(html_path, [document_from_dict(result.to_dict(), "compare results (in memory)")])
     click.echo(render_compare(result, fmt), nl=False)
 
 

@@ -1,4 +1,5 @@
-"""The ``pool``, ``raters`` and ``aggregate`` commands (judgments: what to judge next, several raters).
+"""The ``judgments``, ``pool``, ``raters`` and ``aggregate`` commands (judgments: coverage and bounds,
+what to judge next, several raters).
 
 Defined here and added to the group by :mod:`rankflavor.cli`; like it, this module imports only
 click at module level, so that the command's process settings come before NumPy.
@@ -8,9 +9,41 @@ from __future__ import annotations
 
 import click
 
+from .cli_inputs import input_formats
+from .cli_output import html_report
+
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
 _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce); a grade off it is an "
                "error naming file and line.")
+
+
+@click.command("judgments")
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
+              help="Measure to bound (ndcg@10, P@10, AP@100, RR, RBP@100[param=0.8]). Repeatable; default "
+              "ndcg@10. The first one's cutoff is the coverage's k.")
+@click.option("--scale", "scale_name", default=None, metavar="NAME",
+              help="Label scale: trec_dl (0-3, relevant >= 2), msmarco (0-1), beir (0-2, relevant >= 1), "
+              "ecommerce (0-4, relevant >= 3). Its top grade G makes the upper bound; a grade off it is an error.")
+@click.option("-q", "per_query", is_flag=True, help="Per-query coverage and bounds (table format).")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
+@input_formats
+def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
+                  per_query: bool, fmt: str, html_path: str | None) -> None:
+    """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
+    from .judgments import judgments
+    from .judgments.report import render_coverage
+
+    cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
+    if html_path:
+        from .report import document_from_dict
+
+        html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
+                     {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
+    click.echo(render_coverage(cov, fmt, per_query), nl=False)
 
 
 @click.command("pool")
@@ -124,4 +157,4 @@ def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None,
     _emit(write_aggregated(aggregate_ratings(read, rule), len(set(read.rater))), output)
 
 
-COMMANDS = (pool_cmd, raters_cmd, aggregate_cmd)
+COMMANDS = (judgments_cmd, pool_cmd, raters_cmd, aggregate_cmd)

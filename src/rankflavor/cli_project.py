@@ -8,31 +8,19 @@ click at module level, so that the command's process settings come before NumPy.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cli_output import command_line
+
 if TYPE_CHECKING:
     from .project.config import Config
     from .results import Results
 
 _CONFIG_HELP = "The rankflavor.toml to use (default: the nearest one from the working directory upward)."
-
-
-def command_line() -> str:
-    """The command line: as typed when this process is the ``rankflavor`` command, else (called
-    in-process, as by a test runner) the command and the parameters click parsed."""
-    argv0 = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(argv0) == "rankflavor" or argv0.endswith(os.path.join("rankflavor", "__main__.py")):
-        return shlex.join(["rankflavor", *sys.argv[1:]])
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return "rankflavor (in-process)"
-    params = " ".join(f"{k}={v!r}" for k, v in ctx.params.items() if v not in (None, False, ()))
-    return f"rankflavor {ctx.info_name} (in-process: {params})"
 
 
 def _named(value: str, names: dict[str, Any]) -> str | None:
@@ -207,4 +195,4 @@ def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | Non
 
 COMMANDS = (show_cmd, init_cmd, gate_cmd)
 
-__all__ = ["COMMANDS", "EvalProject", "command_line", "eval_project"]
+__all__ = ["COMMANDS", "EvalProject", "eval_project"]
