@@ -4,11 +4,10 @@ Each preset pins the tool's flavor and parses the tool's own metric names. Where
 from PyPI it is checked by differential tests on thousands of random queries and on the real
 TREC DL 2019 run (``tests/test_presets_ir.py``); the evidence string of every preset says how.
 
+The ir_measures preset, whose dialect is the largest, lives in :mod:`rankflavor.presets.irmeasures`.
+
 References
 ----------
-terrierteam/ir_measures 0.4.3: ``providers/pytrec_eval_provider.py``, ``msmarco_provider.py``
-(RR@k: score desc, docno asc), ``judged_provider.py``, ``gdeval_provider.py``,
-``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0).
 TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures): exp2 gain, score desc then docno desc,
 grades > 4 rejected, topics without a positive judgment omitted.
 AmenRa/ranx 0.3.21: ``ranx/metrics/*.py`` (``clean_qrels`` drops grades below the level for every
@@ -24,159 +23,13 @@ beir-cellar/beir ``beir/retrieval/evaluation.py`` (pytrec_eval ``ndcg_cut``/``ma
 
 from __future__ import annotations
 
-import ast
 import re
-from typing import Any
 
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
 from .base import Preset, Template
+from .irmeasures import IR_MEASURES, keyword_params
 from .trec_eval import FLAVOR as TREC_EVAL_FLAVOR
-
-# ---------------------------------------------------------------------------------------------
-# ir_measures
-
-
-IR_MEASURES_FLAVOR = Flavor(
-    gain="linear",
-    discount="log2",
-    ideal="global",
-    ideal_cut="k",
-    unjudged="zero",
-    negatives="unjudged",
-    ties="docno_desc",
-    precision="float32",
-    empty="zero",
-    missing="zero",
-    run_only="skip",
-    duplicates="error",
-    fractional="error",  # its Qrel relevance is an int; pytrec_eval refuses any other
-)
-
-#: ir_measures measure names (and registered aliases) -> (rankflavor metric, parameters it accepts,
-#: whether a cutoff is required).
-_IRM_MEASURES: dict[str, tuple[str, frozenset[str], bool]] = {
-    "nDCG": ("ndcg", frozenset({"dcg", "gains", "judged_only"}), False),
-    "P": ("P", frozenset({"rel", "judged_only"}), True),
-    "RR": ("RR", frozenset({"rel", "judged_only"}), False),
-    "AP": ("AP", frozenset({"rel", "judged_only"}), False),
-    "R": ("recall", frozenset({"judged_only"}), True),
-    "Judged": ("judged", frozenset(), False),
-    "Success": ("success", frozenset({"rel", "judged_only"}), True),
-    "Rprec": ("Rprec", frozenset({"rel", "judged_only"}), False),
-    "Bpref": ("bpref", frozenset({"rel"}), False),
-    "NumRet": ("num_ret", frozenset({"rel"}), False),
-    "NumRelRet": ("num_rel_ret", frozenset({"rel"}), False),
-    "NumRel": ("num_rel", frozenset(), False),
-}
-_IRM_ALIASES = {"NDCG": "nDCG", "Precision": "P", "MRR": "RR", "MAP": "AP", "Recall": "R", "RPrec": "Rprec",
-                "BPref": "Bpref"}
-_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\d+))?$", re.DOTALL)
-
-#: ir_measures answers RR@k and Judged in Python (msmarco and judged providers): scores compared
-#: as float64, ties by docno ascending, not pytrec_eval's float32 and docno descending.
-_PYTHON_SORT = {"ties": "docno_asc", "precision": "float64"}
-
-
-def _irm_params(text: str, params: str | None) -> dict[str, Any]:
-    if not params or not params.strip():
-        return {}
-    try:
-        call = ast.parse(f"_({params})", mode="eval").body
-    except SyntaxError:
-        raise FlavorError(f"ir_measures measure {text!r}: cannot read the parameters {params!r}") from None
-    if not isinstance(call, ast.Call) or call.args:
-        raise FlavorError(f"ir_measures measure {text!r}: parameters are name=value pairs, received {params!r}")
-    out: dict[str, Any] = {}
-    for kw in call.keywords:
-        try:
-            out[str(kw.arg)] = ast.literal_eval(kw.value)
-        except ValueError:
-            raise FlavorError(f"ir_measures measure {text!r}: parameter {kw.arg} must be a literal") from None
-    return out
-
-
-def _gains_knob(text: str, gains: Any) -> str:
-    if not isinstance(gains, dict) or not gains:
-        raise FlavorError(f"ir_measures measure {text!r}: gains must be a non-empty dict like {{0:0,1:1,2:3}}")
-    pairs = []
-    for grade, gain in sorted(gains.items()):
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (grade, gain)):
-            raise FlavorError(f"ir_measures measure {text!r}: gains maps numbers to numbers, received {gains!r}")
-        pairs.append(f"{format_number(grade)}:{format_number(gain)}")
-    return "{" + ",".join(pairs) + "}"
-
-
-def parse_ir_measures(text: str) -> list[Template | str] | None:
-    """Read an ir_measures measure name (``nDCG(judged_only=True)@10``, ``P(rel=2)@10``, ``RR@10``).
-
-    Returns None for names that are not ir_measures measures, so canonical names still work.
-
-    >>> [t.knobs for t in parse_ir_measures("RR@10")]  # msmarco provider: Python sort
-    [{'ties': 'docno_asc', 'precision': 'float64'}]
-    >>> parse_ir_measures("nDCG(dcg='exp-log2')@10")[0].knobs["gain"]
-    'exp2'
-    """
-    m = _IRM_NAME.match(text.strip())
-    if not m:
-        return None
-    name = _IRM_ALIASES.get(m.group("name"), m.group("name"))
-    if name == "NumQ" and not m.group("params") and not m.group("cutoff"):
-        return ["num_q"]
-    if name in ("ERR", "nERR", "RBP", "SDCG", "infAP", "IPrec", "SetP", "SetR", "SetF", "SetAP"):
-        raise FlavorError(f"ir_measures measure {name} is not reproduced by the ir_measures preset yet")
-    if name not in _IRM_MEASURES:
-        return None
-    metric, allowed, needs_cutoff = _IRM_MEASURES[name]
-    params = _irm_params(text, m.group("params"))
-    unknown = set(params) - allowed
-    if unknown:
-        raise FlavorError(
-            f"ir_measures measure {text!r}: {name} takes {', '.join(sorted(allowed)) or 'no parameters'} "
-            f"(and @cutoff), received {', '.join(sorted(unknown))}"
-        )
-    k = int(m.group("cutoff")) if m.group("cutoff") else None
-    if needs_cutoff and k is None:
-        raise FlavorError(f"ir_measures measure {name} needs a cutoff, e.g. {name}@10; received {text!r}")
-    knobs: dict[str, str] = {}
-    if "rel" in params:
-        knobs["rel"] = format_number(float(params["rel"]))
-    if params.get("judged_only"):
-        knobs["unjudged"] = "condensed"
-    if name == "nDCG":
-        knobs["ideal_cut"] = "k" if k is not None else "none"
-        if "gains" in params:
-            knobs["gain"] = _gains_knob(text, params["gains"])
-        dcg = params.get("dcg", "log2")
-        if dcg == "exp-log2":  # answered by gdeval.pl
-            if k is None or "gains" in params or params.get("judged_only"):
-                raise FlavorError(
-                    f"ir_measures measure {text!r}: dcg='exp-log2' runs gdeval, which needs a cutoff and "
-                    "takes neither gains nor judged_only"
-                )
-            knobs.update(gain="exp2", precision="float64", max_grade="4")
-        elif dcg != "log2":
-            raise FlavorError(f"ir_measures measure {text!r}: dcg is 'log2' or 'exp-log2', received {dcg!r}")
-    if (name == "RR" and k is not None) or name == "Judged":
-        if params.get("judged_only"):
-            raise FlavorError(f"ir_measures has no provider for {text!r} (RR@k is MS MARCO's, without judged_only)")
-        knobs.update(_PYTHON_SORT)
-    if name == "NumRet" and "rel" in params:
-        metric = "num_rel_ret"
-    return [Template(metric, k, knobs, text.strip())]
-
-
-IR_MEASURES = Preset(
-    name="ir_measures",
-    flavor=IR_MEASURES_FLAVOR,
-    summary="ir_measures 0.4.3: pytrec_eval's numbers, but qrels topics missing from the run score 0; "
-    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') is gdeval",
-    evidence="ir_measures 0.4.3 providers/pytrec_eval_provider.py, msmarco_provider.py, judged_provider.py, "
-    "gdeval_provider.py, providers/base.py (missing topics = DEFAULT 0); differential tests against "
-    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py)",
-    dialect=parse_ir_measures,
-    default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
-)
 
 # ---------------------------------------------------------------------------------------------
 # gdeval.pl
@@ -298,11 +151,23 @@ RANX = Preset(
 # trectools
 
 _TT_LABEL = re.compile(r"^(?P<name>NDCG|P|R|MAP|recip_rank)@(?P<depth>\d+)$")
-_TT_CALL = re.compile(r"^(?P<fn>get_ndcg|get_precision|get_recall|get_map|get_reciprocal_rank)\((?P<args>.*)\)$", re.DOTALL)
-_TT_FUNCTIONS = {"NDCG": "get_ndcg", "P": "get_precision", "R": "get_recall", "MAP": "get_map",
-                 "recip_rank": "get_reciprocal_rank"}
-_TT_METRIC = {"get_ndcg": "ndcg", "get_precision": "P", "get_recall": "recall", "get_map": "AP",
-              "get_reciprocal_rank": "RR"}
+_TT_CALL = re.compile(
+    r"^(?P<fn>get_ndcg|get_precision|get_recall|get_map|get_reciprocal_rank)\((?P<args>.*)\)$", re.DOTALL
+)
+_TT_FUNCTIONS = {
+    "NDCG": "get_ndcg",
+    "P": "get_precision",
+    "R": "get_recall",
+    "MAP": "get_map",
+    "recip_rank": "get_reciprocal_rank",
+}
+_TT_METRIC = {
+    "get_ndcg": "ndcg",
+    "get_precision": "P",
+    "get_recall": "recall",
+    "get_map": "AP",
+    "get_reciprocal_rank": "RR",
+}
 
 
 def _trectools_template(fn: str, depth: int, trec_eval: bool, remove_unjudged: bool, label: str) -> Template:
@@ -328,15 +193,18 @@ def parse_trectools(text: str) -> list[Template | str] | None:
     c = _TT_CALL.match(t)
     if not c:
         return None
-    args = _irm_params(t, c.group("args"))
+    args = keyword_params(t, c.group("args"), "trectools call")
     unknown = set(args) - {"depth", "trec_eval", "removeUnjudged", "per_query"}
     if unknown:
         raise FlavorError(f"trectools call {t!r}: unsupported argument(s) {', '.join(sorted(unknown))}")
     depth = args.get("depth", 1000)
     if not isinstance(depth, int) or depth < 1:
         raise FlavorError(f"trectools call {t!r}: depth must be a whole number >= 1, received {depth!r}")
-    return [_trectools_template(c.group("fn"), depth, bool(args.get("trec_eval", True)),
-                                bool(args.get("removeUnjudged", False)), t)]
+    return [
+        _trectools_template(
+            c.group("fn"), depth, bool(args.get("trec_eval", True)), bool(args.get("removeUnjudged", False)), t
+        )
+    ]
 
 
 TRECTOOLS = Preset(
