@@ -147,6 +147,19 @@ def test_counts_lines_follow_each_knob(toy: tuple[str, str]) -> None:
     assert "scored 0 in ndcg@10 (missing=zero); left out of the mean in AP (missing=skip)" in mixed
 
 
+def test_counts_line_names_negative_grades_udcg_reads_as_distractors() -> None:
+    """Regression: the line said every negative grade was "pooled but unjudged" while UDCG, by its
+    distractor_grade or utility=grade, scored it as a distractor."""
+    qrels, run = {"q": {"a": 1, "b": -1, "c": 0}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    measures = ["UDCG@3[distractor_grade=-1]", "UDCG@3[utility=grade]", "ndcg@3"]
+    out = render_table(rankflavor.evaluate(qrels, run, measures), False, 400)
+    assert "grade -1 read as a distractor in UDCG@3 (distractor_grade=-1)" in out
+    assert "read as negative utilities (distractors) in UDCG@3 (utility=grade)" in out
+    assert "pooled but unjudged: gain 0, never in the ideal in ndcg@3 (negatives=unjudged)" in out
+    plain = render_table(rankflavor.evaluate(qrels, run, ["UDCG@3"]), False, 400)
+    assert "negative grades 1, read as pooled but unjudged" in plain  # no distractor grade declared
+
+
 # -- flavors --presets -------------------------------------------------------------------------
 
 def test_presets_are_readable_at_100_columns() -> None:

@@ -210,12 +210,39 @@ def counts_lines(results: Results) -> list[str]:
     docs.append(dup)
     neg = f"negative grades {c.negative_grades}"
     if c.negative_grades:
-        groups = _by_policy(results, "negatives", _knob("negatives"))
+        groups = _by_policy(results, "negatives", _negatives)
         if groups:
-            neg += ", " + _say(groups, "negatives", lambda v: _NEGATIVES.get(v, v))
+            neg += ", " + _say_negatives(groups)
     docs.append(neg)
     lines.append("documents: " + " | ".join(docs))
     return lines
+
+
+def _negatives(m: MeasureResult) -> str | None:
+    """How a measure reads a negative grade: by the ``negatives`` policy, unless its own knobs read
+    negative grades as distractors (``distractor_grade`` below 0) or as utilities (``utility=grade``)."""
+    knobs = m.measure.knobs
+    if knobs.get("utility") == "grade":
+        return "utility=grade"
+    grade = knobs.get("distractor_grade")
+    if grade not in (None, "none") and float(grade) < 0:
+        return f"distractor_grade={grade}"
+    return knobs.get("negatives")
+
+
+def _say_negatives(groups: dict[str, list[str]]) -> str:
+    def words(value: str) -> str:
+        if value == "utility=grade":
+            return "read as negative utilities (distractors)"
+        if value.startswith("distractor_grade="):
+            return f"grade {value.split('=')[1]} read as a distractor"
+        return _NEGATIVES.get(value, value)
+
+    plain = {v: names for v, names in groups.items() if "=" not in v}
+    if len(groups) == 1 and plain:
+        return _say(groups, "negatives", words)
+    parts = [f"{words(v)} in {', '.join(names)} ({v if '=' in v else 'negatives=' + v})" for v, names in groups.items()]
+    return "; ".join(parts)
 
 
 def _unjudged(m: MeasureResult) -> str | None:
