@@ -328,12 +328,7 @@ def lines_refused(data: bytes, kind: str) -> int:
     refused = 0
     good, parse = (b"q 0 d 1\n", parse_qrels_lines) if kind == "qrels" else (b"q Q0 d 1 1 t\n", parse_run_lines)
     for raw in data.split(b"\n"):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            refused += 1
-            continue
-        fields = re.findall(f"[^{re.escape(BLANKS)}]+", text)
+        fields = re.findall(f"[^{re.escape(BLANKS)}]+", raw.decode("utf-8", "replace"))
         if not fields or fields[0].startswith("#"):
             continue
         try:
@@ -501,13 +496,13 @@ def test_a_long_line_is_cut_in_the_report(tmp_path: Path) -> None:
     assert f.line == 1 and f.text == "x" * 200 + "..."
 
 
-def test_bytes_eval_skips_leave_the_ranks_unread(tmp_path: Path) -> None:
-    # trec_eval and eval's columnar read skip the rank field: bytes that are not UTF-8 there are no
-    # error to them, so check reports none either, and says the ranks went unchecked
+def test_bytes_eval_skips_are_no_error_and_the_rank_is_named(tmp_path: Path) -> None:
+    # trec_eval and eval skip the rank field: bytes that are not UTF-8 there are no error to them,
+    # so check reports none either, and names the rank it cannot read as a number
     run = tmp_path / "r.txt"
     run.write_bytes(b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 \xff 1.0 t\n")
     read_run(run)  # eval reads it
     report = check(tmp_path / "absent.txt", [run])
-    (note,) = report.of("ranks_unread")
+    (note,) = report.of("rank_not_numeric")
     assert (note.line, note.count, note.severity) == (2, 1, Severity.INFO)
     assert report.of("malformed_line", str(run)) == []

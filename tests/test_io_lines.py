@@ -17,8 +17,8 @@ import pytest
 import rankflavor
 from rankflavor.columns import to_strings
 from rankflavor.errors import InputError
-from rankflavor.io.lines import parse_run_lines
-from rankflavor.io.trec import read_run
+from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
+from rankflavor.io.trec import read_qrels, read_run
 
 from .io_cases import MEASURES, MEASURES_TREC, columns, layouts, pieces, qrels_text, run_lines, whole_files
 
@@ -191,3 +191,38 @@ def test_run_tag_in_results_provenance(tmp_path: Path) -> None:
     qrels, run = layouts(tmp_path)["plain"]
     res = rankflavor.evaluate(str(qrels), str(run), "P@5")
     assert res.provenance["run"]["tag"] == _tag_of_last_line(run.read_bytes()) == "lastTag"
+
+
+# ---------------------------------------------------------------------------------------------
+# Bytes that are not UTF-8: the two paths agree on every field
+# ---------------------------------------------------------------------------------------------
+
+_BAD = b"\xff\xfe"
+
+
+@pytest.mark.parametrize(("kind", "field"), [("run", 0), ("run", 1), ("run", 2), ("run", 3), ("run", 5), ("run", 6),
+                                             ("qrels", 0), ("qrels", 1), ("qrels", 2)])
+def test_bytes_not_utf8_read_alike_on_both_paths(tmp_path: Path, kind: str, field: int) -> None:
+    """Regression: the columnar path, which never decodes a field it skips (a run's Q0, rank and
+    tag; a qrels' iteration), read a file the line path refused as "not valid UTF-8" at once."""
+    rows = [["q1", "Q0", f"d{i}", str(i + 1), str(10 - i), "tag", "extra"] for i in range(4)]
+    if kind == "qrels":
+        rows = [["q1", "0", f"d{i}", str(i % 3)] for i in range(4)]
+    lines = [" ".join(r).encode() for r in rows]
+    parts = lines[1].split(b" ")
+    parts[field] += _BAD
+    lines[1] = b" ".join(parts)
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / f"{kind}.txt"
+    path.write_bytes(data)
+    fast_read, slow_read = (read_run, parse_run_lines) if kind == "run" else (read_qrels, parse_qrels_lines)
+    used = (0, 2, 4) if kind == "run" else (0, 2, 3)
+    if field in used:
+        for read in (lambda: fast_read(path), lambda: slow_read(str(path), data)):
+            with pytest.raises(InputError, match="not valid UTF-8") as exc:
+                read()
+            assert exc.value.line == 2
+        return
+    fast, slow = fast_read(path), slow_read(str(path), data)
+    assert to_strings(fast.doc) == to_strings(slow.doc) == [f"d{i}" for i in range(4)]
+    assert to_strings(fast.query) == to_strings(slow.query) == ["q1"] * 4

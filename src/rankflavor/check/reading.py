@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..errors import InputError, UsageError
 from ..io.columnar import read_columns
 from ..io.inputs import as_qrels, as_run
-from ..io.lines import NOT_UTF8, QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
+from ..io.lines import QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
 from ..io.parse import QUERY
 from ..io.run import read_run
 from ..io.source import normalized, read_bytes
@@ -116,7 +116,8 @@ def _trec_run(path: Any, name: str, limit: int) -> Read:
     """A TREC run. Its rank column is read column by column first (the run table keeps no rank);
     when that read refuses the file, so does eval's columnar read, and the collecting line pass
     reads it at once (eval's reader would read it line by line up to its first error, and the
-    pass would then read it all again)."""
+    pass would then read it all again). The line pass, like eval, decodes only the fields it
+    keeps: a rank that is not UTF-8 reads as U+FFFD, which the rank checks name."""
     ranks = _trec_ranks(path)
     if ranks is not None:
         try:
@@ -124,20 +125,7 @@ def _trec_run(path: Any, name: str, limit: int) -> Read:
         except InputError as exc:  # a score that is no finite number
             return _line_pass("run", path, name, exc, limit)
         return Read(table, [], _summary("run", name, table, "columnar"), ranks)
-    lines = _line_pass("run", path, name, None, limit)
-    errors = [f for f in lines.findings if f.severity == Severity.ERROR]
-    if not errors or not all(f.message == NOT_UTF8 for f in errors):
-        return lines
-    # The line pass is stricter than a columnar read, which skips the fields it does not keep:
-    # bytes that are not UTF-8 there are no error to eval, whose reading stands; ranks unread.
-    try:
-        table = read_run(path)
-    except InputError:
-        return lines
-    note = Finding(Severity.INFO, "ranks_unread", name, errors[0].line,
-                   f"the rank column could not be read ({NOT_UTF8} on {len(errors)} lines, in fields eval skips); "
-                   "ranks are not checked", len(errors))
-    return Read(table, [note], _summary("run", name, table, "columnar"), None)
+    return _line_pass("run", path, name, None, limit)
 
 
 def _entry_point(kind: str, obj: Any, fmt: str | None, options: dict[str, Any], trec: bool) -> Qrels | Run:

@@ -68,7 +68,7 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
     lines: list[int] = []
     comments = blanks = 0
     fail = _failure(collect)
-    for lineno, raw, parts in _lines(source, data, collect=collect):
+    for lineno, raw, parts in _lines(source, data, collect=collect, used=(0, 2, 3)):
         if not parts:
             blanks += 1
             continue
@@ -134,7 +134,7 @@ def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: b
     comments = blanks = extra = 0
     tag: str | None = None
     fail = _failure(collect)
-    for lineno, raw, parts in _lines(source, data, first_line, collect):
+    for lineno, raw, parts in _lines(source, data, first_line, collect, used=(0, 2, 4)):
         if not parts:
             blanks += 1
             continue
@@ -190,19 +190,21 @@ def _failure(collect: list[InputError] | None) -> Callable[[InputError], None]:
     return throw
 
 
-def _lines(source: str, data: bytes, first_line: int = 1,
-           collect: list[InputError] | None = None) -> Iterator[tuple[int, str, list[str]]]:
-    """Each line of ``data`` (valid UTF-8, else an error naming the line) with its number and its
-    fields, split at runs of the blanks trec_eval's ``isspace`` knows (space, tab, CR, vertical
-    tab, form feed) and no others: ``str.split`` would also split at a no-break space or U+001F,
-    which trec_eval and the columnar path keep inside a field (it is used where none occurs).
-    ``collect``: a line that is not UTF-8 is reported there and skipped (it yields no line)."""
-    if collect is None:
-        return _split_lines(_decode(source, data, first_line), first_line)
+def _lines(source: str, data: bytes, first_line: int = 1, collect: list[InputError] | None = None,
+           used: tuple[int, ...] = ()) -> Iterator[tuple[int, str, list[str]]]:
+    """Each line of ``data`` with its number and its fields, split at runs of the blanks
+    trec_eval's ``isspace`` knows (space, tab, CR, vertical tab, form feed) and no others:
+    ``str.split`` would also split at a no-break space or U+001F, which trec_eval and the
+    columnar path keep inside a field (it is used where none occurs).
+
+    A line whose fields ``used`` (their indexes) are not UTF-8 is an error naming it (raised, or
+    appended to ``collect`` and the line skipped). Bytes that are not UTF-8 in a field the reader
+    skips (a run's tag, a qrels' iteration) are no error, as on the columnar path, which never
+    decodes those fields; they read as U+FFFD."""
     try:
         return _split_lines(data.decode("utf-8"), first_line)
     except UnicodeDecodeError:
-        return _each_decoded(source, data, first_line, collect)
+        return _each_decoded(source, data, first_line, _failure(collect), used)
 
 
 def _split_lines(text: str, first_line: int) -> Iterator[tuple[int, str, list[str]]]:
@@ -215,24 +217,32 @@ def _split_lines(text: str, first_line: int) -> Iterator[tuple[int, str, list[st
         yield lineno, raw, split(raw)
 
 
-def _each_decoded(source: str, data: bytes, first_line: int,
-                  collect: list[InputError]) -> Iterator[tuple[int, str, list[str]]]:
-    """The lines of ``data`` decoded one at a time, each line that is not UTF-8 reported."""
+def _each_decoded(source: str, data: bytes, first_line: int, fail: Callable[[InputError], None],
+                  used: tuple[int, ...]) -> Iterator[tuple[int, str, list[str]]]:
+    """The lines of ``data`` decoded one at a time: a line that is not UTF-8 in a ``used`` field
+    is reported; a comment, or a line that is not UTF-8 only in skipped fields, is kept."""
     for lineno, raw in enumerate(data.split(b"\n"), first_line):
         try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            collect.append(InputError(source, lineno, NOT_UTF8, raw.decode("utf-8", "replace")))
+            yield from _split_lines(raw.decode("utf-8"), lineno)
             continue
-        yield from _split_lines(line, lineno)
+        except UnicodeDecodeError:
+            pass
+        shown = raw.decode("utf-8", "replace")
+        # surrogateescape keeps each bad byte as one lone surrogate, so fields split where the bytes do.
+        _, _, parts = next(_split_lines(raw.decode("utf-8", "surrogateescape"), lineno))
+        comment = bool(parts) and parts[0].startswith("#")
+        if not comment and any(i < len(parts) and _escaped(parts[i]) for i in used):
+            fail(InputError(source, lineno, NOT_UTF8, shown))
+            continue
+        yield lineno, shown, [_replaced(p) if _escaped(p) else p for p in parts]
 
 
-def _decode(source: str, data: bytes, first_line: int = 1) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        lineno = data.count(b"\n", 0, exc.start) + first_line
-        raise InputError(source, lineno, NOT_UTF8) from None
+def _escaped(field: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in field)
+
+
+def _replaced(field: str) -> str:
+    return field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:
