@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
 from .base import Preset, Template
+from .irmeasures_more import OTHER_MEASURES, int_cutoff, other_template
 
 # ---------------------------------------------------------------------------------------------
 # ir_measures
@@ -62,7 +63,8 @@ _IRM_ALIASES = {
     "RPrec": "Rprec",
     "BPref": "Bpref",
 }
-_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\d+))?$", re.DOTALL)
+_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z_0-9]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?$",
+                       re.DOTALL)
 
 #: ir_measures answers RR@k and Judged in Python (msmarco and judged providers): scores compared
 #: as float64, ties by docno ascending, not pytrec_eval's float32 and docno descending.
@@ -108,6 +110,9 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
     [{'ties': 'docno_asc', 'precision': 'float64'}]
     >>> parse_ir_measures("nDCG(dcg='exp-log2')@10")[0].knobs["gain"]
     'exp2'
+    >>> t = parse_ir_measures("NERR10(max_rel=3, p=0.7)")[0]
+    >>> t.metric, t.knobs["param"], t.knobs["max_grade"]
+    ('NERR10', '0.7', '3')
     """
     m = _IRM_NAME.match(text.strip())
     if not m:
@@ -115,8 +120,8 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
     name = _IRM_ALIASES.get(m.group("name"), m.group("name"))
     if name == "NumQ" and not m.group("params") and not m.group("cutoff"):
         return ["num_q"]
-    if name in ("ERR", "nERR", "RBP", "SDCG", "infAP", "IPrec", "SetP", "SetR", "SetF", "SetAP"):
-        raise FlavorError(f"ir_measures measure {name} is not reproduced by the ir_measures preset yet")
+    if name in OTHER_MEASURES:
+        return [other_template(name, text, keyword_params(text, m.group("params")), m.group("cutoff"))]
     if name not in _IRM_MEASURES:
         return None
     metric, allowed, needs_cutoff = _IRM_MEASURES[name]
@@ -127,7 +132,7 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
             f"ir_measures measure {text!r}: {name} takes {', '.join(sorted(allowed)) or 'no parameters'} "
             f"(and @cutoff), received {', '.join(sorted(unknown))}"
         )
-    k = int(m.group("cutoff")) if m.group("cutoff") else None
+    k = int_cutoff(text, m.group("cutoff"))
     if needs_cutoff and k is None:
         raise FlavorError(f"ir_measures measure {name} needs a cutoff, e.g. {name}@10; received {text!r}")
     knobs: dict[str, str] = {}
