@@ -4,7 +4,8 @@ References
 ----------
 terrierteam/ir_measures 0.4.3: ``providers/pytrec_eval_provider.py``, ``msmarco_provider.py``
 (RR@k: score desc, docno asc), ``judged_provider.py``, ``gdeval_provider.py``,
-``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0).
+``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0); the other
+providers (cwl_eval, compat, gdeval's ERR, pytrec_eval's set measures) are in :mod:`.irmeasures_more`.
 """
 
 from __future__ import annotations
@@ -167,10 +168,14 @@ IR_MEASURES = Preset(
     name="ir_measures",
     flavor=IR_MEASURES_FLAVOR,
     summary="ir_measures 0.4.3: pytrec_eval's numbers, but qrels topics missing from the run score 0; "
-    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') is gdeval",
+    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') and ERR@k are gdeval; "
+    "RBP(rel), NERR8-11, INST, INSQ, BPM, SDCG are cwl_eval (gains (g-min_rel)/(max_rel-min_rel), "
+    "1000 ranks, ties in input order); Compat is its own provider (ties docno ascending)",
     evidence="ir_measures 0.4.3 providers/pytrec_eval_provider.py, msmarco_provider.py, judged_provider.py, "
-    "gdeval_provider.py, providers/base.py (missing topics = DEFAULT 0); differential tests against "
-    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py)",
+    "gdeval_provider.py, cwl_eval.py (cwl-eval 1.0.12 ruler/measures), compat_provider.py, providers/base.py "
+    "(missing topics = DEFAULT 0), __init__.py DefaultPipeline order; differential tests against "
+    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py, "
+    "tests/test_dialect_irmeasures.py)",
     dialect=parse_ir_measures,
     default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
 )
