@@ -29,7 +29,7 @@ Examples
 >>> from rankflavor import evaluate
 >>> qrels, run = {"q": {"a": 2, "b": 1}}, {"q": {"b": 0.9, "a": 0.8}}
 >>> round(evaluate(qrels, run, "Compat[param=0.5]")[0].mean, 6)  # (0 + 0.5 * 2/2) / (1 + 0.5 * 2/2)
-0.5
+0.333333
 """
 
 from __future__ import annotations
