@@ -10,6 +10,7 @@ with its cwl.qrels / cwl.run, test/test_providers.py) and on TREC DL 2019 BM25.
 from __future__ import annotations
 
 import logging
+import math
 import shutil
 from pathlib import Path
 
@@ -57,8 +58,8 @@ def compare(qrels, run, names, tol=TOL):  # type: ignore[no-untyped-def]
         got = res.per_query()
         assert set(got) == set(want), name
         for q, v in want.items():
-            assert abs(got[q] - v) <= tol, (name, q, got[q], v)
-        assert abs(res.mean - want_mean) <= tol, (name, res.mean, want_mean)
+            assert abs(got[q] - v) <= tol or (math.isnan(v) and math.isnan(got[q])), (name, q, got[q], v)
+        assert abs(res.mean - want_mean) <= tol or (math.isnan(want_mean) and math.isnan(res.mean)), name
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -93,12 +94,13 @@ def test_compat_ties_refused_only_where_their_order_matters() -> None:
     """ir_measures orders relevant documents of equal grade and score in the ideal by qrels file
     order: where that order cannot change the value the preset answers, otherwise it refuses."""
     qrels = {"1": {"a": 1, "b": 1, "c": 2}}
-    harmless = {"1": {"c": 0.9, "x": 0.5, "b": 0.5, "a": 0.5}}  # a, b at ranks 3, 4 >= their ideal slots 2, 3
+    harmless = {"1": {"c": 0.9, "x": 0.8, "y": 0.7, "b": 0.5, "a": 0.5}}  # a, b at ranks 4, 5: past slots 2, 3
     compare(qrels, harmless, COMPAT)
-    harmful = {"1": {"a": 0.9, "b": 0.9, "c": 0.1}}  # a, b at ranks 1, 2, ideal slots 2, 3
+    qrels = {"1": {"a": 1, "z": 1, "c": 2}}
+    harmful = {"1": {"a": 0.9, "m": 0.9, "z": 0.9, "c": 0.1}}  # a, z at ranks 1, 3; ideal slots 2, 3
     with pytest.raises(FlavorError, match="qrels file order"):
         rankflavor.evaluate(qrels, harmful, ["Compat"], preset="ir_measures")
-    # outside the preset (strict=0) the tie goes by run rank: the value for qrels listing a before b
+    # outside the preset (strict=0) the tie goes by run rank: the value for qrels listing a before z
     ours = rankflavor.evaluate(qrels, harmful, ["Compat[param=(0.95,1,0),ties=docno_asc]"])[0].mean
     assert abs(ours - ir_measures.calc_aggregate([ir_measures.parse_measure("Compat")], qrels, harmful)[
         ir_measures.parse_measure("Compat")]) <= TOL
@@ -183,7 +185,7 @@ def test_a_grade_above_max_rel_is_refused_not_clipped() -> None:
 
 
 def test_cli_preset_names(tmp_path: Path) -> None:
-    qrels, run = random_case(45, 30, numeric_ids=True)
+    qrels, run = random_case(45, 30, ties=False, numeric_ids=True)
     qpath, rpath = write_trec(tmp_path, qrels, run)
     names = ["NERR10(max_rel=3)", "NERR8(max_rel=3)@10", "SetP", "Compat(p=0.8)"]
     args = ["eval", str(qpath), str(rpath), "--preset", "ir_measures", "--format", "csv"]
@@ -193,4 +195,4 @@ def test_cli_preset_names(tmp_path: Path) -> None:
         m = ir_measures.parse_measure(name)
         want = ir_measures.calc_aggregate([m], qrels, run)[m]
         line = next(row for row in out.output.splitlines() if metric in row)
-        assert f"{want:.4f}" in line, (name, line)
+        assert line.startswith(f"{name},all,") and abs(float(line.split(",")[2]) - want) <= TOL, (name, line)
