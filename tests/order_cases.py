@@ -104,6 +104,9 @@ MEASURE_TEXTS = [
     "relative_P@5", "set_AP", "F", "num_nonrel_judged_ret",
     "RBP@5[max_grade=3]", "RBP[gain=binary,param=0.5]", "nERR@5[max_grade=3]", "nERR[max_grade=3,ideal=local]", "UDCG@5",
     "RBP_resid@5", "RBP_resid[param=0.9]",
+    "RBP_cwl[max_grade=3]", "NERR8@5[max_grade=3]", "NERR9@5[max_grade=3]", "NERR10[max_grade=3]",
+    "NERR11[max_grade=3]", "INST[max_grade=3]", "INSQ[max_grade=3,param=2]", "BPM@5[max_grade=3]",
+    "SDCG@5[max_grade=3]", "Compat", "Compat[param=(0.8,0)]",
 ]  # fmt: skip
 
 

@@ -114,7 +114,9 @@ def _registry_measures() -> list[str]:
 
 #: The metrics that, alone and under default knobs, refuse with a typed error: each needs a knob
 #: with no default (its parameter; ERR, nERR and graded RBP the top grade of the scale).
-NEEDS_A_KNOB = {"IPrec", "Rprec_mult", "ERR", "ERR@5", "nERR", "nERR@5", "RBP", "RBP@5"}
+NEEDS_A_KNOB = {"IPrec", "Rprec_mult", "ERR", "ERR@5", "nERR", "nERR@5", "RBP", "RBP@5",
+                # the C/W/L family scales gains by the top grade (ir_measures' max_rel)
+                "RBP_cwl", "NERR8@5", "NERR9@5", "NERR10", "NERR11", "INST", "INSQ", "BPM@5", "SDCG@5"}
 
 
 def test_every_registered_metric_is_listed() -> None:

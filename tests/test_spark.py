@@ -433,10 +433,13 @@ NON_DEFAULT = {
 COMPANIONS = {("ideal", "max"): "max_grade=3"}
 #: Knobs a metric needs to be evaluated at all (its parameter, the top grade of ERR).
 NEEDS = {"IPrec": {"param": "0.5"}, "Rprec_mult": {"param": "0.5"}, "ERR": {"max_grade": "3"},
-         "nERR": {"max_grade": "3"}, "RBP": {"max_grade": "3"}}
+         "nERR": {"max_grade": "3"}, "RBP": {"max_grade": "3"},
+         **{name: {"max_grade": "3"} for name in ("RBP_cwl", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ",
+                                                 "BPM", "SDCG")}}
 #: The parameter knob away from the metric's default, for the metrics that read it.
 PARAMS = {"IPrec": "0.2", "IPrec_avg": "(0.2,0.8)", "Rprec_mult": "2", "utility": "(1,-1,0,0)", "F": "0.25",
-          "RBP": "0.5", "RBP_resid": "0.5", "UDCG": "(0.5,0.4,0.3,0.2,0.1,-0.5,-0.4,-0.3,-0.2,-0.1)"}
+          "RBP": "0.5", "RBP_resid": "0.5", "UDCG": "(0.5,0.4,0.3,0.2,0.1,-0.5,-0.4,-0.3,-0.2,-0.1)",
+          "RBP_cwl": "0.5", "NERR10": "0.5", "NERR11": "2", "INST": "2", "INSQ": "2", "BPM": "2", "Compat": "0.8"}
 
 
 def registry_measures() -> list[str]:

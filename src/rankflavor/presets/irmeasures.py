@@ -4,7 +4,8 @@ References
 ----------
 terrierteam/ir_measures 0.4.3: ``providers/pytrec_eval_provider.py``, ``msmarco_provider.py``
 (RR@k: score desc, docno asc), ``judged_provider.py``, ``gdeval_provider.py``,
-``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0).
+``providers/base.py`` (qrels topics missing from the output score ``DEFAULT`` = 0); the other
+providers (cwl_eval, compat, gdeval's ERR, pytrec_eval's set measures) are in :mod:`.irmeasures_more`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
 from .base import Preset, Template
+from .irmeasures_more import OTHER_MEASURES, int_cutoff, other_template
 
 # ---------------------------------------------------------------------------------------------
 # ir_measures
@@ -62,7 +64,8 @@ _IRM_ALIASES = {
     "RPrec": "Rprec",
     "BPref": "Bpref",
 }
-_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\d+))?$", re.DOTALL)
+_IRM_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z_0-9]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[0-9.]+))?$",
+                       re.DOTALL)
 
 #: ir_measures answers RR@k and Judged in Python (msmarco and judged providers): scores compared
 #: as float64, ties by docno ascending, not pytrec_eval's float32 and docno descending.
@@ -108,6 +111,9 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
     [{'ties': 'docno_asc', 'precision': 'float64'}]
     >>> parse_ir_measures("nDCG(dcg='exp-log2')@10")[0].knobs["gain"]
     'exp2'
+    >>> t = parse_ir_measures("NERR10(max_rel=3, p=0.7)")[0]
+    >>> t.metric, t.knobs["param"], t.knobs["max_grade"]
+    ('NERR10', '0.7', '3')
     """
     m = _IRM_NAME.match(text.strip())
     if not m:
@@ -115,8 +121,8 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
     name = _IRM_ALIASES.get(m.group("name"), m.group("name"))
     if name == "NumQ" and not m.group("params") and not m.group("cutoff"):
         return ["num_q"]
-    if name in ("ERR", "nERR", "RBP", "SDCG", "infAP", "IPrec", "SetP", "SetR", "SetF", "SetAP"):
-        raise FlavorError(f"ir_measures measure {name} is not reproduced by the ir_measures preset yet")
+    if name in OTHER_MEASURES:
+        return [other_template(name, text, keyword_params(text, m.group("params")), m.group("cutoff"))]
     if name not in _IRM_MEASURES:
         return None
     metric, allowed, needs_cutoff = _IRM_MEASURES[name]
@@ -127,7 +133,7 @@ def parse_ir_measures(text: str) -> list[Template | str] | None:
             f"ir_measures measure {text!r}: {name} takes {', '.join(sorted(allowed)) or 'no parameters'} "
             f"(and @cutoff), received {', '.join(sorted(unknown))}"
         )
-    k = int(m.group("cutoff")) if m.group("cutoff") else None
+    k = int_cutoff(text, m.group("cutoff"))
     if needs_cutoff and k is None:
         raise FlavorError(f"ir_measures measure {name} needs a cutoff, e.g. {name}@10; received {text!r}")
     knobs: dict[str, str] = {}
@@ -162,10 +168,14 @@ IR_MEASURES = Preset(
     name="ir_measures",
     flavor=IR_MEASURES_FLAVOR,
     summary="ir_measures 0.4.3: pytrec_eval's numbers, but qrels topics missing from the run score 0; "
-    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') is gdeval",
+    "RR@k and Judged sort in Python (float64, docno ascending); nDCG(dcg='exp-log2') and ERR@k are gdeval; "
+    "RBP(rel), NERR8-11, INST, INSQ, BPM, SDCG are cwl_eval (gains (g-min_rel)/(max_rel-min_rel), "
+    "1000 ranks, ties in input order); Compat is its own provider (ties docno ascending)",
     evidence="ir_measures 0.4.3 providers/pytrec_eval_provider.py, msmarco_provider.py, judged_provider.py, "
-    "gdeval_provider.py, providers/base.py (missing topics = DEFAULT 0); differential tests against "
-    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py)",
+    "gdeval_provider.py, cwl_eval.py (cwl-eval 1.0.12 ruler/measures), compat_provider.py, providers/base.py "
+    "(missing topics = DEFAULT 0), __init__.py DefaultPipeline order; differential tests against "
+    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py, "
+    "tests/test_dialect_irmeasures.py)",
     dialect=parse_ir_measures,
     default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
 )
