@@ -144,7 +144,7 @@ def test_xgboost_train_logs_what_evaluate_computes() -> None:
 def test_xgb_ranker_eval_metric_with_equal_groups() -> None:
     # XGBRanker calls the metric group by group and weights the mean by group size: equal sizes
     # make that the plain mean over queries.
-    x, y, g = groups(5, n_groups=40, equal=8)
+    x, y, _ = groups(5, n_groups=40, equal=8)
     xv, yv, gv = groups(105, n_groups=40, equal=8)
     metric = rankflavor.xgboost.eval_metric("xgboost:ndcg@5")
     model = xgb.XGBRanker(n_estimators=5, max_depth=3, eval_metric=metric, n_jobs=1)

@@ -52,12 +52,13 @@ class BlockSort:
         n_blocks = len(self.lengths)
         if n_blocks == 0:
             return np.zeros(0, dtype=np.int64)
+        key: npt.NDArray[np.floating]
         if self.equal:
             key = (-score).reshape(n_blocks, self.width)
         else:
-            key = np.full(n_blocks * self.width, np.inf, dtype=score.dtype)
-            key[self.cell] = -score
-            key = key.reshape(n_blocks, self.width)
+            padded = np.full(n_blocks * self.width, np.inf, dtype=score.dtype)
+            padded[self.cell] = -score
+            key = padded.reshape(n_blocks, self.width)
         order = np.argsort(key, axis=1)
         ordered = np.take_along_axis(key, order, axis=1)
         same = ordered[:, 1:] == ordered[:, :-1]

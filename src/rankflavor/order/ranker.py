@@ -344,6 +344,7 @@ class Ranker:
         """Rows by query code and score, ties in file order; and whether that is the identity."""
         if precision not in self._base:
             score, layout = self._scored(precision)
+            base: Ints | None
             if self._block_sort is not None and layout is None:
                 base = self._block_sort(score)
             else:
