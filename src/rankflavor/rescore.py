@@ -7,11 +7,12 @@ not depend on the scores, and each call only orders and scores:
 * the arrays become tables and are aligned once (:func:`rankflavor.arrays.ndcg_score`'s tables:
   every candidate judged with its label, ids whose byte order is the array order), and the
   measures are resolved once (``lightgbm:ndcg@10``, ``ndcg@10[gain=exp2]``);
-* a call puts the new scores on that alignment and ranks them with a
-  :class:`~rankflavor.order.Ranker` whose work on the judgments (the sorted ideal lists) is
-  kept from the first call, and whose sort is :class:`~rankflavor.order.blocks.BlockSort` over
-  the groups' fixed layout; the tie rules, the kernels and the aggregation are the engine's own,
-  so a value equals :func:`rankflavor.evaluate` on the same arrays.
+* a call ranks the new scores with a :class:`~rankflavor.order.blocks.BlockRanker` (the groups'
+  grades, ranks and judgments made once; a sort of each group, :class:`~rankflavor.order.blocks.BlockSort`),
+  or, for an ordering that removes rows (``depth``), a :class:`~rankflavor.order.Ranker` of the
+  alignment with those scores; the work on the judgments (the sorted ideal lists) is kept from
+  the first call. The tie rules, the kernels and the aggregation are the engine's own, so a
+  value equals :func:`rankflavor.evaluate` on the same arrays.
 
 In a group every candidate is labelled, so the group's own list and all its judgments are the
 same set of grades: a measure with ``ideal=local`` is computed with the global ideal (the same
@@ -40,8 +41,8 @@ from .aggregate import aggregate
 from .align import align
 from .errors import UsageError
 from .measure import Measure
-from .order import Needs, Ordering, Ranker, SharedWork
-from .order.blocks import BlockSort
+from .order import Ordering, Ranked, Ranker, SharedWork
+from .order.blocks import BlockRanker, BlockSort
 from .results import MeasureResult
 
 
@@ -94,6 +95,7 @@ class Rescorer:
         # Groups one after another, in query-code order: sorted block by block.
         self.block_sort = None if starts is None else BlockSort(starts, np.diff(np.append(starts, self.n)))
         self.shared = SharedWork()
+        self.block_ranker = None if self.block_sort is None else BlockRanker(self.aligned, self.block_sort, self.shared)
         self._kernel_measures = [_as_computed(m) for m in self.measures]
         self.results(np.zeros(self.n))  # labels a flavor refuses are refused now
 
@@ -101,15 +103,23 @@ class Rescorer:
         """Every measure's :class:`~rankflavor.results.MeasureResult` under ``scores`` (one per
         row, in the order of the labels)."""
         score = _scores(scores, self.n)
-        aligned = replace(self.aligned, run_score=score, scores_descend=False)
-        ranker = Ranker(aligned, shared=self.shared, block_sort=self.block_sort)
+        ranker: Ranker | None = None
+        rankings: dict[Ordering, Ranked] = {}
         out = []
         for measure, computed in zip(self.measures, self._kernel_measures, strict=True):
-            # Every row: a kernel that reads the judged rows alone reads the same values on all of
-            # them, and here every row is judged (the judged subset would be a copy of the whole).
-            ranked = ranker.ranked(Ordering.of(computed.flavor), Needs(run=Needs.of(computed).run))
-            values, empty = computed.spec.compute(ranked, computed)
-            out.append(aggregate(measure, values, empty, aligned))
+            ordering = Ordering.of(computed.flavor)
+            if ordering not in rankings:
+                if self.block_ranker is not None and self.block_ranker.takes(ordering):
+                    rankings[ordering] = self.block_ranker.ranked(score, ordering)
+                else:  # the general ranker, on the alignment with these scores
+                    if ranker is None:
+                        aligned = replace(self.aligned, run_score=score, scores_descend=False)
+                        ranker = Ranker(aligned, shared=self.shared, block_sort=self.block_sort)
+                    rankings[ordering] = ranker.ranked(ordering)
+            # Every row, to the kernel itself: here every row is judged, so the judged rows a
+            # kernel may ask for (MetricSpec.compute) are all of them, and their subset a copy.
+            values, empty = computed.spec.kernel(rankings[ordering], computed)
+            out.append(aggregate(measure, values, empty, self.aligned))
         return out
 
     def means(self, scores: Any) -> list[float]:

@@ -17,12 +17,22 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import numpy.typing as npt
 
+from ..kernels import rank_within
+from . import grades, ties
 from .layout import Scores
+from .ranked import Ranked, SharedWork
+from .strategy import Ordering
+
+if TYPE_CHECKING:
+    from ..align import Aligned
 
 Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
 
 
 class BlockSort:
@@ -60,14 +70,14 @@ class BlockSort:
             padded[self.cell] = -score
             key = padded.reshape(n_blocks, self.width)
         order = np.argsort(key, axis=1)
-        ordered = np.take_along_axis(key, order, axis=1)
+        flat = order + (np.arange(n_blocks) * self.width)[:, None]  # cell of each place
+        ordered = key.ravel()[flat]
         same = ordered[:, 1:] == ordered[:, :-1]
         if not self.equal:
             same &= np.isfinite(ordered[:, 1:])  # padding ties with padding: no matter
         tied = same.any(axis=1)
         if tied.any():
-            order[tied] = np.argsort(key[tied], axis=1, kind="stable")
-        flat = order + np.arange(n_blocks)[:, None] * self.width  # cell of each place
+            flat[tied] = np.argsort(key[tied], axis=1, kind="stable") + (np.flatnonzero(tied) * self.width)[:, None]
         if self.equal:
             rows: Ints = flat.ravel()
             return rows
@@ -79,4 +89,53 @@ class BlockSort:
         return rows
 
 
-__all__ = ["BlockSort"]
+
+
+class BlockRanker:
+    """Rankings of one alignment whose rows are fixed query blocks (every row judged, blocks in
+    query-code order), for scores given again and again: what does not depend on the scores
+    (each row's grade under an ordering's grade policies, the usable judgments, ranks within
+    blocks, rows per query) is made once per ordering; a call sorts (:class:`BlockSort`), lets the
+    tie rule reorder the tied rows (:mod:`rankflavor.order.ties`, as :class:`~rankflavor.order.Ranker`
+    does) and gathers. Orderings that remove rows (``depth``, ``unjudged=condensed``,
+    ``self_hits=drop``) are not taken (:meth:`takes`): the :class:`~rankflavor.order.Ranker` ranks those.
+    """
+
+    def __init__(self, aligned: Aligned, block_sort: BlockSort, shared: SharedWork) -> None:
+        self.aligned = aligned
+        self.block_sort = block_sort
+        self.shared = shared
+        self.q = aligned.run_q
+        self.n_ret = np.bincount(self.q, minlength=aligned.n_queries)
+        self.rank = rank_within(self.q, self.n_ret)
+        self._n_fractional = grades.count_fractional(aligned.qrels_grade)
+        self._fixed: dict[Ordering, tuple[Any, ...]] = {}
+
+    @staticmethod
+    def takes(ordering: Ordering) -> bool:
+        return ordering.depth is None and not ordering.condensed and ordering.self_hits == "keep"
+
+    def _of(self, ordering: Ordering) -> tuple[Any, ...]:
+        if ordering not in self._fixed:
+            grades.check_grade_policies(self.aligned, ordering, self._n_fractional)
+            truncate = grades.truncates(ordering, self._n_fractional)
+            self._fixed[ordering] = (*grades.row_grades(self.aligned.run_grade, ordering, truncate),
+                                     *grades.judgments(self.aligned, ordering, truncate))
+        return self._fixed[ordering]
+
+    def ranked(self, score: Floats, ordering: Ordering) -> Ranked:
+        """Every row ranked under ``ordering`` by ``score`` (one per aligned row)."""
+        grade, judged, pooled, jq, jgrade = self._of(ordering)
+        at: Scores = score.astype(np.float32) if ordering.precision == "float32" else score
+        order = self.block_sort(at)
+        if ordering.tie_rule != "input_order":  # (tied_rows reads no score of the alignment)
+            tied = ties.tied_rows(order, self.q, at, self.aligned, exact_rows=False)
+            order = ties.break_ties(order, tied, grade, ordering.tie_rule)
+        return Ranked(
+            aligned=self.aligned, q=self.q, rank=self.rank, grade=grade[order], judged=judged[order],
+            pooled=pooled[order], score=at[order].astype(np.float64, copy=False), n_ret=self.n_ret, jq=jq,
+            jgrade=jgrade, dropped_by_depth=0, dropped_unjudged=0, row=order, ordering=ordering, shared=self.shared,
+        )
+
+
+__all__ = ["BlockRanker", "BlockSort"]
