@@ -9,6 +9,10 @@ run.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -169,3 +173,36 @@ def test_refusals() -> None:
         rankflavor.lightgbm.eval_metric("ndcg@3")(np.array([0.0, 1.0]), np.array([np.nan, 1.0]), None,
                                                   np.array([2]))
     assert rankflavor.xgboost.eval_metric("rbp_resid").maximize is False
+
+
+RESCORED = ["ndcg@5", "ndcg@5[ties=averaged,gain=exp2]", "ndcg@4[ties=pessimistic,depth=6]", "lightgbm:ndcg@3",
+            "xgboost:ndcg@4", "ndcg@5[ties=docno_asc,precision=float32,ideal_cut=hits]", "AP", "P@3", "nERR@5[max_grade=4]",
+            "ndcg@3[ideal=local,depth=4]", "catboost:NDCG:top=4"]
+
+
+def test_rescorer_equals_evaluate_on_tied_scores() -> None:
+    # every path of the rescorer (the block ranker under each tie rule, the general ranker under
+    # depth) against rankflavor.evaluate, on scores rounded so that ties are everywhere
+    from rankflavor.rescore import Rescorer
+
+    _, label, size = groups(9, n_groups=50)
+    rescorer = Rescorer(label, group=size, metrics=RESCORED)
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        scores = np.round(rng.normal(size=len(label)), 1)
+        got = rescorer.means(scores)
+        for measure, value in zip(RESCORED, got, strict=True):
+            assert value == pytest.approx(reference(label, size, scores, measure), abs=1e-12), measure
+
+
+def test_example_trains_and_logs() -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "lightgbm_ranker.py"
+    out = subprocess.run([sys.executable, str(example), "--queries", "40", "--docs", "10", "--rounds", "3"],
+                         check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("round"))  # after LightGBM's own log lines
+    assert "rankflavor:lightgbm:ndcg@10" in lines[head] and "rankflavor:ndcg@10[gain=exp2]" in lines[head]
+    rows = [line.split() for line in lines[head + 1:head + 4]]
+    assert [r[0] for r in rows] == ["1", "2", "3"]
+    for r in rows:  # LightGBM's ndcg@10 and the preset agree to the printed digits
+        assert r[1] == r[2]

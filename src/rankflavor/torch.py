@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import FlavorError, InputError, UsageError
 from .kernels import discount_denominators
+from .metrics import lookup
 
 if TYPE_CHECKING:
     import torch
@@ -88,10 +89,9 @@ def _measure(kind: str, k: int | None, measure: str | None, preset: str | None, 
     from .arrays import _measure as array_measure
 
     m = array_measure(kind, k, preset, measure, False, knobs)
-    if m.spec.name != kind:
-        raise FlavorError(f"{measure!r} is {m.spec.name}, not {kind}: use rankflavor.torch.{m.spec.name}"
-                          if m.spec.name in ("ndcg", "dcg") else f"{measure!r} is {m.spec.name}; "
-                          "rankflavor.torch computes ndcg and dcg")
+    if m.spec is not lookup(kind):
+        raise FlavorError(f"{measure!r} is {m.spec.name}; rankflavor.torch.{kind} computes {kind} "
+                          "(rankflavor.torch has ndcg and dcg)")
     for knob, refused in _REFUSED.items():
         if knob in m.spec.knobs and refused(m.flavor):
             raise FlavorError(f"{m.display}: {knob}={getattr(m.flavor, knob)} is not supported on a padded batch "
