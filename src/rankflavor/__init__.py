@@ -124,7 +124,16 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
+#: Submodules reachable as attributes without an import of their own (``rankflavor.lightgbm.eval_metric``);
+#: each imports its library only when used, if at all.
+_SUBMODULES = ("lightgbm", "xgboost", "torch")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
         import importlib
 

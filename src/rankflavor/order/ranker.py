@@ -57,15 +57,22 @@ class Ranker:
     Parameters
     ----------
     aligned : the alignment to rank.
+    shared : work on the judgments to start from, e.g. that of a ranker of the same alignment
+        with other scores (:mod:`rankflavor.rescore`); a new one when None.
+    block_sort : the rows by query code and score, ties in file order, of scores over a fixed
+        layout of query blocks (:class:`~rankflavor.order.blocks.BlockSort`), in place of the
+        general sort; None for the general sort.
 
     Attributes
     ----------
     shared : work on the judgments that every ranking (and kernel) of this alignment shares.
     """
 
-    def __init__(self, aligned: Aligned) -> None:
+    def __init__(self, aligned: Aligned, *, shared: SharedWork | None = None,
+                 block_sort: Callable[[Scores], Ints] | None = None) -> None:
         self.aligned = aligned
-        self.shared = SharedWork()
+        self.shared = SharedWork() if shared is None else shared
+        self._block_sort = block_sort
         self._n_fractional: int | None = None
         self._scores: dict[str, tuple[Scores, Layout | None]] = {}
         self._base: dict[str, tuple[Ints, bool]] = {}
@@ -134,7 +141,8 @@ class Ranker:
         prec = ordering.precision
         score, _ = self._scored(prec)
         base, base_identity = self._base_order(prec)
-        tied = self._tied_rows(prec, exact)
+        # (file order needs no tied rows found: their docno comparisons would go unused)
+        tied = None if ordering.tie_rule == "input_order" else self._tied_rows(prec, exact)
         if ordering.by_grade:  # depends on the grades (negatives policy): not shared
             order = ties.break_ties(base, tied, grade, ordering.tie_rule)
         else:
@@ -336,7 +344,11 @@ class Ranker:
         """Rows by query code and score, ties in file order; and whether that is the identity."""
         if precision not in self._base:
             score, layout = self._scored(precision)
-            base = by_query_and_score(self.aligned.run_q, score, layout)
+            base: Ints | None
+            if self._block_sort is not None and layout is None:
+                base = self._block_sort(score)
+            else:
+                base = by_query_and_score(self.aligned.run_q, score, layout)
             self._base[precision] = (np.arange(len(self.aligned.run_q)), True) if base is None else (base, False)
         return self._base[precision]
 
