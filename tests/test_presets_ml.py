@@ -585,7 +585,8 @@ def test_ranklib_truncates_float_labels() -> None:
     [
         ("sklearn", "ndcg@10", "ndcg", 10, {"ties": "averaged", "ideal": "local", "empty": "zero"}),
         ("sklearn", "ndcg_score(k=5, ignore_ties=True)", "ndcg", 5, {"ties": "docno_desc"}),
-        ("sklearn", "dcg@3(log_base=2)", "dcg", 3, {"gain": "linear"}),
+        ("sklearn", "dcg@3(log_base=2)", "dcg", 3, {"gain": "linear", "discount": "log2"}),
+        ("sklearn", "dcg_score(k=3, log_base=10)", "dcg", 3, {"discount": "log(10)"}),
         ("torchmetrics", "RetrievalNormalizedDCG(top_k=3, empty_target_action='skip')", "ndcg", 3,
          {"empty": "skip", "precision": "float32"}),
         ("lightgbm", "ndcg@10", "ndcg", 10, {"gain": "exp2", "ties": "input_order", "empty": "one", "max_grade": "30"}),
@@ -618,7 +619,8 @@ def test_dialect(preset: str, name: str, metric: str, k: int | None, knobs: dict
     [
         ("sklearn", "ndcg@3(ignore_tie=True)", "unknown argument 'ignore_tie'"),
         ("sklearn", "ndcg(log_base=10)", "unknown argument 'log_base'"),
-        ("sklearn", "dcg@3(log_base=10)", "log_base=10 is not supported"),
+        ("sklearn", "dcg@3(log_base=1)", "needs b > 1"),
+        ("sklearn", "dcg@3(log_base=0)", "must be in (0, inf)"),
         ("sklearn", "ndcg@3(ignore_ties=maybe)", "true or false"),
         ("sklearn", "ndcg@3(k=4)", "give the cutoff once"),
         ("torchmetrics", "RetrievalNormalizedDCG(empty_target_action=zero)", "neg, pos, skip, error"),

@@ -20,11 +20,13 @@ class Gain(StrEnum):
 
 
 class Discount(StrEnum):
-    """Kind of discount (:attr:`TypedKnobs.discount_kind`); jk's base is in ``jk_base``."""
+    """Kind of discount (:attr:`TypedKnobs.discount_kind`); jk's base is in ``jk_base``, log's in
+    ``log_base``."""
 
     LOG2 = "log2"
     JK = "jk"
     RECIPROCAL = "reciprocal"
+    LOG = "log"
 
 
 class Ideal(StrEnum):

@@ -92,7 +92,8 @@ class TypedKnobs:
         The kind of ``gain``; ``gain_table`` holds a table's ``((grade, gain), ...)`` sorted by
         grade (None for the other kinds).
     discount_kind : Discount
-        The kind of ``discount``; ``jk_base`` holds jk's base b (None for the other kinds).
+        The kind of ``discount``; ``jk_base`` holds jk's base b, ``log_base`` log's base b (None
+        for the other kinds).
     ideal_kind : Ideal
         The kind of ``ideal``; ``recall_depth`` holds recall@K's K (None for the other kinds).
     rel_threshold : float
@@ -111,6 +112,7 @@ class TypedKnobs:
     gain_table: tuple[tuple[float, float], ...] | None
     discount_kind: Discount
     jk_base: float | None
+    log_base: float | None
     ideal_kind: Ideal
     recall_depth: int | None
     rel_threshold: float

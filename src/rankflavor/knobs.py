@@ -151,6 +151,7 @@ def _read_gain(text: str) -> Read:
 
 
 _JK = re.compile(r"^jk\(\s*([^)]+)\)$", re.IGNORECASE)
+_LOG = re.compile(r"^log\(\s*([^)]+)\)$", re.IGNORECASE)
 _DISCOUNT_ALIASES = {"log2p1": "log2", "log": "log2", "inv_rank": "reciprocal", "1/i": "reciprocal", "jk": "jk(2)"}
 
 
@@ -162,10 +163,18 @@ def _read_discount(text: str) -> Read:
         base = _number(m.group(1), "discount")
         if base <= 1:
             raise FlavorError(f"discount jk(b) needs a base b > 1, received {format_number(base)}")
-        return f"jk({format_number(base)})", {"discount_kind": Discount.JK, "jk_base": base}
-    # jk(2) is listed for the error message; a jk(...) text never gets here.
-    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal"), t))
-    return kind.value, {"discount_kind": kind, "jk_base": None}
+        return f"jk({format_number(base)})", {"discount_kind": Discount.JK, "jk_base": base, "log_base": None}
+    m = _LOG.match(t)
+    if m:
+        base = _number(m.group(1), "discount")
+        if base <= 1:  # b = 1: every discount infinite; b < 1: negative discounts
+            raise FlavorError(f"discount log(b) needs a base b > 1, received {format_number(base)}")
+        if base != 2:
+            return f"log({format_number(base)})", {"discount_kind": Discount.LOG, "jk_base": None, "log_base": base}
+        t = "log2"  # one flavor, one string
+    # jk(2), log(b) are listed for the error message; their texts never get here.
+    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal", "log(b)"), t))
+    return kind.value, {"discount_kind": kind, "jk_base": None, "log_base": None}
 
 
 _RECALL = re.compile(r"^recall@(\d+)$", re.IGNORECASE)
@@ -254,10 +263,11 @@ KNOBS: dict[str, Knob] = {
             _read_gain,
         ),
         Knob(
-            "discount", "log2", "log2 | jk(b) | reciprocal",
+            "discount", "log2", "log2 | jk(b) | reciprocal | log(b)",
             "Rank discount: log2 divides rank i by log2(i+1); jk(b) is Järvelin-Kekäläinen "
             "[JK02]: ranks i < b undiscounted, i >= b divided by log_b(i); reciprocal divides by i "
-            "(CatBoost denominator=Position).",
+            "(CatBoost denominator=Position); log(b) divides by log_b(i+1), b > 1 (scikit-learn "
+            "dcg_score log_base=b: DCG times ln 2 / ln b, NDCG unchanged; log(2) is log2).",
             _read_discount,
         ),
         Knob(
