@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import FlavorError, InputError, UsageError
+from rankflavor.errors import EvaluationError, FlavorError, InputError, UsageError
 from rankflavor.presets import get_preset, resolve_measures
 
 from .conftest import shared_path
@@ -324,7 +324,7 @@ def test_torchmetrics_matches_retrieval_normalized_dcg_on_random_groups() -> Non
     found = compare_torchmetrics()
     assert max(found.values()) <= FLOAT32, found
     # float32 ties matter: scikit-learn's float64 flavor disagrees on the same groups
-    assert worst(ours("torchmetrics", 10, "sklearn"), torchmetrics_per_group("torchmetrics", 10)) > 1e-3
+    assert worst(ours("torchmetrics", 10, "sklearn", singletons="keep"), torchmetrics_per_group("torchmetrics", 10)) > 1e-3
 
 
 def test_torchmetrics_empty_target_action() -> None:
@@ -335,7 +335,7 @@ def test_torchmetrics_empty_target_action() -> None:
 
     groups = dataset("torchmetrics-empty")
     index = torch.tensor(np.repeat(np.arange(len(groups)), groups.sizes))
-    assert (ours("torchmetrics-empty", None, "sklearn") == 0).sum() > 40  # all-zero groups are there
+    assert (ours("torchmetrics-empty", None, "sklearn", singletons="keep") == 0).sum() > 40  # all-zero groups are there
     for action in ("neg", "pos", "skip"):
         for k in (None, 3):
             metric = RetrievalNormalizedDCG(top_k=k, empty_target_action=action)
@@ -551,7 +551,11 @@ def test_section_4_2_probes() -> None:
     assert abs(_one([0, 1], [0.5 + 1e-12, 0.5], "sklearn") - 0.630930) <= 5e-7
     assert abs(float(rankflavor.dcg_score([Y], [S], 6)) - 6.534863) <= 5e-7
     assert rankflavor.ndcg_score([[0, 0, 0], [1, 0, 2]], [[0.3, 0.2, 0.1], [0.2, 0.1, 0.3]]) == 0.5
-    assert abs(rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn") - 0.5) <= EXACT
+    # scikit-learn refuses a one-document list; kept, it scores as an all-zero row
+    with pytest.raises(EvaluationError, match=r"single document \(q1\)"):
+        rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn")
+    kept = rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn", singletons="keep")
+    assert abs(kept - 0.5) <= EXACT
     # XGBoost, a 40-document group whose only relevant document is ranked last
     y40, s40 = [0] * 39 + [1], [-float(i) for i in range(40)]
     assert _one(y40, s40, "xgboost", metric="ndcg") == 0.0

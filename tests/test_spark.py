@@ -421,13 +421,14 @@ def test_once_refused_metrics_and_knobs_match_the_local_engine(spark) -> None:  
 
 #: A value away from the default for each knob (several for the knobs of the orderings and the ideal).
 NON_DEFAULT = {
-    "gain": ["exp2", "binary", "{0:0,1:1,2:5,3:10}"], "discount": ["reciprocal", "jk(3.5)"],
+    "gain": ["exp2", "binary", "{0:0,1:1,2:5,3:10}"], "discount": ["reciprocal", "jk(3.5)", "log(10)"],
     "ideal": ["local", "recall@8", "max", "as_supplied"], "ideal_cut": ["hits", "none"], "max_grade": ["4"],
     "min_grade": ["1"], "rel": ["2", "0"], "unjudged": ["condensed"], "unjudged_grade": ["1"], "negatives": ["zero"],
     "ties": ["docno_asc", "input_order", "averaged", "pessimistic", "optimistic"], "precision": ["float32"],
     "depth": ["7"], "empty": ["one", "nan", "skip"], "missing": ["skip"], "run_only": ["include"],
     "fractional": ["truncate"], "self_hits": ["drop"], "p_divisor": ["hits"], "duplicates": ["first", "best"],
     "total": ["qrels_positive"], "distractor_grade": ["-1", "0"], "penalty": ["-0.5"], "utility": ["grade"],
+    "singletons": ["error"],
 }  # fmt: skip
 #: Knobs a value needs beside it (ideal=max needs the top grade).
 COMPANIONS = {("ideal", "max"): "max_grade=3"}

@@ -145,3 +145,10 @@ class Order(StrEnum):
 
 
 __all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]
+
+
+class Singletons(StrEnum):
+    """A query whose ranking holds one document (scikit-learn refuses such a list)."""
+
+    KEEP = "keep"
+    ERROR = "error"

@@ -31,6 +31,7 @@ from .choices import (
     Raters,
     RunOnly,
     SelfHits,
+    Singletons,
     Ties,
     Total,
     Unjudged,
@@ -67,6 +68,7 @@ __all__ = [
     "Raters",
     "RunOnly",
     "SelfHits",
+    "Singletons",
     "Ties",
     "Total",
     "TypedKnobs",
@@ -174,6 +176,7 @@ class Flavor(TypedKnobs):
     penalty: str
     utility: Utility
     order: Order
+    singletons: Singletons
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

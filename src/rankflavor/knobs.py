@@ -27,6 +27,8 @@ References
 .. [GD] TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures 0.4.3): ``$MAX_JUDGMENT = 4``.
 .. [QP] o19s/quepid ``db/scorers/p@10.js`` (divides by the documents processed, at most k).
 .. [BEIR] beir-cellar/beir ``beir/retrieval/evaluation.py`` (``ignore_identical_ids``).
+.. [SK] scikit-learn 1.9.1 ``sklearn/metrics/_ranking.py`` (``ndcg_score``; ``dcg_score`` rejects a
+   one-column ``y_true`` as a 'binary' target).
 .. [UDCG] G. Trappolini et al. "Redefining Retrieval Evaluation in the Era of LLMs". arXiv 2510.21440
    (2025); GiovanniTRA/UDCG ``src/compute_udcg_scores.py`` (see :mod:`rankflavor.metrics.udcg`).
 """
@@ -57,6 +59,7 @@ from .choices import (
     Raters,
     RunOnly,
     SelfHits,
+    Singletons,
     Ties,
     Total,
     Unjudged,
@@ -443,6 +446,14 @@ KNOBS: dict[str, Knob] = {
             "reader: measures on a rank-only run carry order=rank; a measure naming it refuses a "
             "scored run. Equal ranks are ties, broken by the ties knob.",
             _choice("order", Order),
+            quiet=True,
+        ),
+        Knob(
+            "singletons", "keep", "keep | error",
+            "A query whose ranking holds a single document: keep = evaluated as any other; error = "
+            "refused, naming the query, as scikit-learn's ndcg_score and dcg_score refuse a list of "
+            "one document (\"Computing NDCG is only meaningful when there is more than 1 document\" [SK]).",
+            _choice("singletons", Singletons),
             quiet=True,
         ),
     )

@@ -112,11 +112,14 @@ SKLEARN_FLAVOR = Flavor(
 
 SKLEARN = Preset(
     name="sklearn",
-    flavor=SKLEARN_FLAVOR,
-    summary="scikit-learn ndcg_score/dcg_score: linear gain, log2(i+1), ideal from the row itself, "
-    "tied scores averaged, all-zero rows 0, negative labels rejected",
-    evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK]; tests/test_presets_ml.py compares "
-    "ndcg_score and dcg_score on thousands of random rows",
+    flavor=SKLEARN_FLAVOR.with_knobs(singletons="error"),  # the others take one-document groups
+    summary="scikit-learn ndcg_score/dcg_score: linear gain, log2(i+1) (dcg_score log_base=b: log_b(i+1)), "
+    "ideal from the row itself, tied scores averaged, all-zero rows 0, negative labels and one-document "
+    "lists rejected",
+    evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK] (_dcg_sample_scores: discount "
+    "log(i+2) / log(log_base); ndcg_score raises ValueError for one document, dcg_score rejects a "
+    "one-column y_true as 'binary'); tests/test_presets_ml.py compares ndcg_score and dcg_score on "
+    "thousands of random rows, tests/test_dialect_ranx_sklearn.py log_base and one-document lists",
     dialect=parse_sklearn,
     default_metrics=("ndcg@10", "ndcg"),
 )
