@@ -265,3 +265,36 @@ def test_sklearn_refuses_one_document_lists() -> None:
     assert rankflavor.ndcg_score([[1]], [[1]], preset="lightgbm") == 1.0
     assert rankflavor.ndcg_score([[1]], [[1]], singletons="keep") == 1.0
     assert rankflavor.ndcg_score([[1, 0]], [[0.2, 0.1]]) == sk.ndcg_score([[1, 0]], [[0.2, 0.1]]) == 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# A query listed with an empty ranking ({} in a dict run) is answered with nothing, not missing
+
+
+def test_empty_ranking_scores_zero_as_ranx_run_does() -> None:
+    ranx = _ranx()
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1}, "q3": {"a": 0}}
+    run = {"q1": {"a": 0.9, "x": 0.8, "c": 0.7, "b": 0.6}, "q2": {}, "q3": {}}
+    names = ["ndcg@10", "map", "mrr", "precision", "recall@10", "f1@3", "hits", "bpref", "rbp.8", "r-precision"]
+    r = ranx.Run(run)  # ranx keeps q2 and q3 and its query-set check passes
+    ranx.evaluate(ranx.Qrels(qrels), r, names)
+    for name in names:
+        res = rankflavor.evaluate(qrels, run, [name], preset="ranx")[0]  # missing=error: nothing is missing
+        assert res.per_query() == {q: float(v) for q, v in r.scores[name].items()}, name
+        assert res.per_query()["q2"] == 0.0 and abs(res.mean - r.mean_scores[name]) <= TOL
+    # a query the run does not list at all is still missing, which ranx refuses
+    with pytest.raises(EvaluationError, match="absent from the run"):
+        rankflavor.evaluate(qrels, {"q1": run["q1"], "q3": {}}, ["ndcg@10"], preset="ranx")
+    with pytest.raises(AssertionError):
+        ranx.evaluate(ranx.Qrels(qrels), ranx.Run({"q1": run["q1"], "q3": {}}), "ndcg@10")
+
+
+def test_empty_ranking_as_pytrec_eval_scores_it() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1}}
+    run = {"q1": {"a": 0.9, "x": 0.8, "c": 0.7, "b": 0.6}, "q2": {}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "map"}).evaluate(run)
+    assert set(theirs) == {"q1", "q2"}  # pytrec_eval evaluates q2, it does not skip it
+    for metric, key in (("ndcg", "ndcg"), ("AP", "map")):
+        got = rankflavor.evaluate(qrels, run, [metric], preset="pytrec_eval")[0].per_query()  # missing=skip
+        assert got == {q: v[key] for q, v in theirs.items()}, metric
