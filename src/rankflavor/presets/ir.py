@@ -180,10 +180,14 @@ RANX = Preset(
         duplicates="error",
     ),
     summary="ranx 0.3.21: its relevance level (default 1, suffix -lN) drops lower grades from NDCG and the "
-    "ideal too; query sets must match (make_comparable=True = missing=zero, run_only=skip); tie order "
-    "undefined (numba sort)",
-    evidence="ranx 0.3.21 ranx/metrics/ndcg.py, common.py (clean_qrels), meta/evaluate.py; differential "
-    "tests against ranx.evaluate on tie-free random queries and DL19 BM25 (tests/test_presets_ir.py)",
+    "ideal too; rbp.p weighs ranks by the raw grade; bpref is NaN without a judged non-relevant document; "
+    "query sets must match (make_comparable=True = missing=zero, run_only=skip; a {} ranking scores 0); "
+    "tie order undefined (numba sort)",
+    evidence="ranx 0.3.21 ranx/metrics/*.py (clean_qrels, hits, f1, bpref, rank_biased_precision), "
+    "meta/evaluate.py (metric_switch, -lN, rbp.p, check_keys); differential tests against ranx.evaluate on "
+    "tie-free random queries and DL19 BM25 (tests/test_presets_ir.py, tests/test_dialect_ranx_sklearn.py); "
+    "ranx's batch bpref zeroes the queries after one without a relevant judgment (a swallowed "
+    "ZeroDivisionError): rankflavor gives each query its value alone",
     dialect=parse_ranx,
     default_metrics=("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10"),
 )
