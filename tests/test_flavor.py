@@ -50,6 +50,7 @@ from rankflavor.metrics.registry import INPUT_KNOBS
 PLACEHOLDER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "{grade:gain,...}": ("{0:0,1:1,2:3}", "{-1:0,0.5:2.5,3:7}"),
     "jk(b)": ("jk(2)", "jk(3.5)"),
+    "log(b)": ("log(10)", "log(2.5)"),
     "recall@K": ("recall@20",),
     "number": ("3",),
     "N": ("5",),
@@ -264,6 +265,8 @@ def test_a_knob_the_metric_reads_only_in_some_flavors_is_accepted_there() -> Non
         ("Rprec@10", "takes no cutoff"),
         ("ndcg@10[gain]", "knob=value"),
         ("ndcg@10[discount=jk(1)]", "b > 1"),
+        ("ndcg@10[discount=log(1)]", "b > 1"),
+        ("ndcg@10[discount=log(0.5)]", "b > 1"),
         ("ndcg@10[depth=0]", ">= 1"),
         ("ndcg@10[depth=2.5]", "whole number"),
         ("ndcg@10[gain={1:1,1:2}]", "twice"),
@@ -353,6 +356,7 @@ def reference_typed(f: Flavor) -> dict[str, Any]:
         "top_grade": None if f.max_grade == "none" else float(f.max_grade),
         "gain_table": parse_gain_table(f.gain) if f.gain.startswith("{") else None,
         "jk_base": float(jk[3:-1]) if jk.startswith("jk(") else None,
+        "log_base": float(jk[4:-1]) if jk.startswith("log(") else None,
         "recall_depth": int(f.ideal.split("@")[1]) if f.ideal.startswith("recall@") else None,
         "grade_floor": None if f.min_grade == "none" else float(f.min_grade),
         "assumed_grade": None if f.unjudged_grade == "none" else float(f.unjudged_grade),
@@ -360,7 +364,7 @@ def reference_typed(f: Flavor) -> dict[str, Any]:
         "penalty_value": None if f.penalty == "none" else float(f.penalty),
         "param_values": None if f.param == "none" else tuple(float(v) for v in f.param.strip("()").split(",")),
         "gain_kind": "table" if f.gain.startswith("{") else f.gain,
-        "discount_kind": "jk" if f.discount.startswith("jk(") else f.discount,
+        "discount_kind": "jk" if f.discount.startswith("jk(") else "log" if f.discount.startswith("log(") else f.discount,
         "ideal_kind": "recall" if f.ideal.startswith("recall@") else f.ideal,
     }
 
@@ -371,7 +375,7 @@ def test_choice_knobs_hold_enum_members_equal_to_their_text() -> None:
     assert json.dumps({"ties": Ties.AVERAGED}) == '{"ties": "averaged"}'
     # Every knob whose values are a fixed list has its enum, listing exactly those values.
     fixed = {n for n, k in KNOBS.items() if not any(t.strip() in PLACEHOLDER_EXAMPLES for t in k.values.split("|"))}
-    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 16  # raters: the 14th, utility (UDCG) and order the 15th, 16th
+    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 17  # raters: the 14th, utility (UDCG), order, singletons
     for name, kind in CHOICE_ENUMS.items():
         assert " | ".join(kind) == KNOBS[name].values, name
         assert isinstance(getattr(Flavor(), name), kind) and getattr(Flavor(), name) == KNOBS[name].default
@@ -385,7 +389,7 @@ def test_flavor_fields_are_the_knobs_and_typed_values_are_not_fields() -> None:
     canonical order; the typed values are stored attributes beside them, not properties."""
     assert KNOBS_ORDER == tuple(f.name for f in dataclasses.fields(Flavor))
     assert set(KNOBS_ORDER) == set(KNOBS)
-    assert set(TYPED) == {"gain_kind", "gain_table", "discount_kind", "jk_base", "ideal_kind", "recall_depth",
+    assert set(TYPED) == {"gain_kind", "gain_table", "discount_kind", "jk_base", "log_base", "ideal_kind", "recall_depth",
                           "rel_threshold", "top_grade", "grade_floor", "assumed_grade", "depth_limit", "param_values",
                           "distractor_value", "penalty_value"}
     for f in (Flavor(), Flavor(gain="{1:2}", discount="jk(3)", ideal="recall@7", depth=4).with_knobs(rel=2)):
@@ -407,6 +411,9 @@ def test_typed_values_and_their_types() -> None:
         Gain.LINEAR, None, Discount.LOG2, None, Ideal.GLOBAL, None)
     assert (d.top_grade, d.grade_floor, d.assumed_grade, d.depth_limit, d.param_values) == (None,) * 5
     assert Flavor(discount="jk").jk_base == 2.0 and Flavor(discount="jk").discount == "jk(2)"
+    f10 = Flavor(discount="LOG( 10.0 )")
+    assert (f10.discount, f10.discount_kind, f10.log_base, f10.jk_base) == ("log(10)", Discount.LOG, 10.0, None)
+    assert Flavor(discount="log(2)") == Flavor() and f10.with_knobs(discount="log2").log_base is None
     assert Flavor(rel="-0.0").rel_threshold == 0.0 and Flavor(param="0.25").param_values == (0.25,)
     assert Flavor(ideal="as_supplied").ideal_kind is Ideal.AS_SUPPLIED and Flavor(gain="burges").gain_kind is Gain.EXP2
 
@@ -447,7 +454,8 @@ def _random_knob(name: str) -> st.SearchStrategy[Any]:
     listed = st.sampled_from(VALUES[name])
     extra: dict[str, st.SearchStrategy[Any]] = {
         "gain": st.dictionaries(numbers, numbers, min_size=1, max_size=4),
-        "discount": st.floats(1.001, 1e6, allow_nan=False).map(lambda b: f"jk({b!r})"),
+        "discount": st.floats(1.001, 1e6, allow_nan=False).flatmap(
+            lambda b: st.sampled_from((f"jk({b!r})", f"log({b!r})"))),
         "ideal": st.integers(1, 10**6).map(lambda k: f"Recall@{k}"),
         "max_grade": st.floats(0, 1e6, allow_nan=False),
         "min_grade": numbers,

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import FlavorError, InputError, UsageError
+from rankflavor.errors import EvaluationError, FlavorError, InputError, UsageError
 from rankflavor.presets import get_preset, resolve_measures
 
 from .conftest import shared_path
@@ -324,7 +324,7 @@ def test_torchmetrics_matches_retrieval_normalized_dcg_on_random_groups() -> Non
     found = compare_torchmetrics()
     assert max(found.values()) <= FLOAT32, found
     # float32 ties matter: scikit-learn's float64 flavor disagrees on the same groups
-    assert worst(ours("torchmetrics", 10, "sklearn"), torchmetrics_per_group("torchmetrics", 10)) > 1e-3
+    assert worst(ours("torchmetrics", 10, "sklearn", singletons="keep"), torchmetrics_per_group("torchmetrics", 10)) > 1e-3
 
 
 def test_torchmetrics_empty_target_action() -> None:
@@ -335,7 +335,7 @@ def test_torchmetrics_empty_target_action() -> None:
 
     groups = dataset("torchmetrics-empty")
     index = torch.tensor(np.repeat(np.arange(len(groups)), groups.sizes))
-    assert (ours("torchmetrics-empty", None, "sklearn") == 0).sum() > 40  # all-zero groups are there
+    assert (ours("torchmetrics-empty", None, "sklearn", singletons="keep") == 0).sum() > 40  # all-zero groups are there
     for action in ("neg", "pos", "skip"):
         for k in (None, 3):
             metric = RetrievalNormalizedDCG(top_k=k, empty_target_action=action)
@@ -551,7 +551,11 @@ def test_section_4_2_probes() -> None:
     assert abs(_one([0, 1], [0.5 + 1e-12, 0.5], "sklearn") - 0.630930) <= 5e-7
     assert abs(float(rankflavor.dcg_score([Y], [S], 6)) - 6.534863) <= 5e-7
     assert rankflavor.ndcg_score([[0, 0, 0], [1, 0, 2]], [[0.3, 0.2, 0.1], [0.2, 0.1, 0.3]]) == 0.5
-    assert abs(rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn") - 0.5) <= EXACT
+    # scikit-learn refuses a one-document list; kept, it scores as an all-zero row
+    with pytest.raises(EvaluationError, match=r"single document \(q1\)"):
+        rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn")
+    kept = rankflavor.ndcg_score([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.0], group=[3, 1], preset="sklearn", singletons="keep")
+    assert abs(kept - 0.5) <= EXACT
     # XGBoost, a 40-document group whose only relevant document is ranked last
     y40, s40 = [0] * 39 + [1], [-float(i) for i in range(40)]
     assert _one(y40, s40, "xgboost", metric="ndcg") == 0.0
@@ -585,7 +589,8 @@ def test_ranklib_truncates_float_labels() -> None:
     [
         ("sklearn", "ndcg@10", "ndcg", 10, {"ties": "averaged", "ideal": "local", "empty": "zero"}),
         ("sklearn", "ndcg_score(k=5, ignore_ties=True)", "ndcg", 5, {"ties": "docno_desc"}),
-        ("sklearn", "dcg@3(log_base=2)", "dcg", 3, {"gain": "linear"}),
+        ("sklearn", "dcg@3(log_base=2)", "dcg", 3, {"gain": "linear", "discount": "log2"}),
+        ("sklearn", "dcg_score(k=3, log_base=10)", "dcg", 3, {"discount": "log(10)"}),
         ("torchmetrics", "RetrievalNormalizedDCG(top_k=3, empty_target_action='skip')", "ndcg", 3,
          {"empty": "skip", "precision": "float32"}),
         ("lightgbm", "ndcg@10", "ndcg", 10, {"gain": "exp2", "ties": "input_order", "empty": "one", "max_grade": "30"}),
@@ -618,7 +623,8 @@ def test_dialect(preset: str, name: str, metric: str, k: int | None, knobs: dict
     [
         ("sklearn", "ndcg@3(ignore_tie=True)", "unknown argument 'ignore_tie'"),
         ("sklearn", "ndcg(log_base=10)", "unknown argument 'log_base'"),
-        ("sklearn", "dcg@3(log_base=10)", "log_base=10 is not supported"),
+        ("sklearn", "dcg@3(log_base=1)", "needs b > 1"),
+        ("sklearn", "dcg@3(log_base=0)", "must be in (0, inf)"),
         ("sklearn", "ndcg@3(ignore_ties=maybe)", "true or false"),
         ("sklearn", "ndcg@3(k=4)", "give the cutoff once"),
         ("torchmetrics", "RetrievalNormalizedDCG(empty_target_action=zero)", "neg, pos, skip, error"),

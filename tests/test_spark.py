@@ -383,11 +383,15 @@ def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
     qrels, run = random_inputs(5)
     q, r = spark.createDataFrame(qrels), spark.createDataFrame(run)
     other = run.assign(query_id="elsewhere-" + run["query_id"].astype(str))
+    judged = run.loc[run["query_id"].isin(set(qrels["query_id"])), "query_id"].unique()[:3]
+    pick = run["query_id"].isin(set(judged))
+    singles = pd.concat([run[~pick], run[pick].groupby("query_id").head(1)])  # three one-document rankings
     cases = [
         (run, ["ndcg@5[missing=error]"], "missing=error"),
         (run, ["ndcg@5[empty=error]"], "empty=error"),
         (run, ["ndcg@5[negatives=error]"], "negatives=error"),
         (run, ["ndcg@5[run_only=error]"], "run_only=error"),
+        (singles, ["ndcg@5[singletons=error]"], "singletons=error"),
         (run, ["ERR@5[max_grade=2]"], "exceeds max_grade=2"),  # a FlavorError the kernel raises
         # the first measure that fails decides, as in one local evaluation
         (run, ["ndcg@5", "P@5[missing=error]", "ndcg@5[empty=error]"], "missing=error"),
@@ -421,7 +425,7 @@ def test_once_refused_metrics_and_knobs_match_the_local_engine(spark) -> None:  
 
 #: A value away from the default for each knob (several for the knobs of the orderings and the ideal).
 NON_DEFAULT = {
-    "gain": ["exp2", "binary", "{0:0,1:1,2:5,3:10}"], "discount": ["reciprocal", "jk(3.5)"],
+    "gain": ["exp2", "binary", "{0:0,1:1,2:5,3:10}"], "discount": ["reciprocal", "jk(3.5)", "log(10)"],
     "ideal": ["local", "recall@8", "max", "as_supplied"], "ideal_cut": ["hits", "none"], "max_grade": ["4"],
     "min_grade": ["1"], "rel": ["2", "0"], "unjudged": ["condensed"], "unjudged_grade": ["1"], "negatives": ["zero"],
     "ties": ["docno_asc", "input_order", "averaged", "pessimistic", "optimistic"], "precision": ["float32"],
@@ -438,7 +442,7 @@ NEEDS = {"IPrec": {"param": "0.5"}, "Rprec_mult": {"param": "0.5"}, "ERR": {"max
                                                  "BPM", "SDCG")}}
 #: The parameter knob away from the metric's default, for the metrics that read it.
 PARAMS = {"IPrec": "0.2", "IPrec_avg": "(0.2,0.8)", "Rprec_mult": "2", "utility": "(1,-1,0,0)", "F": "0.25",
-          "RBP": "0.5", "RBP_resid": "0.5", "UDCG": "(0.5,0.4,0.3,0.2,0.1,-0.5,-0.4,-0.3,-0.2,-0.1)",
+          "RBP": "0.5", "RBP_resid": "0.5", "RBP_gain": "0.5", "UDCG": "(0.5,0.4,0.3,0.2,0.1,-0.5,-0.4,-0.3,-0.2,-0.1)",
           "RBP_cwl": "0.5", "NERR10": "0.5", "NERR11": "2", "INST": "2", "INSQ": "2", "BPM": "2", "Compat": "0.8"}
 
 
@@ -496,7 +500,8 @@ DIALECT = {
                     "Rprec", "Bpref", "NumRet", "NumRelRet", "NumRel", "NumQ", "NDCG@5", "Precision@5", "MRR@5",
                     "MAP", "Recall@5", "RPrec", "BPref", "nDCG(dcg='exp-log2')@10", "P(rel=2)@5"],
     "ranx": ["ndcg@10", "ndcg_burges@10", "dcg@10", "dcg_burges@10", "mrr@10", "map@10", "recall@10",
-             "precision@10", "hit_rate@10", "r-precision", "ndcg@10-l2"],
+             "precision@10", "hit_rate@10", "r-precision", "ndcg@10-l2", "hits@10", "f1@10", "rbp.95", "rbp.8-l2",
+             "bpref", "bpref-l2"],
     "gdeval": ["ndcg@20", "err@20"],
     "trectools": ["NDCG@10", "P@10", "R@100", "MAP@1000", "recip_rank@1000",
                   "get_ndcg(depth=10, trec_eval=False)", "get_map(depth=100, removeUnjudged=True)"],
@@ -548,14 +553,16 @@ def _dl_inputs(which: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _inputs(data: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Random inputs; the same without negative grades, run-only and missing queries, and
-    queries with nothing relevant (some presets refuse them: ``random_plain``); or a DL run."""
+    """Random inputs; the same without negative grades, run-only and missing queries, queries
+    with nothing relevant and one-document rankings (some presets refuse them: ``random_plain``);
+    or a DL run."""
     if data == "random":
         return random_inputs(17)
     if data == "random_plain":
         qrels, run = random_inputs(17)
         relevant = set(qrels.loc[qrels["relevance"] >= 1, "query_id"])
-        both = set(qrels["query_id"]) & set(run["query_id"]) & relevant
+        sizes = run["query_id"].value_counts()
+        both = set(qrels["query_id"]) & set(sizes[sizes > 1].index) & relevant
         return (qrels[qrels["query_id"].isin(both)].assign(relevance=qrels["relevance"].clip(lower=0)),
                 run[run["query_id"].isin(both)])
     return _dl_inputs(data)

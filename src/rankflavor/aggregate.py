@@ -55,6 +55,11 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
                                 "run_only=skip (trec_eval) or run_only=include (trectools)")
         # include: judged against nothing, so ``empty`` below gives the value (trectools).
         evaluated = evaluated | run_only
+    if f.singletons == "error":
+        single = evaluated & (np.bincount(aligned.run_q, minlength=aligned.n_queries) == 1)
+        if single.any():
+            raise _policy_error(aligned, single, "query(ies) rank a single document", measure, "singletons",
+                                "singletons=keep (scikit-learn refuses one-document lists)")
     missing = aligned.in_qrels & ~aligned.in_run
     text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
     vals = values.astype(object if text_valued else np.float64, copy=True)

@@ -119,17 +119,27 @@ def dcg_score(
     sample_weight: Any = None,
     ignore_ties: bool = False,
     per_query: bool = False,
+    log_base: float | None = None,
     **knobs: Any,
 ) -> float | np.ndarray:
     """DCG of scores against graded labels (not normalised); arguments as :func:`ndcg_score`.
 
-    scikit-learn's ``log_base`` is not offered: the discount knob has base 2 only.
+    ``log_base`` is scikit-learn's: rank i is divided by log_b(i+1) (the ``discount=log(b)``
+    knob; None keeps the preset's discount, log2 under scikit-learn's).
 
     Examples
     --------
     >>> round(dcg_score([[3, 2, 3, 0, 1, 2]], [[0.9, 0.8, 0.1, 0.7, 0.6, 0.3]], k=6), 6)
     6.534863
+    >>> round(dcg_score([[3, 2, 3, 0, 1, 2]], [[0.9, 0.8, 0.1, 0.7, 0.6, 0.3]], log_base=10), 6)
+    21.708346
     """
+    if log_base is not None:
+        from .presets.ml import sklearn_log_base
+
+        if "discount" in knobs:
+            raise UsageError("give log_base or the discount knob, not both")
+        knobs = {**knobs, **sklearn_log_base(f"dcg_score(log_base={log_base!r})", log_base)}
     return _score("dcg", y_true, y_score, k, preset, metric, group, qid, sample_weight, ignore_ties, per_query, knobs)
 
 

@@ -20,11 +20,13 @@ class Gain(StrEnum):
 
 
 class Discount(StrEnum):
-    """Kind of discount (:attr:`TypedKnobs.discount_kind`); jk's base is in ``jk_base``."""
+    """Kind of discount (:attr:`TypedKnobs.discount_kind`); jk's base is in ``jk_base``, log's in
+    ``log_base``."""
 
     LOG2 = "log2"
     JK = "jk"
     RECIPROCAL = "reciprocal"
+    LOG = "log"
 
 
 class Ideal(StrEnum):
@@ -143,3 +145,10 @@ class Order(StrEnum):
 
 
 __all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]
+
+
+class Singletons(StrEnum):
+    """A query whose ranking holds one document (scikit-learn refuses such a list)."""
+
+    KEEP = "keep"
+    ERROR = "error"

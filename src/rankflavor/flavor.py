@@ -31,6 +31,7 @@ from .choices import (
     Raters,
     RunOnly,
     SelfHits,
+    Singletons,
     Ties,
     Total,
     Unjudged,
@@ -67,6 +68,7 @@ __all__ = [
     "Raters",
     "RunOnly",
     "SelfHits",
+    "Singletons",
     "Ties",
     "Total",
     "TypedKnobs",
@@ -92,7 +94,8 @@ class TypedKnobs:
         The kind of ``gain``; ``gain_table`` holds a table's ``((grade, gain), ...)`` sorted by
         grade (None for the other kinds).
     discount_kind : Discount
-        The kind of ``discount``; ``jk_base`` holds jk's base b (None for the other kinds).
+        The kind of ``discount``; ``jk_base`` holds jk's base b, ``log_base`` log's base b (None
+        for the other kinds).
     ideal_kind : Ideal
         The kind of ``ideal``; ``recall_depth`` holds recall@K's K (None for the other kinds).
     rel_threshold : float
@@ -111,6 +114,7 @@ class TypedKnobs:
     gain_table: tuple[tuple[float, float], ...] | None
     discount_kind: Discount
     jk_base: float | None
+    log_base: float | None
     ideal_kind: Ideal
     recall_depth: int | None
     rel_threshold: float
@@ -172,6 +176,7 @@ class Flavor(TypedKnobs):
     penalty: str
     utility: Utility
     order: Order
+    singletons: Singletons
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

@@ -76,6 +76,8 @@ def discount_denominators(flavor: Flavor, n: int) -> NDArray[np.float64]:
         d = np.log2(ranks + 1.0)
     elif flavor.discount == "reciprocal":
         d = ranks.copy()
+    elif flavor.log_base is not None:  # log(b): log_b(i+1), as scikit-learn's log(i+1) / log(b)
+        d = np.log(ranks + 1.0) / math.log(flavor.log_base)
     else:
         base = flavor.jk_base or 2.0
         with np.errstate(divide="ignore"):

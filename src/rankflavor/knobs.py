@@ -27,6 +27,8 @@ References
 .. [GD] TREC Web track ``gdeval.pl`` 1.2a (bundled with ir_measures 0.4.3): ``$MAX_JUDGMENT = 4``.
 .. [QP] o19s/quepid ``db/scorers/p@10.js`` (divides by the documents processed, at most k).
 .. [BEIR] beir-cellar/beir ``beir/retrieval/evaluation.py`` (``ignore_identical_ids``).
+.. [SK] scikit-learn 1.9.1 ``sklearn/metrics/_ranking.py`` (``ndcg_score``; ``dcg_score`` rejects a
+   one-column ``y_true`` as a 'binary' target).
 .. [UDCG] G. Trappolini et al. "Redefining Retrieval Evaluation in the Era of LLMs". arXiv 2510.21440
    (2025); GiovanniTRA/UDCG ``src/compute_udcg_scores.py`` (see :mod:`rankflavor.metrics.udcg`).
 """
@@ -57,6 +59,7 @@ from .choices import (
     Raters,
     RunOnly,
     SelfHits,
+    Singletons,
     Ties,
     Total,
     Unjudged,
@@ -151,6 +154,7 @@ def _read_gain(text: str) -> Read:
 
 
 _JK = re.compile(r"^jk\(\s*([^)]+)\)$", re.IGNORECASE)
+_LOG = re.compile(r"^log\(\s*([^)]+)\)$", re.IGNORECASE)
 _DISCOUNT_ALIASES = {"log2p1": "log2", "log": "log2", "inv_rank": "reciprocal", "1/i": "reciprocal", "jk": "jk(2)"}
 
 
@@ -162,10 +166,18 @@ def _read_discount(text: str) -> Read:
         base = _number(m.group(1), "discount")
         if base <= 1:
             raise FlavorError(f"discount jk(b) needs a base b > 1, received {format_number(base)}")
-        return f"jk({format_number(base)})", {"discount_kind": Discount.JK, "jk_base": base}
-    # jk(2) is listed for the error message; a jk(...) text never gets here.
-    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal"), t))
-    return kind.value, {"discount_kind": kind, "jk_base": None}
+        return f"jk({format_number(base)})", {"discount_kind": Discount.JK, "jk_base": base, "log_base": None}
+    m = _LOG.match(t)
+    if m:
+        base = _number(m.group(1), "discount")
+        if base <= 1:  # b = 1: every discount infinite; b < 1: negative discounts
+            raise FlavorError(f"discount log(b) needs a base b > 1, received {format_number(base)}")
+        if base != 2:
+            return f"log({format_number(base)})", {"discount_kind": Discount.LOG, "jk_base": None, "log_base": base}
+        t = "log2"  # one flavor, one string
+    # jk(2), log(b) are listed for the error message; their texts never get here.
+    kind = Discount(_pick("discount", ("log2", "jk(2)", "reciprocal", "log(b)"), t))
+    return kind.value, {"discount_kind": kind, "jk_base": None, "log_base": None}
 
 
 _RECALL = re.compile(r"^recall@(\d+)$", re.IGNORECASE)
@@ -254,10 +266,11 @@ KNOBS: dict[str, Knob] = {
             _read_gain,
         ),
         Knob(
-            "discount", "log2", "log2 | jk(b) | reciprocal",
+            "discount", "log2", "log2 | jk(b) | reciprocal | log(b)",
             "Rank discount: log2 divides rank i by log2(i+1); jk(b) is Järvelin-Kekäläinen "
             "[JK02]: ranks i < b undiscounted, i >= b divided by log_b(i); reciprocal divides by i "
-            "(CatBoost denominator=Position).",
+            "(CatBoost denominator=Position); log(b) divides by log_b(i+1), b > 1 (scikit-learn "
+            "dcg_score log_base=b: DCG times ln 2 / ln b, NDCG unchanged; log(2) is log2).",
             _read_discount,
         ),
         Knob(
@@ -433,6 +446,14 @@ KNOBS: dict[str, Knob] = {
             "reader: measures on a rank-only run carry order=rank; a measure naming it refuses a "
             "scored run. Equal ranks are ties, broken by the ties knob.",
             _choice("order", Order),
+            quiet=True,
+        ),
+        Knob(
+            "singletons", "keep", "keep | error",
+            "A query whose ranking holds a single document: keep = evaluated as any other; error = "
+            "refused, naming the query, as scikit-learn's ndcg_score and dcg_score refuse a list of "
+            "one document (\"Computing NDCG is only meaningful when there is more than 1 document\" [SK]).",
+            _choice("singletons", Singletons),
             quiet=True,
         ),
     )

@@ -101,6 +101,9 @@ class Run:
     #: snapshot): ``score`` then holds minus the rank, so scores descending is ranks ascending,
     #: and measures on it carry the ``order=rank`` knob.
     ranked_by: str = "score"
+    #: Query ids the input lists with no document (``{}`` in a dict run): answered with nothing,
+    #: so in the run (pytrec_eval, ir_measures and ranx's ``Run`` score them 0), not missing.
+    listed_empty: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.doc_strings is None and self.doc_integers is None:

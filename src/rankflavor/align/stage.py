@@ -210,6 +210,8 @@ def _align(
         rows_per_query = np.bincount(rq, minlength=nq)
 
     in_run = rows_per_query > 0
+    if run.listed_empty:  # listed with no document: answered with nothing, not missing
+        in_run |= np.isin(np.array(query_ids, dtype=object), np.array(run.listed_empty, dtype=object))
     in_qrels = judgments_per_query > 0  # resolving duplicate judgments leaves every query judged
     evaluated = in_run & in_qrels
     rows_of_unjudged_queries = int(rows_per_query[~in_qrels].sum())

@@ -90,7 +90,7 @@ def as_run(obj: Any) -> Run:
         return read_run(obj)
     if isinstance(obj, Mapping):
         q, d, v = _from_nested(obj, "run dict", "score")
-        return Run(q, d, v, "run dict")
+        return Run(q, d, v, "run dict", listed_empty=_listed_empty(obj))
     if _is_frame(obj):
         q, d, v = _from_frame(_polars_as_arrow(obj), "run DataFrame", SCORE_COLUMNS)
         return Run(q, d, v, "run DataFrame")
@@ -107,6 +107,11 @@ def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
     """Query ids (dictionary-encoded, as the file readers give them), docnos and values."""
     fast = _nested_columns(obj)
     return fast if fast is not None else _nested_rows(obj, source, what)
+
+
+def _listed_empty(obj: Mapping[Any, Any]) -> tuple[str, ...]:
+    """Ids of the queries a dict lists with no document (``{}``), as the readers spell ids."""
+    return tuple(str(q) for q, inner in obj.items() if isinstance(inner, Mapping) and not len(inner))
 
 
 def _nested_columns(obj: Mapping[Any, Any]) -> Columns | None:

@@ -5,7 +5,8 @@ retrieved in that order, ``d`` (1) not retrieved, so R = 3 at ``rel=1``.
 
 References: trec_eval ``m_P.c``, ``m_recall.c``, ``m_map.c``, ``m_map_cut.c``, ``m_recip_rank.c``,
 ``m_Rprec.c``, ``m_bpref.c`` (C. Buckley, E. Voorhees, "Retrieval evaluation with incomplete
-information", SIGIR 2004), ``m_success.c``; ir_measures ``Judged@k``.
+information", SIGIR 2004), ``m_success.c``; ir_measures ``Judged@k``; AmenRa/ranx 0.3.21
+``ranx/metrics/bpref.py`` (``bpref_ranx``).
 """
 
 from __future__ import annotations
@@ -124,6 +125,26 @@ def bpref(r: Ranked, measure: Measure) -> Result:
     >>> round(evaluate(qrels, run, "bpref")[0].mean, 4)   # a: 1, c: 1 - 1/1, d: not retrieved
     0.3333
     """
+    return _bpref(r, measure, undefined_without_nonrelevant=False)
+
+
+def bpref_ranx(r: Ranked, measure: Measure) -> Result:
+    """Bpref as ranx 0.3.21 computes it (``ranx/metrics/bpref.py``): the trec_eval form, except that
+    the term 1 - min(above, R) / min(N, R) is taken for every relevant retrieved document, also
+    with nothing above it. A query with no judged non-relevant document (N = 0) and a relevant
+    one retrieved is therefore 0 / 0, NaN (trec_eval: 1), and its NaN makes the mean NaN.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> run = {"q": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    >>> [evaluate({"q": {"a": 1, "b": 1}}, run, m)[0].mean for m in ("bpref", "bpref_ranx")]
+    [1.0, nan]
+    """
+    return _bpref(r, measure, undefined_without_nonrelevant=True)
+
+
+def _bpref(r: Ranked, measure: Measure, *, undefined_without_nonrelevant: bool) -> Result:
     t = measure.flavor.rel_threshold
     rel, R = relevant(r, measure)
     n = r.n_queries
@@ -135,7 +156,9 @@ def bpref(r: Ranked, measure: Measure) -> Result:
     qq = r.q[pick]
     above = nonrel_above[pick].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(above > 0, 1.0 - np.minimum(above, R[qq]) / np.minimum(N[qq], R[qq]), 1.0)
+        term = 1.0 - np.minimum(above, R[qq]) / np.minimum(N[qq], R[qq])
+    if not undefined_without_nonrelevant:  # trec_eval: nothing above counts 1, even when N = 0
+        term = np.where(above > 0, term, 1.0)
     total = K.segment_sum(qq, term, n)
     return np.where(R > 0, total / np.maximum(R, 1), 0.0), R == 0
 
@@ -182,6 +205,8 @@ for spec in (
     MetricSpec("Rprec", BINARY_KNOBS, r_precision, cutoff="none", aliases=("R-prec", "rprec"),
                doc="Precision at rank R (R = number of relevant judgments)."),
     MetricSpec("bpref", BINARY_KNOBS, bpref, doc="Binary preference, trec_eval's min(N, R) form."),
+    MetricSpec("bpref_ranx", BINARY_KNOBS, bpref_ranx, cutoff="none",
+               doc="Bpref as ranx computes it: NaN for a query with no judged non-relevant document."),
     MetricSpec("success", BINARY_KNOBS, success, aliases=("hit_rate",), doc="1 if any relevant document in the top k."),
     MetricSpec("judged", tuple(x for x in INPUT_KNOBS if x != "unjudged"), judged, uses_empty=False,
                doc="Judged@k: documents with any judgment in the top k / min(k, retrieved)."),

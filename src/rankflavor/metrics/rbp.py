@@ -10,7 +10,9 @@ under every grading of them.
 
 The persistence p is the ``param`` knob (default 0.8, as ir_measures; trec_eval 10.0 uses 0.9).
 r_i is gain(g) / gain(G) under the ``gain`` knob with G = ``max_grade`` (linear: g/G), or 1 for
-a relevant document under ``gain=binary`` (no G needed).
+a relevant document under ``gain=binary`` (no G needed). ``RBP_gain`` leaves the gains unscaled,
+as ranx 0.3.21 does (``ranx/metrics/rank_biased_precision.py``: r_i = the grade at or above the
+relevance level, else 0).
 
 Examples
 --------
@@ -87,6 +89,28 @@ def rbp_kernel(r: Ranked, measure: Measure) -> Result:
     return K.segment_sum(r.q[rows], gains / g_top * weight, r.n_queries), np.zeros(r.n_queries, dtype=bool)
 
 
+def rbp_gain_kernel(r: Ranked, measure: Measure) -> Result:
+    """(1 - p) sum_i gain(g_i) p^(i-1): RBP on the gains themselves, not scaled by the top grade's.
+
+    ranx's ``rbp.p`` weighs a rank by its grade when the grade reaches the level, else by 0
+    (``gain=linear`` with ``min_grade`` = the level), so on graded judgments it can exceed 1; on
+    binary ones, and under ``gain=binary``, it is Moffat and Zobel's RBP.
+
+    Examples
+    --------
+    >>> from rankflavor import evaluate
+    >>> qrels, run = {"q": {"a": 3, "b": 0, "c": 1}}, {"q": {"a": 0.9, "x": 0.8, "c": 0.7}}
+    >>> [m.mean for m in evaluate(qrels, run, ["RBP_gain[param=0.5]", "RBP_gain[param=0.5,min_grade=2]"])]
+    [1.625, 1.5]
+    """
+    p = persistence(measure)
+    f = measure.flavor
+    rows = _rows(r, measure)
+    gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows)
+    weight = (1.0 - p) * np.power(p, r.rank[rows] - 1.0)
+    return K.segment_sum(r.q[rows], gains * weight, r.n_queries), np.zeros(r.n_queries, dtype=bool)
+
+
 def residual_kernel(r: Ranked, measure: Measure) -> Result:
     """RBP's residual per query: 1 - (1 - p) sum over judged ranks i <= d of p^(i-1), which is the
     weight of the unjudged ranks down to d = min(k, retrieved) plus p^d for the ranks past it."""
@@ -109,6 +133,17 @@ register(
         knob_when=(("rel", lambda f: f.gain == "binary"), ("max_grade", lambda f: f.gain != "binary")),
         top_grade_when=lambda f: f.gain != "binary",
         residual="RBP_resid",
+    )
+)
+register(
+    MetricSpec(
+        "RBP_gain",
+        ("param", "gain", "min_grade", "rel", *INPUT_KNOBS),
+        rbp_gain_kernel,
+        doc="RBP on unscaled gains, (1 - p) sum gain(g_i) p^(i-1) (ranx rbp.p: the grade itself); p = param.",
+        uses_empty=False,
+        judged_only=lambda m: m.flavor.ties != "averaged",
+        knob_when=(("rel", lambda f: f.gain == "binary"),),
     )
 )
 register(

@@ -79,7 +79,9 @@ GDEVAL = Preset(
 # ---------------------------------------------------------------------------------------------
 # ranx
 
-_RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>-?\d+))?$")
+_RANX = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:@(?P<k>\d+))?(?:-l(?P<level>-?\d+))?$")
+#: ``rbp.95``, ``rbp@95``: ranx reads the digits as the decimals of p (``float(f"0.{k}")``).
+_RANX_RBP = re.compile(r"^rbp(?:[.@](?P<p>\d+))?(?:-l(?P<level>-?\d+))?$")
 #: ranx metric -> (rankflavor metric, extra knobs); the level N becomes min_grade (NDCG/DCG) or rel.
 _RANX_METRICS: dict[str, tuple[str, dict[str, str]]] = {
     "ndcg": ("ndcg", {}),
@@ -91,34 +93,73 @@ _RANX_METRICS: dict[str, tuple[str, dict[str, str]]] = {
     "recall": ("recall", {}),
     "precision": ("P", {}),
     "hit_rate": ("success", {}),
+    "hits": ("hits", {}),
+    "f1": ("F1", {}),
+    # ranx counts a negative grade as a judged non-relevant document in N (qrels < level).
+    "bpref": ("bpref_ranx", {"negatives": "zero"}),
     "r-precision": ("Rprec", {}),
 }
+#: ranx metrics whose cutoff is read and ignored (``bpref``, ``r_precision`` take k unused).
+_RANX_NO_CUTOFF = ("bpref", "r-precision")
 
 
 def parse_ranx(text: str) -> list[Template | str] | None:
-    """ranx metric names: ``ndcg@10``, ``ndcg_burges@10-l2``, ``map@100``, ``r-precision``.
+    """ranx metric names: ``ndcg@10``, ``ndcg_burges@10-l2``, ``map@100``, ``r-precision``,
+    ``hits@5``, ``f1@10``, ``bpref``, ``rbp.95``; every name of ranx 0.3.21's ``metric_switch``.
 
     >>> parse_ranx("ndcg@10-l2")[0].knobs
     {'min_grade': '2'}
     >>> parse_ranx("precision@10-l2")[0].knobs
     {'rel': '2'}
+    >>> t = parse_ranx("rbp.95-l2")[0]; (t.metric, t.knobs)
+    ('RBP_gain', {'param': '0.95', 'min_grade': '2'})
     """
-    m = _RANX.match(text.strip())
+    t = text.strip()
+    rbp = _RANX_RBP.match(t)
+    if rbp:
+        return [_ranx_rbp(t, rbp)]
+    m = _RANX.match(t)
     if not m:
         return None
     name = m.group("name")
-    if name in ("bpref", "f1", "rbp", "hits"):
-        raise FlavorError(f"ranx {name} is not reproduced by the ranx preset (ranx bpref differs from trec_eval's)")
     if name not in _RANX_METRICS:
         return None
     metric, knobs = _RANX_METRICS[name]
     k = int(m.group("k")) if m.group("k") else None
-    if name == "r-precision" and k is not None:
-        raise FlavorError(f"ranx r-precision takes no cutoff, received {text!r}")
-    level = format_number(float(m.group("level"))) if m.group("level") else "1"
+    if k == 0 or name in _RANX_NO_CUTOFF:
+        k = None  # ranx: k = 0 is the whole run; bpref and r-precision ignore k
+    level = _ranx_level(t, m.group("level"))
+    if name == "bpref" and float(level) <= 0:
+        raise FlavorError(
+            f"ranx {t!r}: at a level <= 0 ranx's bpref counts grade 0 relevant and negative grades judged "
+            "non-relevant; rankflavor's negatives knob cannot tell those apart. Use a level >= 1"
+        )
     # ranx's own rule: its (n)dcg family drops grades below the level, the others read it as rel.
     level_knob = "min_grade" if name.startswith(("ndcg", "dcg")) else "rel"
-    return [Template(metric, k, {**knobs, level_knob: level}, text.strip())]
+    return [Template(metric, k, {**knobs, level_knob: level}, t)]
+
+
+def _ranx_level(text: str, level: str | None) -> str:
+    """The ``-lN`` level (default 1); negative levels are refused."""
+    if level is None:
+        return "1"
+    if int(level) < 0:
+        raise FlavorError(
+            f"ranx {text!r}: at a negative level ranx keeps negative grades as judgments weighted by their "
+            "value (a negative gain); rankflavor's negative-grade policies do not model that. Use a level >= 0"
+        )
+    return format_number(float(level))
+
+
+def _ranx_rbp(text: str, m: re.Match[str]) -> Template:
+    """``rbp.P[-lN]``: ranx's rank_biased_precision, r_i = the grade when it reaches the level."""
+    if m.group("p") is None:
+        raise FlavorError(f"ranx {text!r}: RBP needs its persistence, e.g. rbp.95 (p = 0.95), as ranx requires")
+    p = float(f"0.{m.group('p')}")
+    if p <= 0:
+        raise FlavorError(f"ranx {text!r}: persistence p = {format_number(p)}; RBP needs 0 < p < 1")
+    level = _ranx_level(text, m.group("level"))
+    return Template("RBP_gain", None, {"param": format_number(p), "min_grade": level}, text)
 
 
 RANX = Preset(
@@ -139,10 +180,14 @@ RANX = Preset(
         duplicates="error",
     ),
     summary="ranx 0.3.21: its relevance level (default 1, suffix -lN) drops lower grades from NDCG and the "
-    "ideal too; query sets must match (make_comparable=True = missing=zero, run_only=skip); tie order "
-    "undefined (numba sort)",
-    evidence="ranx 0.3.21 ranx/metrics/ndcg.py, common.py (clean_qrels), meta/evaluate.py; differential "
-    "tests against ranx.evaluate on tie-free random queries and DL19 BM25 (tests/test_presets_ir.py)",
+    "ideal too; rbp.p weighs ranks by the raw grade; bpref is NaN without a judged non-relevant document; "
+    "query sets must match (make_comparable=True = missing=zero, run_only=skip; a {} ranking scores 0); "
+    "tie order undefined (numba sort)",
+    evidence="ranx 0.3.21 ranx/metrics/*.py (clean_qrels, hits, f1, bpref, rank_biased_precision), "
+    "meta/evaluate.py (metric_switch, -lN, rbp.p, check_keys); differential tests against ranx.evaluate on "
+    "tie-free random queries and DL19 BM25 (tests/test_presets_ir.py, tests/test_dialect_ranx_sklearn.py); "
+    "ranx's batch bpref zeroes the queries after one without a relevant judgment (a swallowed "
+    "ZeroDivisionError): rankflavor gives each query its value alone",
     dialect=parse_ranx,
     default_metrics=("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10"),
 )

@@ -69,19 +69,30 @@ def parse_sklearn(text: str) -> list[Template | str] | None:
     if "ignore_ties" in call.args and _bool(call, "ignore_ties"):
         knobs["ties"] = SKLEARN_IGNORE_TIES
     if "log_base" in call.args:
-        try:
-            base = float(call.args["log_base"])
-        except ValueError:
-            raise FlavorError(f"scikit-learn metric {call.text!r}: log_base must be a number, received {call.args['log_base']!r}") from None
-        if base != 2:
-            # dcg_score divides by log_b(i+1): DCG scaled by ln 2 / ln b. No discount knob value
-            # expresses that yet, and printing discount=log2 for it would be a false flavor string.
-            raise FlavorError(
-                f"scikit-learn metric {call.text!r}: log_base={format_number(base)} is not supported yet "
-                "(rankflavor's discount knob has log2 only; DCG with base b equals the log2 DCG times "
-                "ln 2 / ln b). Use log_base=2"
-            )
+        knobs.update(sklearn_log_base(call.text, call.args["log_base"]))
     return [Template(metric, k, knobs, call.text)]
+
+
+def sklearn_log_base(text: str, value: object) -> dict[str, str]:
+    """The discount of ``dcg_score(log_base=b)``: ``log(b)``, dividing rank i by log_b(i+1).
+
+    scikit-learn takes any 0 < b < inf; for b <= 1 its discounts are infinite (b = 1: every DCG
+    0.0, with a divide-by-zero warning) or negative (b < 1), which no discount models.
+    """
+    try:
+        base = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise FlavorError(f"scikit-learn metric {text!r}: log_base must be a number, received {value!r}") from None
+    if not 0 < base < float("inf"):
+        raise FlavorError(f"scikit-learn metric {text!r}: log_base must be in (0, inf), as scikit-learn requires; "
+                          f"received {value!r}")
+    if base <= 1:
+        raise FlavorError(
+            f"scikit-learn metric {text!r}: log_base={format_number(base)} makes scikit-learn divide by "
+            "log_b(i+1) <= 0 (b = 1: every DCG 0.0; b < 1: negative DCG); rankflavor's log(b) discount "
+            "needs b > 1"
+        )
+    return {"discount": f"log({format_number(base)})"}
 
 
 SKLEARN_FLAVOR = Flavor(
@@ -101,11 +112,14 @@ SKLEARN_FLAVOR = Flavor(
 
 SKLEARN = Preset(
     name="sklearn",
-    flavor=SKLEARN_FLAVOR,
-    summary="scikit-learn ndcg_score/dcg_score: linear gain, log2(i+1), ideal from the row itself, "
-    "tied scores averaged, all-zero rows 0, negative labels rejected",
-    evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK]; tests/test_presets_ml.py compares "
-    "ndcg_score and dcg_score on thousands of random rows",
+    flavor=SKLEARN_FLAVOR.with_knobs(singletons="error"),  # the others take one-document groups
+    summary="scikit-learn ndcg_score/dcg_score: linear gain, log2(i+1) (dcg_score log_base=b: log_b(i+1)), "
+    "ideal from the row itself, tied scores averaged, all-zero rows 0, negative labels and one-document "
+    "lists rejected",
+    evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK] (_dcg_sample_scores: discount "
+    "log(i+2) / log(log_base); ndcg_score raises ValueError for one document, dcg_score rejects a "
+    "one-column y_true as 'binary'); tests/test_presets_ml.py compares ndcg_score and dcg_score on "
+    "thousands of random rows, tests/test_dialect_ranx_sklearn.py log_base and one-document lists",
     dialect=parse_sklearn,
     default_metrics=("ndcg@10", "ndcg"),
 )
