@@ -107,6 +107,7 @@ MEASURE_TEXTS = [
     "RBP_cwl[max_grade=3]", "NERR8@5[max_grade=3]", "NERR9@5[max_grade=3]", "NERR10[max_grade=3]",
     "NERR11[max_grade=3]", "INST[max_grade=3]", "INSQ[max_grade=3,param=2]", "BPM@5[max_grade=3]",
     "SDCG@5[max_grade=3]", "Compat", "Compat[param=(0.8,0)]",
+    "hits@5", "hits", "F1@5", "F1", "RBP_gain@5[param=0.9]", "RBP_gain", "bpref_ranx", "bpref_ranx[rel=2]",
 ]  # fmt: skip
 
 

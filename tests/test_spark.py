@@ -328,9 +328,10 @@ def test_a_score_java_reads_and_pyarrow_does_not_names_the_line(spark, tmp_path:
         evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)
 
 
-@pytest.mark.parametrize("where", [b"q1 Q0 b\xff 2 0.4 t\n", b"# \xff\n", b"q1 Q0 b 2 0.4 t\xc3\n"])
+@pytest.mark.parametrize("where", [b"q1 Q0 b\xff 2 0.4 t\n", b"q\xff Q0 b 2 0.4 t\n", b"q1 Q0 b 2 0.4 t\xc3\n"])
 def test_a_byte_that_is_not_utf8_names_the_line(spark, tmp_path: Path, where: bytes) -> None:  # type: ignore[no-untyped-def]
-    """Spark's text reader keeps bytes that are not UTF-8; the local reader rejects the file."""
+    """Spark's text reader keeps bytes that are not UTF-8; the local reader rejects a file with
+    them in a field it keeps, or in the run tag it reports (the last line's)."""
     run = tmp_path / "run.txt"
     run.write_bytes(b"q1 Q0 a 1 0.5 t\n" + where)
     qrels = tmp_path / "qrels.txt"
@@ -340,6 +341,19 @@ def test_a_byte_that_is_not_utf8_names_the_line(spark, tmp_path: Path, where: by
     with pytest.raises(InputError) as got:
         evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)
     assert str(got.value) == str(local.value)
+
+
+@pytest.mark.parametrize("where", [b"# \xff\n", b"q1 Q0 b \xff 0.4 t\xc3\n", b"q1 \xff b 2 0.4 t extra\xff\n"])
+def test_bytes_not_utf8_in_skipped_fields_are_read_alike(spark, tmp_path: Path, where: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A comment, Q0, the rank, or a tag other than the last line's: fields neither reader keeps,
+    so bytes that are not UTF-8 there are no error to either (as to trec_eval)."""
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"q1 Q0 a 1 0.5 t\n" + where + b"q1 Q0 c 3 0.3 t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\n")
+    local = rankflavor.evaluate(str(qrels), str(run), ["P@2", "num_ret"])
+    got = evaluate_spark(str(qrels), str(run), ["P@2", "num_ret"], spark=spark)
+    assert_same(local, got)
 
 
 def test_a_lone_cr_is_a_blank_not_a_line_end(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rankflavor
-from rankflavor.errors import FlavorError, InputError
+from rankflavor.errors import EvaluationError, FlavorError, InputError
 
 torch = pytest.importorskip("torch")
 import rankflavor.torch as rt  # noqa: E402
@@ -70,11 +70,25 @@ FLAVORS = [
 @pytest.mark.parametrize("measure", FLAVORS)
 def test_equals_the_engine_in_float32(measure: str) -> None:
     scores, labels, mask, s, y, m = batch(FLAVORS.index(measure))
+    if measure.startswith("sklearn:"):  # scikit-learn refuses one-document lists (test below): two at least
+        m[:, 1] = True
+        mask = torch.tensor(m)
     fn = rt.dcg if measure.startswith("dcg") else rt.ndcg
     got = fn(scores, labels, mask=mask, measure=measure)
     assert got.dtype == torch.float32 and got.device == scores.device and got.shape == (len(y),)
     want = reference(s, y, m, measure)
     assert np.allclose(got.numpy(), want, atol=1e-6, rtol=0, equal_nan=True), measure
+
+
+def test_one_document_lists_refused_alike_under_singletons_error() -> None:
+    scores, labels, mask, s, y, m = batch(3)
+    assert (m.sum(1) == 1).any()
+    with pytest.raises(EvaluationError, match="rank a single document"):
+        rt.ndcg(scores, labels, mask=mask, measure="sklearn:ndcg@5")
+    with pytest.raises(EvaluationError, match="rank a single document"):
+        reference(s, y, m, "sklearn:ndcg@5")
+    kept = rt.ndcg(scores, labels, mask=mask, measure="sklearn:ndcg@5", singletons="keep")
+    assert np.allclose(kept.numpy(), reference(s, y, m, "sklearn:ndcg@5[singletons=keep]"), atol=1e-6)
 
 
 def test_float64_and_padding_by_minus_infinity() -> None:

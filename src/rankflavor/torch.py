@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import FlavorError, InputError, UsageError
+from .errors import EvaluationError, FlavorError, InputError, UsageError
 from .kernels import discount_denominators
 from .metrics import lookup
 
@@ -120,6 +120,13 @@ def _score(kind: str, scores: torch.Tensor, labels: torch.Tensor, k: int | None,
     if bool(torch.isnan(scores[mask]).any()) or bool(torch.isnan(grade[mask]).any()):
         raise UsageError("scores and labels must not be NaN where mask is True")
     grade, judged = _grades(grade, mask, m)
+    if f.singletons == "error":
+        single = torch.nonzero(mask.sum(1) == 1).flatten().tolist()
+        if single:
+            raise EvaluationError(
+                f"{len(single)} query(ies) rank a single document (batch rows {', '.join(map(str, single[:5]))}"
+                f"{'...' if len(single) > 5 else ''}) and {m.name} says singletons=error; choose singletons=keep "
+                "(scikit-learn refuses one-document lists)")
     key = scores.to(torch.float32 if f.precision == "float32" else torch.float64)
     key = torch.where(mask, key, torch.full_like(key, float("-inf")))
     order = _order(key, grade, mask, str(f.ties))

@@ -148,8 +148,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
     text = F.regexp_replace("line", r"^[ \t\r\x0b\x0c]+|[ \t\r\x0b\x0c]+$", "")
     value_at = 3 if kind == "qrels" else 4
     fields = (
-        # The local reader takes no file with a byte that is not UTF-8: Spark keeps them in the
-        # line (and string functions turn them into U+FFFD).
+        # Spark keeps bytes that are not UTF-8 in the line (string functions turn them into U+FFFD).
         lines.select("row", text.alias("text"), F.is_valid_utf8("line").alias("utf8"))
         .select(
             "row",
@@ -169,14 +168,19 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             F.get("f", 0).alias("q"),
             F.get("f", 2).alias("d"),
             F.when(F.get("f", value_at).rlike(_DECIMAL), F.get("f", value_at).try_cast("double")).alias("v"),
-            (F.get("f", 5) if kind == "run" else F.lit(None).cast("string")).alias("tag"),
+            # a tag that is not UTF-8 is null here: refused below if it is the last line's, the one reported
+            (F.when(F.col("utf8") | ~F.get("f", 5).contains("\ufffd"), F.get("f", 5)) if kind == "run"
+             else F.lit(None).cast("string")).alias("tag"),
         )
         .persist()
     )
     ok_fields = (F.col("n") == n_fields) if kind == "qrels" else (F.col("n") >= n_fields)
     valid = ok_fields & F.col("v").isNotNull() & ~F.isnan("v") & (F.abs("v") != math.inf)
     body = F.col("body")
-    stats = _stats(kind, fields, _count(body), _count((body & ~valid) | ~F.col("utf8")),
+    # Bytes that are not UTF-8 make a line bad only in a field the reader keeps (query, doc; the
+    # value is no decimal then), as in the local reader: they read as U+FFFD there.
+    undecodable = ~F.col("utf8") & (F.col("q").contains("\ufffd") | F.col("d").contains("\ufffd"))
+    stats = _stats(kind, fields, _count(body), _count(body & (~valid | undecodable)),
                    _count(body & (F.col("n") > n_fields)), _count(F.col("blank")), _count(F.col("comment")),
                    F.col("tag"), body)
 
@@ -251,6 +255,10 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
                 offsets[later] += int(r["lines"])
         tagged = [r for r in rows if r["tag_row"] is not None]
         tag = max(tagged, key=lambda r: r["tag_row"])["tag"] if tagged else None
+        if tagged and tag is None and p.kind == "run" and p.from_file:
+            for other in pending:
+                other.cached.unpersist()
+            raise InputError(p.source, None, "the run tag on the last line is not valid UTF-8 text")
         tables.append(SparkTable(p.frame(offsets), p.source, p.from_file, rows=total["n"], tag=tag,
                                  comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
                                  cached=p.cached, raters=qrels.raters if isinstance(qrels, Qrels) else None))
