@@ -144,11 +144,11 @@ class Order(StrEnum):
     RANK = "rank"
 
 
-__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Ties", "Total", "Unjudged", "Utility"]
-
-
 class Singletons(StrEnum):
     """A query whose ranking holds one document (scikit-learn refuses such a list)."""
 
     KEEP = "keep"
     ERROR = "error"
+
+
+__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Singletons", "Ties", "Total", "Unjudged", "Utility"]

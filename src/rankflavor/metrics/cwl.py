@@ -48,6 +48,7 @@ from .. import kernels as K
 from ..errors import FlavorError
 from ..flavor import format_number
 from .common import params
+from .rbp import top_gain
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -71,20 +72,7 @@ def scaled_gains(r: Ranked, measure: Measure, rows: NDArray[np.int64]) -> Floats
     """r = gain(g) / gain(G) of ``rows``, refused outside [0, 1] (a grade above G, a gain table
     with a gain above gain(G) or below 0)."""
     f = measure.flavor
-    if f.gain == "binary":
-        g_top = 1.0
-    else:
-        top = f.top_grade
-        if top is None:
-            raise FlavorError(
-                f"{measure.name} scales gains by the top grade G of the label scale (r = gain(g) / gain(G), "
-                "ir_measures' max_rel): set max_grade, declare a scale, or use gain=binary"
-            )
-        if len(r.jgrade) and float(r.jgrade.max()) > top:
-            raise FlavorError(f"{measure.name}: a grade {float(r.jgrade.max()):g} exceeds max_grade={top:g}")
-        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
-        if g_top <= 0:
-            raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has no positive gain")
+    g_top = top_gain(r, measure, ", ir_measures' max_rel")
     gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows) / g_top
     if len(gains) and (gains.min() < 0 or gains.max() > 1):
         raise FlavorError(f"{measure.name}: C/W/L gains r = gain(g) / gain(G) must lie in [0, 1], "

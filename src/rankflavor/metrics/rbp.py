@@ -55,16 +55,21 @@ def persistence(measure: Measure) -> float:
     return float(values[0])
 
 
-def _top_gain(measure: Measure) -> float:
+def top_gain(r: Ranked, measure: Measure, hint: str = "") -> float:
+    """gain(G) of the scale's top grade G = ``max_grade`` (1 under ``gain=binary``), refusing a
+    flavor without G, a judgment above it, and a G with no positive gain. ``hint`` is added to the
+    message for a missing G (how the measure's tool names it)."""
     f = measure.flavor
     if f.gain == "binary":
         return 1.0
     top = f.top_grade
     if top is None:
         raise FlavorError(
-            f"{measure.name} scales gains by the top grade G of the label scale (r = gain(g) / gain(G)): "
+            f"{measure.name} scales gains by the top grade G of the label scale (r = gain(g) / gain(G){hint}): "
             "set max_grade, declare a scale, or use gain=binary"
         )
+    if len(r.jgrade) and float(r.jgrade.max()) > top:
+        raise FlavorError(f"{measure.name}: a grade {float(r.jgrade.max()):g} exceeds max_grade={top:g}")
     g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
     if g_top <= 0:
         raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has no positive gain")
@@ -75,17 +80,19 @@ def _rows(r: Ranked, measure: Measure) -> NDArray[np.int64]:
     return np.flatnonzero(r.rank <= measure.k) if measure.k is not None else np.arange(len(r.q))
 
 
-def rbp_kernel(r: Ranked, measure: Measure) -> Result:
-    """RBP per query (the lower end of its interval); no query is empty."""
+def _discounted(r: Ranked, measure: Measure) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The rows within k, their gains and their weights (1 - p) p^(i-1)."""
     p = persistence(measure)
-    g_top = _top_gain(measure)
     f = measure.flavor
     rows = _rows(r, measure)
-    top = f.top_grade
-    if top is not None and f.gain != "binary" and len(r.jgrade) and float(r.jgrade.max()) > top:
-        raise FlavorError(f"{measure.name}: a grade {float(r.jgrade.max()):g} exceeds max_grade={top:g}")
     gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows)
-    weight = (1.0 - p) * np.power(p, r.rank[rows] - 1.0)
+    return rows, gains, (1.0 - p) * np.power(p, r.rank[rows] - 1.0)
+
+
+def rbp_kernel(r: Ranked, measure: Measure) -> Result:
+    """RBP per query (the lower end of its interval); no query is empty."""
+    rows, gains, weight = _discounted(r, measure)  # (a bad p is named before a missing top grade)
+    g_top = top_gain(r, measure)
     return K.segment_sum(r.q[rows], gains / g_top * weight, r.n_queries), np.zeros(r.n_queries, dtype=bool)
 
 
@@ -103,11 +110,7 @@ def rbp_gain_kernel(r: Ranked, measure: Measure) -> Result:
     >>> [m.mean for m in evaluate(qrels, run, ["RBP_gain[param=0.5]", "RBP_gain[param=0.5,min_grade=2]"])]
     [1.625, 1.5]
     """
-    p = persistence(measure)
-    f = measure.flavor
-    rows = _rows(r, measure)
-    gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows)
-    weight = (1.0 - p) * np.power(p, r.rank[rows] - 1.0)
+    rows, gains, weight = _discounted(r, measure)
     return K.segment_sum(r.q[rows], gains * weight, r.n_queries), np.zeros(r.n_queries, dtype=bool)
 
 
