@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankflavor.errors import InputError
+from rankflavor.io.formats.jsonl import read_jsonl
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.run import read_run
 
@@ -159,3 +160,17 @@ def test_errors_name_line_row_and_json_path(tmp_path: Path) -> None:
     pq.write_table(pa.table({"query_id": ["q1", None], "doc_id": ["d1", "d2"], "score": [1.0, 2.0]}), tmp_path / "r.parquet")
     with pytest.raises(InputError, match=r"r.parquet: row 1: query_id is missing"):
         read_run(tmp_path / "r.parquet")
+
+
+def test_jsonl_lines_pyarrow_reads_otherwise_are_named() -> None:
+    # pyarrow's JSON reader crashed the process on a first line `null` (pyarrow 26), read a
+    # `null` line as a row of nulls and two objects on one line as two rows: each is now the
+    # line reader's, which names the line.
+    one = b'{"query_id": "q1", "doc_id": "d1", "score": 1}'
+    cases = [(b"null\n" + one + b"\n", "r.jsonl:1: expected a JSON object per line"),
+             (one + b"\nnull\n", "r.jsonl:2: expected a JSON object per line"),
+             (one + b" " + one + b"\n", "r.jsonl:1: is not valid JSON: Extra data")]
+    for data, expected in cases:
+        with pytest.raises(InputError, match=re.escape(expected)):
+            read_jsonl("r.jsonl", data, "run", {})
+    assert len(read_jsonl("r.jsonl", one + b"\n  " + one.replace(b"d1", b"d2") + b"\n", "run", {})) == 2

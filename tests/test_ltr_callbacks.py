@@ -177,7 +177,12 @@ def test_refusals() -> None:
 
 RESCORED = ["ndcg@5", "ndcg@5[ties=averaged,gain=exp2]", "ndcg@4[ties=pessimistic,depth=6]", "lightgbm:ndcg@3",
             "xgboost:ndcg@4", "ndcg@5[ties=docno_asc,precision=float32,ideal_cut=hits]", "AP", "P@3", "nERR@5[max_grade=4]",
-            "ndcg@3[ideal=local,depth=4]", "catboost:NDCG:top=4"]
+            "ndcg@3[ideal=local,depth=4]", "catboost:NDCG:top=4",
+            # the block ranker's rows down to the deepest rank a measure reads (reads_to), under
+            # each ideal, and an ordering whose measures read every row (ndcg uncut)
+            "ndcg@3[ideal=recall@6]", "ndcg@4[ideal=max,max_grade=4]", "ndcg@3[ideal_cut=none,ties=docno_desc]",
+            "dcg@2[ties=optimistic]", "ndcg@2[ideal=local]", "ndcg@6[ties=input_order]", "ndcg[ties=input_order]",
+            "ndcg@20[ties=input_order]"]
 
 
 def test_rescorer_equals_evaluate_on_tied_scores() -> None:

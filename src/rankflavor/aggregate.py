@@ -6,6 +6,7 @@ summarises alike."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable
@@ -63,7 +64,7 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
     missing = aligned.in_qrels & ~aligned.in_run
     text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
     vals = values.astype(object if text_valued else np.float64, copy=True)
-    status = np.full(aligned.n_queries, OK, dtype=object)
+    status = _all_ok(aligned.n_queries).copy()
     rows = evaluated.copy()
     skipped_empty = skipped_missing = 0
     if spec.uses_empty:
@@ -103,6 +104,15 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         skipped_empty=skipped_empty,
         skipped_missing=skipped_missing,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _all_ok(n: int) -> np.ndarray:
+    """``n`` statuses ``OK``, read-only: a copy of it costs far less than filling an object array
+    anew (``bench/RESULTS.md``, training-time metrics)."""
+    status = np.full(n, OK, dtype=object)
+    status.flags.writeable = False
+    return status
 
 
 def _policy_error(aligned: Aligned, queries: np.ndarray, what: str, measure: Measure, knob: str,

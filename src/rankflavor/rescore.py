@@ -5,13 +5,16 @@ the model's scores change from one iteration to the next. :class:`Rescorer` does
 not depend on the scores, and each call only orders and scores:
 
 * the arrays become tables and are aligned once (:func:`rankflavor.arrays.ndcg_score`'s tables:
-  every candidate judged with its label, ids whose byte order is the array order), and the
+  every candidate judged with its label, ids whose byte order is the array order; aligned from
+  their layout, :func:`~rankflavor.align.groups.align_groups`), and the
   measures are resolved once (``lightgbm:ndcg@10``, ``ndcg@10[gain=exp2]``);
 * a call ranks the new scores with a :class:`~rankflavor.order.blocks.BlockRanker` (the groups'
   grades, ranks and judgments made once; a sort of each group, :class:`~rankflavor.order.blocks.BlockSort`),
   or, for an ordering that removes rows (``depth``), a :class:`~rankflavor.order.Ranker` of the
   alignment with those scores; the work on the judgments (the sorted ideal lists) is kept from
-  the first call. The tie rules, the kernels and the aggregation are the engine's own, so a
+  the first call. Where every measure of an ordering reads no row below some rank (NDCG@k and
+  DCG@k read the top k: :meth:`MetricSpec.deepest_rank <rankflavor.metrics.MetricSpec.deepest_rank>`),
+  the block ranker holds only the rows down to that rank. The tie rules, the kernels and the aggregation are the engine's own, so a
   value equals :func:`rankflavor.evaluate` on the same arrays.
 
 In a group every candidate is labelled, so the group's own list and all its judgments are the
@@ -38,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .aggregate import aggregate
-from .align import align
+from .align.groups import align_groups
 from .errors import UsageError
 from .measure import Measure
 from .order import Ordering, Ranked, Ranker, SharedWork
@@ -90,14 +93,22 @@ class Rescorer:
         self.labels = label_array
         self.n = len(rows)
         qrels, run = _tables(rows, np.zeros(self.n), query, self.n_queries)
-        self.aligned = align(qrels, run)
+        self.aligned = align_groups(qrels, run, query, self.n_queries)
         starts = self.aligned.query_starts
         # Groups one after another, in query-code order: sorted block by block.
         self.block_sort = None if starts is None else BlockSort(starts, np.diff(np.append(starts, self.n)))
         self.shared = SharedWork()
         self.block_ranker = None if self.block_sort is None else BlockRanker(self.aligned, self.block_sort, self.shared)
         self._kernel_measures = [_as_computed(m) for m in self.measures]
-        self.results(np.zeros(self.n))  # labels a flavor refuses are refused now
+        # Per ordering, the deepest rank its measures read (None: every row): the block ranker
+        # gathers only the rows down to it.
+        self._to_rank: dict[Ordering, int | None] = {}
+        for computed in self._kernel_measures:
+            ordering, deepest = Ordering.of(computed.flavor), computed.spec.deepest_rank(computed)
+            held = self._to_rank.get(ordering, deepest)
+            self._to_rank[ordering] = None if held is None or deepest is None else max(held, deepest)
+        # Labels a flavor refuses are refused now, on distinct scores (no tie to sort again).
+        self.results(-np.arange(self.n, dtype=np.float64))
 
     def results(self, scores: Any) -> list[MeasureResult]:
         """Every measure's :class:`~rankflavor.results.MeasureResult` under ``scores`` (one per
@@ -110,7 +121,7 @@ class Rescorer:
             ordering = Ordering.of(computed.flavor)
             if ordering not in rankings:
                 if self.block_ranker is not None and self.block_ranker.takes(ordering):
-                    rankings[ordering] = self.block_ranker.ranked(score, ordering)
+                    rankings[ordering] = self.block_ranker.ranked(score, ordering, self._to_rank[ordering])
                 else:  # the general ranker, on the alignment with these scores
                     if ranker is None:
                         aligned = replace(self.aligned, run_score=score, scores_descend=False)

@@ -68,7 +68,7 @@ def gain_of(measure: Measure) -> GainFn:
 
 def _dcg(r: Ranked, measure: Measure, denom: Floats) -> Floats:
     gain_fn = gain_of(measure)
-    if measure.k is not None:
+    if measure.k is not None and (r.to_rank is None or r.to_rank > measure.k):
         # Only the top k rows count: gains for them alone (a large run has many more rows than k).
         top = np.flatnonzero(r.rank <= measure.k)
         g = r.gains(gain_fn, top)
@@ -119,7 +119,7 @@ def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
 _IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives", "fractional")
 
 
-def _global_ideal(r: Ranked, measure: Measure, cut: Floats, denom: Floats) -> Floats:
+def _global_ideal(r: Ranked, measure: Measure, cut: Floats) -> Floats:
     """IDCG over every usable judgment of each query, shared through ``r.shared`` by every
     ranking of the alignment: the sorted ideal lists by the knobs the gains depend on, the IDCG
     by those and the cutoff."""
@@ -131,6 +131,7 @@ def _global_ideal(r: Ranked, measure: Measure, cut: Floats, denom: Floats) -> Fl
     def idcg() -> Floats:
         # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
         lists = r.shared.get(lists_key, lambda: K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)))
+        denom = K.discount_denominators(f, int(lists[2].max(initial=0)))  # to the longest list's last slot
         out: Floats = K.ideal_dcg_of(lists, cut, denom, r.n_queries)
         return out
 
@@ -145,13 +146,13 @@ def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     n = r.n_queries
     _check_scale(r, measure)
     cut = ideal_cut(r, measure)
-    longest = max(r.max_len, int(np.bincount(r.jq, minlength=n).max()) if len(r.jq) else 0, 1)
-    longest = max(longest, f.recall_depth or 0, measure.k or 0)
-    denom = K.discount_denominators(f, longest)
+    # Ranks of the list (the DCG; the local, recall and max ideals' slots): the ideals made of
+    # the judgments make their own, as long as the longest list of judgments.
+    denom = K.discount_denominators(f, max(r.max_len, f.recall_depth or 0, measure.k or 0, 1))
     dcg = _dcg(r, measure, denom)
     idcg: Floats
     if f.ideal == "global":
-        idcg = _global_ideal(r, measure, cut, denom)
+        idcg = _global_ideal(r, measure, cut)
     elif f.ideal == "max":
         top = f.top_grade
         if top is None:
@@ -170,7 +171,8 @@ def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
         jg = K.gain(r.jgrade[by_query], np.ones(len(jq), dtype=bool), f)
         slot = K.rank_within(jq)
         keep = slot <= cut[jq]
-        idcg = K.segment_sum(jq[keep], jg[keep] / denom[slot[keep]], n)
+        by_slot = K.discount_denominators(f, int(slot.max(initial=0)))  # a slot per judgment
+        idcg = K.segment_sum(jq[keep], jg[keep] / by_slot[slot[keep]], n)
     else:
         g = K.gain(r.grade, r.judged, f)
         pick = np.ones(len(g), dtype=bool) if f.ideal == "local" else r.rank <= (f.recall_depth or 0)
@@ -196,6 +198,15 @@ def _top_rows(measure: Measure) -> int | None:
     return int(measure.k)
 
 
+def _reads_to(measure: Measure) -> int | None:
+    """NDCG@k and DCG@k read no row below rank k, nor the recall ideal below its depth; the
+    local ideal reads every row, averaged ties whole tie groups."""
+    f = measure.flavor
+    if measure.k is None or f.ties == "averaged" or getattr(f, "ideal", "global") == "local":
+        return None
+    return max(int(measure.k), f.recall_depth or 0)
+
+
 register(
     MetricSpec(
         "ndcg",
@@ -205,6 +216,7 @@ register(
         doc="Normalised discounted cumulative gain: DCG@k / IDCG under the ideal and ideal_cut knobs.",
         judged_only=_judged_only,
         top_rows=_top_rows,
+        reads_to=_reads_to,
         uses_ideal=True,
         knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
         breakdown=Breakdown(gain_of, ideal_cut),
@@ -220,6 +232,7 @@ register(
         uses_empty=False,
         judged_only=_judged_only,
         top_rows=_top_rows,
+        reads_to=_reads_to,
         knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
         breakdown=Breakdown(gain_of),
     )

@@ -103,6 +103,11 @@ class MetricSpec:
         the judged rows alone), that ``k``; None otherwise. Such kernels get the top ``k`` rows
         of every query, extended to the end of the tie group at rank ``k``, and the judged rows
         below (:func:`rankflavor.order.rank_prefix`).
+    reads_to : for a measure whose kernel reads no ranked row below some rank, that rank: given
+        only the rows ranked at or above it (ranks, ``n_ret`` and the judgments still the full
+        list's, :attr:`Ranked.to_rank <rankflavor.order.Ranked.to_rank>`), it computes the same
+        values. A ranking made again and again (:class:`~rankflavor.rescore.Rescorer`) then
+        gathers those rows alone. None (or a predicate's None): it reads every row.
     reads_run : False for a metric of the judgments alone (num_rel): run duplicates change
         nothing it reads, so its ranking refuses none under ``duplicates=error``.
     uses_ideal : the value is normalised by an ideal list made from the judgments (ndcg, G):
@@ -128,6 +133,7 @@ class MetricSpec:
     uses_empty: bool = True
     judged_only: bool | Callable[[Measure], bool] = False
     top_rows: Callable[[Measure], int | None] | None = None
+    reads_to: Callable[[Measure], int | None] | None = None
     reads_run: bool = True
     uses_ideal: bool = False
     summary_rule: SummaryRule | None = None
@@ -145,6 +151,10 @@ class MetricSpec:
 
     def reads_top_rows(self, measure: Measure) -> int | None:
         return self.top_rows(measure) if self.top_rows is not None else None
+
+    def deepest_rank(self, measure: Measure) -> int | None:
+        """The deepest rank whose row the kernel reads under ``measure`` (see :attr:`reads_to`)."""
+        return self.reads_to(measure) if self.reads_to is not None else None
 
     def knobs_read(self, flavor: Flavor) -> set[str]:
         """The knobs of :attr:`knobs` this metric reads under ``flavor`` (see :attr:`knob_when`)."""

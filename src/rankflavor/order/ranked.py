@@ -83,6 +83,9 @@ class Ranked:
     kept_rows : when alignment left run duplicates in place, the rows of scored queries that
         the depth cut keeps (for the duplicates check, :func:`rankflavor.align.refuse_kept_duplicates`);
         None when there is nothing to check.
+    to_rank : when set, only the rows ranked at or above it are held (the ranks, ``n_ret`` and
+        judgments are still the full list's): a ranking for kernels that read no row below
+        (:meth:`MetricSpec.deepest_rank <rankflavor.metrics.MetricSpec.deepest_rank>`). None: every row.
     """
 
     aligned: Aligned
@@ -102,6 +105,7 @@ class Ranked:
     ordering: Ordering = field(default_factory=Ordering)
     shared: SharedWork = field(default_factory=SharedWork, repr=False, compare=False)
     kept_rows: Ints | None = field(default=None, repr=False, compare=False)
+    to_rank: int | None = None
 
     @property
     def n_queries(self) -> int:
@@ -135,8 +139,8 @@ class Ranked:
     @cached_property
     def tie_group(self) -> Ints:
         """Id of the tie group (run of equal scores) of each row; needs every ranked row."""
-        if self.judged_only:
-            raise ValueError("tie groups need every ranked row, not only the judged ones")
+        if self.judged_only or self.to_rank is not None:
+            raise ValueError("tie groups need every ranked row, not only the judged or the top ones")
         return ties.tie_groups(self.q, self.score)
 
     def gains(self, gain_fn: GainFn, rows: Ints | None = None) -> Floats:

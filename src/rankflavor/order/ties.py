@@ -217,12 +217,18 @@ def averaged(gain: Floats, tie_group: Ints) -> Floats:
 
 
 def averaged_at(gain_of_rows: Callable[[Ints], Floats], tie_group: Ints, top: Ints) -> Floats:
-    """:func:`averaged` at rows ``top`` only, from the gains of the groups that reach into
-    ``top`` (``gain_of_rows(rows)``): summed in row order, as over the whole list, so the same
-    means bit for bit."""
-    groups = distinct(tie_group[top])
-    start = np.searchsorted(tie_group, groups, side="left")
-    size = np.searchsorted(tie_group, groups, side="right") - start
+    """:func:`averaged` at rows ``top`` only (ascending, as a kernel's ``flatnonzero`` gives
+    them), from the gains of the groups that reach into ``top`` (``gain_of_rows(rows)``): summed
+    in row order, as over the whole list, so the same means bit for bit."""
+    at = tie_group[top]
+    if (at[1:] < at[:-1]).any():
+        raise ValueError("averaged_at: the rows must be in ascending order")
+    first = np.ones(len(at), dtype=bool)
+    first[1:] = at[1:] != at[:-1]
+    groups = at[first]
+    sizes = np.bincount(tie_group)  # group ids run 0, 1, ... along the rows
+    size = sizes[groups]
+    start = (np.cumsum(sizes) - sizes)[groups]
     g = gain_of_rows(ranges(start, size))
     mean = np.bincount(np.repeat(np.arange(len(groups)), size), weights=g, minlength=len(groups)) / size
-    return mean[np.searchsorted(groups, tie_group[top])]
+    return mean[np.cumsum(first) - 1]
