@@ -36,6 +36,11 @@ def test_align_groups_equals_the_join(layout: str) -> None:
     assert got.counts == want.counts
     assert got.input_row is None and want.input_row is None
     assert (got.qrels_source, got.scores_descend) == (want.qrels_source, want.scores_descend)
+    # the Rescorer's word to its block ranker: each query's docnos ascend in byte order along its rows
+    docs = np.array(run.doc.to_pylist(), dtype=object)[got.run_row]
+    for q in range(n_queries):
+        mine = [d.encode() for d in docs[got.run_q == q]]
+        assert mine == sorted(mine) and len(set(mine)) == len(mine)
     # document codes are identities within a query: one per row, as the join's
     for q in range(n_queries):
         mine = got.run_doc[got.run_q == q]

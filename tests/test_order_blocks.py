@@ -80,7 +80,8 @@ def _aligned(docnos: list[list[str]], grades: list[list[float]], scores: list[li
 @pytest.mark.parametrize("in_file_order", [True, False])
 def test_block_ranker_ranks_as_the_ranker_does(in_file_order: bool) -> None:
     # Under every tie rule, every row and the rows down to a rank, whether or not each block's
-    # docnos ascend in file order (then docno_asc / docno_desc ties come from the sort itself).
+    # docnos ascend in file order (when they do, and the caller says so, docno_asc / docno_desc
+    # ties come from the sort itself).
     from rankflavor.order import Ranker, SharedWork
     from rankflavor.order.blocks import BlockRanker
     from rankflavor.order.strategy import TIE_RULES, Ordering
@@ -94,8 +95,7 @@ def test_block_ranker_ranks_as_the_ranker_does(in_file_order: bool) -> None:
     assert aligned.query_starts is not None
     starts = aligned.query_starts
     sort = BlockSort(starts, np.diff(np.append(starts, len(aligned.run_q))))
-    blocks = BlockRanker(aligned, sort, SharedWork())
-    assert blocks.docnos_in_file_order is in_file_order
+    blocks = BlockRanker(aligned, sort, SharedWork(), docnos_in_file_order=in_file_order)
     ranker = Ranker(aligned)
     for rule in TIE_RULES:
         ordering = Ordering(ties=rule)

@@ -98,7 +98,9 @@ class Rescorer:
         # Groups one after another, in query-code order: sorted block by block.
         self.block_sort = None if starts is None else BlockSort(starts, np.diff(np.append(starts, self.n)))
         self.shared = SharedWork()
-        self.block_ranker = None if self.block_sort is None else BlockRanker(self.aligned, self.block_sort, self.shared)
+        # (the tables' docnos are zero-padded positions: they ascend along each group's rows)
+        self.block_ranker = None if self.block_sort is None else BlockRanker(self.aligned, self.block_sort, self.shared,
+                                                                             docnos_in_file_order=True)
         self._kernel_measures = [_as_computed(m) for m in self.measures]
         # Per ordering, the deepest rank its measures read (None: every row): the block ranker
         # gathers only the rows down to it.

@@ -25,9 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
-from ..columns import as_numpy, from_numpy, plain_strings
 from ..kernels import rank_within
 from . import grades, ties
 from .layout import Scores
@@ -177,31 +175,21 @@ class BlockSort:
         return near
 
 
-def _docnos_ascend(aligned: Aligned) -> bool:
-    """Whether each query's docnos, row after row, ascend in byte order (a binary comparison of
-    neighbours: UTF-8 compared byte by byte, as ``strcmp`` does)."""
-    import pyarrow.compute as pc
-
-    if len(aligned.run_q) < 2:
-        return True
-    docs = plain_strings(aligned.run_doc_strings).take(from_numpy(aligned.run_row)).cast(pa.binary())
-    rising = as_numpy(pc.less(docs.slice(0, len(docs) - 1), docs.slice(1)))
-    return bool(rising[aligned.run_q[1:] == aligned.run_q[:-1]].all())
-
-
 class BlockRanker:
     """Rankings of one alignment whose rows are fixed query blocks (every row judged, blocks in
     query-code order), for scores given again and again: what does not depend on the scores
     (each row's grade under an ordering's grade policies, the usable judgments, ranks within
     blocks, rows per query) is made once per ordering; a call sorts (:class:`BlockSort`), lets the
     tie rule reorder the tied rows (:mod:`rankflavor.order.ties`, as :class:`~rankflavor.order.Ranker`
-    does) and gathers. Where each block's docnos are in byte order in file order (the zero-padded
-    positions of :func:`rankflavor.arrays.ndcg_score`'s tables; checked once), ``docno_asc`` is
-    file order and ``docno_desc`` its reverse: the sort itself then puts ties in the rule's order. Orderings that remove rows (``depth``, ``unjudged=condensed``,
+    does) and gathers. Where the caller says each block's docnos ascend in byte order along its
+    rows (``docnos_in_file_order``: the zero-padded positions of :func:`rankflavor.arrays.ndcg_score`'s
+    tables), ``docno_asc`` is file order and ``docno_desc`` its reverse: the sort itself then puts
+    ties in the rule's order. Orderings that remove rows (``depth``, ``unjudged=condensed``,
     ``self_hits=drop``) are not taken (:meth:`takes`): the :class:`~rankflavor.order.Ranker` ranks those.
     """
 
-    def __init__(self, aligned: Aligned, block_sort: BlockSort, shared: SharedWork) -> None:
+    def __init__(self, aligned: Aligned, block_sort: BlockSort, shared: SharedWork,
+                 docnos_in_file_order: bool = False) -> None:
         self.aligned = aligned
         self.block_sort = block_sort
         self.shared = shared
@@ -212,7 +200,7 @@ class BlockRanker:
         self._fixed: dict[Ordering, tuple[Any, ...]] = {}
         self._tops: dict[int, tuple[Flags, Ints, Ints]] = {}
         #: docnos ascend (byte order, ``strcmp``) along the rows of every block
-        self.docnos_in_file_order = _docnos_ascend(aligned)
+        self.docnos_in_file_order = docnos_in_file_order
 
     @staticmethod
     def takes(ordering: Ordering) -> bool:
