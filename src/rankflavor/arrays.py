@@ -22,6 +22,7 @@ import numpy as np
 from .columns import from_numpy, string_array
 from .errors import FlavorError, UsageError
 from .flavor import parse_knob_assignments
+from .kernels import place_within
 from .measure import Measure, build_measure
 from .plan import evaluate_tables
 from .tables import Qrels, Run
@@ -274,12 +275,7 @@ def _measure(kind: str, k: int | None, preset: str | None, metric: str | None, i
 
 def _tables(labels: np.ndarray, scores: np.ndarray, query: np.ndarray, n_queries: int) -> tuple[Qrels, Run]:
     """Qrels and run tables with ids whose byte order is the array order (zero-padded numbers)."""
-    by_query = np.argsort(query, kind="stable")
-    position = np.empty(len(query), dtype=np.int64)
-    sorted_query = query[by_query]
-    starts = np.flatnonzero(np.concatenate([[True], sorted_query[1:] != sorted_query[:-1]]))
-    lengths = np.diff(np.concatenate([starts, [len(query)]]))
-    position[by_query] = np.arange(len(query)) - np.repeat(starts, lengths)
+    position = place_within(query)
     q_width = len(str(max(n_queries - 1, 0)))
     d_width = len(str(int(position.max(initial=0))))
     # string_array and from_numpy, not pa.array: that imports pandas when installed.

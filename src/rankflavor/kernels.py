@@ -173,6 +173,19 @@ def rank_within(q_sorted: NDArray[np.integer[Any]], counts: NDArray[np.integer[A
     return np.arange(n) - np.maximum.accumulate(idx) + 1
 
 
+def place_within(query: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
+    """0-based place of each row among the rows of its query, in row order (a query's rows need
+    not be consecutive).
+
+    >>> place_within(np.array([1, 0, 1, 1, 0])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    by_query = np.argsort(query, kind="stable")
+    place = np.empty(len(query), dtype=np.int64)
+    place[by_query] = rank_within(query[by_query]) - 1
+    return place
+
+
 def cumulative_in_segment(q_sorted: NDArray[np.integer[Any]], flags: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """Running count of ``flags`` within each query segment, inclusive of the current row.
 

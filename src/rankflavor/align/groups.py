@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import block_starts
+from ..kernels import block_starts, place_within
 from ..tables import Qrels, Run
 from .values import Aligned, Counts
 
@@ -29,11 +29,7 @@ def align_groups(qrels: Qrels, run: Run, query: npt.NDArray[np.integer], n_queri
     """
     n = len(query)
     q = np.asarray(query).astype(np.int32)
-    # Within a query, a row's place among its query's rows identifies its document.
-    by_query = np.argsort(q, kind="stable")
-    first = np.searchsorted(q[by_query], np.arange(n_queries))
-    doc = np.empty(n, dtype=np.int64)
-    doc[by_query] = np.arange(n) - np.repeat(first, np.bincount(q, minlength=n_queries))
+    doc = place_within(q)  # a row's place among its query's rows identifies its document
     grade = np.asarray(qrels.grade, dtype=np.float64)
     every = np.ones(n_queries, dtype=bool)
     negatives = int((grade < 0).sum())
