@@ -226,8 +226,9 @@ def _finite(values: Any, name: str) -> np.ndarray:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise UsageError(f"{name} must be an array of numbers") from None
-    bad = np.flatnonzero(~np.isfinite(array.ravel()))
-    if len(bad):
+    finite = np.isfinite(array)
+    if not finite.all():  # (the position is looked for only then: a training loop checks every call)
+        bad = np.flatnonzero(~finite.ravel())
         where = np.unravel_index(int(bad[0]), array.shape)
         raise UsageError(f"{name} must be finite; {name}[{', '.join(map(str, where))}] is {float(array.ravel()[bad[0]])!r}")
     return array

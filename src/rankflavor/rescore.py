@@ -102,11 +102,12 @@ class Rescorer:
         self.block_ranker = None if self.block_sort is None else BlockRanker(self.aligned, self.block_sort, self.shared,
                                                                              docnos_in_file_order=True)
         self._kernel_measures = [_as_computed(m) for m in self.measures]
+        self._orderings = [Ordering.of(computed.flavor) for computed in self._kernel_measures]
         # Per ordering, the deepest rank its measures read (None: every row): the block ranker
         # gathers only the rows down to it.
         self._to_rank: dict[Ordering, int | None] = {}
-        for computed in self._kernel_measures:
-            ordering, deepest = Ordering.of(computed.flavor), computed.spec.deepest_rank(computed)
+        for computed, ordering in zip(self._kernel_measures, self._orderings, strict=True):
+            deepest = computed.spec.deepest_rank(computed)
             held = self._to_rank.get(ordering, deepest)
             self._to_rank[ordering] = None if held is None or deepest is None else max(held, deepest)
         # Labels a flavor refuses are refused now, on distinct scores (no tie to sort again).
@@ -119,8 +120,7 @@ class Rescorer:
         ranker: Ranker | None = None
         rankings: dict[Ordering, Ranked] = {}
         out = []
-        for measure, computed in zip(self.measures, self._kernel_measures, strict=True):
-            ordering = Ordering.of(computed.flavor)
+        for measure, computed, ordering in zip(self.measures, self._kernel_measures, self._orderings, strict=True):
             if ordering not in rankings:
                 if self.block_ranker is not None and self.block_ranker.takes(ordering):
                     rankings[ordering] = self.block_ranker.ranked(score, ordering, self._to_rank[ordering])
@@ -163,18 +163,13 @@ def _as_computed(measure: Measure) -> Measure:
 
 
 def _scores(scores: Any, n: int) -> np.ndarray:
-    try:
-        score = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise UsageError("scores must be an array of numbers") from None
+    from .arrays import _finite
+
+    score = _finite(scores, "scores")
     if score.ndim != 1 and score.size == n:
         score = score.ravel()  # (n, 1) from a model's predict
     if score.shape != (n,):
         raise UsageError(f"scores must hold one score per row, shape ({n},); received shape {score.shape}")
-    finite = np.isfinite(score)
-    if not finite.all():
-        bad = int(np.argmin(finite))
-        raise UsageError(f"scores must be finite; scores[{bad}] is {float(score[bad])!r}")
     return score
 
 
