@@ -19,8 +19,15 @@ from rankflavor.raters import RULES, aggregate_ratings
 from rankflavor.raters.rules import check_rule
 from tests.conftest import shared_path
 
-QRELS = shared_path("qrels", "qrels.dl19-passage.txt")
-RUN = shared_path("runs", "rankllm.dl19.bm25.top100.run")
+
+def qrels_path() -> Path:
+    """DL19's judgments; called in a test, so that without the shared data it skips, not errors."""
+    return shared_path("qrels", "qrels.dl19-passage.txt")
+
+
+def run_path() -> Path:
+    return shared_path("runs", "rankllm.dl19.bm25.top100.run")
+
 
 #: Measures, and the same measures with the knobs the trec_dl scale implies written out.
 UNDER_SCALE = ["ndcg@10", "P@10", "AP", "RR", "ERR@10", "ndcg@10[ideal=max]", "RBP@100[param=0.8,gain=linear]"]
@@ -33,8 +40,8 @@ def _table(results: rankflavor.Results) -> dict[str, dict[str, float | str]]:
 
 
 def test_scale_equals_the_knobs_it_implies() -> None:
-    scaled = rankflavor.evaluate(QRELS, RUN, UNDER_SCALE, scale="trec_dl")
-    plain = rankflavor.evaluate(QRELS, RUN, SPELLED_OUT)
+    scaled = rankflavor.evaluate(qrels_path(), run_path(), UNDER_SCALE, scale="trec_dl")
+    plain = rankflavor.evaluate(qrels_path(), run_path(), SPELLED_OUT)
     assert _table(scaled) == _table(plain)
     assert [str(m.measure) for m in scaled] == [str(m.measure) for m in plain]
     # Only where it changes the number: graded NDCG with the global ideal names neither rel nor G.
@@ -44,7 +51,7 @@ def test_scale_equals_the_knobs_it_implies() -> None:
 
 def test_scale_on_the_command_line_equals_the_knobs() -> None:
     def values(args: list[str]) -> dict[str, float]:
-        out = CliRunner().invoke(cli, ["eval", str(QRELS), str(RUN), "--format", "json", *args])
+        out = CliRunner().invoke(cli, ["eval", str(qrels_path()), str(run_path()), "--format", "json", *args])
         assert out.exit_code == 0, out.output
         return {m["flavor"]: m["value"] for m in json.loads(out.output)["measures"]}
 
@@ -75,11 +82,11 @@ def test_grade_off_the_scale_names_file_and_line(write) -> None:  # type: ignore
 
 
 def test_unknown_scale_is_a_usage_error_listing_the_scales() -> None:
-    out = CliRunner().invoke(cli, ["eval", str(QRELS), str(RUN), "--scale", "trec-dl2"])
+    out = CliRunner().invoke(cli, ["eval", str(qrels_path()), str(run_path()), "--scale", "trec-dl2"])
     assert out.exit_code == 2
     assert "trec_dl, msmarco, beir, ecommerce" in out.output
     with pytest.raises(UsageError, match="unknown label scale"):
-        rankflavor.evaluate(QRELS, RUN, "ndcg@10", scale="nope")
+        rankflavor.evaluate(qrels_path(), run_path(), "ndcg@10", scale="nope")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,11 +176,11 @@ def _pytrec_p10(level: int) -> float:
     """P@10 by pytrec_eval (trec_eval's own code) on the DL19 BM25 run, at relevance level ``level``."""
     pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec_eval-terrier is the reference tool")
     qrels: dict[str, dict[str, int]] = {}
-    for line in Path(QRELS).read_text().splitlines():
+    for line in Path(qrels_path()).read_text().splitlines():
         q, _, d, g = line.split()
         qrels.setdefault(q, {})[d] = int(g)
     run: dict[str, dict[str, float]] = {}
-    for line in Path(RUN).read_text().splitlines():
+    for line in Path(run_path()).read_text().splitlines():
         q, _, d, _, s, _ = line.split()
         run.setdefault(q, {})[d] = float(s)
     per = pytrec_eval.RelevanceEvaluator(qrels, {"P"}, relevance_level=level).evaluate(run)
@@ -182,7 +189,7 @@ def _pytrec_p10(level: int) -> float:
 
 def test_typed_level_beats_the_scale_and_the_scale_beats_the_preset() -> None:
     def p10(*args: str) -> float:
-        out = CliRunner().invoke(cli, ["eval", str(QRELS), str(RUN), "--format", "json", *args])
+        out = CliRunner().invoke(cli, ["eval", str(qrels_path()), str(run_path()), "--format", "json", *args])
         assert out.exit_code == 0, out.output
         (m,) = json.loads(out.output)["measures"]
         return float(m["value"])
@@ -198,13 +205,13 @@ def test_typed_level_beats_the_scale_and_the_scale_beats_the_preset() -> None:
     assert p10("--preset", "trec_eval", "--scale", "trec_dl", "-m", "P.10") == pytest.approx(at2, abs=1e-12)
     assert p10("--preset", "trec_eval", "--scale", "trec_dl", "-l", "1", "-m", "P.10") == pytest.approx(at1, abs=1e-12)
     # The API: a knob given to evaluate() is typed too.
-    api = rankflavor.evaluate(QRELS, RUN, "P@10", scale="trec_dl", rel=1)[0]
+    api = rankflavor.evaluate(qrels_path(), run_path(), "P@10", scale="trec_dl", rel=1)[0]
     assert api.mean == pytest.approx(at1, abs=1e-12) and api.measure.knobs["rel"] == "1"
 
 
 def test_a_typed_top_grade_that_contradicts_the_scale_is_refused() -> None:
     with pytest.raises(rankflavor.errors.FlavorError, match="declare G once"):
-        rankflavor.evaluate(QRELS, RUN, "ERR@10", scale="trec_dl", max_grade=4)
+        rankflavor.evaluate(qrels_path(), run_path(), "ERR@10", scale="trec_dl", max_grade=4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +219,7 @@ def test_a_typed_top_grade_that_contradicts_the_scale_is_refused() -> None:
 
 
 def test_spread_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
-    s = rankflavor.spread(QRELS, [RUN], "P@10", scale="trec_dl", grid={"unjudged": ["zero", "condensed"]},
+    s = rankflavor.spread(qrels_path(), [run_path()], "P@10", scale="trec_dl", grid={"unjudged": ["zero", "condensed"]},
                           presets=["trec_eval", "trec_dl"])
     by_origin = {o: f for f in s.flavors for o in f.origins}
     assert by_origin["base"].measure.knobs["rel"] == "2"
@@ -228,7 +235,7 @@ def test_spread_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
         rankflavor.spread(bad, [run], "P@10", scale="trec_dl")
     out = CliRunner().invoke(cli, ["spread", str(bad), str(run), "-m", "P@10", "--scale", "trec_dl"])
     assert out.exit_code == 3 and f"{bad}:2" in out.output
-    cli_out = CliRunner().invoke(cli, ["spread", str(QRELS), str(RUN), "-m", "P@10", "--scale", "trec_dl",
+    cli_out = CliRunner().invoke(cli, ["spread", str(qrels_path()), str(run_path()), "-m", "P@10", "--scale", "trec_dl",
                                        "--vary", "unjudged=zero,condensed", "--no-presets", "--format", "json"])
     assert cli_out.exit_code == 0, cli_out.output
     assert "rel=2" in cli_out.output
@@ -236,19 +243,19 @@ def test_spread_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
 
 def test_compare_under_a_scale(write) -> None:  # type: ignore[no-untyped-def]
     other = shared_path("runs", "rankllm.dl19.bm25-rm3.top100.run")
-    c = rankflavor.compare(QRELS, [RUN, other], ["P@10", "P@10[rel=1]"], scale="trec_dl", tests="t", ci_level=None,
+    c = rankflavor.compare(qrels_path(), [run_path(), other], ["P@10", "P@10[rel=1]"], scale="trec_dl", tests="t", ci_level=None,
                            flavors=["trec_eval"])
     scaled, typed = c.measures
     assert "[rel=2," in scaled.measure and "[rel=1," in typed.measure
     assert scaled.values[0].mean() == pytest.approx(_pytrec_p10(2), abs=1e-12)
     assert typed.values[0].mean() == pytest.approx(_pytrec_p10(1), abs=1e-12)
     assert any("preset rows keep their tool's own flavor" in n for n in c.notes)
-    out = CliRunner().invoke(cli, ["compare", str(QRELS), str(RUN), str(other), "-m", "P@10", "--scale", "trec_dl",
+    out = CliRunner().invoke(cli, ["compare", str(qrels_path()), str(run_path()), str(other), "-m", "P@10", "--scale", "trec_dl",
                                    "--test", "t", "--no-ci", "--format", "json"])
     assert out.exit_code == 0, out.output
     assert '"flavor": "P@10[rel=2,' in out.output
-    saved = CliRunner().invoke(cli, ["compare", str(QRELS), str(RUN), "--results", "--scale", "trec_dl"])
+    saved = CliRunner().invoke(cli, ["compare", str(qrels_path()), str(run_path()), "--results", "--scale", "trec_dl"])
     assert saved.exit_code == 2 and "--scale" in saved.output
     bad = write("q.txt", "q 0 a 9\n")
-    off = CliRunner().invoke(cli, ["compare", str(bad), str(RUN), str(other), "--scale", "beir"])
+    off = CliRunner().invoke(cli, ["compare", str(bad), str(run_path()), str(other), "--scale", "beir"])
     assert off.exit_code == 3 and f"{bad}:1" in off.output
