@@ -23,9 +23,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-QRELS = DATA / "qrels" / "qrels.dl19-passage.txt"
-RUN = DATA / "runs" / "rankllm.dl19.bm25.top100.run"
+from tests.conftest import SHARED
+
+QRELS = SHARED / "qrels" / "qrels.dl19-passage.txt"
+RUN = SHARED / "runs" / "rankllm.dl19.bm25.top100.run"
 N_QUERIES = 6
 
 Rows = list[tuple[str, str, float]]

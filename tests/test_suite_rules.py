@@ -36,6 +36,15 @@ def test_no_module_reads_the_shared_data_at_import() -> None:
     assert not offenders, f"shared_path called at import (call it inside the test): {offenders}"
 
 
+def test_only_conftest_spells_the_shared_data_path() -> None:
+    # One place builds ../shared/data (conftest.SHARED); a module that builds its own skips by
+    # its own rules, or not at all (tests/test_render_terminal.py once failed without the data).
+    spelled = {path.name for path in sorted(TESTS.glob("*.py")) if path.name not in ("conftest.py", Path(__file__).name)
+               and any(isinstance(node, ast.Constant) and node.value == "shared"
+                       for node in ast.walk(ast.parse(path.read_text())))}
+    assert not spelled, f"use conftest.SHARED or shared_path: {sorted(spelled)}"
+
+
 def test_the_rule_sees_a_top_level_call() -> None:
     tree = ast.parse("X = shared_path('a')\ndef f():\n    return shared_path('b')\n")
     assert top_level_calls(tree, "shared_path") == [1]

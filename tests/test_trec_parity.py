@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from rankflavor.cli import cli
 from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES
 
-from .conftest import shared_path
+from .conftest import SHARED, shared_path
 
 # A family's lines are named FAMILY or FAMILY_<parameters> (P_10, iprec_at_recall_0.10,
 # utility_2,-1,0,0, ndcg_1=3,2=9); the alternation tries longer names first (Rprec_mult, Rprec).
@@ -42,7 +42,7 @@ def _run(args: list[str]) -> list[str]:
 
 
 def _real_cases() -> list[str]:
-    expected = Path(__file__).resolve().parents[2] / "shared" / "data" / "expected"
+    expected = SHARED / "expected"
     names = sorted(p.name for p in expected.glob("rankllm.*.all_trec.q.c*.txt")) if expected.exists() else []
     return names or ["rankllm.dl19.bm25.top100.all_trec.q.c.txt"]
 
