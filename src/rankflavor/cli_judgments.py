@@ -90,8 +90,7 @@ def _emit(text: str, output: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
-    import json
-
+    from .finite import dumps
     from .io.raters import read_ratings
     from .judgments.scale import scale_named
     from .raters import agreement
@@ -100,7 +99,7 @@ def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> 
     grades = None if sc is None else sc.grades
     result = agreement(read_ratings(ratings, input_format, grades), grades)
     if fmt == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        click.echo(dumps(result.to_dict()))
         return
     click.echo(_agreement_table(result), nl=False)
 

@@ -8,11 +8,18 @@ from typing import Any
 
 import numpy as np
 
+from ..finite import json_number as _num
+from ..finite import undefined, word
 from .settings import Settings
 
 
-def _num(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+def _unexplained(fields: dict[str, float | None], known: dict[str, str]) -> dict[str, str]:
+    """``known`` plus a generic reason for every other non-finite field (see :mod:`rankflavor.finite`)."""
+    out = dict(known)
+    for name, x in fields.items():
+        if x is not None and not math.isfinite(x) and name not in out:
+            out[name] = f"{word(x)}: not a finite number"
+    return out
 
 
 @dataclass(frozen=True)
@@ -23,8 +30,14 @@ class SystemStat:
     mean: float
     ci: tuple[float, float]
 
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Field -> why it holds no finite number (empty when every number is finite)."""
+        return _unexplained({"mean": self.mean, "ci_low": self.ci[0], "ci_high": self.ci[1]}, {})
+
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "mean": _num(self.mean), "ci": [_num(self.ci[0]), _num(self.ci[1])]}
+        return {"name": self.name, "mean": _num(self.mean), "ci": [_num(self.ci[0]), _num(self.ci[1])],
+                **undefined(self.undefined)}
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,9 @@ class PairStat:
     pvalues : per test, the p-value of the pair.
     adjusted : per test (or ``tukey_hsd``), the p-value corrected for the pairs compared.
     significant : the verdict: ``adjusted[settings.verdict_key] < alpha``.
+
+    A statistic that is not a finite number has its reason in :attr:`undefined` (JSON: ``null``
+    and the reason under ``"undefined"``; the other formats print its word, :mod:`rankflavor.finite`).
     """
 
     a: str
@@ -56,6 +72,24 @@ class PairStat:
     adjusted: dict[str, float]
     significant: bool
 
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Field (``cohens_d``, ``delta``, ``ci_low``, ``p_t``, ``adjusted_holm``, ...) -> why it holds
+        no finite number; empty when every number is finite.
+
+        Cohen's d is ``±inf`` when every query's difference is the same non-zero number: the
+        standard deviation is 0 (:func:`rankflavor.stats.cohens_d_paired`)."""
+        known = {}
+        if not math.isfinite(self.effect):
+            known["cohens_d"] = (f"{word(self.effect, signed=True)}: every query's difference is the same "
+                                 f"({self.delta:+.6g}), so their standard deviation is 0 and d = mean / sd is unbounded"
+                                 if math.isinf(self.effect) else f"{word(self.effect)}: not a finite number")
+        fields: dict[str, float | None] = {"delta": self.delta, "ci_low": self.ci[0], "ci_high": self.ci[1],
+                                           "cohens_d": self.effect}
+        fields.update({f"p_{t}": v for t, v in self.pvalues.items()})
+        fields.update({f"adjusted_{t}": v for t, v in self.adjusted.items()})
+        return _unexplained(fields, known)
+
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "delta": _num(self.delta), "ci": [_num(self.ci[0]), _num(self.ci[1])],
                 "cohens_d": _num(self.effect), "wins": self.wins, "losses": self.losses, "ties": self.ties,
@@ -63,7 +97,7 @@ class PairStat:
                 "moved_down": [{"query": q, "delta": _num(d)} for q, d in self.down],
                 "pvalues": {k: _num(v) for k, v in self.pvalues.items()},
                 "adjusted": {k: _num(v) for k, v in self.adjusted.items()},
-                "significant": self.significant}
+                "significant": self.significant, **undefined(self.undefined)}
 
 
 @dataclass(frozen=True)

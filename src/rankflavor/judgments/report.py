@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..finite import dumps
 from .bounds import interval_text
 from .coverage import BIAS_RULE, Coverage
 
@@ -11,7 +10,7 @@ from .coverage import BIAS_RULE, Coverage
 def render_coverage(cov: Coverage, fmt: str = "table", per_query: bool = False) -> str:
     """``cov`` as ``table`` (text) or ``json``."""
     if fmt == "json":
-        return json.dumps(cov.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(cov.to_dict()) + "\n"
     return _table(cov, per_query)
 
 

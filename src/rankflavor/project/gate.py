@@ -93,13 +93,12 @@ class GateResult:
 
     def render(self, fmt: str = "text") -> str:
         if fmt == "json":
-            import json
+            from ..finite import dumps
 
-            return json.dumps({"passed": self.passed, "config": str(self.config.path),
+            return dumps({"passed": self.passed, "config": str(self.config.path),
                                "pinned": self.config.flavor_text(),
                                "runs": [{"dataset": r.dataset, "run": r.run, "path": r.path, "baseline": r.baseline,
-                                         "checks": [c.to_dict() for c in r.checks]} for r in self.runs]},
-                              indent=2, allow_nan=False) + "\n"
+                                         "checks": [c.to_dict() for c in r.checks]} for r in self.runs]}) + "\n"
         lines = [f"gate: config {self.config.path}; pinned flavor: {self.config.flavor_text()}"]
         for r in self.runs:
             base = f"baseline {r.baseline}" if r.baseline else "no baseline"

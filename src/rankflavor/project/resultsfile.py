@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..finite import dumps
 
 if TYPE_CHECKING:
     from ..results import Results
@@ -84,7 +85,7 @@ def results_document(results: Results) -> dict[str, Any]:
 def write_results(path: str | os.PathLike[str], results: Results) -> Path:
     """Write ``results`` as a results file (UTF-8 JSON, NaN as null); return the path."""
     p = Path(path)
-    text = json.dumps(results_document(results), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    text = dumps(results_document(results), ensure_ascii=False) + "\n"
     try:
         p.write_text(text, encoding="utf-8")
     except OSError as exc:

@@ -8,9 +8,9 @@ JSON is written by :func:`json.dumps`, which escapes whatever a string holds.
 from __future__ import annotations
 
 import io
-import json
 
 from ..check import CheckReport, FileSummary, Finding
+from ..finite import dumps
 from .console import make_console
 
 CHECK_FORMATS = ("table", "json")
@@ -21,7 +21,7 @@ TABLE_LISTED = 10
 def render_check(report: CheckReport, fmt: str = "table", width: int | None = None) -> str:
     """``table`` (files, overlap, findings, status) or ``json`` (:meth:`CheckReport.to_dict`)."""
     if fmt == "json":
-        return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(report.to_dict()) + "\n"
     return _table(report, width)
 
 

@@ -1,15 +1,22 @@
 """Render a :class:`rankflavor.compare.Comparison`: terminal tables (rich), JSON, CSV; Markdown and
-LaTeX in :mod:`rankflavor.render.comparetex`."""
+LaTeX in :mod:`rankflavor.render.comparetex`.
+
+Table, JSON and CSV carry every number (means, CIs, deltas, Cohen's d, wins/losses/ties, raw and
+adjusted p-values, verdicts); Markdown and LaTeX are summary-only formats: each system's mean
+per measure, marked with the systems it beats significantly (the per-pair numbers behind the
+marks are in the other three). A statistic that is not a finite number follows
+:mod:`rankflavor.finite`: JSON ``null`` with the reason under ``"undefined"``, its word
+(``-inf``, ``nan``) in the table and CSV, the reason in a table note and the CSV ``note`` column.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
-import math
 
 from ..compare import Comparison, MeasureComparison
 from ..compare.robust import count_holding
+from ..finite import dumps, text
 from .comparetex import letters, render_latex, render_markdown
 from .spreadfmt import short_names
 
@@ -19,7 +26,7 @@ COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
 def render_compare(result: Comparison, fmt: str = "table") -> str:
     """``table``, ``json`` (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test), ``md``, ``latex``."""
     if fmt == "json":
-        return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(result.to_dict()) + "\n"
     if fmt == "csv":
         return _csv(result)
     if fmt in ("md", "latex"):
@@ -27,16 +34,19 @@ def render_compare(result: Comparison, fmt: str = "table") -> str:
     return _table(result)
 
 
-def _f(x: float, signed: bool = False) -> str:
-    if x is None or math.isnan(x):
-        return "-"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+def _f(x: float | None, signed: bool = False) -> str:
+    return text(x, "+.4f" if signed else ".4f")
 
 
 def _p(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
+    """A p-value: four decimals, or two significant digits below 0.0001 (never a bare 0.0000)."""
+    return text(x, ".4f" if not 0 <= x < 1e-4 else ".1e")
+
+
+def _notes(m: MeasureComparison) -> list[tuple[str, str, str, str]]:
+    """(a, b or "", field, reason) of every statistic of ``m`` that is not a finite number."""
+    out = [(x.name, "", k, why) for x in m.systems for k, why in x.undefined.items()]
+    return out + [(p.a, p.b, k, why) for p in m.pairs for k, why in p.undefined.items()]
 
 
 def _csv(result: Comparison) -> str:
@@ -44,18 +54,22 @@ def _csv(result: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["measure", "name", "n", "a", "b", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "cohens_d", "wins",
-                "losses", "ties", "test", "p", "correction", "p_adjusted", "significant", "alpha", "seed", "n_resamples"])
+                "losses", "ties", "test", "p", "correction", "p_adjusted", "significant", "alpha", "seed", "n_resamples",
+                "note"])
     s = result.settings
     for m in result.measures:
         means = {x.name: x.mean for x in m.systems}
+        system_notes = {x.name: x.undefined for x in m.systems}
         for p in m.pairs:
+            why = [f"{who} {k} {r}" for who in (p.a, p.b) for k, r in system_notes[who].items()]
+            note = "; ".join(why + [f"{k} {r}" for k, r in p.undefined.items()])
             rows = [(t, p.pvalues[t], p.adjusted.get(t)) for t in p.pvalues]
             rows += [(t, v, v) for t, v in p.adjusted.items() if t not in p.pvalues]
             for t, raw, adj in rows:
                 w.writerow([m.measure, m.name, m.n, p.a, p.b, repr(means[p.a]), repr(means[p.b]), repr(p.delta),
                             repr(p.ci[0]), repr(p.ci[1]), repr(p.effect), p.wins, p.losses, p.ties, t, repr(raw),
                             s.correction if adj is not None else "", "" if adj is None else repr(adj),
-                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples])
+                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples, note])
     return buf.getvalue()
 
 
@@ -92,7 +106,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     for col in cols:
         pt.add_column(col, justify="left" if col in ("A", "B", "W/L/T", "sig") else "right")
     for k, p in enumerate(m.pairs):
-        row = [ids[p.a], ids[p.b], _f(p.delta, True), f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]", f"{p.effect:+.2f}",
+        row = [ids[p.a], ids[p.b], _f(p.delta, True), f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]", text(p.effect, "+.2f"),
                f"{p.wins}/{p.losses}/{p.ties}"] + [_p(p.pvalues[t]) for t in s.tests]
         row += [_p(v) for v in p.adjusted.values()] + ["yes" if p.significant else "no"]
         if m.robustness is not None:
@@ -101,6 +115,9 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
             row += [f"{sign}/{n}", f"{verdict}/{n}"]
         pt.add_row(*row)
     print_(pt)
+    for a, b, what, why in _notes(m):
+        who = f"{ids[b]}-{ids[a]}" if b else ids[a]
+        print_(f"note: {who} {escape(what)} {escape(why)}", soft_wrap=True)
     for p in m.pairs:
         up = ", ".join(f"{q} {d:+.3f}" for q, d in p.up) or "-"
         down = ", ".join(f"{q} {d:+.3f}" for q, d in p.down) or "-"

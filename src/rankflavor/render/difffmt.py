@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 
 from ..attribution import Diff
+from ..finite import dumps
 from .console import chunks, make_console, print_flavor
 
 DIFF_FORMATS = ("table", "json", "csv", "md", "latex")
@@ -26,7 +26,7 @@ def render_diff(d: Diff, fmt: str = "table", scale: str = "value", top: int = 10
 
         return diff_latex(d, scale, top)
     if fmt == "json":
-        return json.dumps(d.to_dict(scale, top), indent=2, allow_nan=False) + "\n"
+        return dumps(d.to_dict(scale, top)) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import json
 import math
 
 from ..explanation import Explanation
+from ..finite import dumps
 from .console import make_console, print_flavor
 
 EXPLAIN_FORMATS = ("table", "json")
@@ -16,7 +16,7 @@ def render_explanation(e: Explanation, fmt: str = "table", show_ignored: int = 5
     """``json`` (:meth:`Explanation.to_dict`) or ``table``; the table lists up to ``show_ignored``
     docs per reason, in ``width`` columns (default: the terminal's)."""
     if fmt == "json":
-        return json.dumps(e.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(e.to_dict()) + "\n"
     return _table(e, show_ignored, width)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import string
 
+from ..finite import dumps
+from ..finite import text as number_text
 from ..history.series import Series, split_reasons
 from .chart import MARKERS, line_chart
 from .console import comma_pieces, make_console, pack
@@ -25,10 +26,9 @@ def render_history(series: list[Series], fmt: str = "table", width: int | None =
     (``{"history", "series": [...], "notes"}``) or ``csv`` (one row per point, full precision)."""
     notes = split_reasons(series)
     if fmt == "json":
-        return json.dumps({"history": source, "series": [
+        return dumps({"history": source, "series": [
             {"line": _letter(i), "name": s.name, "dataset": s.dataset, "flavor": s.flavor,
-             "points": [p.to_dict() for p in s.points]} for i, s in enumerate(series)], "notes": notes},
-            indent=2, allow_nan=False) + "\n"
+             "points": [p.to_dict() for p in s.points]} for i, s in enumerate(series)], "notes": notes}) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -37,7 +37,7 @@ def render_history(series: list[Series], fmt: str = "table", width: int | None =
         for i, s in enumerate(series):
             for p in s.points:
                 w.writerow([p.record_id, p.recorded_at, p.dataset or "", p.run or "", _letter(i), p.name, p.flavor,
-                            "" if math.isnan(p.value) else repr(p.value), p.n_queries,
+                            repr(p.value), p.n_queries,
                             p.hashes.get("qrels") or "", p.hashes.get("run") or ""])
         return buf.getvalue()
     return _table(series, notes, width, source)
@@ -82,7 +82,7 @@ def _table(series: list[Series], notes: list[str], width: int | None, source: st
         previous[i] = p.value
         for name, value in zip(cells, (str(p.record_id), p.recorded_at[:19].replace("T", " "), safe(p.dataset or "-"),
                                        safe(p.run or "-"), f"{_letter(i)} {_marker(i)}", safe(p.display),
-                                       "-" if math.isnan(p.value) else f"{p.value:.4f}", change, str(p.n_queries)),
+                                       number_text(p.value), change, str(p.n_queries)),
                                strict=True):
             cells[name].append(value)
     shown = [name for name, _ in _COLUMNS if name != "dataset" or any(c != "-" for c in cells[name])]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..finite import dumps
 from ..identify.result import Identification
 
 IDENTIFY_FORMATS = ("table", "json")
@@ -12,7 +11,7 @@ IDENTIFY_FORMATS = ("table", "json")
 def render_identification(result: Identification, fmt: str = "table", shown: int = 8) -> str:
     """``table`` (terminal text; ``shown`` candidates per group) or ``json`` (:meth:`Identification.to_dict`)."""
     if fmt == "json":
-        return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(result.to_dict()) + "\n"
     return _text(result, shown)
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..finite import dumps
 from ..results import Results
 
 
@@ -12,4 +11,4 @@ def render_json(results: Results, per_query: bool) -> str:
     if not per_query:
         for m in data["measures"]:
             m.pop("per_query", None)
-    return json.dumps(data, indent=2, allow_nan=False) + "\n"
+    return dumps(data) + "\n"

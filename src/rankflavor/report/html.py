@@ -10,7 +10,6 @@ script writes data into the DOM with ``textContent`` only.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -20,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
+from ..finite import dumps
 from .charts import pair_figure, spread_figure, spread_view
 from .inputs import Document
 from .model import Model, build
@@ -29,7 +29,7 @@ _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2
 
 def script_json(value: Any) -> Markup:
     """JSON for a ``<script type="application/json">`` block: no character of it can end the block."""
-    text = json.dumps(value, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+    text = dumps(value, indent=None, separators=(",", ":"), ensure_ascii=False)  # non-finite numbers: null
     for ch, esc in _JSON_ESCAPES.items():
         text = text.replace(ch, esc)
     return Markup(text)
