@@ -16,7 +16,7 @@ from rankflavor.flavor import Flavor
 from rankflavor.measure import Measure
 from rankflavor.presets import PRESETS
 from rankflavor.render.console import comma_pieces, measure_delta
-from rankflavor.render.spreadfmt import defect_flavors, headline, knob_delta, render_spread
+from rankflavor.render.spreadfmt import defect_flavors, knob_delta, render_spread
 from rankflavor.render.text import base_flavor, render_table
 from tests.conftest import shared_path
 
@@ -198,13 +198,16 @@ def test_spread_headline_leaves_defect_presets_out(dl19_spread) -> None:  # type
     assert [s.flavors[j].presets for j in defects] == [("spark_triples",)]
     j = next(iter(defects))
     assert s.means[0, j] == pytest.approx(4.9706, abs=1e-4)  # the unsorted ideal: NDCG far above 1
-    assert max(r.high for r in s.summaries) > 4  # the raw summaries include it
-    top, notes = headline(s)
-    assert max(r.high for r in top.summaries) <= 1.0
-    assert all(f.flavor != s.flavors[j].flavor for f in top.flavors)
-    assert "spark_triples" in notes[0] and "--include-defects" in notes[0]
-    full, notes_in = headline(s, include_defects=True)
-    assert full is s and "includes" in notes_in[0]
+    assert not s.include_defects and [f.flavor for f in s.excluded] == [s.flavors[j].flavor]
+    assert max(r.high for r in s.summaries) <= 1.0  # the result's own summaries leave it out
+    assert all(r.n_flavors == len(s.flavors) - 1 for r in s.summaries)
+    assert all(p.a_better + p.b_better + p.equal == len(s.flavors) - 1 for p in s.pairs)
+    assert all(s.flavors[j].flavor not in o.flavors for o in s.orders)
+    note = s.all_notes[0]
+    assert "spark_triples" in note and "--include-defects" in note and "never sorted" in note
+    full = s.with_defects()
+    assert max(r.high for r in full.summaries) > 4 and "include" in full.all_notes[0]
+    assert all(r.n_flavors == len(s.flavors) for r in full.summaries)
     for width in WIDTHS:
         out = render_spread(s, "table", width=width)
         assert max(len(line) for line in out.splitlines()) <= width
@@ -212,19 +215,17 @@ def test_spread_headline_leaves_defect_presets_out(dl19_spread) -> None:  # type
         per_run = out[out.index("spread per run"):out.index("run pairs")]
         assert "4.9706" not in per_run and "4.9706" in out
         _whole_tokens(out, [knob_delta(f.measure, s.base) for f in s.flavors] + [str(s.base)])
-    included = render_spread(s, "table", include_defects=True, width=200)
+    included = render_spread(full, "table", width=200)
     assert "4.9706" in included[included.index("spread per run"):included.index("run pairs")]
 
 
-def test_a_flavor_a_sound_preset_shares_stays_in_the_headline(dl19_spread) -> None:  # type: ignore[no-untyped-def]
-    from dataclasses import replace
+def test_a_flavor_a_sound_preset_shares_stays_in_the_headline() -> None:
+    from rankflavor.spread import defect_reason
 
-    s = dl19_spread
-    j = next(iter(defect_flavors(s)))
-    shared = replace(s.flavors[j], origins=(*s.flavors[j].origins, "preset:quepid"))
-    s2 = replace(s, flavors=(*s.flavors[:j], shared, *s.flavors[j + 1:]))
-    assert defect_flavors(s2) == {}
-    assert headline(s2)[0] is s2
+    assert defect_reason(["preset:spark_triples"]) is not None
+    assert defect_reason(["preset:spark_triples", "preset:quepid"]) is None  # a sound preset shares it
+    assert defect_reason(["grid", "preset:spark_triples"]) is None
+    assert defect_reason(["base"]) is None
 
 
 def test_spread_cli_include_defects(dl19_spread) -> None:  # type: ignore[no-untyped-def]

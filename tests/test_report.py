@@ -471,9 +471,8 @@ def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Pat
     assert_clean(page, path)
     cells = browser.js("return Array.from(document.querySelectorAll('#summary-table tbody tr td')).map(c => c.textContent.trim())")
     assert cells == [f"{r[0].mean:.4f}" for r in results]
-    from rankflavor.render.spreadview import headline
-
-    sp, _ = headline(sp)  # what the terminal's spread highlights: defect presets left out
+    # what every format of spread summarises: the flavors in its summaries (defect presets left out)
+    assert sp.excluded
     flips = [(p.run_a, p.run_b) for p in sp.pairs if p.flips]
     assert flips  # real runs whose order depends on the flavor
     shown = browser.js("return Array.from(document.querySelectorAll('table.pairs tr.flip')).map(r => [r.cells[0].textContent, r.cells[1].textContent])")
@@ -610,8 +609,9 @@ def test_hostile_names_in_a_real_comparison(tmp_path: Path) -> None:
 
 def test_spread_marks_defect_presets_as_the_terminal_does(tmp_path: Path) -> None:
     """spark_triples reproduces Spark's unsorted-ideal defect: its flavor is marked, never shaded as
-    an order flip, kept out of the pairs (the terminal's headline) and off the chart's y range."""
-    from rankflavor.render.spreadview import defect_flavors, headline
+    an order flip, kept out of the pairs and per-run summaries (the spread's own, which every format
+    renders) and off the chart's y range."""
+    from rankflavor.render.spreadview import defect_flavors
     from rankflavor.spread import spread
 
     qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
@@ -619,18 +619,24 @@ def test_spread_marks_defect_presets_as_the_terminal_does(tmp_path: Path) -> Non
     sp = spread(qrels, runs, "ndcg@10")
     defects = defect_flavors(sp)
     assert [sp.flavors[j].presets for j in defects] == [("spark_triples",)]
-    kept, notes = headline(sp)
     page = render_report([document_from_spread(sp)])
-    assert "reproduces a known defect: not in the highlighted flips" in page and str(escape(notes[0])) in page
+    assert "reproduces a known defect: not in the highlighted flips" in page and str(escape(sp.all_notes[0])) in page
     body = page.split('class="generic pairs"', 1)[1].split("</table>", 1)[0]
-    p = kept.pairs[0]
-    assert f'<td class="num">{p.a_better}</td><td class="num">{p.b_better}</td>' in body  # the headline's counts
-    assert p.a_better + p.b_better + p.equal == len(kept.flavors) == len(sp.flavors) - 1
+    p = sp.pairs[0]
+    assert f'<td class="num">{p.a_better}</td><td class="num">{p.b_better}</td>' in body  # the summaries' counts
+    assert p.a_better + p.b_better + p.equal == len(sp.flavors) - 1
+    summaries = page.split('class="generic spread-summaries"', 1)[1].split("</table>", 1)[0]
+    for s in sp.summaries:  # each run's min, max and flavors counted, as every format prints them
+        assert f">{s.high:.4f}</td>" in summaries and f'<td class="num">{s.n_flavors}</td>' in summaries
+        assert s.n_flavors == len(sp.flavors) - 1
     fig = json.loads(page.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0]
                      )["spread_figures"][0]
     j = next(iter(defects))
     assert max(sp.means[:, j]) > 1 > fig["layout"]["yaxis"]["range"][1]  # the defect's NDCG above 1 is off the scale
     assert "known defect, off the scale" in fig["layout"]["annotations"][0]["text"]
+    included = render_report([document_from_spread(sp.with_defects())])
+    assert "reproduces a known defect: not in the highlighted flips" not in included  # counted, so not set apart
+    assert f">{max(sp.means[:, j]):.4f}</td>" in included.split('class="generic spread-summaries"', 1)[1].split("</table>")[0]
 
 
 # -- the README's screenshot ---------------------------------------------------------------------

@@ -110,9 +110,21 @@ def test_grid_covers_the_default_product_and_presets() -> None:
 
 
 def _brute_summaries(s, means):  # type: ignore[no-untyped-def]
+    """Summaries, pairs and run orders recomputed from ``means`` over the flavors in the summaries:
+    every flavor but those only defect presets produced (unless the spread includes them)."""
+    from rankflavor.presets import PRESETS
+
+    if s.include_defects is False:
+        _brute_summaries(s.with_defects(), means)
+    use = np.array([s.include_defects or not (f.presets and len(f.presets) == len(f.origins)
+                                              and all(PRESETS[p].defect for p in f.presets)) for f in s.flavors])
+    assert list(s.in_summary) == list(use)
+    assert [f.flavor for f in s.excluded] == [f.flavor for f, u in zip(s.flavors, use, strict=True) if not u]
+    means = np.where(use, means, np.nan)  # the flavors out of the summaries count as not evaluated
     for r in range(len(s.runs)):
         row = means[r][~np.isnan(means[r])]
         sm = s.summaries[r]
+        assert sm.n_flavors == len(row)
         assert sm.low == row.min() and sm.high == row.max()
         assert sm.spread == row.max() - row.min()
         assert s.means[r, [f.flavor for f in s.flavors].index(sm.low_flavor)] == row.min()
@@ -125,6 +137,8 @@ def _brute_summaries(s, means):  # type: ignore[no-untyped-def]
         assert p.b_better == int((d < -TIE_TOLERANCE).sum())
         assert p.flips == bool((d > TIE_TOLERANCE).any() and (d < -TIE_TOLERANCE).any())
         assert (p.min_diff, p.max_diff) == (d.min(), d.max())
+    complete = [j for j in range(len(s.flavors)) if not np.isnan(means[:, j]).any()]
+    assert sorted(f for o in s.orders for f in o.flavors) == sorted(s.flavors[j].flavor for j in complete)
 
 
 def test_knob_effects_match_brute_force() -> None:
@@ -170,24 +184,25 @@ def test_real_dl19_spread_and_order_flips() -> None:
     # so it reproduces the published BM25 / BM25+RM3 numbers (shared/data/runs/README.md).
     assert round(s.summaries[0].base, 4) == 0.5058 and round(s.summaries[1].base, 4) == 0.5216
     flipping = {(p.run_a, p.run_b) for p in s.pairs if p.flips}
+    used = [j for j, f in enumerate(s.flavors) if f.presets != ("spark_triples",)]  # the one defect preset
+    assert len(used) == len(s.flavors) - 1 and list(np.flatnonzero(s.in_summary)) == used
     independent = set()
     for a, b in itertools.combinations(range(len(runs)), 2):
-        d = means[a] - means[b]
+        d = means[a, used] - means[b, used]
         if (d > TIE_TOLERANCE).any() and (d < -TIE_TOLERANCE).any():
             independent.add((DL19_RUNS[a], DL19_RUNS[b]))
     assert flipping == independent
-    orders = {tuple(sorted(range(len(runs)), key=lambda r, j=j: (-round(means[r, j], 12), r)))
-              for j in range(len(s.flavors))}
+    orders = {tuple(sorted(range(len(runs)), key=lambda r, j=j: (-round(means[r, j], 12), r))) for j in used}
     assert len(s.orders) == len(orders)
     assert s.order_changes == (len(orders) > 1)
-    assert sum(len(o.flavors) for o in s.orders) == len(s.flavors)
+    assert sum(len(o.flavors) for o in s.orders) == len(used)
 
 
 def test_identical_runs_never_flip() -> None:
     qrels, run = random_case(5)
     s = spread(qrels, {"x": run, "y": dict(run)}, "ndcg@10")
     (p,) = s.pairs
-    evaluated = int((~np.isnan(s.means[0])).sum())  # presets refusing a run-only query are left out
+    evaluated = int((~np.isnan(s.means[0]) & s.in_summary).sum())  # presets refusing a run-only query are left out
     assert (p.a_better, p.b_better, p.equal, p.flips) == (0, 0, evaluated, False)
     assert len(s.orders) == 1
 
@@ -282,12 +297,13 @@ def test_csv_rows_are_run_flavor_mean_and_parse_back(tmp_path) -> None:  # type:
     _, run_b = random_case(40)
     s = spread(qrels, {"A": run_a, "B": run_b}, "ndcg@10", grid={"gain": ["linear", "exp2"]}, presets=["trec_eval"])
     rows = list(csv.reader(io.StringIO(render_spread(s, "csv"))))
-    assert rows[0] == ["run", "flavor", "mean"]
+    assert rows[0] == ["run", "flavor", "mean", "in_summary", "excluded_because"]
     assert len(rows) - 1 == 2 * len(s.flavors)
-    for run, flavor, mean in rows[1:]:
+    for run, flavor, mean, used, why in rows[1:]:
         value = rankflavor.evaluate(qrels, run_a if run == "A" else run_b, flavor)[0].mean
         assert float(mean) == value  # full precision, canonical flavor strings
         assert str(parse_measure(flavor)) == flavor
+        assert (used, why) == ("1", "")  # trec_eval reproduces no defect
     data = json.loads(render_spread(s, "json"))
     assert data["runs"] == ["A", "B"] and len(data["flavors"]) == len(s.flavors)
     assert {"summaries", "knob_effects", "pairs", "orders", "most_moving_knob"} <= set(data)
@@ -308,7 +324,7 @@ def test_cli_spread_table_json_csv(tmp_path) -> None:  # type: ignore[no-untyped
     res = runner.invoke(cli, ["spread", str(qp), str(ra), "--vary", "gain=linear,exp2", "--no-presets", "--format", "csv"])
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
-    assert lines[0] == "run,flavor,mean" and len(lines) == 3
+    assert lines[0] == "run,flavor,mean,in_summary,excluded_because" and len(lines) == 3
     res = runner.invoke(cli, ["spread", str(qp), str(ra), "--format", "json", "--flavor", "ideal=local"])
     assert json.loads(res.output)["measure"].startswith("ndcg@10[gain=linear,discount=log2,ideal=local")
     res = runner.invoke(cli, ["spread", str(qp), str(ra), "--vary", "gain=squared"])

@@ -235,7 +235,8 @@ def demo_cmd(out_dir: str | None) -> None:
 @click.option("--no-presets", is_flag=True, help="Leave out the flavors of the registered presets.")
 @click.option("--include-defects", is_flag=True,
               help="Count the flavors of presets that reproduce a tool's known defect (spark_triples) in the "
-              "headline min/max, pairs and run orders; by default they are listed but left out of it.")
+              "summaries (min/max per run, pairs, run orders) of every format; by default every format lists "
+              "them, with the reason, but leaves them out of the summaries.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True)
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
@@ -254,8 +255,8 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
     with terminal_progress() as bar:
         result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
-                        scale=scale_name, progress=bar, **knobs)
-    click.echo(render_spread(result, fmt, include_defects), nl=False)
+                        scale=scale_name, include_defects=include_defects, progress=bar, **knobs)
+    click.echo(render_spread(result, fmt), nl=False)
 
 
 @cli.command("explain")

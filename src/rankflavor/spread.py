@@ -157,8 +157,24 @@ def build_flavors(base: Measure, grid: Mapping[str, tuple[str, ...]],
             continue
         key = Measure(m.metric, m.k, m.flavor)
         entries.setdefault(key, ([], None))[0].append(f"{PRESET_ORIGIN}{name}")
-    flavors = [SpreadFlavor(m, tuple(origins), cell) for m, (origins, cell) in entries.items()]
+    flavors = [SpreadFlavor(m, tuple(origins), cell, defect_reason(origins)) for m, (origins, cell) in entries.items()]
     return flavors, notes
+
+
+def defect_reason(origins: Iterable[str]) -> str | None:
+    """Why a flavor with these origins stays out of a spread's summaries: the ``Preset.defect`` texts
+    when only presets that reproduce a tool's known defect produced it; None when the base, a grid
+    cell or a sound preset shares it."""
+    from .presets import PRESETS
+
+    origins = list(origins)
+    names = [o[len(PRESET_ORIGIN):] for o in origins if o.startswith(PRESET_ORIGIN)]
+    if not names or len(names) != len(origins):
+        return None
+    defects = [PRESETS[n].defect if n in PRESETS else None for n in names]
+    if any(d is None for d in defects):
+        return None
+    return "; ".join(f"{n}: {d}" for n, d in zip(names, defects, strict=True))
 
 
 def _scale(scale: str | Scale | None) -> Scale | None:
@@ -228,6 +244,7 @@ def spread(
     preset: str | None = None,
     k: int | None = None,
     scale: str | Scale | None = None,
+    include_defects: bool = False,
     progress: Progress | None = None,
     **knobs: Any,
 ) -> Spread:
@@ -255,6 +272,11 @@ def spread(
         measure and the grid cells take its knobs (``rel``, ``negatives``, ``max_grade``) as
         :func:`rankflavor.evaluate` does. Each preset's row keeps its tool's own flavor (a row
         named after a tool reproduces that tool; a note says so when the two differ).
+    include_defects : bool, default False
+        Count the flavors only presets that reproduce a tool's known defect produced
+        (``spark_triples``: NDCG above 1) in the summaries (min/max per run, pairs, run orders).
+        By default they are evaluated and listed, each with its reason, but left out of them
+        (:attr:`Spread.excluded`); :meth:`Spread.with_defects` switches later.
     progress : rankflavor.progress.Progress, optional
         Told of each (run, flavor) evaluated; nothing is shown when None.
     **knobs
@@ -263,7 +285,8 @@ def spread(
     Returns
     -------
     Spread
-        ``means`` (runs x flavors) plus per-run spread, per-knob swing, pairwise sign flips and run orders.
+        ``means`` (runs x flavors) plus per-run spread, per-knob swing, pairwise sign flips and run
+        orders over the flavors in the summaries.
 
     Examples
     --------
@@ -316,9 +339,9 @@ def spread(
     if first_error is not None and len(errors) == means.size:
         raise first_error
     return Spread(base, tuple(names), canon_grid, tuple(flavors), means, counts, errors,
-                  tuple(notes + preset_notes))
+                  tuple(notes + preset_notes), include_defects)
 
 
 __all__ = ["DEFAULT_GRID", "PRESET_ORIGIN", "TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread",
-           "SpreadFlavor", "build_flavors", "canonical_grid", "one_measure", "parse_grid", "spread"]
+           "SpreadFlavor", "build_flavors", "canonical_grid", "defect_reason", "one_measure", "parse_grid", "spread"]
 

@@ -10,13 +10,18 @@ Examples
 >>> s = Spread(m, ("A", "B"), {}, (SpreadFlavor(m, ("base",)),), np.array([[0.5], [0.25]]), np.array([[1], [1]]))
 >>> s.summaries[0].spread, [(p.run_a, p.a_better) for p in s.pairs]
 (0.0, [('A', 1)])
+
+Which flavors enter the summaries (min/max per run, pairs, run orders) is decided here, once, for
+every renderer: all but the flavors only presets reproducing a tool's known defect produced
+(:attr:`SpreadFlavor.defect`), unless :attr:`Spread.include_defects`. The excluded flavors are
+still evaluated and listed, each with its reason (:attr:`Spread.excluded`, :attr:`Spread.summary_note`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,11 +42,15 @@ class SpreadFlavor:
     measure : the measure; ``str(measure)`` is the canonical flavor string.
     origins : ``"base"`` (the measure asked for), ``"grid"``, ``"preset:NAME"`` (one or more).
     cell : the grid knob values of this flavor, or None when it is not a grid cell.
+    defect : why the flavor is left out of the summaries unless ``include_defects``: set when
+        only presets that reproduce a tool's known defect produced it (their ``Preset.defect``
+        texts); None for the base, grid cells and every flavor a sound preset shares.
     """
 
     measure: Measure
     origins: tuple[str, ...]
     cell: dict[str, str] | None = None
+    defect: str | None = None
 
     @property
     def flavor(self) -> str:
@@ -145,6 +154,8 @@ class Spread:
     n_queries : array (runs x flavors) of queries in each mean.
     errors : ``{(run, flavor string): message}`` for flavors whose policy refused the data.
     notes : what was skipped and why (presets that do not define the metric, knobs it ignores).
+    include_defects : count the flavors marked :attr:`SpreadFlavor.defect` in the summaries
+        (min/max per run, pairs, run orders); by default they are listed but left out.
     """
 
     base: Measure
@@ -155,16 +166,55 @@ class Spread:
     n_queries: np.ndarray
     errors: dict[tuple[str, str], str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    include_defects: bool = False
+
+    # -- which flavors the summaries read ----------------------------------------------------
+
+    def with_defects(self, include: bool = True) -> Spread:
+        """The same spread, counting the defect flavors in its summaries (or not)."""
+        return replace(self, include_defects=include)
+
+    @property
+    def in_summary(self) -> np.ndarray:
+        """Per flavor: does it enter the summaries (min/max per run, pairs, run orders)?"""
+        return np.array([self.include_defects or f.defect is None for f in self.flavors], dtype=bool)
+
+    @property
+    def excluded(self) -> list[SpreadFlavor]:
+        """The flavors evaluated and listed but left out of the summaries (each names its reason)."""
+        return [f for f, keep in zip(self.flavors, self.in_summary, strict=True) if not keep]
+
+    @property
+    def summary_note(self) -> str | None:
+        """What the summaries leave out (or include) of the defect flavors, and why; None when there are none."""
+        marked = [f for f in self.flavors if f.defect is not None]
+        if not marked:
+            return None
+        names = sorted({n for f in marked for n in f.presets})
+        why = "; ".join(dict.fromkeys(str(f.defect) for f in marked))
+        if self.include_defects:
+            return (f"the summaries include {len(marked)} flavor(s) of preset(s) that reproduce a known defect "
+                    f"({', '.join(names)}): {why}")
+        return (f"{len(marked)} flavor(s) only from preset(s) that reproduce a known defect ({', '.join(names)}) are "
+                f"listed but left out of min/max, pairs and run orders (include_defects / --include-defects counts "
+                f"them): {why}")
+
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """Every note a renderer prints: what the summaries leave out, then :attr:`notes`."""
+        first = self.summary_note
+        return ((first,) if first else ()) + self.notes
 
     # -- derived summaries -------------------------------------------------------------------
 
     @property
     def summaries(self) -> list[RunSpread]:
-        """Per run: the base value and the lowest and highest flavor."""
+        """Per run: the base value and the lowest and highest flavor among those in the summary."""
         out = []
+        use = self.in_summary
         for r, name in enumerate(self.runs):
             row = self.means[r]
-            ok = np.flatnonzero(~np.isnan(row))
+            ok = np.flatnonzero(~np.isnan(row) & use)
             if len(ok) == 0:
                 nan = float("nan")
                 out.append(RunSpread(name, nan, nan, "", nan, "", 0))
@@ -217,9 +267,10 @@ class Spread:
     def pairs(self) -> list[PairComparison]:
         """Every pair of runs: A minus B across the flavors both evaluated."""
         out = []
+        use = self.in_summary
         for a, b in itertools.combinations(range(len(self.runs)), 2):
             d = self.means[a] - self.means[b]
-            ok = np.flatnonzero(~np.isnan(d))
+            ok = np.flatnonzero(~np.isnan(d) & use)
             if len(ok) == 0:
                 continue
             lo = int(ok[np.argmin(d[ok])])
@@ -234,11 +285,12 @@ class Spread:
 
     @property
     def orders(self) -> list[RunOrder]:
-        """The distinct orders of the runs (best first) over flavors every run evaluated, most common first."""
+        """The distinct orders of the runs (best first) over the flavors in the summary that every run
+        evaluated, most common first (equally common: in the order their first flavor was listed)."""
         found: dict[tuple[str, ...], list[str]] = {}
-        for j, f in enumerate(self.flavors):
+        for j, (f, use) in enumerate(zip(self.flavors, self.in_summary, strict=True)):
             col = self.means[:, j]
-            if np.isnan(col).any():
+            if not use or np.isnan(col).any():
                 continue
             # Means equal to 12 decimals keep the given run order, so float noise makes no new order.
             order = sorted(range(len(self.runs)), key=lambda r: (-round(float(col[r]), 12), r))
@@ -252,17 +304,23 @@ class Spread:
 
     # -- export ------------------------------------------------------------------------------
 
-    def rows(self) -> list[tuple[str, str, float]]:
-        """``(run, flavor string, mean)`` for every run and flavor (the CSV rows)."""
-        return [(run, f.flavor, float(self.means[r, j])) for r, run in enumerate(self.runs)
-                for j, f in enumerate(self.flavors)]
+    def rows(self) -> list[tuple[str, str, float, bool, str]]:
+        """``(run, flavor string, mean, in the summaries, why not)`` for every run and flavor (the CSV rows)."""
+        use = self.in_summary
+        return [(run, f.flavor, float(self.means[r, j]), bool(use[j]), "" if use[j] else str(f.defect))
+                for r, run in enumerate(self.runs) for j, f in enumerate(self.flavors)]
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything, JSON-ready (NaN as None)."""
+        """Everything, JSON-ready (NaN as None): every flavor, marked ``in_summary`` (with its
+        ``defect`` when not), and the summaries over the flavors in them."""
+        use = self.in_summary
         return {
             "measure": str(self.base),
             "runs": list(self.runs),
             "grid": {k: list(v) for k, v in self.grid.items()},
+            "include_defects": self.include_defects,
+            "n_flavors": len(self.flavors),
+            "n_in_summary": int(use.sum()),
             "flavors": [
                 {
                     "flavor": f.flavor,
@@ -270,9 +328,12 @@ class Spread:
                     "knobs": f.cell,
                     "mean": {run: _json(self.means[r, j]) for r, run in enumerate(self.runs)},
                     "n_queries": {run: int(self.n_queries[r, j]) for r, run in enumerate(self.runs)},
+                    "in_summary": bool(use[j]),
+                    "defect": f.defect,
                 }
                 for j, f in enumerate(self.flavors)
             ],
+            "excluded": [{"flavor": f.flavor, "presets": list(f.presets), "reason": f.defect} for f in self.excluded],
             "summaries": [
                 {"run": s.run, "base": _json(s.base), "min": _json(s.low), "min_flavor": s.low_flavor,
                  "max": _json(s.high), "max_flavor": s.high_flavor, "spread": _json(s.spread),
@@ -297,7 +358,7 @@ class Spread:
                        for o in self.orders],
             "order_changes": self.order_changes,
             "errors": [{"run": r, "flavor": f, "error": msg} for (r, f), msg in self.errors.items()],
-            "notes": list(self.notes),
+            "notes": list(self.all_notes),
         }
 
 

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..attribution import Diff
+from ..finite import text
 from ..results import EMPTY, MISSING, Results, plain_value
 from ..spread import Spread
 
@@ -37,9 +38,7 @@ class Block:
 
 
 def _num(x: float | None, signed: bool = False) -> str:
-    if x is None or math.isnan(x):
-        return "-"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+    return text(x, "+.4f" if signed else ".4f")
 
 
 def _value(v: float | str, is_sum: bool) -> str:
@@ -80,35 +79,40 @@ def results_blocks(results: Results, per_query: bool) -> list[Block]:
     return blocks
 
 
-def spread_blocks(s: Spread, include_defects: bool) -> list[Block]:
-    """Flavor table (every flavor, defect presets marked), the headline per run and per pair, notes."""
-    from .spreadview import headline, knob_delta, origin_text, short_names
+def spread_blocks(s: Spread) -> list[Block]:
+    """Flavor table (every flavor, defect presets marked, each flavor's place in the summaries),
+    the summaries per run and per pair, the run orders, notes (the excluded flavors' reasons first)."""
+    from .spreadview import knob_delta, origin_text, short_names
 
     short = short_names(s.runs)
     name = dict(zip(s.runs, short, strict=True))
-    top, notes = headline(s, include_defects)
-    blocks = [Block(lines=(f"spread of {s.base.display} over {len(s.flavors)} flavors, {len(s.runs)} run(s); base:",
-                           Code(str(s.base))))]
+    used = s.in_summary
+    blocks = [Block(lines=(f"spread of {s.base.display} over {len(s.flavors)} flavors ({int(used.sum())} in the "
+                           f"summaries), {len(s.runs)} run(s); base:", Code(str(s.base))))]
     rows: tuple[tuple[Cell, ...], ...] = tuple(
-        (str(j + 1), Code(knob_delta(f.measure, s.base)), origin_text(f), *(_num(s.means[r, j]) for r in range(len(s.runs))))
+        (str(j + 1), Code(knob_delta(f.measure, s.base)), origin_text(f), "yes" if used[j] else "no",
+         *(_num(s.means[r, j]) for r in range(len(s.runs))))
         for j, f in enumerate(s.flavors))
-    blocks.append(Block("mean per flavor (knobs that differ from the base)", ("#", "flavor", "from", *short), rows,
-                        (True, False, False, *([True] * len(short)))))
+    blocks.append(Block("mean per flavor (knobs that differ from the base)", ("#", "flavor", "from", "in summary", *short),
+                        rows, (True, False, False, False, *([True] * len(short)))))
     number = {f.flavor: j + 1 for j, f in enumerate(s.flavors)}
-    per_run = tuple((name[sm.run], _num(sm.base), _num(sm.low), _num(sm.high), _num(sm.spread),
+    per_run = tuple((name[sm.run], _num(sm.base), _num(sm.low), _num(sm.high), _num(sm.spread), str(sm.n_flavors),
                      f"#{number[sm.low_flavor]}" if sm.low_flavor in number else "-",
-                     f"#{number[sm.high_flavor]}" if sm.high_flavor in number else "-") for sm in top.summaries)
+                     f"#{number[sm.high_flavor]}" if sm.high_flavor in number else "-") for sm in s.summaries)
     blocks.append(Block("spread per run (lowest and highest flavor as # above)",
-                        ("run", "base", "min", "max", "spread", "lowest", "highest"), per_run,
-                        (False, True, True, True, True, False, False)))
+                        ("run", "base", "min", "max", "spread", "flavors", "lowest", "highest"), per_run,
+                        (False, True, True, True, True, True, False, False)))
     if len(s.runs) > 1:
         pairs = tuple((name[p.run_a], name[p.run_b], _num(p.base_diff, True), _num(p.min_diff, True),
                        _num(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
-                       "FLIPS" if p.flips else "no") for p in top.pairs)
+                       "FLIPS" if p.flips else "no") for p in s.pairs)
         blocks.append(Block("run pairs: A - B across flavors", ("A", "B", "base", "min", "max", "A>B", "B>A", "=",
                                                                  "flips"), pairs,
                             (False, False, True, True, True, True, True, True, False)))
-    notes = [*notes, *s.notes]
+        orders = tuple((str(len(o.flavors)), " > ".join(name[r] for r in o.order)) for o in s.orders)
+        blocks.append(Block("run orders (best first) over the flavors every run evaluated", ("flavors", "order"),
+                            orders, (True, False)))
+    notes = s.all_notes
     if notes:
         blocks.append(Block(lines=tuple(f"note: {n}" for n in notes)))
     return blocks

@@ -61,9 +61,9 @@ def results_latex(results: Results, per_query: bool = False) -> str:
     return blocks_latex(results_blocks(results, per_query))
 
 
-def spread_latex(s: Spread, include_defects: bool = False) -> str:
-    """A spread as LaTeX tables (defect presets out of the headline unless ``include_defects``)."""
-    return blocks_latex(spread_blocks(s, include_defects))
+def spread_latex(s: Spread) -> str:
+    """A spread as LaTeX tables (the summaries over :attr:`Spread.in_summary`)."""
+    return blocks_latex(spread_blocks(s))
 
 
 def diff_latex(d: Diff, scale: str = "value", top: int = 10) -> str:

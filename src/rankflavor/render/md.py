@@ -59,9 +59,9 @@ def results_md(results: Results, per_query: bool = False) -> str:
     return blocks_md(results_blocks(results, per_query))
 
 
-def spread_md(s: Spread, include_defects: bool = False) -> str:
-    """A spread as Markdown (defect presets out of the headline unless ``include_defects``)."""
-    return blocks_md(spread_blocks(s, include_defects))
+def spread_md(s: Spread) -> str:
+    """A spread as Markdown (the summaries over :attr:`Spread.in_summary`)."""
+    return blocks_md(spread_blocks(s))
 
 
 def diff_md(d: Diff, scale: str = "value", top: int = 10) -> str:

@@ -4,53 +4,56 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 
+from ..finite import dumps, text
 from ..spread import Spread
 from .console import FlavorText, chunks, is_compact, make_console, print_flavor
-from .spreadview import defect_flavors, headline, knob_delta, origin_text, short_names
+from .spreadview import defect_flavors, knob_delta, origin_text, short_names
 
-__all__ = ["SPREAD_FORMATS", "defect_flavors", "headline", "knob_delta", "origin_text", "render_spread", "short_names"]
+__all__ = ["CSV_HEADER", "SPREAD_FORMATS", "defect_flavors", "knob_delta", "origin_text", "render_spread", "short_names"]
 
 SPREAD_FORMATS = ("table", "json", "csv", "md", "latex")
+#: The CSV columns: one row per run and flavor; ``in_summary`` 1 when the flavor enters the
+#: summaries (min/max, pairs, run orders), else 0 with the reason in ``excluded_because``.
+CSV_HEADER = ("run", "flavor", "mean", "in_summary", "excluded_because")
 
 
-def render_spread(result: Spread, fmt: str = "table", include_defects: bool = False, width: int | None = None) -> str:
-    """``table`` (terminal), ``json`` (:meth:`Spread.to_dict`), ``csv`` (``run,flavor,mean``, full
-    precision), ``md`` or ``latex``.
+def render_spread(result: Spread, fmt: str = "table", width: int | None = None) -> str:
+    """``table`` (terminal), ``json`` (:meth:`Spread.to_dict`), ``csv`` (:data:`CSV_HEADER`, means
+    at full precision), ``md`` or ``latex``.
 
-    The table, Markdown and LaTeX headlines (min/max per run, pairs, run orders) leave out the
-    flavors only a defect preset produced (:func:`headline`) unless ``include_defects``; JSON and
-    CSV hold every flavor. ``width``: columns of the terminal table (default: the terminal's).
+    Every format renders the one result: which flavors enter the summaries is
+    :attr:`Spread.in_summary` (the flavors only defect presets produced stay out unless
+    :attr:`Spread.include_defects`), and every format lists the excluded ones with the reason.
+    CSV holds the means alone (each row marked in or out of the summaries); the others hold the
+    summaries too. ``width``: columns of the terminal table (default: the terminal's).
     """
     if fmt == "md":
         from .md import spread_md
 
-        return spread_md(result, include_defects)
+        return spread_md(result)
     if fmt == "latex":
         from .latex import spread_latex
 
-        return spread_latex(result, include_defects)
+        return spread_latex(result)
     if fmt == "json":
-        return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+        return dumps(result.to_dict()) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["run", "flavor", "mean"])
-        for run, flavor, mean in result.rows():
-            w.writerow([run, flavor, repr(mean)])
+        w.writerow(CSV_HEADER)
+        for run, flavor, mean, used, why in result.rows():
+            w.writerow([run, flavor, repr(mean), int(used), why])
         return buf.getvalue()
-    return _table(result, include_defects, width)
+    return _table(result, width)
 
 
 def _f(x: float, signed: bool = False) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:+.4f}" if signed else f"{x:.4f}"
+    return text(x, "+.4f" if signed else ".4f")
 
 
-def _table(s: Spread, include_defects: bool, width: int | None) -> str:
+def _table(s: Spread, width: int | None) -> str:
     from rich.console import Group, RenderableType
     from rich.markup import escape
     from rich.table import Table
@@ -62,9 +65,9 @@ def _table(s: Spread, include_defects: bool, width: int | None) -> str:
     name = dict(zip(s.runs, short, strict=True))
     n_grid = sum(1 for f in s.flavors if f.cell is not None)
     n_presets = sum(1 for f in s.flavors if f.presets)
-    top, defect_notes = headline(s, include_defects)
+    n_used = int(s.in_summary.sum())
     console.print(f"spread of {escape(s.base.display)} over {len(s.flavors)} flavors ({n_grid} grid cells, "
-                  f"{n_presets} preset flavors), {len(s.runs)} run(s)")
+                  f"{n_presets} preset flavors; {n_used} in the summaries), {len(s.runs)} run(s)")
     console.print("base:")
     print_flavor(console, str(s.base))
     if s.grid:
@@ -91,8 +94,8 @@ def _table(s: Spread, include_defects: bool, width: int | None) -> str:
         console.print(flav)
 
     per_run = Table(title="spread per run (lowest to highest flavor" + (", as # above)" if compact else ")"))
-    for col in ("run", "base", "min", "max", "spread", "lowest", "highest"):
-        right = col in ("base", "min", "max", "spread")
+    for col in ("run", "base", "min", "max", "spread", "flavors", "lowest", "highest"):
+        right = col in ("base", "min", "max", "spread", "flavors")
         per_run.add_column(col, justify="right" if right else "left", no_wrap=right or compact)
     number = {f.flavor: j + 1 for j, f in enumerate(s.flavors)}
 
@@ -102,8 +105,8 @@ def _table(s: Spread, include_defects: bool, width: int | None) -> str:
         j = number[flavor]
         return f"#{j}" if compact else FlavorText(f"#{j} " + knob_delta(s.flavors[j - 1].measure, s.base))
 
-    for sm in top.summaries:
-        per_run.add_row(escape(name[sm.run]), _f(sm.base), _f(sm.low), _f(sm.high), _f(sm.spread),
+    for sm in s.summaries:
+        per_run.add_row(escape(name[sm.run]), _f(sm.base), _f(sm.low), _f(sm.high), _f(sm.spread), str(sm.n_flavors),
                         where(sm.low_flavor), where(sm.high_flavor))
     console.print(per_run)
 
@@ -129,14 +132,15 @@ def _table(s: Spread, include_defects: bool, width: int | None) -> str:
         for col in ("A", "B", "base", "min", "max", "A>B", "B>A", "=", "flips"):
             pairs.add_column(col, justify="left" if col in ("A", "B", "flips") else "right",
                              overflow="fold" if col in ("A", "B") else "ellipsis")
-        for p in top.pairs:
+        for p in s.pairs:
             pairs.add_row(escape(name[p.run_a]), escape(name[p.run_b]), _f(p.base_diff, True), _f(p.min_diff, True),
                           _f(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
                           "FLIPS" if p.flips else "no")
         console.print(pairs)
-        flips = [p for p in top.pairs if p.flips]
-        console.print(f"{len(flips)} of {len(top.pairs)} pair(s) change sign across flavors")
-        orders = top.orders
+        pairs_ = s.pairs
+        flips = [p for p in pairs_ if p.flips]
+        console.print(f"{len(flips)} of {len(pairs_)} pair(s) change sign across flavors")
+        orders = s.orders
         console.print(f"run order (best first): {len(orders)} distinct order(s) over the flavors every run evaluated")
         for o in orders:
             console.print(f"  {len(o.flavors):>3} flavor(s): " + escape(" > ".join(name[r] for r in o.order)))
@@ -144,6 +148,6 @@ def _table(s: Spread, include_defects: bool, width: int | None) -> str:
         console.print(f"{len(s.errors)} (run, flavor) evaluation(s) refused by their policy:")
         for (run, flavor_text), msg in list(s.errors.items())[:10]:
             console.print(f"  {escape(name[run])} {escape(flavor_text)}: {escape(msg)}")
-    for note in (*defect_notes, *s.notes):
+    for note in s.all_notes:
         console.print(f"note: {escape(note)}")
     return buf.getvalue()

@@ -1,11 +1,11 @@
 """What the spread renderers show of a :class:`rankflavor.spread.Spread`: flavors as the knobs
-that differ from the base, short run names, where a flavor came from, and the headline without
-the flavors of presets that reproduce a tool's known defect."""
+that differ from the base, short run names, where a flavor came from. Which flavors enter the
+summaries is the result's own decision (:attr:`rankflavor.spread.Spread.in_summary`), which
+every format renders."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..measure import Measure
 from ..spread import Spread
@@ -44,38 +44,10 @@ def _common(texts: list[str]) -> str:
 
 
 def defect_flavors(s: Spread) -> dict[int, tuple[str, ...]]:
-    """Flavor index -> the defect presets it came from, for flavors that ONLY such presets produced
-    (a flavor that is also the base, a grid cell or a sound preset's stays in the headline)."""
-    from ..presets import PRESETS
-
-    out = {}
-    for j, f in enumerate(s.flavors):
-        names = f.presets
-        if names and len(names) == len(f.origins) and all(PRESETS[n].defect for n in names if n in PRESETS):
-            out[j] = names
-    return out
-
-
-def headline(s: Spread, include_defects: bool = False) -> tuple[Spread, list[str]]:
-    """The spread whose min/max, pairs and orders are the headline, and the notes that say what it leaves out.
-
-    Flavors of presets marked ``defect`` (they reproduce a tool's bug, e.g. ``spark_triples``'s
-    unsorted ideal, NDCG above 1) are dropped unless ``include_defects``; the base stays first.
-    """
-    from ..presets import PRESETS
-
-    defects = defect_flavors(s)
-    if not defects:
-        return s, []
-    names = sorted({n for ns in defects.values() for n in ns})
-    why = "; ".join(f"{n}: {PRESETS[n].defect}" for n in names)
-    if include_defects:
-        return s, [f"the headline includes {len(defects)} flavor(s) of preset(s) that reproduce a known defect ({why})"]
-    keep = [j for j in range(len(s.flavors)) if j not in defects]
-    kept = replace(s, flavors=tuple(s.flavors[j] for j in keep), means=s.means[:, keep], n_queries=s.n_queries[:, keep])
-    note = (f"{len(defects)} flavor(s) only from preset(s) that reproduce a known defect ({', '.join(names)}) are "
-            f"listed but left out of min/max, pairs and run orders (--include-defects counts them): {why}")
-    return kept, [note]
+    """Flavor index -> its presets, for the flavors marked :attr:`SpreadFlavor.defect` (only presets
+    that reproduce a tool's known defect produced them; whether the summaries count them is
+    :attr:`Spread.include_defects`)."""
+    return {j: f.presets for j, f in enumerate(s.flavors) if f.defect is not None}
 
 
 def origin_text(f: SpreadFlavor) -> str:

@@ -1,8 +1,9 @@
 """The flavor-spread charts, built with Plotly's Python API from a ``spread`` document.
 
 Presets that reproduce a tool's known defect (``Preset.defect``, e.g. ``spark_triples``) are
-marked and kept out of the highlighted order flips and the pairs, by the terminal's own rule
-(:func:`rankflavor.render.spreadview.headline`), and out of the charts' y range.
+marked and, when the spread leaves them out of its summaries (its JSON's ``in_summary``: the
+decision every format of ``rankflavor spread`` renders), kept out of the highlighted order flips,
+the pairs and the charts' y range.
 
 Plotly renders a small set of HTML-like tags inside its text (``<b>``, ``<br>``, ``<a>``) and
 decodes entities. Every name a chart shows (run names, flavor strings) therefore passes
@@ -31,20 +32,31 @@ def plotly_text(s: Any) -> str:
 
 
 def headline_of(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[dict[str, Any]], list[str]]:
-    """The defect flavors (index -> preset names), the headline pairs and the note saying what
-    they leave out, as ``rankflavor spread`` shows them: the spread is rebuilt from its JSON and
-    passed to :func:`~rankflavor.render.spreadview.headline`. A document whose flavor strings do
-    not parse keeps its own pairs and marks no defect."""
+    """The flavors left out of the summaries (index -> preset names), the pairs and the note saying
+    what the summaries leave out, as the spread's JSON states them (``in_summary``, ``pairs``,
+    ``notes``: the one result every ``rankflavor spread`` format renders). A document written
+    before the JSON said so is rebuilt into a :class:`~rankflavor.spreadresult.Spread` that decides
+    by the same rule; one whose flavor strings do not parse keeps its own pairs and marks none."""
+    flavors = data.get("flavors", [])
+    if flavors and all(isinstance(f, dict) and "in_summary" in f for f in flavors):
+        out = {j: tuple(o.split(":", 1)[1] for o in (f.get("origins") or []) if str(o).startswith("preset:"))
+               for j, f in enumerate(flavors) if not f["in_summary"]}
+        return out, list(data.get("pairs", [])), []
+    return _rebuilt(data)
+
+
+def _rebuilt(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[dict[str, Any]], list[str]]:
     import numpy as np
 
     from ..errors import RankflavorError
     from ..measure import parse_measure
-    from ..render.spreadview import defect_flavors, headline
+    from ..spread import defect_reason
     from ..spreadresult import Spread, SpreadFlavor
 
     runs = [str(r) for r in data.get("runs", [])]
     try:
-        flavors = tuple(SpreadFlavor(parse_measure(str(f["flavor"])), tuple(f.get("origins") or ()), f.get("knobs"))
+        flavors = tuple(SpreadFlavor(parse_measure(str(f["flavor"])), tuple(f.get("origins") or ()), f.get("knobs"),
+                                     defect_reason(f.get("origins") or ()))
                         for f in data.get("flavors", []))
         base = parse_measure(str(data["measure"]))
     except (RankflavorError, KeyError, TypeError, ValueError):
@@ -56,14 +68,10 @@ def headline_of(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[
                       dtype=np.int64).reshape(len(runs), len(fl))
     grid = {str(k): tuple(map(str, v)) for k, v in (data.get("grid") or {}).items()}
     full = Spread(base, tuple(runs), grid, flavors, means, counts)
-    defects = defect_flavors(full)
-    if not defects:
+    if not full.excluded:
         return {}, list(data.get("pairs", [])), []
-    kept, notes = headline(full)
-    pairs = [{"run_a": p.run_a, "run_b": p.run_b, "base_diff": p.base_diff, "min_diff": p.min_diff,
-              "min_flavor": p.min_flavor, "max_diff": p.max_diff, "max_flavor": p.max_flavor, "a_better": p.a_better,
-              "b_better": p.b_better, "equal": p.equal, "flips": p.flips} for p in kept.pairs]
-    return defects, pairs, notes
+    pairs = full.to_dict()["pairs"]
+    return {j: f.presets for j, f in enumerate(flavors) if f.defect is not None}, pairs, [str(full.summary_note)]
 
 
 def _label(f: dict[str, Any], base_cell: dict[str, str] | None) -> str:
