@@ -163,10 +163,14 @@ def test_err_refusals_and_round_trips() -> None:
     run = {"q": {"a": 2.0, "b": 1.0}}
     with pytest.raises(FlavorError, match=r"outside \[0, 1\)"):
         rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain={2:9}]")  # gain(2) = 9 > gain(3) = 3
-    # as_supplied: the judgments in file order (a: 2, b: 3), unsorted, are the "ideal"
+    # as_supplied: the judgments in docno order (a: 2, b: 3), unsorted by grade, are the "ideal"
     supplied = rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
-    assert supplied == pytest.approx(1.0, abs=1e-12)  # the run is in file order too
-    flipped = rankflavor.evaluate({"q": {"b": 3, "a": 2}}, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    assert supplied == pytest.approx(1.0, abs=1e-12)  # the run is in docno order too
+    reread = rankflavor.evaluate({"q": {"b": 3, "a": 2}}, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
+    assert reread == supplied  # the order the judgments are given in does not matter
+    # docnos whose order puts the grade 3 first: the ideal is [3, 2], the run ranks 2 then 3
+    flipped = rankflavor.evaluate({"q": {"y": 2, "x": 3}}, {"q": {"y": 2.0, "x": 1.0}},
+                                  "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
     err = 3 / 8 + (5 / 8) * (7 / 8) / 2
     assert flipped == pytest.approx(err / (7 / 8 + (1 / 8) * (3 / 8) / 2), abs=1e-12)
     with pytest.raises(FlavorError, match="does not change"):  # exp2 is Chapelle's rule already

@@ -434,11 +434,16 @@ def test_quepid_fingerprints() -> None:
 def test_spark_fingerprints() -> None:
     pairs = {k: round(ours(FIVE_DOC_QRELS, FIVE_DOC_RUN, f"ndcgAt({k})", "spark")[0], 4) for k in (3, 10)}
     assert pairs == {3: 0.2961, 10: 0.5654}
-    # triples: the label array in the order supplied (here: the qrels order) is the ideal
-    desc = {"q1": {"d1": 3, "d2": 2, "d5": 2, "d4": 1}}
-    asc = {"q1": {"d4": 1, "d2": 2, "d5": 2, "d1": 3}}
-    got = {(name, k): round(ours(q, FIVE_DOC_RUN, f"ndcgAt({k})", "spark_triples")[0], 4)
-           for name, q in (("desc", desc), ("asc", asc)) for k in (3, 10)}
+    # triples: the label array in the order supplied is the ideal; rankflavor supplies the
+    # judgments in docno order, so the documents are renamed to put them in the order wanted
+    judged = {"d1": 3, "d2": 2, "d5": 2, "d4": 1}
+    got = {}
+    for name, order in (("desc", ["d1", "d2", "d5", "d4"]), ("asc", ["d4", "d2", "d5", "d1"])):
+        new = {d: f"a{i}" for i, d in enumerate(order)}
+        q = {"q1": {new[d]: judged[d] for d in reversed(order)}}  # given in the other order: no matter
+        run = {"q1": {new.get(d, d): s for d, s in FIVE_DOC_RUN["q1"].items()}}
+        for k in (3, 10):
+            got[(name, k)] = round(ours(q, run, f"ndcgAt({k})", "spark_triples")[0], 4)
     assert got == {("desc", 3): 0.4250, ("desc", 10): 0.5632, ("asc", 3): 1.0054, ("asc", 10): 0.8229}
     with pytest.raises(FlavorError, match="min"):
         resolve_measures(["meanAveragePrecisionAt(3)"], "spark", {})

@@ -124,6 +124,8 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],
         qrels_grade=aligned.qrels_grade[judged],
+        # the docnos of the judgments kept (ideal=as_supplied reads them in docno order)
+        qrels_doc_rows=np.flatnonzero(judged) if aligned.qrels_doc_rows is None else aligned.qrels_doc_rows[judged],
     )
 
 
@@ -266,8 +268,9 @@ def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str
             cand_gain = K.gain(ranked.grade, ranked.judged, f)[keep]
             cand_grade = np.array([np.nan if r.grade is None else r.grade for r in rows], dtype=np.float64)[keep]
             cand_docs = [r.doc for r, k in zip(rows, keep, strict=True) if k]
-        if f.ideal == "as_supplied":  # the judgments in file order, unsorted, zero gains keep their slot
-            order = list(range(len(cand_gain)))
+        if f.ideal == "as_supplied":  # the judgments in docno order, unsorted by grade, zero gains keep their slot
+            order = list(range(len(cand_gain))) if cand_docs is None else sorted(
+                range(len(cand_gain)), key=lambda i: str(cand_docs[i]))
         else:
             # Positive gains, largest first; equal gains are interchangeable in the sum, shown in docno order.
             order = sorted(np.flatnonzero(cand_gain > 0).tolist(),

@@ -277,9 +277,11 @@ KNOBS: dict[str, Knob] = {
             "ideal", "global", "global | local | recall@K | max | as_supplied",
             "What IDCG is computed from: global = every judgment of the query (trec_eval); local = "
             "the retrieved list re-sorted (sklearn, LightGBM); recall@K = the top K retrieved "
-            "re-sorted; max = max_grade in every slot; as_supplied = the query's judgments in qrels "
-            "file order, NOT sorted, zero grades keeping their slot, so NDCG can exceed 1 (Spark "
-            "RankingMetrics.ndcgAt with relevance triples [SPK]).",
+            "re-sorted; max = max_grade in every slot; as_supplied = the query's judgments in docno "
+            "order (code-point order of the ids: a TREC qrels file as NIST distributes it, whatever "
+            "order its lines are read in), NOT sorted by grade, zero grades keeping their slot, so "
+            "NDCG can exceed 1 (Spark RankingMetrics.ndcgAt with relevance triples [SPK]: the label "
+            "array as the caller built it).",
             _read_ideal,
         ),
         Knob(

@@ -69,7 +69,10 @@ class Aligned:
         and its grade; typically a few percent of the run.
     run_grade : the judged grade of every run row, NaN when the pair is not in the qrels (built
         on first use).
-    qrels_q, qrels_grade : judgments (duplicates resolved).
+    qrels_q, qrels_grade : judgments (duplicates resolved), in the order read.
+    qrels_doc, qrels_doc_rows : the judgments' docnos: ``qrels_doc[qrels_doc_rows]`` (every row
+        when ``qrels_doc_rows`` is None) is the docno of each judgment; None when the docnos are
+        not known (labelled groups). Read by :attr:`qrels_docno_order` only.
     """
 
     query_ids: np.ndarray
@@ -94,6 +97,8 @@ class Aligned:
     chunk: bool = False
     #: No score rises inside a query's block of run rows (the reader found it: :attr:`Run.scores_descend`).
     scores_descend: bool = False
+    qrels_doc: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False)
+    qrels_doc_rows: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         for name in _ARRAYS:
@@ -120,6 +125,26 @@ class Aligned:
         grade = np.full(len(self.run_q), np.nan)
         grade[self.judged_row] = self.judged_grade
         return read_only(grade)
+
+    @cached_property
+    def qrels_docno_order(self) -> np.ndarray | None:
+        """The judgments sorted by query code, then by docno in code-point order (the byte order of
+        their UTF-8; a numeric docno as its decimal text): the canonical order of a TREC qrels file
+        as NIST distributes it (``sort -k1,1 -k3,3`` under ``LC_ALL=C``), whatever order the lines
+        were read in. ``ideal=as_supplied`` reads the judgments in this order. None when the
+        docnos are not known (:attr:`qrels_doc` None: labelled groups keep their own order)."""
+        if self.qrels_doc is None:
+            return None
+        from ..arrow_ops import cast, sort_indices
+        from ..columns import plain_strings, take
+
+        docs = plain_strings(self.qrels_doc) if self.qrels_doc_rows is None else take(self.qrels_doc, self.qrels_doc_rows)
+        if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
+            docs = cast(docs, pa.string())
+        by_doc = np.asarray(sort_indices(docs), dtype=np.int64)  # stable
+        place = np.empty(len(by_doc), dtype=np.int64)
+        place[by_doc] = np.arange(len(by_doc))
+        return read_only(np.lexsort((place, self.qrels_q)))
 
     @property
     def n_queries(self) -> int:

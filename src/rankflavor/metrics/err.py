@@ -29,7 +29,7 @@ rule shared with NDCG's ``gain`` knob is
 nERR@k divides ERR@k by the ERR@k of the ideal ordering, the same ``ideal`` and ``ideal_cut``
 knobs as NDCG: ``global`` (every usable judgment of the query, sorted by R), ``local`` (the
 retrieved list re-sorted), ``recall@K`` (the top K retrieved re-sorted), ``max`` (R(G) in every
-slot), ``as_supplied`` (the judgments in file order, unsorted, as NDCG's Spark-triples ideal: nERR
+slot), ``as_supplied`` (the judgments in docno order, unsorted by grade, as NDCG's Spark-triples ideal: nERR
 can then exceed 1). The ideal list is cut at k (``ideal_cut=k``), at min(k, hits) or not at all.
 """
 
@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from .. import kernels as K
 from ..errors import FlavorError
 from ..flavor import format_number
-from .ndcg import ideal_cut
+from .ndcg import ideal_cut, supplied_judgments
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -159,10 +159,9 @@ def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[n
     n = r.n_queries
     cut = ideal_cut(r, measure)
     if f.ideal_kind == "as_supplied":
-        # The judgments in file order, unsorted, every one keeping its slot (as NDCG's).
-        by_query = np.argsort(r.jq, kind="stable")
-        jq = r.jq[by_query]
-        stop = stop_fn(r.jgrade[by_query], np.ones(len(jq), dtype=bool))
+        # The judgments in docno order, unsorted by grade, every one keeping its slot (as NDCG's).
+        jq, jgrade = supplied_judgments(r)
+        stop = stop_fn(jgrade, np.ones(len(jq), dtype=bool))
         slot = K.rank_within(jq)
         keep = slot <= cut[jq]
         return _cascade(jq[keep], stop[keep], slot[keep], n)

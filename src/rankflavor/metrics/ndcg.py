@@ -140,6 +140,31 @@ def _global_ideal(r: Ranked, measure: Measure, cut: Floats) -> Floats:
     return r.shared.get(("ndcg.global_ideal", measure.k, *knobs), idcg)
 
 
+def supplied_judgments(r: Ranked) -> tuple[npt.NDArray[np.integer], Floats]:
+    """The usable judgments (query code, grade) in the order ``ideal=as_supplied`` reads them:
+    grouped by query, each query's in docno order (:attr:`Aligned.qrels_docno_order
+    <rankflavor.align.Aligned.qrels_docno_order>`), never sorted by grade.
+
+    Spark's ``RankingMetrics.ndcgAt`` with relevance triples sums its "ideal" over the label array
+    in the order the caller built it; the docno order is what a caller building it from a TREC
+    qrels file as NIST distributes it (sorted by query, then docno) passes, and it does not
+    depend on the order the lines were read in. Judgments whose docnos are not known (labelled
+    groups) keep the order they were given in.
+    """
+    from dataclasses import replace
+
+    from ..order import grades
+
+    a = r.aligned
+    order = None if a is None else a.qrels_docno_order
+    if order is None:
+        by_query = np.argsort(r.jq, kind="stable")
+        return r.jq[by_query], r.jgrade[by_query]
+    sorted_ = replace(a, qrels_q=a.qrels_q[order], qrels_grade=a.qrels_grade[order], qrels_doc=None)
+    # truncating whole grades changes nothing, so truncate whenever the ordering says so
+    return grades.judgments(sorted_, r.ordering, truncate=r.ordering.fractional == "truncate")
+
+
 def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
     f = measure.flavor
@@ -165,10 +190,9 @@ def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
         cum = np.concatenate([[0.0], np.cumsum(g_top / denom[1:])])
         idcg = cum[slots]
     elif f.ideal == "as_supplied":
-        # Spark triples: the judgments in file order, unsorted; every judgment keeps its slot.
-        by_query = np.argsort(r.jq, kind="stable")
-        jq = r.jq[by_query]
-        jg = K.gain(r.jgrade[by_query], np.ones(len(jq), dtype=bool), f)
+        # Spark triples: the judgments unsorted by grade, in docno order; every judgment keeps its slot.
+        jq, jgrade = supplied_judgments(r)
+        jg = K.gain(jgrade, np.ones(len(jq), dtype=bool), f)
         slot = K.rank_within(jq)
         keep = slot <= cut[jq]
         by_slot = K.discount_denominators(f, int(slot.max(initial=0)))  # a slot per judgment

@@ -240,7 +240,8 @@ SPARK_TRIPLES = Preset(
     name="spark_triples",
     flavor=Flavor(gain="exp2", ideal="as_supplied", negatives="error", **_SPARK_COMMON),
     summary="Spark 3.4+ RankingMetrics with (prediction, labels, relevance) triples: ndcgAt(k) uses 2^rel-1 and "
-    "the label array AS SUPPLIED (qrels file order, unsorted) as the ideal, so NDCG can exceed 1",
+    "the label array AS SUPPLIED (the judgments in docno order, as a NIST qrels file lists them; unsorted by grade) "
+    "as the ideal, so NDCG can exceed 1",
     evidence="apache/spark RankingMetrics.scala ndcgAt, relevance branch (maxDcg over lab(i) in input order; "
     "source only: PySpark 4.3 drops the relevances and scores triples as pairs); fingerprints of "
     "flavor-facts 4.1 (sorted desc @3 0.4250, @10 0.5632; ascending @3 1.0054, @10 0.8229)",
