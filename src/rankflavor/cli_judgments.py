@@ -130,6 +130,9 @@ def _agreement_table(result: object) -> str:
     console.print(t)
     console.print("cohen_kappa: 2 raters, pairs both rated | fleiss_kappa: pairs all raters rated | "
                   "kripp_alpha: ordinal, all pairs")
+    for name, s in [("all", result.overall), *result.per_query.items()]:
+        for stat, why in s.undefined.items():
+            console.print(f"note: {escape(name)} {stat} {escape(why)}")
     return buf.getvalue()
 
 

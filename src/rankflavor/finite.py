@@ -45,6 +45,8 @@ def is_finite(x: Any) -> bool:
 
 def word(x: float, signed: bool = False) -> str:
     """The word a non-finite ``x`` prints as: ``nan``, ``inf`` (``+inf`` when ``signed``), ``-inf``."""
+    if math.isnan(x):
+        return "nan"  # (Python's "+" format would print "+nan")
     return format(float(x), "+" if signed else "")
 
 
@@ -52,6 +54,8 @@ def text(x: float | None, spec: str = ".4f") -> str:
     """``x`` formatted by ``spec``; a non-finite one as its :func:`word`, None as ``-``."""
     if x is None:
         return "-"
+    if math.isnan(x):
+        return "nan"
     return format(float(x), spec)
 
 

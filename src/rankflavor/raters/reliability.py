@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..finite import json_number, undefined
 from .ratings import Ratings
 
 
@@ -35,14 +36,14 @@ class Stats:
     cohen_kappa: float | None
     fleiss_kappa: float
     krippendorff_alpha: float
+    #: statistic -> why it is NaN (JSON: null, and this reason under "undefined"; rankflavor.finite)
+    undefined: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        def num(x: float | None) -> float | None:
-            return None if x is None or math.isnan(x) else x
-
         return {"pairs": self.pairs, "ratings": self.ratings, "raters": self.raters,
-                "complete_pairs": self.complete_pairs, "cohen_kappa": num(self.cohen_kappa),
-                "fleiss_kappa": num(self.fleiss_kappa), "krippendorff_alpha": num(self.krippendorff_alpha)}
+                "complete_pairs": self.complete_pairs, "cohen_kappa": json_number(self.cohen_kappa),
+                "fleiss_kappa": json_number(self.fleiss_kappa),
+                "krippendorff_alpha": json_number(self.krippendorff_alpha), **undefined(self.undefined)}
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,20 @@ def _stats(matrix: np.ndarray, domain: np.ndarray) -> Stats:
     m = matrix[active]
     complete = m[:, (~np.isnan(m)).all(axis=0)] if len(m) else m
     cohen = _cohen(complete, domain) if len(m) == 2 else None
+    fleiss, alpha = _fleiss(complete, domain), _alpha(m, domain)
+    one_grade = len(np.unique(m[~np.isnan(m)])) < 2
+    why = {}
+    for name, x, needs in (("cohen_kappa", cohen, "a pair both raters rated"),
+                           ("fleiss_kappa", fleiss, "two raters and a pair every rater rated"),
+                           ("krippendorff_alpha", alpha, "two grades in the value domain and a pair rated twice")):
+        if x is None or not math.isnan(x):
+            continue
+        if one_grade and complete.shape[1] > 0:
+            why[name] = "nan: every rating is the same grade, so the agreement expected by chance is perfect: 0/0"
+        else:
+            why[name] = f"nan: needs {needs}"
     return Stats(int(rated.any(axis=0).sum()), int(rated.sum()), int(active.sum()), int(complete.shape[1]),
-                 cohen, _fleiss(complete, domain), _alpha(m, domain))
+                 cohen, fleiss, alpha, why)
 
 
 def _cohen(complete: np.ndarray, domain: np.ndarray) -> float:

@@ -96,7 +96,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     for col in ("#", "system", "mean", ci):
         t.add_column(col, justify="right" if col in ("mean",) else "left")
     for x in m.systems:
-        t.add_row(ids[x.name], escape(short[x.name]), _f(x.mean), f"[{_f(x.ci[0])}, {_f(x.ci[1])}]")
+        t.add_row(ids[x.name], escape(short[x.name]), _f(x.mean), escape(f"[{_f(x.ci[0])}, {_f(x.ci[1])}]"))
     print_(t)
     pt = Table(title="B - A")
     cols = ["A", "B", "delta", ci, "d", "W/L/T"] + [f"p {k}" for k in s.tests]
@@ -106,7 +106,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
     for col in cols:
         pt.add_column(col, justify="left" if col in ("A", "B", "W/L/T", "sig") else "right")
     for k, p in enumerate(m.pairs):
-        row = [ids[p.a], ids[p.b], _f(p.delta, True), f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]", text(p.effect, "+.2f"),
+        row = [ids[p.a], ids[p.b], _f(p.delta, True), escape(f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]"), text(p.effect, "+.2f"),
                f"{p.wins}/{p.losses}/{p.ties}"] + [_p(p.pvalues[t]) for t in s.tests]
         row += [_p(v) for v in p.adjusted.values()] + ["yes" if p.significant else "no"]
         if m.robustness is not None:
