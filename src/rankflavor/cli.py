@@ -238,7 +238,9 @@ def demo_cmd(out_dir: str | None) -> None:
               "summaries (min/max per run, pairs, run orders) of every format; by default every format lists "
               "them, with the reason, but leaves them out of the summaries.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
-              show_default=True)
+              show_default=True,
+              help="csv: run,flavor,mean,in_summary,excluded_because (the means; every other format also has the "
+              "summaries, over the same flavors).")
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; the base and grid flavors take "
               "its rel, negatives and G (knobs typed here win); preset rows keep their tool's own flavor.")
@@ -295,7 +297,9 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
               help="Per-query deltas as the query's own value, or as its share of the mean.")
 @click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
-              show_default=True)
+              show_default=True,
+              help="csv: knob,query,delta for every query (query all: the step's delta of the mean; knob total: "
+              "B - A), the deltas only; the others also give A's and B's means and each step's mean after it.")
 @input_formats
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
              path_order: str | None, scale: str, top: int, fmt: str) -> None:
@@ -396,7 +400,9 @@ for _command in _HISTORY_COMMANDS:
               "files scored on different qrels (content hashes) unless --force.")
 @click.option("--force", is_flag=True, help="Compare even results scored on different qrels.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
-              show_default=True)
+              show_default=True,
+              help="table, json, csv: every number (means, CIs, deltas, Cohen's d, p-values, verdicts). md, latex: "
+              "summary-only paper tables (each system's mean, marked with the systems it beats significantly).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (means with CIs, significance table, per-query deltas) to FILE.")
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
