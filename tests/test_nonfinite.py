@@ -58,6 +58,13 @@ def test_compare_effect_size_of_identical_deltas_in_every_format() -> None:
     table = render_compare(result, "table")
     assert any(r[4] == "-inf" for r in table_rows(table) if len(r) > 6)
     assert "note: b-a cohens_d -inf: every query's difference is the same" in table
+    from rankflavor.report import document_from_dict
+    from rankflavor.report.html import render_report
+
+    page = render_report([document_from_dict(result.to_dict())])  # compare --html: the same result, no failure
+    block = page.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0]
+    json.loads(block, parse_constant=lambda c: pytest.fail(f"{c} in the report's data"))
+    assert "-inf" in page  # the significance table prints the word, as the terminal's
 
 
 def test_compare_nan_statistics_are_null_with_a_reason() -> None:

@@ -83,6 +83,8 @@ def comparison_view(data: dict[str, Any]) -> dict[str, Any]:
                 "p": [_num((p.get("pvalues") or {}).get(t)) for t in tests],
                 "adjusted": [_num((p.get("adjusted") or {}).get(k)) for k in keys],
                 "significant": bool(p.get("significant")),
+                # why a statistic is not a number (rankflavor.finite): its word is shown, the reason on hover
+                "undefined": {str(k): str(v) for k, v in (p.get("undefined") or {}).items()},
                 "robust": None if r is None else {
                     "sign_holds": bool(r.get("sign_holds")), "verdict_holds": bool(r.get("verdict_holds")),
                     "sign_flipped_by": [str(x) for x in r.get("sign_flipped_by", [])],
