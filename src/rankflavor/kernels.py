@@ -7,6 +7,7 @@ query's sum is accumulated rank by rank exactly as trec_eval's C loops do.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -29,8 +30,17 @@ def segment_sum(codes: NDArray[np.integer[Any]], weights: NDArray[np.floating[An
     return cast("NDArray[np.float64]", np.bincount(codes, weights=weights, minlength=n))  # float64 with weights
 
 
+#: The formula of each kind of gain (the ``gain`` knob's :attr:`~rankflavor.flavor.TypedKnobs.gain_kind`):
+#: ``grade`` (g), ``exp2m1`` (2^g - 1, Burges et al. 2005), ``at_least_rel`` (1 if g >= rel else
+#: 0) or ``table`` (the table's gain, else g). :func:`gain` computes them with NumPy and
+#: :mod:`rankflavor.torch` with tensor operations: a kind added here without its formula there
+#: is refused there, never computed another way.
+GAIN_FORMULAS: dict[str, str] = {"linear": "grade", "exp2": "exp2m1", "binary": "at_least_rel", "table": "table"}
+
+
 def gain(grade: NDArray[np.float64], judged: NDArray[np.bool_], flavor: Flavor) -> NDArray[np.float64]:
-    """Gain of each row under ``flavor.gain``; rows without a usable judgment gain 0.
+    """Gain of each row under ``flavor.gain`` (:data:`GAIN_FORMULAS`); rows without a usable
+    judgment gain 0, and so do grades below ``min_grade`` (``flavor.grade_floor``).
 
     >>> import numpy as np
     >>> from rankflavor.flavor import Flavor
@@ -42,23 +52,27 @@ def gain(grade: NDArray[np.float64], judged: NDArray[np.bool_], flavor: Flavor) 
     >>> gain(g, j, Flavor(min_grade=2)).tolist()     # ranx -l2: grades below 2 gain nothing
     [0.0, 0.0, 2.0, 3.0]
     """
-    kind = flavor.gain
-    if kind == "linear":
-        out = grade.astype(np.float64, copy=True)
-    elif kind == "exp2":
-        out = np.exp2(grade) - 1.0
-    elif kind == "binary":
-        out = (grade >= flavor.rel_threshold).astype(np.float64)
-    else:
-        out = grade.astype(np.float64, copy=True)
-        table = flavor.gain_table or ()
-        for g, v in table:
-            out[grade == g] = v
+    out = _GAINS[GAIN_FORMULAS[flavor.gain_kind]](grade, flavor)
     floor = flavor.grade_floor
     if floor is not None:  # ranx: grades below its level are dropped from DCG and IDCG alike
         out[grade < floor] = 0.0
     out[~judged] = 0.0
     return out
+
+
+def _table_gain(grade: NDArray[np.float64], flavor: Flavor) -> NDArray[np.float64]:
+    out = grade.astype(np.float64, copy=True)
+    for g, v in flavor.gain_table or ():
+        out[grade == g] = v
+    return out
+
+
+_GAINS: dict[str, Callable[[NDArray[np.float64], Flavor], NDArray[np.float64]]] = {
+    "grade": lambda grade, flavor: grade.astype(np.float64, copy=True),
+    "exp2m1": lambda grade, flavor: np.exp2(grade) - 1.0,
+    "at_least_rel": lambda grade, flavor: (grade >= flavor.rel_threshold).astype(np.float64),
+    "table": _table_gain,
+}
 
 
 def discount_denominators(flavor: Flavor, n: int) -> NDArray[np.float64]:
