@@ -286,62 +286,6 @@ def segment_suffix_max(q_grouped: NDArray[np.integer[Any]], values: NDArray[np.f
     return levels[key - seg_rev * stride][::-1]  # type: ignore[no-any-return]
 
 
-def ideal_dcg(q: NDArray[np.integer[Any]], gains: NDArray[np.float64], cut: NDArray[np.float64],
-              denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """DCG of each query's ideal list: its positive gains sorted descending, the first ``cut[q]`` kept.
-
-    Parameters
-    ----------
-    q : query code of each candidate gain (any order).
-    gains : candidate gains; only gains > 0 enter the ideal.
-    cut : per query code, how many ideal slots count (``np.inf`` for all).
-    denom : discount denominators from :func:`discount_denominators`, long enough for every slot.
-
-    Examples
-    --------
-    >>> from rankflavor.flavor import Flavor
-    >>> denom = discount_denominators(Flavor(), 3)
-    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([np.inf]), denom, 1).round(4).tolist()
-    [3.6309]
-    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([1.0]), denom, 1).tolist()  # cut at 1
-    [3.0]
-    """
-    return ideal_dcg_of(ideal_lists(q, gains), cut, denom, n)
-
-
-#: Each query's positive gains, best first: (query code, gain, 1-based slot) per row.
-IdealLists = tuple[NDArray[np.integer[Any]], NDArray[np.float64], NDArray[np.int64]]
-
-
-def ideal_lists(q: NDArray[np.integer[Any]], gains: NDArray[np.float64]) -> IdealLists:
-    """Each query's positive gains sorted descending, as rows (query code, gain, 1-based slot)
-    grouped by query: what every cutoff of :func:`ideal_dcg` shares.
-
-    >>> q, g, slot = ideal_lists(np.array([1, 0, 1, 1]), np.array([1.0, 2.0, 0.0, 3.0]))
-    >>> q.tolist(), g.tolist(), slot.tolist()
-    ([0, 1, 1], [2.0, 3.0, 1.0], [1, 1, 2])
-    """
-    positive = gains > 0
-    q = q[positive]
-    g = gains[positive]
-    order = np.lexsort((-g, q))
-    q, g = q[order], g[order]
-    return q, g, rank_within(q)
-
-
-def ideal_dcg_of(lists: IdealLists, cut: NDArray[np.float64], denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """:func:`ideal_dcg` of :func:`ideal_lists` already made.
-
-    >>> from rankflavor.flavor import Flavor
-    >>> lists = ideal_lists(np.array([0, 0]), np.array([1.0, 3.0]))
-    >>> ideal_dcg_of(lists, np.array([np.inf]), discount_denominators(Flavor(), 2), 1).round(4).tolist()
-    [3.6309]
-    """
-    q, g, r = lists
-    keep = r <= cut[q]
-    return segment_sum(q[keep], g[keep] / denom[r[keep]], n)
-
-
 def first_rank(q: NDArray[np.integer[Any]], rank: NDArray[np.integer[Any]], flags: NDArray[np.bool_],
                n: int) -> NDArray[np.int64]:
     """Rank of the first flagged row per query (rows sorted by rank); 0 where none.

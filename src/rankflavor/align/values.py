@@ -70,6 +70,8 @@ class Aligned:
     run_grade : the judged grade of every run row, NaN when the pair is not in the qrels (built
         on first use).
     qrels_q, qrels_grade : judgments (duplicates resolved).
+    qrels_row : the qrels table row of each judgment, None when judgment i is row i (no
+        duplicate judgment was resolved).
     """
 
     query_ids: np.ndarray
@@ -94,6 +96,7 @@ class Aligned:
     chunk: bool = False
     #: No score rises inside a query's block of run rows (the reader found it: :attr:`Run.scores_descend`).
     scores_descend: bool = False
+    qrels_row: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for name in _ARRAYS:
@@ -121,6 +124,10 @@ class Aligned:
         grade[self.judged_row] = self.judged_grade
         return read_only(grade)
 
+    def qrels_rows(self, judgments: np.ndarray) -> np.ndarray:
+        """The qrels table rows of ``judgments`` (indices into ``qrels_q``)."""
+        return judgments if self.qrels_row is None else self.qrels_row[judgments]
+
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
@@ -132,7 +139,7 @@ class Aligned:
 
 #: The fields of :class:`Aligned` that hold arrays.
 _ARRAYS = ("query_ids", "in_run", "in_qrels", "run_q", "query_starts", "run_doc", "run_score", "input_row",
-           "judged_row", "judged_grade", "qrels_q", "qrels_grade")
+           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row")
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -23,21 +23,26 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import kernels as K
 from ..flavor import format_number
-from .registry import INPUT_KNOBS, Breakdown, MetricSpec, register
+from .registry import INPUT_KNOBS, Breakdown, IdealList, MetricSpec, register
 
 if TYPE_CHECKING:
+    from ..flavor import Flavor
     from ..measure import Measure
     from ..order import GainFn, Ranked
 
 Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]
+
+#: ``value_of(grade, judged)``: what a candidate of an ideal list holds (NDCG: its gain).
+ValueFn = Callable[[Floats, Flags], Floats]
 
 
 def gain_of(measure: Measure) -> GainFn:
@@ -77,17 +82,114 @@ def _dcg(r: Ranked, measure: Measure, denom: Floats) -> Floats:
     return K.segment_sum(r.q, g / denom[r.rank], r.n_queries)
 
 
+#: Where each kind of ideal (the ``ideal`` knob's :attr:`~rankflavor.flavor.TypedKnobs.ideal_kind`)
+#: takes its list from, sorted (values > 0 only, largest first) unless said:
+#:
+#: * ``judgments``: every usable judgment of the query, retrieved or not (trec_eval);
+#: * ``rows``: the ranked rows, after depth and condensing (scikit-learn, LightGBM);
+#: * ``top_rows``: the ranked rows down to rank K (``recall@K``);
+#: * ``top_grade``: the top grade's value in every slot (the cut's slots; uncut, one per ranked row);
+#: * ``judgments_as_supplied``: every usable judgment in :func:`as_supplied_order`, unsorted, a
+#:   zero keeping its slot (Spark's relevance triples).
+#:
+#: The NDCG and nERR kernels build their ideals by it, and :mod:`rankflavor.torch` maps it.
+IDEAL_SOURCES: dict[str, str] = {
+    "global": "judgments", "local": "rows", "recall": "top_rows", "max": "top_grade",
+    "as_supplied": "judgments_as_supplied",
+}
+
+#: Where the ``ideal_cut`` knob cuts the ideal list: (at the cutoff k, at the rows ranked); the
+#: list keeps as many slots as the smallest of those that apply (all: none applies, or no k).
+IDEAL_CUTS: dict[str, tuple[bool, bool]] = {"none": (False, False), "k": (True, False), "hits": (True, True)}
+
+
 def ideal_cut(r: Ranked, measure: Measure) -> Floats:
-    """Per query, how many ideal slots count: all (``ideal_cut=none``), ``k``, or ``min(k, hits)``
-    (``ideal_cut=hits``: what the ranking retrieved)."""
-    f = measure.flavor
-    n = r.n_queries
-    if f.ideal_cut == "none":
-        return np.full(n, np.inf)
-    limit = np.inf if measure.k is None else float(measure.k)
-    if f.ideal_cut == "hits":
+    """Per query, how many ideal slots count (:data:`IDEAL_CUTS`): all (``ideal_cut=none``),
+    ``k``, or ``min(k, hits)`` (``ideal_cut=hits``: what the ranking retrieved)."""
+    at_k, at_hits = IDEAL_CUTS[measure.flavor.ideal_cut]
+    limit = float(measure.k) if at_k and measure.k is not None else np.inf
+    if at_hits:
         return np.minimum(limit, r.n_ret.astype(np.float64))
-    return np.full(n, limit)
+    return np.full(r.n_queries, limit)
+
+
+def as_supplied_order(r: Ranked) -> npt.NDArray[np.int64]:
+    """The usable judgments (``r.jq``, ``r.jgrade``) in the order ``ideal=as_supplied`` lists
+    them: each query's in file order, queries grouped."""
+    return np.argsort(r.jq, kind="stable")
+
+
+def top_value(measure: Measure, value_of: ValueFn) -> float:
+    """``value_of`` the top grade (``max_grade``), which ``ideal=max`` puts in every slot; a
+    :class:`~rankflavor.errors.FlavorError` when the flavor names none."""
+    top = measure.flavor.top_grade
+    if top is None:
+        from ..errors import FlavorError
+
+        raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+    return float(value_of(np.array([top]), np.array([True]))[0])
+
+
+def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
+               shared_key: tuple[str, ...] | None = None) -> IdealList:
+    """The ideal list of every query under the ``ideal`` and ``ideal_cut`` knobs
+    (:data:`IDEAL_SOURCES`, :func:`ideal_cut`): what the NDCG kernel divides by, and what
+    :func:`rankflavor.explain.explain` shows.
+
+    Parameters
+    ----------
+    value_of : the value of a candidate (default: its gain under the flavor); nERR passes its
+        stopping probability.
+    shared_key : a key under which the sorted judgment lists are shared by every ranking of the
+        alignment (``r.shared``), when they depend on no more than it says.
+    """
+    f = measure.flavor
+    if value_of is None:
+        value_of = _gain_value(f)
+    cut = ideal_cut(r, measure)
+    source = IDEAL_SOURCES[f.ideal_kind]
+    if source == "top_grade":
+        value = top_value(measure, value_of)
+        # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
+        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+        q = np.repeat(np.arange(r.n_queries), slots)
+        slot = K.rank_within(q, slots)
+        return IdealList(q, slot, np.full(len(q), value), np.ones(len(q), dtype=bool),
+                         np.full(len(q), -1, dtype=np.int64), "none")
+    if source == "judgments_as_supplied":
+        index = as_supplied_order(r)
+        q = r.jq[index]
+        value = value_of(r.jgrade[index], np.ones(len(index), dtype=bool))
+        slot = K.rank_within(q)
+        return IdealList(q, slot, value, slot <= cut[q], index.astype(np.int64, copy=False), "judgments")
+    if source == "judgments":
+        def judgments() -> tuple[Any, ...]:
+            return _sorted(r.jq, value_of(r.jgrade, np.ones(len(r.jgrade), dtype=bool)))
+
+        q, value, slot, index = judgments() if shared_key is None else r.shared.get(shared_key, judgments)
+        return IdealList(q, slot, value, slot <= cut[q], index, "judgments")
+    depth = {"rows": None, "top_rows": f.recall_depth}[source]
+    pick = np.arange(len(r.q)) if depth is None else np.flatnonzero(r.rank <= depth)
+    q, value, slot, at = _sorted(r.q[pick], value_of(r.grade[pick], r.judged[pick]))
+    return IdealList(q, slot, value, slot <= cut[q], pick[at], "rows")
+
+
+def _sorted(q: npt.NDArray[np.integer], value: Floats) -> tuple[npt.NDArray[np.integer], Floats, npt.NDArray[np.int64],
+                                                                  npt.NDArray[np.int64]]:
+    """Each query's values > 0, largest first (equal values in candidate order): query code,
+    value, 1-based slot and the candidate's index, grouped by query."""
+    positive = np.flatnonzero(value > 0)
+    order = positive[np.lexsort((-value[positive], q[positive]))]
+    q = q[order]
+    return q, value[order], K.rank_within(q), order
+
+
+def _gain_value(f: Flavor) -> ValueFn:
+    def value_of(grade: Floats, judged: Flags) -> Floats:
+        out: Floats = K.gain(grade, judged, f)
+        return out
+
+    return value_of
 
 
 def _check_scale(r: Ranked, measure: Measure) -> None:
@@ -96,14 +198,15 @@ def _check_scale(r: Ranked, measure: Measure) -> None:
     if top is not None and len(r.jgrade) and float(r.jgrade.max()) > top:
         from ..errors import InputError
 
-        bad = int((r.jgrade > top).sum())
-        raise InputError(
-            r.aligned.qrels_source,
-            None,
-            f"{bad} judgment(s) have a grade above max_grade={format_number(top)} (largest "
-            f"{format_number(float(r.jgrade.max()))}); {measure.name} rejects them as its tool does. "
-            "Raise max_grade or remap the grades",
-        )
+        raise InputError(r.aligned.qrels_source, None,
+                         above_scale(measure, int((r.jgrade > top).sum()), float(r.jgrade.max())))
+
+
+def above_scale(measure: Measure, n: int, largest: float) -> str:
+    """The message refusing ``n`` judgments above ``max_grade`` (the largest ``largest``)."""
+    return (f"{n} judgment(s) have a grade above max_grade={format_number(measure.flavor.top_grade or 0.0)} "
+            f"(largest {format_number(largest)}); {measure.name} rejects them as its tool does. "
+            "Raise max_grade or remap the grades")
 
 
 def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
@@ -119,67 +222,37 @@ def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
 _IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives", "fractional")
 
 
-def _global_ideal(r: Ranked, measure: Measure, cut: Floats) -> Floats:
-    """IDCG over every usable judgment of each query, shared through ``r.shared`` by every
-    ranking of the alignment: the sorted ideal lists by the knobs the gains depend on, the IDCG
-    by those and the cutoff."""
+def idcg(r: Ranked, measure: Measure) -> Floats:
+    """IDCG per query: the counted slots of :func:`ideal_list`, each gain / discount, summed in
+    slot order. The global ideal is shared through ``r.shared`` by every ranking of the
+    alignment: its sorted lists by the knobs the gains depend on, the IDCG by those and the
+    cutoff (unless cut at what each ranking retrieved)."""
     f = measure.flavor
-    knobs = tuple(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)
-    lists_key = ("ndcg.ideal_lists", *(v for knob, v in zip(_IDEAL_KNOBS, knobs, strict=True)
-                                       if knob not in ("discount", "ideal_cut")))
+    lists_key = None
+    if IDEAL_SOURCES[f.ideal_kind] == "judgments":
+        lists_key = ("ndcg.ideal_lists", *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS
+                                           if knob not in ("discount", "ideal_cut")))
 
-    def idcg() -> Floats:
-        # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
-        lists = r.shared.get(lists_key, lambda: K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)))
-        denom = K.discount_denominators(f, int(lists[2].max(initial=0)))  # to the longest list's last slot
-        out: Floats = K.ideal_dcg_of(lists, cut, denom, r.n_queries)
-        return out
+    def compute() -> Floats:
+        lst = ideal_list(r, measure, shared_key=lists_key)
+        q, slot = lst.q[lst.counted], lst.slot[lst.counted]
+        denom = K.discount_denominators(f, int(slot.max(initial=1)))
+        return K.segment_sum(q, lst.value[lst.counted] / denom[slot], r.n_queries)
 
-    if f.ideal_cut == "hits":  # cut at what this ranking retrieved: not shared
-        return idcg()
-    return r.shared.get(("ndcg.global_ideal", measure.k, *knobs), idcg)
+    if lists_key is None or IDEAL_CUTS[f.ideal_cut][1]:  # cut at what this ranking retrieved: not shared
+        return compute()
+    return r.shared.get(("ndcg.global_ideal", measure.k, *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)), compute)
 
 
 def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
-    f = measure.flavor
-    n = r.n_queries
     _check_scale(r, measure)
-    cut = ideal_cut(r, measure)
-    # Ranks of the list (the DCG; the local, recall and max ideals' slots): the ideals made of
-    # the judgments make their own, as long as the longest list of judgments.
-    denom = K.discount_denominators(f, max(r.max_len, f.recall_depth or 0, measure.k or 0, 1))
+    denom = K.discount_denominators(measure.flavor, max(r.max_len, measure.k or 0, 1))
     dcg = _dcg(r, measure, denom)
-    idcg: Floats
-    if f.ideal == "global":
-        idcg = _global_ideal(r, measure, cut)
-    elif f.ideal == "max":
-        top = f.top_grade
-        if top is None:
-            from ..errors import FlavorError
-
-            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
-        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
-        # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
-        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
-        cum = np.concatenate([[0.0], np.cumsum(g_top / denom[1:])])
-        idcg = cum[slots]
-    elif f.ideal == "as_supplied":
-        # Spark triples: the judgments in file order, unsorted; every judgment keeps its slot.
-        by_query = np.argsort(r.jq, kind="stable")
-        jq = r.jq[by_query]
-        jg = K.gain(r.jgrade[by_query], np.ones(len(jq), dtype=bool), f)
-        slot = K.rank_within(jq)
-        keep = slot <= cut[jq]
-        by_slot = K.discount_denominators(f, int(slot.max(initial=0)))  # a slot per judgment
-        idcg = K.segment_sum(jq[keep], jg[keep] / by_slot[slot[keep]], n)
-    else:
-        g = K.gain(r.grade, r.judged, f)
-        pick = np.ones(len(g), dtype=bool) if f.ideal == "local" else r.rank <= (f.recall_depth or 0)
-        idcg = K.ideal_dcg(r.q[pick], g[pick], cut, denom, n)
-    empty = idcg <= 0
+    ideal = idcg(r, measure)
+    empty = ideal <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(empty, 0.0, dcg / np.where(empty, 1.0, idcg))
+        values = np.where(empty, 0.0, dcg / np.where(empty, 1.0, ideal))
     return values, empty
 
 
@@ -219,7 +292,7 @@ register(
         reads_to=_reads_to,
         uses_ideal=True,
         knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
-        breakdown=Breakdown(gain_of, ideal_cut),
+        breakdown=Breakdown(gain_of, ideal_cut, ideal_list),
         top_grade_when=lambda f: f.ideal == "max",
     )
 )
