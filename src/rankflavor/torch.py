@@ -337,9 +337,9 @@ def _rank(scores: torch.Tensor, grade: torch.Tensor, judged: torch.Tensor, mask:
     # Stable sorts from the least significant key up: the tie rule's keys (a candidate's docno
     # is its column; file order is column order), then the score.
     order = column
-    for what, direction in reversed(TIE_TABLE[str(plan.ordering.ties)].keys):
+    for what, descending in reversed(TIE_TABLE[str(plan.ordering.ties)].keys):
         by = column if what == "docno" else grade
-        order = order.gather(1, torch.sort(by.gather(1, order), dim=1, descending=direction < 0, stable=True).indices)
+        order = order.gather(1, torch.sort(by.gather(1, order), dim=1, descending=descending, stable=True).indices)
     order = order.gather(1, torch.sort(key.gather(1, order), dim=1, descending=True, stable=True).indices)
     kept = mask.gather(1, order)
     o = plan.ordering

@@ -247,7 +247,7 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
 def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
     _check_scale(r, measure)
-    denom = K.discount_denominators(measure.flavor, max(r.max_len, measure.k or 0, 1))
+    denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
     ideal = idcg(r, measure)
     empty = ideal <= 0

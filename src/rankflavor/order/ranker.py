@@ -323,10 +323,7 @@ class Ranker:
         half the memory) and the run's query blocks if it is in rank order."""
         if precision not in self._scores:
             aligned = self.aligned
-            score: Scores = aligned.run_score
-            dtype = SCORE_DTYPES[precision]
-            if dtype != "float64":
-                score = score.astype(dtype)
+            score: Scores = aligned.run_score.astype(SCORE_DTYPES[precision], copy=False)
             # (rounding to float32 makes no score rise that did not)
             self._scores[precision] = (score, find_layout(aligned.run_q, score, aligned.query_starts,
                                                           aligned.scores_descend))

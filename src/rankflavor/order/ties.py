@@ -49,15 +49,14 @@ Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 
 
-#: A key that orders the rows of a run of equal scores: (what, direction), what ``"docno"`` (byte
-#: order, ``strcmp``) or ``"grade"`` (under the grade policies; 0 when unjudged), direction
-#: ``+1`` ascending or ``-1`` descending.
-TieKey = tuple[str, int]
+#: A key that orders the rows of a run of equal scores: (what, descending), what ``"docno"``
+#: (byte order, ``strcmp``) or ``"grade"`` (under the grade policies; 0 when unjudged).
+TieKey = tuple[str, bool]
 
-DOCNO_ASC: TieKey = ("docno", 1)
-DOCNO_DESC: TieKey = ("docno", -1)
-GRADE_ASC: TieKey = ("grade", 1)
-GRADE_DESC: TieKey = ("grade", -1)
+DOCNO_ASC: TieKey = ("docno", False)
+DOCNO_DESC: TieKey = ("docno", True)
+GRADE_ASC: TieKey = ("grade", False)
+GRADE_DESC: TieKey = ("grade", True)
 
 
 @dataclass(frozen=True)
@@ -91,10 +90,8 @@ def order_rule(ties: str) -> str:
     """The rule that orders tied rows: an averaging rule orders them as the plain rule with the
     same keys (``averaged`` as ``docno_desc``: only NDCG/DCG average gains; P@k, AP and Judged@k
     need an order), so the two share one ordering."""
-    rule = TIE_TABLE[ties]
-    if not rule.averaged:
-        return ties
-    return next(name for name, plain in TIE_TABLE.items() if plain.keys == rule.keys and not plain.averaged)
+    plain = TieRule(TIE_TABLE[ties].keys)
+    return next(name for name, rule in TIE_TABLE.items() if rule == plain)
 
 
 def reads_grades(rule: str) -> bool:
@@ -123,6 +120,10 @@ def docno_byte_order(aligned: Aligned, rows: npt.NDArray[np.integer]) -> Ints:
     return as_numpy(arrow_ops.sort_indices(take(aligned.run_doc_strings, aligned.input_rows(rows))))
 
 
+#: :func:`tie_order` combines its keys into one int64 key while their product stays below this.
+ONE_KEY_LIMIT = 2.0**62
+
+
 def tie_order(group: Ints, docno_rank: Ints, grade: Floats, rule: str) -> Ints:
     """Permutation ordering tied rows (given in rank order, with their tie group, docno rank
     and grade) by group, then by the keys of the tie ``rule`` (:data:`TIE_TABLE`; a rule
@@ -130,15 +131,15 @@ def tie_order(group: Ints, docno_rank: Ints, grade: Floats, rule: str) -> Ints:
     n = len(group)
     keys: list[Ints] = []
     sizes: list[int] = []
-    for what, direction in TIE_TABLE[rule].keys:
+    for what, descending in TIE_TABLE[rule].keys:
         if what == "docno":
             code, size = docno_rank, n
         else:  # grade: its level among the distinct grades
             levels = distinct(grade)
             code, size = np.searchsorted(levels, grade), len(levels)
-        keys.append(code if direction > 0 else size - 1 - code)
+        keys.append(size - 1 - code if descending else code)
         sizes.append(size)
-    if float(n) * math.prod(map(float, sizes)) < 2.0**62:  # one int64 key beats a lexsort
+    if float(n) * math.prod(map(float, sizes)) < ONE_KEY_LIMIT:  # one int64 key beats a lexsort
         combined = group
         for code, size in zip(keys, sizes, strict=True):
             combined = combined * size + code
