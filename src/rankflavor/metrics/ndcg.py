@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -131,7 +131,7 @@ def top_value(measure: Measure, value_of: ValueFn) -> float:
 
 
 def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
-               shared_key: tuple[str, ...] | None = None) -> IdealList:
+               shared_key: Hashable | None = None) -> IdealList:
     """The ideal list of every query under the ``ideal`` and ``ideal_cut`` knobs
     (:data:`IDEAL_SOURCES`, :func:`ideal_cut`): what the NDCG kernel divides by, and what
     :func:`rankflavor.explain.explain` shows.
@@ -144,38 +144,52 @@ def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
         alignment (``r.shared``), when they depend on no more than it says.
     """
     f = measure.flavor
-    if value_of is None:
-        value_of = _gain_value(f)
-    cut = ideal_cut(r, measure)
-    source = IDEAL_SOURCES[f.ideal_kind]
-    if source == "top_grade":
-        value = top_value(measure, value_of)
-        # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
-        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
-        q = np.repeat(np.arange(r.n_queries), slots)
-        slot = K.rank_within(q, slots)
-        return IdealList(q, slot, np.full(len(q), value), np.ones(len(q), dtype=bool),
-                         np.full(len(q), -1, dtype=np.int64), "none")
-    if source == "judgments_as_supplied":
-        index = as_supplied_order(r)
-        q = r.jq[index]
-        value = value_of(r.jgrade[index], np.ones(len(index), dtype=bool))
-        slot = K.rank_within(q)
-        return IdealList(q, slot, value, slot <= cut[q], index.astype(np.int64, copy=False), "judgments")
-    if source == "judgments":
-        def judgments() -> tuple[Any, ...]:
-            return _sorted(r.jq, value_of(r.jgrade, np.ones(len(r.jgrade), dtype=bool)))
+    build = _BUILDERS[IDEAL_SOURCES[f.ideal_kind]]
+    return build(r, measure, value_of or _gain_value(f), ideal_cut(r, measure), shared_key)
 
-        q, value, slot, index = judgments() if shared_key is None else r.shared.get(shared_key, judgments)
-        return IdealList(q, slot, value, slot <= cut[q], index, "judgments")
-    depth = {"rows": None, "top_rows": f.recall_depth}[source]
+
+def _top_grade(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    value = top_value(measure, value_of)
+    # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
+    slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+    q = np.repeat(np.arange(r.n_queries), slots)
+    return IdealList(q, K.rank_within(q, slots), np.full(len(q), value), np.ones(len(q), dtype=bool),
+                     np.full(len(q), -1, dtype=np.int64), "none")
+
+
+def _as_supplied(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    index = as_supplied_order(r)
+    q = r.jq[index]
+    slot = K.rank_within(q)
+    value = value_of(r.jgrade[index], np.ones(len(index), dtype=bool))
+    return IdealList(q, slot, value, slot <= cut[q], index.astype(np.int64, copy=False), "judgments")
+
+
+def _judgments(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, shared_key: Hashable | None) -> IdealList:
+    def build() -> Sorted:
+        return _sorted(r.jq, value_of(r.jgrade, np.ones(len(r.jgrade), dtype=bool)))
+
+    q, value, slot, index = build() if shared_key is None else r.shared.get(shared_key, build)
+    return IdealList(q, slot, value, slot <= cut[q], index, "judgments")
+
+
+def _rows(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    depth = measure.flavor.recall_depth if IDEAL_SOURCES[measure.flavor.ideal_kind] == "top_rows" else None
     pick = np.arange(len(r.q)) if depth is None else np.flatnonzero(r.rank <= depth)
     q, value, slot, at = _sorted(r.q[pick], value_of(r.grade[pick], r.judged[pick]))
     return IdealList(q, slot, value, slot <= cut[q], pick[at], "rows")
 
 
-def _sorted(q: npt.NDArray[np.integer], value: Floats) -> tuple[npt.NDArray[np.integer], Floats, npt.NDArray[np.int64],
-                                                                  npt.NDArray[np.int64]]:
+#: Each query's values > 0 sorted: (query code, value, 1-based slot, candidate index), grouped by query.
+Sorted = tuple[npt.NDArray[np.integer], Floats, npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+_BUILDERS: dict[str, Callable[[Ranked, Measure, ValueFn, Floats, Any], IdealList]] = {
+    "judgments": _judgments, "rows": _rows, "top_rows": _rows, "top_grade": _top_grade,
+    "judgments_as_supplied": _as_supplied,
+}
+
+
+def _sorted(q: npt.NDArray[np.integer], value: Floats) -> Sorted:
     """Each query's values > 0, largest first (equal values in candidate order): query code,
     value, 1-based slot and the candidate's index, grouped by query."""
     positive = np.flatnonzero(value > 0)
