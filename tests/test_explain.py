@@ -131,6 +131,8 @@ def test_the_explained_ideal_is_the_kernels(ideal: str) -> None:
                         assert _same(e.value, values.get(q)), (str(m), q)
                         assert [s.rank for s in e.ideal] == list(range(1, len(e.ideal) + 1))
                         assert e.ideal_cut is None or len(e.ideal) <= e.ideal_cut
+                        # each slot names the document whose judgment fills it
+                        assert all(s.doc is None if ideal == "max" else qrels[q][s.doc] == s.grade for s in e.ideal)
 
 
 def _plain_ndcg(qrels: dict, run: dict, q: str, k: int, gain: str, ideal: str) -> tuple[float, float]:

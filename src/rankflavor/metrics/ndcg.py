@@ -253,7 +253,8 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
         denom = K.discount_denominators(f, int(slot.max(initial=1)))
         return K.segment_sum(q, lst.value[lst.counted] / denom[slot], r.n_queries)
 
-    if lists_key is None or IDEAL_CUTS[f.ideal_cut][1]:  # cut at what this ranking retrieved: not shared
+    _, at_hits = IDEAL_CUTS[f.ideal_cut]
+    if lists_key is None or at_hits:  # cut at what this ranking retrieved: not shared
         return compute()
     return r.shared.get(("ndcg.global_ideal", measure.k, *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)), compute)
 
