@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from .. import kernels as K
 from ..errors import FlavorError
 from ..flavor import format_number
-from .ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_value
+from .ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_grade_slots, top_value
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -160,8 +160,7 @@ def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[n
     if IDEAL_SOURCES[f.ideal_kind] == "top_grade":
         # binary: a relevant document in every slot (R = 1/2), whatever rel is
         r_top = 0.5 if f.gain_kind == "binary" else top_value(measure, stop_fn)
-        cut = ideal_cut(r, measure)
-        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+        slots = top_grade_slots(r, ideal_cut(r, measure))
         longest = int(slots.max()) if len(slots) else 0
         i = np.arange(1, longest + 1, dtype=np.float64)
         cum = np.concatenate([[0.0], np.cumsum(r_top * np.power(1.0 - r_top, i - 1.0) / i)])

@@ -150,11 +150,17 @@ def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
 
 def _top_grade(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
     value = top_value(measure, value_of)
-    # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
-    slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+    slots = top_grade_slots(r, cut)
     q = np.repeat(np.arange(r.n_queries), slots)
     return IdealList(q, K.rank_within(q, slots), np.full(len(q), value), np.ones(len(q), dtype=bool),
                      np.full(len(q), -1, dtype=np.int64), "none")
+
+
+def top_grade_slots(r: Ranked, cut: Floats) -> npt.NDArray[np.int64]:
+    """Slots of the ``top_grade`` ideal per query: the cut (k, or min(k, hits)); uncut, one per
+    retrieved document."""
+    slots: npt.NDArray[np.int64] = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+    return slots
 
 
 def _as_supplied(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
@@ -174,8 +180,10 @@ def _judgments(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, shar
 
 
 def _rows(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
-    depth = measure.flavor.recall_depth if IDEAL_SOURCES[measure.flavor.ideal_kind] == "top_rows" else None
-    pick = np.arange(len(r.q)) if depth is None else np.flatnonzero(r.rank <= depth)
+    if IDEAL_SOURCES[measure.flavor.ideal_kind] == "rows":
+        q, value, slot, at = _sorted(r.q, value_of(r.grade, r.judged))
+        return IdealList(q, slot, value, slot <= cut[q], at, "rows")
+    pick = np.flatnonzero(r.rank <= (measure.flavor.recall_depth or 0))
     q, value, slot, at = _sorted(r.q[pick], value_of(r.grade[pick], r.judged[pick]))
     return IdealList(q, slot, value, slot <= cut[q], pick[at], "rows")
 
@@ -242,8 +250,18 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
     alignment: its sorted lists by the knobs the gains depend on, the IDCG by those and the
     cutoff (unless cut at what each ranking retrieved)."""
     f = measure.flavor
+    source = IDEAL_SOURCES[f.ideal_kind]
+    if source == "top_grade":
+        # The same sums without the list of every query's slots: one running sum of the top
+        # gain's contributions, slot by slot as the list's segment sum adds them, read at each
+        # query's last slot (explain's list of them equals it bit for bit: tests/test_explain.py).
+        slots = top_grade_slots(r, ideal_cut(r, measure))
+        denom = K.discount_denominators(f, int(slots.max(initial=1)))
+        cum = np.concatenate([[0.0], np.cumsum(top_value(measure, _gain_value(f)) / denom[1:])])
+        out: Floats = cum[slots]
+        return out
     lists_key = None
-    if IDEAL_SOURCES[f.ideal_kind] == "judgments":
+    if source == "judgments":
         lists_key = ("ndcg.ideal_lists", *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS
                                            if knob not in ("discount", "ideal_cut")))
 
