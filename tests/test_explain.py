@@ -104,6 +104,37 @@ def test_every_value_equals_evaluate_across_flavors_and_queries(seed: int) -> No
     assert checked == 40 * len(queries)
 
 
+@pytest.mark.parametrize("ideal", ["global", "local", "recall@6", "max", "as_supplied"])
+def test_the_explained_ideal_is_the_kernels(ideal: str) -> None:
+    """For every ideal and cut, explain's IDCG is the kernel's (ndcg.idcg on the plan's ranking of
+    every query) bit for bit, and its NDCG evaluate's."""
+    from rankflavor.align import align
+    from rankflavor.io.inputs import as_qrels, as_run
+    from rankflavor.metrics.ndcg import idcg
+    from rankflavor.order import Ordering, Ranker
+
+    for seed in range(2):
+        qrels, run = random_case(seed + 40, negatives=seed == 1)
+        aligned = align(as_qrels(qrels), as_run(run))
+        ranker = Ranker(aligned)
+        for cut in ("k", "hits", "none"):
+            for k in (None, 3):
+                for extra in ("", ",depth=5,unjudged=condensed"):
+                    m = rankflavor.parse_measure(f"ndcg{'' if k is None else f'@{k}'}[ideal={ideal},ideal_cut={cut},"
+                                                 f"max_grade=3{extra}]")
+                    kernel = idcg(ranker.rank(Ordering.of(m.flavor)), m)
+                    values = _per_query(qrels, run, m)
+                    for q in qrels:
+                        e = rankflavor.explain(qrels, run, q, m)
+                        code = int(np.flatnonzero(aligned.query_ids == q)[0])
+                        assert e.idcg == kernel[code], (str(m), q)
+                        assert _same(e.value, values.get(q)), (str(m), q)
+                        assert [s.rank for s in e.ideal] == list(range(1, len(e.ideal) + 1))
+                        assert e.ideal_cut is None or len(e.ideal) <= e.ideal_cut
+                        # each slot names the document whose judgment fills it
+                        assert all(s.doc is None if ideal == "max" else qrels[q][s.doc] == s.grade for s in e.ideal)
+
+
 def _plain_ndcg(qrels: dict, run: dict, q: str, k: int, gain: str, ideal: str) -> tuple[float, float]:
     """DCG@k and IDCG@k by the textbook definitions: ties by docno descending, log2(i+1)."""
     g = (lambda x: x) if gain == "linear" else (lambda x: 2.0**x - 1.0)

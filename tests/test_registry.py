@@ -32,6 +32,10 @@ def test_register_refuses_an_inconsistent_spec() -> None:
         register(replace(base, name="_bad_knob", knob_when=(("gain", lambda f: True),)))
     with pytest.raises(ValueError, match="needs its ideal_cut"):
         register(replace(base, name="_bad_ideal", uses_ideal=True, breakdown=Breakdown(lambda r, m: np.zeros(0))))
+    ndcg = REGISTRY["ndcg"].breakdown
+    assert ndcg is not None
+    with pytest.raises(ValueError, match="and ideal_list"):  # explain shows the kernel's own list, so it needs it
+        register(replace(base, name="_bad_ideal", uses_ideal=True, breakdown=replace(ndcg, ideal_list=None)))
     assert not {"_bad_summary", "_bad_knob", "_bad_ideal"} & set(REGISTRY)
 
 

@@ -44,6 +44,31 @@ def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: It
     )
 
 
+#: What the ``empty`` knob does with a query that has nothing to find: (action, value), the
+#: action ``value`` (the query's value becomes ``value``), ``skip`` (left out of the table and
+#: the summary) or ``refuse`` (:class:`~rankflavor.errors.EvaluationError`). :mod:`rankflavor.torch`
+#: reads it too (a skipped query is NaN in a tensor).
+EMPTY_POLICY: dict[str, tuple[str, float]] = {
+    "zero": ("value", 0.0),
+    "one": ("value", 1.0),
+    "nan": ("value", float("nan")),
+    "skip": ("skip", float("nan")),
+    "error": ("refuse", float("nan")),
+}
+
+#: What the ``singletons`` knob does with a query ranking a single document: ``keep`` it, or
+#: ``refuse`` it (scikit-learn).
+SINGLETONS_POLICY: dict[str, str] = {"keep": "keep", "error": "refuse"}
+
+#: Per policy knob, what its ``error`` value refuses and the values that would not, for the message.
+REFUSALS: dict[str, tuple[str, str]] = {
+    "run_only": ("run query(ies) have no judgments", "run_only=skip (trec_eval) or run_only=include (trectools)"),
+    "singletons": ("query(ies) rank a single document", "singletons=keep (scikit-learn refuses one-document lists)"),
+    "empty": ("query(ies) have nothing relevant", "empty=zero|one|nan|skip"),
+    "missing": ("qrels query(ies) are absent from the run", "missing=zero (trec_eval -c) or missing=skip"),
+}
+
+
 def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: Aligned) -> MeasureResult:
     """Apply the ``empty``, ``missing`` and ``run_only`` policies and summarise (mean, or sum for counts)."""
     f = measure.flavor
@@ -52,15 +77,13 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
     run_only = aligned.in_run & ~aligned.in_qrels
     if run_only.any() and f.run_only != "skip":
         if f.run_only == "error":
-            raise _policy_error(aligned, run_only, "run query(ies) have no judgments", measure, "run_only",
-                                "run_only=skip (trec_eval) or run_only=include (trectools)")
+            raise _policy_error(aligned, run_only, measure, "run_only")
         # include: judged against nothing, so ``empty`` below gives the value (trectools).
         evaluated = evaluated | run_only
-    if f.singletons == "error":
+    if SINGLETONS_POLICY[f.singletons] == "refuse":
         single = evaluated & (np.bincount(aligned.run_q, minlength=aligned.n_queries) == 1)
         if single.any():
-            raise _policy_error(aligned, single, "query(ies) rank a single document", measure, "singletons",
-                                "singletons=keep (scikit-learn refuses one-document lists)")
+            raise _policy_error(aligned, single, measure, "singletons")
     missing = aligned.in_qrels & ~aligned.in_run
     text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
     vals = values.astype(object if text_valued else np.float64, copy=True)
@@ -71,22 +94,17 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         e = empty & evaluated
         status[e] = EMPTY
         if e.any():
-            if f.empty == "error":
-                raise _policy_error(aligned, e, "query(ies) have nothing relevant", measure, "empty",
-                                    "empty=zero|one|nan|skip")
-            if f.empty == "one":
-                vals[e] = 1.0
-            elif f.empty == "zero":
-                vals[e] = 0.0
-            elif f.empty == "nan":
-                vals[e] = np.nan
+            action, value = EMPTY_POLICY[f.empty]
+            if action == "refuse":
+                raise _policy_error(aligned, e, measure, "empty")
+            if action == "value":
+                vals[e] = value
             else:  # skip
                 rows &= ~e
                 skipped_empty = int(e.sum())
     if missing.any():
         if f.missing == "error":
-            raise _policy_error(aligned, missing, "qrels query(ies) are absent from the run", measure, "missing",
-                                "missing=zero (trec_eval -c) or missing=skip")
+            raise _policy_error(aligned, missing, measure, "missing")
         if f.missing == "zero":
             vals[missing] = "" if text_valued else 0.0
             status[missing] = MISSING
@@ -115,13 +133,18 @@ def _all_ok(n: int) -> np.ndarray:
     return status
 
 
-def _policy_error(aligned: Aligned, queries: np.ndarray, what: str, measure: Measure, knob: str,
-                  choices: str) -> EvaluationError:
+def _policy_error(aligned: Aligned, queries: np.ndarray, measure: Measure, knob: str) -> EvaluationError:
     """The error a policy knob set to ``error`` raises, naming the first five ``queries``."""
-    n = int(queries.sum())
-    names = ", ".join(map(str, aligned.query_ids[queries][:5]))
+    return policy_error([str(q) for q in aligned.query_ids[queries][:5]], int(queries.sum()), measure, knob)
+
+
+def policy_error(names: list[str], n: int, measure: Measure, knob: str) -> EvaluationError:
+    """The error the policy ``knob`` (of :data:`REFUSALS`) set to ``error`` raises on ``n`` queries,
+    named by the first of ``names`` (five at most are shown)."""
+    what, choices = REFUSALS[knob]
+    shown = ", ".join(names[:5])
     return EvaluationError(
-        f"{n} {what} ({names}{'...' if n > 5 else ''}) and {measure.name} says {knob}=error; choose {choices}"
+        f"{n} {what} ({shown}{'...' if n > 5 else ''}) and {measure.name} says {knob}=error; choose {choices}"
     )
 
 

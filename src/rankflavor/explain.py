@@ -11,8 +11,9 @@ below the cutoff).
 
 The numbers come from the engine itself: the query's rows are aligned and sorted by
 :mod:`rankflavor.align` and :mod:`rankflavor.order` with the measure's flavor, gains and
-discounts come from :mod:`rankflavor.kernels` and the metric's breakdown, and the final
-value from the metric kernel and :func:`rankflavor.aggregate.aggregate`. Running sums are
+discounts come from :mod:`rankflavor.kernels` and the metric's breakdown, the ideal list is the
+one the metric's kernel divides by (``Breakdown.ideal_list``: nothing of it is derived here), and
+the final value comes from the metric kernel and :func:`rankflavor.aggregate.aggregate`. Running sums are
 accumulated rank by rank like the kernels' segment sums, so DCG, IDCG and NDCG equal the values
 :func:`rankflavor.evaluate` reports for that query, bit for bit.
 
@@ -47,13 +48,15 @@ from . import kernels as K
 from .aggregate import aggregate
 from .align import Aligned, align
 from .columns import as_numpy, plain_strings, string_array, take
-from .errors import EvaluationError, FlavorError, UsageError, did_you_mean
+from .errors import EvaluationError, UsageError, did_you_mean
 from .explanation import Explanation, IdealSlot, Ignored, Position
-from .flavor import Flavor
+from .flavor import Flavor, format_number
 from .io.inputs import as_qrels, as_run
 from .measure import Measure
 from .metrics import registry
+from .metrics.registry import IdealList
 from .order import Ordering, Ranked, Ranker
+from .order import grades as grades_policy
 from .plan import check_duplicates, run_ordered
 from .tables import Qrels, Run
 
@@ -124,8 +127,7 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         judged_grade=aligned.judged_grade[rows[aligned.judged_row]],
         qrels_q=aligned.qrels_q[judged],
         qrels_grade=aligned.qrels_grade[judged],
-        # the docnos of the judgments kept (ideal=as_supplied reads them in docno order)
-        qrels_doc_rows=np.flatnonzero(judged) if aligned.qrels_doc_rows is None else aligned.qrels_doc_rows[judged],
+        qrels_row=aligned.qrels_rows(np.flatnonzero(judged)),
     )
 
 
@@ -162,9 +164,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     notes: list[str] = []
 
     # Per-row numbers, computed by the engine's own gain, tie-averaging and discount functions.
-    n_judgments = int((ranked.jq == code).sum())
-    longest = max(len(ranked.q), n_judgments, f.recall_depth or 0, k or 0, 1)
-    denom = K.discount_denominators(f, longest)
+    denom = K.discount_denominators(f, max(len(ranked.q), 1))
     gain_fn = spec.breakdown.gain_of(measure)
     gain = ranked.gains(gain_fn)
     # The same gains before tie-averaging: the kernel's own gain rule on each row alone.
@@ -210,10 +210,11 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     idcg: float | None = None
     ideal: list[IdealSlot] = []
     cut_slots: int | None = None
-    if spec.uses_ideal and spec.breakdown.ideal_cut is not None:
+    if spec.uses_ideal and spec.breakdown.ideal_cut is not None and spec.breakdown.ideal_list is not None:
         cut = float(spec.breakdown.ideal_cut(ranked, measure)[code])
         cut_slots = None if math.isinf(cut) else int(cut)
-        idcg, ideal = _ideal(qrels, ranked, measure, code, query, denom, cut, rows, notes)
+        idcg, ideal = _ideal(qrels, aligned, ranked, spec.breakdown.ideal_list(ranked, measure), measure, code,
+                             cut_slots, rows, notes)
 
     values, empty = measure.spec.compute(ranked, measure)
     status = "missing" if not full.in_run[code] else ("empty" if empty[code] else "ok")
@@ -239,83 +240,42 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
                        tuple(ignored), tuple(notes))
 
 
-def _ideal(qrels: Qrels, ranked: Ranked, measure: Measure, code: int, query: str, denom: np.ndarray, cut: float,
-           rows: list[Position], notes: list[str]) -> tuple[float, list[IdealSlot]]:
-    """The ideal list of one query under the flavor, and its DCG accumulated as the kernel does."""
+def _ideal(qrels: Qrels, aligned: Aligned, ranked: Ranked, ideal: IdealList, measure: Measure, code: int,
+           cut_slots: int | None, rows: list[Position], notes: list[str]) -> tuple[float, list[IdealSlot]]:
+    """The query's slots of the metric's own ideal list (``ideal``, the list its kernel divides
+    by), and its DCG accumulated slot by slot as the kernel's segment sum adds them."""
     f = measure.flavor
-    retrieved_rank = {r.doc: r.rank for r in rows}
+    mine = np.flatnonzero(ideal.q == code)
+    counted = mine[ideal.counted[mine]]
+    if len(counted) < len(mine):
+        notes.append(f"ideal list cut at {cut_slots} slot(s) (ideal_cut={f.ideal_cut}); "
+                     f"{len(mine) - len(counted)} more candidate(s) left out")
+    slots, values, index = ideal.slot[counted], ideal.value[counted], ideal.index[counted]
+    grades: list[float | None]
     docs: list[str | None]
-    if f.ideal == "max":
-        top = f.top_grade
-        if top is None:
-            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
-        slots = len(rows) if math.isinf(cut) else int(cut)
-        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
-        gains = np.full(slots, g_top)
-        grades: list[float | None] = [top] * slots
-        docs = [None] * slots
-        notes.append(f"ideal=max: grade {top:g} in every slot")
-    else:
-        if f.ideal in ("global", "as_supplied"):
-            pick = ranked.jq == code
-            cand_grade = ranked.jgrade[pick]
-            cand_gain = K.gain(cand_grade, np.ones(len(cand_grade), dtype=bool), f)
-            cand_docs = _judged_docs(qrels, query, f, cand_grade)
-        else:
-            keep = np.ones(len(rows), dtype=bool)
-            if f.ideal != "local":
-                keep = ranked.rank <= (f.recall_depth or 0)
-            cand_gain = K.gain(ranked.grade, ranked.judged, f)[keep]
-            cand_grade = np.array([np.nan if r.grade is None else r.grade for r in rows], dtype=np.float64)[keep]
-            cand_docs = [r.doc for r, k in zip(rows, keep, strict=True) if k]
-        if f.ideal == "as_supplied":  # the judgments in docno order, unsorted by grade, zero gains keep their slot
-            order = list(range(len(cand_gain))) if cand_docs is None else sorted(
-                range(len(cand_gain)), key=lambda i: str(cand_docs[i]))
-        else:
-            # Positive gains, largest first; equal gains are interchangeable in the sum, shown in docno order.
-            order = sorted(np.flatnonzero(cand_gain > 0).tolist(),
-                           key=lambda i: (-cand_gain[i], "" if cand_docs is None else str(cand_docs[i])))
-        if not math.isinf(cut):
-            if len(order) > cut:
-                notes.append(f"ideal list cut at {int(cut)} slot(s) (ideal_cut={f.ideal_cut}); "
-                             f"{len(order) - int(cut)} positive gain(s) left out")
-            order = order[: int(cut)]
-        gains = cand_gain[order]
-        grades = [float(cand_grade[i]) for i in order]
-        docs = [None if cand_docs is None else cand_docs[i] for i in order]
-    ranks = np.arange(1, len(gains) + 1)
-    contrib = gains / denom[ranks] if len(gains) else np.zeros(0)
+    if ideal.of == "judgments":  # the query's usable judgments: their grades, and their docs in the qrels
+        grades = ranked.jgrade[index].tolist()
+        truncate = grades_policy.truncates(ranked.ordering, grades_policy.count_fractional(aligned.qrels_grade))
+        usable = grades_policy.usable_judgments(aligned, ranked.ordering, truncate)
+        docs = [str(d) for d in take(qrels.doc, aligned.qrels_rows(usable[index])).to_pylist()]
+    elif ideal.of == "rows":  # ranked rows
+        grades = ranked.grade[index].tolist()
+        docs = [rows[i].doc for i in index.tolist()]
+    else:  # no document: the top grade in every slot
+        grades = [f.top_grade] * len(slots)
+        docs = [None] * len(slots)
+        notes.append(f"ideal=max: grade {format_number(f.top_grade or 0.0)} in every slot")
+    denom = K.discount_denominators(f, int(slots.max(initial=1)))
+    contrib = values / denom[slots]
     cumulative = np.cumsum(contrib)
     idcg = float(cumulative[-1]) if len(cumulative) else 0.0
+    retrieved_rank = {r.doc: r.rank for r in rows}
     slots_out = [
-        IdealSlot(int(r), d, g, float(gn), float(denom[r]), float(c), float(cu),
+        IdealSlot(int(r), d, g, float(v), float(denom[r]), float(c), float(cu),
                   retrieved_rank.get(d) if d is not None else None)
-        for r, d, g, gn, c, cu in zip(ranks, docs, grades, gains, contrib, cumulative, strict=True)
+        for r, d, g, v, c, cu in zip(slots, docs, grades, values, contrib, cumulative, strict=True)
     ]
     return idcg, slots_out
-
-
-def _judged_docs(qrels: Qrels, query: str, flavor: Flavor, grades: np.ndarray) -> list[str] | None:
-    """Doc ids of the query's usable judgments, in the engine's order; None if they cannot be matched."""
-    mask = pc.equal(plain_strings(qrels.query), string_array([query])[0])
-    idx = np.flatnonzero(as_numpy(mask))
-    docs = [str(d) for d in take(qrels.doc, idx).to_pylist()]
-    raw = qrels.grade[idx]
-    kept: dict[str, tuple[int, float]] = {}
-    for i, (d, g) in enumerate(zip(docs, raw, strict=True)):
-        if d not in kept or (flavor.duplicates == "best" and g > kept[d][1]):
-            kept[d] = (i if d not in kept else kept[d][0], float(g))
-    # File order of the kept judgment, as align keeps them; then the negatives policy as order.rank applies it.
-    pairs = sorted(((i, d, g) for d, (i, g) in kept.items()))
-    if flavor.fractional == "truncate":
-        pairs = [(i, d, math.trunc(g) + 0.0) for i, d, g in pairs]
-    if flavor.negatives == "zero":
-        out = [(d, max(g, 0.0)) for _, d, g in pairs]
-    else:
-        out = [(d, g) for _, d, g in pairs if g >= 0]
-    if len(out) != len(grades) or any(g != e for (_, g), e in zip(out, grades, strict=True)):
-        return None
-    return [d for d, _ in out]
 
 
 def _ignored(run: Run, aligned: Aligned, docs: list[str], ranker: Ranker, ranked: Ranked, measure: Measure,

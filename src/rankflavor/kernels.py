@@ -7,6 +7,7 @@ query's sum is accumulated rank by rank exactly as trec_eval's C loops do.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -29,8 +30,17 @@ def segment_sum(codes: NDArray[np.integer[Any]], weights: NDArray[np.floating[An
     return cast("NDArray[np.float64]", np.bincount(codes, weights=weights, minlength=n))  # float64 with weights
 
 
+#: The formula of each kind of gain (the ``gain`` knob's :attr:`~rankflavor.flavor.TypedKnobs.gain_kind`):
+#: ``grade`` (g), ``exp2m1`` (2^g - 1, Burges et al. 2005), ``at_least_rel`` (1 if g >= rel else
+#: 0) or ``table`` (the table's gain, else g). :func:`gain` computes them with NumPy and
+#: :mod:`rankflavor.torch` with tensor operations: a kind added here without its formula there
+#: is refused there, never computed another way.
+GAIN_FORMULAS: dict[str, str] = {"linear": "grade", "exp2": "exp2m1", "binary": "at_least_rel", "table": "table"}
+
+
 def gain(grade: NDArray[np.float64], judged: NDArray[np.bool_], flavor: Flavor) -> NDArray[np.float64]:
-    """Gain of each row under ``flavor.gain``; rows without a usable judgment gain 0.
+    """Gain of each row under ``flavor.gain`` (:data:`GAIN_FORMULAS`); rows without a usable
+    judgment gain 0, and so do grades below ``min_grade`` (``flavor.grade_floor``).
 
     >>> import numpy as np
     >>> from rankflavor.flavor import Flavor
@@ -42,23 +52,27 @@ def gain(grade: NDArray[np.float64], judged: NDArray[np.bool_], flavor: Flavor) 
     >>> gain(g, j, Flavor(min_grade=2)).tolist()     # ranx -l2: grades below 2 gain nothing
     [0.0, 0.0, 2.0, 3.0]
     """
-    kind = flavor.gain
-    if kind == "linear":
-        out = grade.astype(np.float64, copy=True)
-    elif kind == "exp2":
-        out = np.exp2(grade) - 1.0
-    elif kind == "binary":
-        out = (grade >= flavor.rel_threshold).astype(np.float64)
-    else:
-        out = grade.astype(np.float64, copy=True)
-        table = flavor.gain_table or ()
-        for g, v in table:
-            out[grade == g] = v
+    out = _GAINS[GAIN_FORMULAS[flavor.gain_kind]](grade, flavor)
     floor = flavor.grade_floor
     if floor is not None:  # ranx: grades below its level are dropped from DCG and IDCG alike
         out[grade < floor] = 0.0
     out[~judged] = 0.0
     return out
+
+
+def _table_gain(grade: NDArray[np.float64], flavor: Flavor) -> NDArray[np.float64]:
+    out = grade.astype(np.float64, copy=True)
+    for g, v in flavor.gain_table or ():
+        out[grade == g] = v
+    return out
+
+
+_GAINS: dict[str, Callable[[NDArray[np.float64], Flavor], NDArray[np.float64]]] = {
+    "grade": lambda grade, flavor: grade.astype(np.float64, copy=True),
+    "exp2m1": lambda grade, flavor: np.exp2(grade) - 1.0,
+    "at_least_rel": lambda grade, flavor: (grade >= flavor.rel_threshold).astype(np.float64),
+    "table": _table_gain,
+}
 
 
 def discount_denominators(flavor: Flavor, n: int) -> NDArray[np.float64]:
@@ -270,62 +284,6 @@ def segment_suffix_max(q_grouped: NDArray[np.integer[Any]], values: NDArray[np.f
     stride = len(levels) + 1
     key = np.maximum.accumulate(seg_rev * stride + code[::-1])
     return levels[key - seg_rev * stride][::-1]  # type: ignore[no-any-return]
-
-
-def ideal_dcg(q: NDArray[np.integer[Any]], gains: NDArray[np.float64], cut: NDArray[np.float64],
-              denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """DCG of each query's ideal list: its positive gains sorted descending, the first ``cut[q]`` kept.
-
-    Parameters
-    ----------
-    q : query code of each candidate gain (any order).
-    gains : candidate gains; only gains > 0 enter the ideal.
-    cut : per query code, how many ideal slots count (``np.inf`` for all).
-    denom : discount denominators from :func:`discount_denominators`, long enough for every slot.
-
-    Examples
-    --------
-    >>> from rankflavor.flavor import Flavor
-    >>> denom = discount_denominators(Flavor(), 3)
-    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([np.inf]), denom, 1).round(4).tolist()
-    [3.6309]
-    >>> ideal_dcg(np.array([0, 0, 0]), np.array([1.0, 0.0, 3.0]), np.array([1.0]), denom, 1).tolist()  # cut at 1
-    [3.0]
-    """
-    return ideal_dcg_of(ideal_lists(q, gains), cut, denom, n)
-
-
-#: Each query's positive gains, best first: (query code, gain, 1-based slot) per row.
-IdealLists = tuple[NDArray[np.integer[Any]], NDArray[np.float64], NDArray[np.int64]]
-
-
-def ideal_lists(q: NDArray[np.integer[Any]], gains: NDArray[np.float64]) -> IdealLists:
-    """Each query's positive gains sorted descending, as rows (query code, gain, 1-based slot)
-    grouped by query: what every cutoff of :func:`ideal_dcg` shares.
-
-    >>> q, g, slot = ideal_lists(np.array([1, 0, 1, 1]), np.array([1.0, 2.0, 0.0, 3.0]))
-    >>> q.tolist(), g.tolist(), slot.tolist()
-    ([0, 1, 1], [2.0, 3.0, 1.0], [1, 1, 2])
-    """
-    positive = gains > 0
-    q = q[positive]
-    g = gains[positive]
-    order = np.lexsort((-g, q))
-    q, g = q[order], g[order]
-    return q, g, rank_within(q)
-
-
-def ideal_dcg_of(lists: IdealLists, cut: NDArray[np.float64], denom: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """:func:`ideal_dcg` of :func:`ideal_lists` already made.
-
-    >>> from rankflavor.flavor import Flavor
-    >>> lists = ideal_lists(np.array([0, 0]), np.array([1.0, 3.0]))
-    >>> ideal_dcg_of(lists, np.array([np.inf]), discount_denominators(Flavor(), 2), 1).round(4).tolist()
-    [3.6309]
-    """
-    q, g, r = lists
-    keep = r <= cut[q]
-    return segment_sum(q[keep], g[keep] / denom[r[keep]], n)
 
 
 def first_rank(q: NDArray[np.integer[Any]], rank: NDArray[np.integer[Any]], flags: NDArray[np.bool_],

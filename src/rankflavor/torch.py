@@ -4,17 +4,29 @@ A batch is padded: ``scores`` and ``labels`` of shape ``(n_queries, n_docs)``, w
 (True = a real candidate) or ``-inf`` scores marking the padding. Everything is computed with torch
 operations on the tensors' own device (CPU or GPU): the model's output is never copied to NumPy.
 The only NumPy arrays are the flavor's constants (the discount denominators of
-:func:`rankflavor.kernels.discount_denominators`), made once per call and moved to the device.
+:func:`rankflavor.kernels.discount_denominators`, the top grade's gain), made once per call and
+moved to the device.
 
 The flavor is a measure string as everywhere else (``"ndcg@10[gain=exp2]"``, ``"lightgbm:ndcg@10"``)
-or ``k`` and knobs, and the value is :func:`rankflavor.evaluate`'s on the same candidates
-(``tests/test_torch_metrics.py`` checks it to 1e-6 in float32). In a batch every candidate is
-labelled, so ``ideal=global`` and ``ideal=local`` are one list. Knobs that need more than a padded
-batch holds are refused with a :class:`~rankflavor.errors.FlavorError`: ``ideal=recall@K`` and
-``as_supplied``, ``depth``, ``self_hits=drop``. Ties follow the flavor: ``input_order`` and
-``docno_asc`` (column order: a candidate's docno is its column), ``docno_desc`` (later column
-first), ``pessimistic``/``optimistic`` (lower/higher label first, then later column) and
-``averaged`` (each tie group earns its mean gain, McSherry-Najork).
+or ``k`` and knobs, and the value is :func:`rankflavor.evaluate`'s on the same candidates: every
+candidate judged with its label, named by its column (so docno order is column order), each row
+a query. This module holds no rule of its own. Each knob's value is looked up in the engine's own
+table (:data:`rankflavor.kernels.GAIN_FORMULAS`, :data:`rankflavor.order.grades.FRACTIONAL` and
+``NEGATIVES``, :data:`rankflavor.order.ties.TIE_TABLE`, :data:`rankflavor.order.strategy.SCORE_DTYPES`
+and ``UNJUDGED_ROWS``, :data:`rankflavor.metrics.ndcg.IDEAL_SOURCES` and ``IDEAL_CUTS``,
+:data:`rankflavor.aggregate.EMPTY_POLICY` and ``SINGLETONS_POLICY``) and only what the table says
+is translated into tensor operations here; an entry without a translation is refused with a
+:class:`~rankflavor.errors.FlavorError` naming the knob, never computed another way. The errors
+are the engine's, with its messages: :class:`~rankflavor.errors.InputError` for labels a grade
+policy refuses, :class:`~rankflavor.errors.EvaluationError` for a query ``singletons=error`` or
+``empty=error`` refuses (rows named ``batch row i``).
+
+What a padded batch cannot hold is refused (:data:`BATCH_KNOBS`): ``ideal=as_supplied`` (a batch
+has no file order of judgments), ``self_hits=drop`` (no ids), ``order=rank`` (a batch has scores),
+``raters`` (labels are not aggregated ratings). Knobs a batch cannot tell apart (every candidate
+is labelled once, every query has candidates) take any value: ``duplicates``, ``missing``,
+``run_only``, ``unjudged_grade``. ``tests/test_torch_metrics.py`` compares every value of every knob
+with the engine on random batches.
 
 Examples
 --------
@@ -29,22 +41,37 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import EvaluationError, FlavorError, InputError, UsageError
-from .kernels import discount_denominators
+from .aggregate import EMPTY_POLICY, SINGLETONS_POLICY, policy_error
+from .errors import FlavorError, InputError, UsageError
+from .flavor import KNOBS
+from .kernels import GAIN_FORMULAS, discount_denominators, gain
 from .metrics import lookup
+from .metrics.ndcg import IDEAL_CUTS, IDEAL_SOURCES, above_scale, top_value
+from .order.grades import FRACTIONAL, NEGATIVES, fractional_error, negatives_error
+from .order.strategy import SCORE_DTYPES, UNJUDGED_ROWS, Ordering
+from .order.ties import TIE_TABLE
 
 if TYPE_CHECKING:
     import torch
 
+    from .flavor import Flavor
     from .measure import Measure
 
-#: Knob values a padded batch can be scored under; any other value is refused.
-_REFUSED = {
-    "depth": lambda f: f.depth_limit is not None,
-    "self_hits": lambda f: f.self_hits != "keep",
-    "ideal": lambda f: f.ideal not in ("global", "local", "max"),
+#: How a padded batch holds each knob NDCG and DCG read: ``mapped`` (its value is looked up in the
+#: engine's table and translated here; a value whose entry has no translation is refused), or
+#: ``inert`` (nothing it decides can happen in a batch: any value, the same numbers). A knob not
+#: listed is held at its default only: any other value is refused, so a knob added to the engine
+#: is refused here until it is mapped.
+BATCH_KNOBS: dict[str, str] = {
+    "gain": "mapped", "rel": "mapped", "discount": "mapped", "min_grade": "mapped", "max_grade": "mapped",
+    "ideal": "mapped", "ideal_cut": "mapped", "negatives": "mapped", "fractional": "mapped", "ties": "mapped",
+    "precision": "mapped", "depth": "mapped", "unjudged": "mapped", "singletons": "mapped", "empty": "mapped",
+    # every candidate is labelled (pooled) and listed once, and every query has candidates
+    "unjudged_grade": "inert", "duplicates": "inert", "missing": "inert", "run_only": "inert",
 }
 
 
@@ -61,7 +88,7 @@ def ndcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None, *, ma
     k : int, optional
         Cutoff; None = the whole list. Or give ``measure``.
     mask : bool tensor (n_queries, n_docs), optional
-        True for a real candidate.
+        True for a real candidate; every row needs one.
     measure : str, optional
         A measure string naming one NDCG (``"ndcg@10[gain=exp2]"``, ``"xgboost:ndcg@10"``).
     preset : str, optional
@@ -75,6 +102,18 @@ def ndcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None, *, ma
     tensor (n_queries,)
         Per query, on the input's device, float64 or the scores' float dtype; NaN where
         ``empty=nan`` or ``empty=skip`` leaves a query without a value.
+
+    Raises
+    ------
+    FlavorError
+        A knob value a padded batch cannot hold (named).
+    InputError
+        Labels the flavor's grade policies refuse (``fractional=error``, ``negatives=error``,
+        above ``max_grade``).
+    EvaluationError
+        A query refused by ``singletons=error`` or ``empty=error``.
+    UsageError
+        Tensors of the wrong shape, a row without a candidate, non-finite values.
     """
     return _score("ndcg", scores, labels, k, mask, measure, preset, knobs)
 
@@ -85,6 +124,91 @@ def dcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None, *, mas
     return _score("dcg", scores, labels, k, mask, measure, preset, knobs)
 
 
+# -- the flavor, translated -------------------------------------------------------------------------
+
+#: The tensor translation of each gain formula (:data:`rankflavor.kernels.GAIN_FORMULAS`).
+_GAINS: dict[str, Callable[[torch.Tensor, Flavor], torch.Tensor]] = {
+    "grade": lambda grade, f: grade.clone(),
+    "exp2m1": lambda grade, f: _torch().exp2(grade) - 1.0,
+    "at_least_rel": lambda grade, f: (grade >= f.rel_threshold).to(grade.dtype),
+    "table": lambda grade, f: _table_gain(grade, f),
+}
+
+#: What is translated of each other table: the entries this module computes.
+_FRACTIONAL = ("keep", "truncate", "refuse")
+_NEGATIVES = ("unjudged", "zero", "refuse")
+_TIE_KEYS = ("docno", "grade")
+_UNJUDGED_ROWS = ("keep", "drop")
+_IDEALS = ("judgments", "rows", "top_rows", "top_grade")
+_SINGLETONS = ("keep", "refuse")
+_EMPTY = ("value", "skip", "refuse")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A measure's flavor as the entries of the engine's tables that this module translates."""
+
+    measure: Measure
+    gain: str
+    fractional: str
+    negatives: str
+    ordering: Ordering
+    score_dtype: str
+    ideal: str | None
+    cut_at_k: bool
+    cut_at_hits: bool
+    singletons: str
+    empty: tuple[str, float] | None
+
+
+def _plan(m: Measure) -> _Plan:
+    """Look every knob of ``m`` up in the engine's tables; refuse what has no translation here."""
+    import torch
+
+    f = m.flavor
+    spec = m.spec
+    read = [*spec.knobs, *(("empty",) if spec.uses_empty else ())]
+    for knob in read:
+        if knob not in BATCH_KNOBS and str(getattr(f, knob)) != KNOBS[knob].default:
+            _refuse(m, knob)
+    ordering = Ordering.of(f)
+
+    def entry(knob: str, value: Any, translated: tuple[str, ...] | Callable[[Any], bool]) -> Any:
+        ok = translated(value) if callable(translated) else value in translated
+        if not ok:
+            _refuse(m, knob)
+        return value
+
+    tie = TIE_TABLE.get(str(f.ties))
+    if tie is None or not all(what in _TIE_KEYS for what, _ in tie.keys):
+        _refuse(m, "ties")
+    dtype = entry("precision", SCORE_DTYPES.get(str(f.precision)),
+                  lambda name: isinstance(getattr(torch, str(name), None), torch.dtype)
+                  and getattr(torch, str(name)).is_floating_point)
+    entry("unjudged", UNJUDGED_ROWS.get(str(f.unjudged)), _UNJUDGED_ROWS)
+    ideal = entry("ideal", IDEAL_SOURCES.get(str(f.ideal_kind)), _IDEALS) if "ideal" in spec.knobs else None
+    at_k, at_hits = IDEAL_CUTS[f.ideal_cut] if "ideal_cut" in spec.knobs else (True, False)
+    return _Plan(
+        measure=m,
+        gain=entry("gain", GAIN_FORMULAS.get(str(f.gain_kind)), tuple(_GAINS)),
+        fractional=entry("fractional", FRACTIONAL.get(str(f.fractional)), _FRACTIONAL),
+        negatives=entry("negatives", NEGATIVES.get(str(f.negatives)), _NEGATIVES),
+        ordering=ordering,
+        score_dtype=dtype,
+        ideal=ideal,
+        cut_at_k=at_k,
+        cut_at_hits=at_hits,
+        singletons=entry("singletons", SINGLETONS_POLICY.get(str(f.singletons)), _SINGLETONS),
+        empty=(entry("empty", EMPTY_POLICY.get(str(f.empty)), lambda e: e is not None and e[0] in _EMPTY)
+               if spec.uses_empty else None),
+    )
+
+
+def _refuse(m: Measure, knob: str) -> None:
+    raise FlavorError(f"{m.display}: {knob}={getattr(m.flavor, knob)} is not supported on a padded batch "
+                      "(rankflavor.torch); evaluate with rankflavor.evaluate or rankflavor.ndcg_score")
+
+
 def _measure(kind: str, k: int | None, measure: str | None, preset: str | None, knobs: dict[str, Any]) -> Measure:
     from .arrays import _measure as array_measure
 
@@ -92,11 +216,10 @@ def _measure(kind: str, k: int | None, measure: str | None, preset: str | None, 
     if m.spec is not lookup(kind):
         raise FlavorError(f"{measure!r} is {m.spec.name}; rankflavor.torch.{kind} computes {kind} "
                           "(rankflavor.torch has ndcg and dcg)")
-    for knob, refused in _REFUSED.items():
-        if knob in m.spec.knobs and refused(m.flavor):
-            raise FlavorError(f"{m.display}: {knob}={getattr(m.flavor, knob)} is not supported on a padded batch "
-                              "(rankflavor.torch); evaluate with rankflavor.evaluate or rankflavor.ndcg_score")
     return m
+
+
+# -- the computation ----------------------------------------------------------------------------------
 
 
 def _score(kind: str, scores: torch.Tensor, labels: torch.Tensor, k: int | None, mask: torch.Tensor | None,
@@ -104,7 +227,47 @@ def _score(kind: str, scores: torch.Tensor, labels: torch.Tensor, k: int | None,
     import torch
 
     m = _measure(kind, k, measure, preset, knobs)
-    f = m.flavor
+    plan = _plan(m)
+    mask = _checked(scores, labels, mask)
+    out_dtype = scores.dtype if scores.is_floating_point() else torch.float64
+    n_d = scores.shape[1]
+    # the ranking: grade policies (refusals first, as the engine's ranker), then the order
+    grade, judged = _grades(labels.to(torch.float64), mask, plan)
+    top = m.flavor.top_grade
+    above = mask & judged & (grade > top) if top is not None else None
+    if above is not None and bool(above.any()):
+        raise InputError("labels", None, above_scale(m, int(above.sum()), float(grade[mask & judged].max())))
+    order, kept, key = _rank(scores, grade, judged, mask, plan)
+    gains = _gain(grade, judged, m)
+    ranked_gain = gains.gather(1, order)
+    if plan.ordering.averaged:
+        ranked_gain = _tie_averaged(ranked_gain, key.gather(1, order), kept)
+    n_ret = kept.sum(1)
+    longest = max(n_d, m.k or 0, 1)
+    denom = torch.as_tensor(discount_denominators(m.flavor, longest), dtype=torch.float64, device=scores.device)
+    ranks = torch.arange(1, n_d + 1, device=scores.device)
+    in_cut = kept & (ranks <= (m.k if m.k is not None else n_d))
+    value = torch.where(in_cut, ranked_gain / denom[1:n_d + 1], 0.0).sum(1)
+    empty = None
+    if plan.ideal is not None:
+        ideal = _idcg(plan, gains, mask & judged, order, kept, n_ret, denom)
+        empty = ideal <= 0
+        value = torch.where(empty, 0.0, value / torch.where(empty, 1.0, ideal))
+    # the aggregation's policies, in the engine's order
+    if plan.singletons == "refuse":
+        _refuse_rows(m, mask.sum(1) == 1, "singletons")
+    if plan.empty is not None and empty is not None:
+        action, fill = plan.empty
+        if action == "refuse":
+            _refuse_rows(m, empty, "empty")
+        value = torch.where(empty, fill, value)  # value; or skip: no value, NaN
+    return value.to(out_dtype)
+
+
+def _checked(scores: torch.Tensor, labels: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """The mask of real candidates, after checking the tensors hold a batch."""
+    import torch
+
     if scores.ndim != 2 or labels.shape != scores.shape:
         raise UsageError(f"scores and labels must be tensors of one shape (n_queries, n_docs); received "
                          f"{tuple(scores.shape)} and {tuple(labels.shape)}")
@@ -113,157 +276,142 @@ def _score(kind: str, scores: torch.Tensor, labels: torch.Tensor, k: int | None,
     elif mask.shape != scores.shape or mask.dtype != torch.bool:
         raise UsageError(f"mask must be a bool tensor of shape {tuple(scores.shape)}; received {mask.dtype} "
                          f"of shape {tuple(mask.shape)}")
-    device = scores.device
-    out_dtype = scores.dtype if scores.is_floating_point() else torch.float64
-    n_d = scores.shape[1]
-    grade = labels.to(torch.float64)
-    if bool(torch.isnan(scores[mask]).any()) or bool(torch.isnan(grade[mask]).any()):
-        raise UsageError("scores and labels must not be NaN where mask is True")
-    grade, judged = _grades(grade, mask, m)
-    if f.singletons == "error":
-        single = torch.nonzero(mask.sum(1) == 1).flatten().tolist()
-        if single:
-            raise EvaluationError(
-                f"{len(single)} query(ies) rank a single document (batch rows {', '.join(map(str, single[:5]))}"
-                f"{'...' if len(single) > 5 else ''}) and {m.name} says singletons=error; choose singletons=keep "
-                "(scikit-learn refuses one-document lists)")
-    key = scores.to(torch.float32 if f.precision == "float32" else torch.float64)
-    key = torch.where(mask, key, torch.full_like(key, float("-inf")))
-    order = _order(key, grade, mask, str(f.ties))
-    ranked_key = key.gather(1, order)
-    ranked_mask = mask.gather(1, order)
-    gains = _gain(grade, judged, m)
-    ranked_gain = gains.gather(1, order)
-    if f.ties == "averaged":
-        ranked_gain = _tie_averaged(ranked_gain, ranked_key, ranked_mask)
-    n_ret = mask.sum(1)
-    denom = torch.as_tensor(discount_denominators(f, max(n_d, m.k or 0, 1)), dtype=torch.float64, device=device)
-    ranks = torch.arange(1, n_d + 1, device=device)
-    cut = ranks <= (m.k if m.k is not None else n_d)
-    dcg_value = torch.where(ranked_mask & cut, ranked_gain / denom[1:n_d + 1], 0.0).sum(1)
-    if kind == "dcg":
-        return dcg_value.to(out_dtype)
-    slots = _ideal_slots(m, n_ret, n_d)
-    if f.ideal == "max":
-        if f.top_grade is None:
-            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
-        g_top = _gain(torch.tensor([[float(f.top_grade)]], dtype=torch.float64, device=device),
-                      torch.ones((1, 1), dtype=torch.bool, device=device), m)[0, 0]
-        cum = torch.cat([torch.zeros(1, dtype=torch.float64, device=device), torch.cumsum(g_top / denom[1:], 0)])
-        longest = torch.where(torch.isinf(slots), n_ret.to(torch.float64), slots).to(torch.int64)
-        idcg = cum[longest.clamp(max=len(cum) - 1)]
-    else:
-        ideal = torch.sort(torch.where(mask & (gains > 0), gains, 0.0), dim=1, descending=True, stable=True).values
-        keep = ranks.unsqueeze(0) <= slots.unsqueeze(1)
-        idcg = torch.where(keep & (ideal > 0), ideal / denom[1:n_d + 1], 0.0).sum(1)
-    empty = idcg <= 0
-    value = torch.where(empty, 0.0, dcg_value / torch.where(empty, 1.0, idcg))
-    return _empty(value, empty, m).to(out_dtype)
+    empty_rows = ~mask.any(1)
+    if bool(empty_rows.any()):
+        rows = torch.nonzero(empty_rows).flatten()[:5]
+        raise UsageError(f"{int(empty_rows.sum())} batch row(s) hold no candidate (rows "
+                         f"{', '.join(str(int(r)) for r in rows)}...): a query needs one; leave such rows out")
+    for name, t in (("scores", scores), ("labels", labels)):
+        if not bool(torch.isfinite(t.to(torch.float64)[mask]).all()):
+            raise UsageError(f"{name} must be finite where mask is True")
+    return mask
 
 
-def _grades(grade: torch.Tensor, mask: torch.Tensor, m: Measure) -> tuple[torch.Tensor, torch.Tensor]:
-    """Grades and the judged flag under ``fractional``, ``negatives`` and ``max_grade``."""
+def _grades(grade: torch.Tensor, mask: torch.Tensor, plan: _Plan) -> tuple[torch.Tensor, torch.Tensor]:
+    """Grades and the judged flag under the ``fractional`` and ``negatives`` entries
+    (:data:`rankflavor.order.grades.FRACTIONAL`, ``NEGATIVES``), refusals as the engine's."""
     import torch
 
-    f = m.flavor
-    real = grade[mask]
-    fractional = real != torch.trunc(real)
-    if f.fractional == "error" and bool(fractional.any()):
-        raise InputError("labels", None, f"{int(fractional.sum())} label(s) are not whole numbers and the flavor "
-                         "says fractional=error")
-    if f.fractional == "truncate":
-        grade = torch.trunc(grade) + 0.0
+    fractional = mask & (grade != torch.trunc(grade))
+    n_fractional = int(fractional.sum())
+    if plan.fractional == "refuse" and n_fractional:
+        raise InputError("labels", None, fractional_error(n_fractional))
+    if plan.fractional == "truncate":
+        grade = torch.trunc(grade) + 0.0  # toward zero: -0.5 becomes a judged 0
     negative = mask & (grade < 0)
-    if f.negatives == "error" and bool(negative.any()):
-        raise InputError("labels", None, f"{int(negative.sum())} label(s) are negative and the flavor says "
-                         "negatives=error; use negatives=unjudged or negatives=zero")
-    top = f.top_grade
-    if top is not None and bool((mask & (grade > top)).any()):
-        raise InputError("labels", None, f"{int((mask & (grade > top)).sum())} label(s) are above max_grade="
-                         f"{top:g}; {m.display} rejects them as its tool does")
-    if f.negatives == "zero":
+    if plan.negatives == "refuse" and bool(negative.any()):
+        raise InputError("labels", None, negatives_error(int(negative.sum())))
+    if plan.negatives == "zero":
         return torch.where(mask, grade.clamp(min=0.0), 0.0), mask
     judged = mask & ~negative
     return torch.where(judged, grade, 0.0), judged
 
 
 def _gain(grade: torch.Tensor, judged: torch.Tensor, m: Measure) -> torch.Tensor:
-    """:func:`rankflavor.kernels.gain` on tensors."""
-    import torch
-
+    """:func:`rankflavor.kernels.gain` on tensors: the formula of :data:`~rankflavor.kernels.GAIN_FORMULAS`,
+    0 below ``min_grade`` and where unjudged."""
     f = m.flavor
-    if f.gain == "linear":
-        out = grade.clone()
-    elif f.gain == "exp2":
-        out = torch.exp2(grade) - 1.0
-    elif f.gain == "binary":
-        out = (grade >= f.rel_threshold).to(torch.float64)
-    else:
-        out = grade.clone()
-        for g, v in f.gain_table or ():
-            out = torch.where(grade == g, torch.full_like(out, v), out)
+    out = _GAINS[GAIN_FORMULAS[str(f.gain_kind)]](grade, f)
     if f.grade_floor is not None:
-        out = torch.where(grade < f.grade_floor, 0.0, out)
-    return torch.where(judged, out, 0.0)
+        out = out.masked_fill(grade < f.grade_floor, 0.0)
+    return out.masked_fill(~judged, 0.0)
 
 
-def _order(key: torch.Tensor, grade: torch.Tensor, mask: torch.Tensor, ties: str) -> torch.Tensor:
-    """Column indices by score descending, ties by the rule (padding last)."""
+def _table_gain(grade: torch.Tensor, f: Flavor) -> torch.Tensor:
+    out = grade.clone()
+    for g, v in f.gain_table or ():
+        out = out.masked_fill(grade == g, v)
+    return out
+
+
+def _rank(scores: torch.Tensor, grade: torch.Tensor, judged: torch.Tensor, mask: torch.Tensor,
+          plan: _Plan) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Column indices in rank order, which ranked positions are kept (``depth``, condensing), and
+    the scores at the flavor's precision (padding last, at -inf)."""
     import torch
 
-    n_d = key.shape[1]
-    if ties in ("input_order", "docno_asc"):
-        return torch.sort(key, dim=1, descending=True, stable=True).indices
-    # docno descending first (later column first), then the grade for the grade rules, then the
-    # score; each sort stable, so the earlier keys break the later key's ties.
-    perm = torch.arange(n_d - 1, -1, -1, device=key.device).expand_as(key)
-    if ties in ("pessimistic", "optimistic"):
-        g = grade.gather(1, perm)
-        by_grade = torch.sort(g, dim=1, descending=ties == "optimistic", stable=True).indices
-        perm = perm.gather(1, by_grade)
-    by_score = torch.sort(key.gather(1, perm), dim=1, descending=True, stable=True).indices
-    return perm.gather(1, by_score)
+    key = scores.to(getattr(torch, plan.score_dtype))
+    key = torch.where(mask, key, torch.full_like(key, float("-inf")))
+    n_q, n_d = key.shape
+    column = torch.arange(n_d, device=key.device).expand(n_q, n_d)
+    # Stable sorts from the least significant key up: the tie rule's keys (a candidate's docno
+    # is its column; file order is column order), then the score.
+    order = column
+    for what, descending in reversed(TIE_TABLE[str(plan.ordering.ties)].keys):
+        by = column if what == "docno" else grade
+        order = order.gather(1, torch.sort(by.gather(1, order), dim=1, descending=descending, stable=True).indices)
+    order = order.gather(1, torch.sort(key.gather(1, order), dim=1, descending=True, stable=True).indices)
+    kept = mask.gather(1, order)
+    o = plan.ordering
+    if o.depth is not None:  # the top N of each query (trec_eval -M), then condensing
+        kept = kept & (torch.cumsum(kept, 1) <= o.depth)
+    if o.condensed:  # unjudged rows leave; the ranks close up
+        kept = kept & judged.gather(1, order)
+    if o.depth is not None or o.condensed:
+        close_up = torch.sort((~kept).to(torch.uint8), dim=1, stable=True).indices
+        order, kept = order.gather(1, close_up), kept.gather(1, close_up)
+    return order, kept, key
 
 
-def _tie_averaged(gain: torch.Tensor, key: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Every ranked candidate earns the mean gain of its run of equal scores."""
+def _tie_averaged(gain: torch.Tensor, key: torch.Tensor, kept: torch.Tensor) -> torch.Tensor:
+    """Every kept candidate earns the mean gain of its run of equal scores (kept rows lead)."""
     import torch
 
     n_q, n_d = gain.shape
-    new = torch.ones_like(mask)
+    new = torch.ones_like(kept)
     new[:, 1:] = key[:, 1:] != key[:, :-1]
     group = torch.cumsum(new.reshape(-1).to(torch.int64), 0) - 1  # ids across the whole batch
-    flat_gain = torch.where(mask, gain, 0.0).reshape(-1)
+    flat_gain = torch.where(kept, gain, 0.0).reshape(-1)
     sums = torch.zeros(int(group[-1]) + 1 if len(group) else 0, dtype=gain.dtype, device=gain.device)
     sums.index_add_(0, group, flat_gain)
-    sizes = torch.zeros_like(sums).index_add_(0, group, mask.reshape(-1).to(gain.dtype))
+    sizes = torch.zeros_like(sums).index_add_(0, group, kept.reshape(-1).to(gain.dtype))
     mean = sums / sizes.clamp(min=1.0)
     return mean[group].reshape(n_q, n_d)
 
 
-def _ideal_slots(m: Measure, n_ret: torch.Tensor, n_d: int) -> torch.Tensor:
-    """Per query, the ideal slots that count (``ideal_cut``), as float (inf: all)."""
+def _idcg(plan: _Plan, gains: torch.Tensor, usable: torch.Tensor, order: torch.Tensor, kept: torch.Tensor,
+          n_ret: torch.Tensor, denom: torch.Tensor) -> torch.Tensor:
+    """IDCG per query from the ideal's source (:data:`~rankflavor.metrics.ndcg.IDEAL_SOURCES`)
+    and cut (:data:`~rankflavor.metrics.ndcg.IDEAL_CUTS`)."""
     import torch
 
+    m = plan.measure
     f = m.flavor
-    if f.ideal_cut == "none":
-        return torch.full(n_ret.shape, float("inf"), dtype=torch.float64, device=n_ret.device)
-    limit = float("inf") if m.k is None else float(m.k)
-    if f.ideal_cut == "hits":
-        return torch.clamp(n_ret.to(torch.float64), max=limit)
-    return torch.full(n_ret.shape, limit, dtype=torch.float64, device=n_ret.device)
+    n_d = gains.shape[1]
+    limit = float(m.k) if plan.cut_at_k and m.k is not None else float("inf")
+    cut = torch.full(n_ret.shape, limit, dtype=torch.float64, device=gains.device)
+    if plan.cut_at_hits:
+        cut = torch.clamp(n_ret.to(torch.float64), max=limit)
+    if plan.ideal == "top_grade":
+        g_top = top_value(m, lambda grade, judged: gain(grade, judged, f))
+        slots = torch.where(torch.isinf(cut), n_ret.to(torch.float64), cut).to(torch.int64)
+        cum = torch.cat([denom.new_zeros(1), torch.cumsum(g_top / denom[1:], 0)])
+        return cum[slots]
+    if plan.ideal == "judgments":  # every usable judgment: every labelled candidate
+        candidates = torch.where(usable, gains, 0.0)
+    else:  # the ranked rows kept, or those down to rank K
+        ranked = torch.where(kept, gains.gather(1, order), 0.0)
+        depth = f.recall_depth if plan.ideal == "top_rows" else None
+        candidates = ranked if depth is None else ranked.masked_fill(torch.arange(n_d, device=gains.device) >= depth, 0.0)
+    ideal = torch.sort(candidates, dim=1, descending=True).values
+    slot = torch.arange(1, n_d + 1, device=gains.device)
+    counted = (ideal > 0) & (slot.unsqueeze(0) <= cut.unsqueeze(1))
+    return torch.where(counted, ideal / denom[1:n_d + 1], 0.0).sum(1)
 
 
-def _empty(value: torch.Tensor, empty: torch.Tensor, m: Measure) -> torch.Tensor:
-    """The ``empty`` policy on queries with nothing to find (IDCG = 0)."""
+def _refuse_rows(m: Measure, rows: torch.Tensor, knob: str) -> None:
+    """The engine's refusal of ``knob``'s ``error`` value, naming batch rows."""
     import torch
 
-    policy = m.flavor.empty
-    if policy == "error" and bool(empty.any()):
-        raise InputError("labels", None, f"{int(empty.sum())} query(ies) have nothing relevant and the flavor "
-                         "says empty=error")
-    fill = {"one": 1.0, "nan": float("nan"), "skip": float("nan")}.get(str(policy))
-    return value if fill is None else torch.where(empty, fill, value)
+    if bool(rows.any()):
+        first = torch.nonzero(rows).flatten()[:5]
+        raise policy_error([f"batch row {int(i)}" for i in first], int(rows.sum()), m, knob)
 
 
-__all__ = ["dcg", "ndcg"]
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+__all__ = ["BATCH_KNOBS", "dcg", "ndcg"]

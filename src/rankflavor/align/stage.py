@@ -141,14 +141,13 @@ def _align(
     # One sort of the judgments serves the duplicate check and the join.
     by_key, sorted_keys = sort_keys(jkey)
     dup_j = 0
-    qrels_doc_rows: np.ndarray | None = None
+    qrels_row: np.ndarray | None = None
     if len(sorted_keys) > 1 and bool((sorted_keys[1:] == sorted_keys[:-1]).any()):
         keep_j, dup_j = resolve_duplicates(jkey, jgrade, duplicates, qrels, (by_key, sorted_keys),
                                            refusable=rows_per_query[jq] > 0, tally=error_tally(run, chunk))
         if dup_j:  # (none under duplicates=error: those of queries absent from the run stay)
             # the judged documents stay the same: ``candidates`` holds
-            jq, jd, jgrade, jkey = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j]
-            qrels_doc_rows = keep_j
+            jq, jd, jgrade, jkey, qrels_row = jq[keep_j], jd[keep_j], jgrade[keep_j], jkey[keep_j], keep_j
             by_key, sorted_keys = sort_keys(jkey)
     judgments = sorted_keys, jgrade[by_key]
     if worker is not None:
@@ -250,6 +249,7 @@ def _align(
         judged_grade=judged_grade,
         qrels_q=jq,
         qrels_grade=jgrade,
+        qrels_row=qrels_row,
         run=run,
         doc_value_offset=doc_offset,
         counts=counts,
@@ -258,5 +258,4 @@ def _align(
         # (a row dropped as a duplicate leaves the rest of its block as it was)
         scores_descend=run.scores_descend,
         qrels_doc=qrels.doc,  # for ideal=as_supplied's canonical order (Aligned.qrels_docno_order)
-        qrels_doc_rows=qrels_doc_rows,
     )

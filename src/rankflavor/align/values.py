@@ -70,9 +70,10 @@ class Aligned:
     run_grade : the judged grade of every run row, NaN when the pair is not in the qrels (built
         on first use).
     qrels_q, qrels_grade : judgments (duplicates resolved), in the order read.
-    qrels_doc, qrels_doc_rows : the judgments' docnos: ``qrels_doc[qrels_doc_rows]`` (every row
-        when ``qrels_doc_rows`` is None) is the docno of each judgment; None when the docnos are
-        not known (labelled groups). Read by :attr:`qrels_docno_order` only.
+    qrels_row : the qrels table row of each judgment, None when judgment i is row i (no
+        duplicate judgment was resolved).
+    qrels_doc : the qrels table's docnos (``qrels_doc[qrels_rows(i)]`` is judgment i's); None when
+        the docnos are not known (labelled groups). Read by :attr:`qrels_docno_order` only.
     """
 
     query_ids: np.ndarray
@@ -97,8 +98,8 @@ class Aligned:
     chunk: bool = False
     #: No score rises inside a query's block of run rows (the reader found it: :attr:`Run.scores_descend`).
     scores_descend: bool = False
+    qrels_row: np.ndarray | None = None
     qrels_doc: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False)
-    qrels_doc_rows: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         for name in _ARRAYS:
@@ -138,13 +139,17 @@ class Aligned:
         from ..arrow_ops import cast, sort_indices
         from ..columns import plain_strings, take
 
-        docs = plain_strings(self.qrels_doc) if self.qrels_doc_rows is None else take(self.qrels_doc, self.qrels_doc_rows)
+        docs = plain_strings(self.qrels_doc) if self.qrels_row is None else take(self.qrels_doc, self.qrels_row)
         if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
             docs = cast(docs, pa.string())
         by_doc = np.asarray(sort_indices(docs), dtype=np.int64)  # stable
         place = np.empty(len(by_doc), dtype=np.int64)
         place[by_doc] = np.arange(len(by_doc))
         return read_only(np.lexsort((place, self.qrels_q)))
+
+    def qrels_rows(self, judgments: np.ndarray) -> np.ndarray:
+        """The qrels table rows of ``judgments`` (indices into ``qrels_q``)."""
+        return judgments if self.qrels_row is None else self.qrels_row[judgments]
 
     @property
     def n_queries(self) -> int:
@@ -157,7 +162,7 @@ class Aligned:
 
 #: The fields of :class:`Aligned` that hold arrays.
 _ARRAYS = ("query_ids", "in_run", "in_qrels", "run_q", "query_starts", "run_doc", "run_score", "input_row",
-           "judged_row", "judged_grade", "qrels_q", "qrels_grade")
+           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row")
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from .. import kernels as K
 from ..errors import FlavorError
 from ..flavor import format_number
-from .ndcg import ideal_cut, supplied_judgments
+from .ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_grade_slots, top_value
 from .registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -154,33 +154,19 @@ def err_kernel(r: Ranked, measure: Measure) -> Result:
 
 
 def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[np.bool_]], Floats]) -> Floats:
-    """ERR of each query's ideal list under the ``ideal`` and ``ideal_cut`` knobs."""
+    """ERR of each query's ideal list under the ``ideal`` and ``ideal_cut`` knobs: NDCG's
+    :func:`~rankflavor.metrics.ndcg.ideal_list` of the stopping probabilities."""
     f = measure.flavor
-    n = r.n_queries
-    cut = ideal_cut(r, measure)
-    if f.ideal_kind == "as_supplied":
-        # The judgments in docno order, unsorted by grade, every one keeping its slot (as NDCG's).
-        jq, jgrade = supplied_judgments(r)
-        stop = stop_fn(jgrade, np.ones(len(jq), dtype=bool))
-        slot = K.rank_within(jq)
-        keep = slot <= cut[jq]
-        return _cascade(jq[keep], stop[keep], slot[keep], n)
-    if f.ideal_kind == "max":
+    if IDEAL_SOURCES[f.ideal_kind] == "top_grade":
         # binary: a relevant document in every slot (R = 1/2), whatever rel is
-        r_top = 0.5 if f.gain_kind == "binary" else float(stop_fn(np.array([f.top_grade]), np.array([True]))[0])
-        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+        r_top = 0.5 if f.gain_kind == "binary" else top_value(measure, stop_fn)
+        slots = top_grade_slots(r, ideal_cut(r, measure))
         longest = int(slots.max()) if len(slots) else 0
         i = np.arange(1, longest + 1, dtype=np.float64)
         cum = np.concatenate([[0.0], np.cumsum(r_top * np.power(1.0 - r_top, i - 1.0) / i)])
         return np.asarray(cum[slots], dtype=np.float64)
-    if f.ideal_kind == "global":
-        q, stop = r.jq, stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool))
-    else:
-        pick = np.ones(len(r.q), dtype=bool) if f.ideal_kind == "local" else r.rank <= (f.recall_depth or 0)
-        q, stop = r.q[pick], stop_fn(r.grade[pick], r.judged[pick])
-    lq, lstop, slot = K.ideal_lists(q, stop)  # positive R only, best first, per query
-    keep = slot <= cut[lq]
-    return _cascade(lq[keep], lstop[keep], slot[keep], n)
+    lst = ideal_list(r, measure, stop_fn)
+    return _cascade(lst.q[lst.counted], lst.value[lst.counted], lst.slot[lst.counted], r.n_queries)
 
 
 def nerr_kernel(r: Ranked, measure: Measure) -> Result:

@@ -23,21 +23,26 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import kernels as K
 from ..flavor import format_number
-from .registry import INPUT_KNOBS, Breakdown, MetricSpec, register
+from .registry import INPUT_KNOBS, Breakdown, IdealList, MetricSpec, register
 
 if TYPE_CHECKING:
+    from ..flavor import Flavor
     from ..measure import Measure
     from ..order import GainFn, Ranked
 
 Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]
+
+#: ``value_of(grade, judged)``: what a candidate of an ideal list holds (NDCG: its gain).
+ValueFn = Callable[[Floats, Flags], Floats]
 
 
 def gain_of(measure: Measure) -> GainFn:
@@ -77,17 +82,154 @@ def _dcg(r: Ranked, measure: Measure, denom: Floats) -> Floats:
     return K.segment_sum(r.q, g / denom[r.rank], r.n_queries)
 
 
+#: Where each kind of ideal (the ``ideal`` knob's :attr:`~rankflavor.flavor.TypedKnobs.ideal_kind`)
+#: takes its list from, sorted (values > 0 only, largest first) unless said:
+#:
+#: * ``judgments``: every usable judgment of the query, retrieved or not (trec_eval);
+#: * ``rows``: the ranked rows, after depth and condensing (scikit-learn, LightGBM);
+#: * ``top_rows``: the ranked rows down to rank K (``recall@K``);
+#: * ``top_grade``: the top grade's value in every slot (the cut's slots; uncut, one per ranked row);
+#: * ``judgments_as_supplied``: every usable judgment in :func:`as_supplied_order`, unsorted, a
+#:   zero keeping its slot (Spark's relevance triples).
+#:
+#: The NDCG and nERR kernels build their ideals by it, and :mod:`rankflavor.torch` maps it.
+IDEAL_SOURCES: dict[str, str] = {
+    "global": "judgments", "local": "rows", "recall": "top_rows", "max": "top_grade",
+    "as_supplied": "judgments_as_supplied",
+}
+
+#: Where the ``ideal_cut`` knob cuts the ideal list: (at the cutoff k, at the rows ranked); the
+#: list keeps as many slots as the smallest of those that apply (all: none applies, or no k).
+IDEAL_CUTS: dict[str, tuple[bool, bool]] = {"none": (False, False), "k": (True, False), "hits": (True, True)}
+
+
 def ideal_cut(r: Ranked, measure: Measure) -> Floats:
-    """Per query, how many ideal slots count: all (``ideal_cut=none``), ``k``, or ``min(k, hits)``
-    (``ideal_cut=hits``: what the ranking retrieved)."""
-    f = measure.flavor
-    n = r.n_queries
-    if f.ideal_cut == "none":
-        return np.full(n, np.inf)
-    limit = np.inf if measure.k is None else float(measure.k)
-    if f.ideal_cut == "hits":
+    """Per query, how many ideal slots count (:data:`IDEAL_CUTS`): all (``ideal_cut=none``),
+    ``k``, or ``min(k, hits)`` (``ideal_cut=hits``: what the ranking retrieved)."""
+    at_k, at_hits = IDEAL_CUTS[measure.flavor.ideal_cut]
+    limit = float(measure.k) if at_k and measure.k is not None else np.inf
+    if at_hits:
         return np.minimum(limit, r.n_ret.astype(np.float64))
-    return np.full(n, limit)
+    return np.full(r.n_queries, limit)
+
+
+def as_supplied_order(r: Ranked) -> npt.NDArray[np.int64]:
+    """The usable judgments (``r.jq``, ``r.jgrade``) in the order ``ideal=as_supplied`` lists
+    them: grouped by query, each query's in docno order (:attr:`Aligned.qrels_docno_order
+    <rankflavor.align.Aligned.qrels_docno_order>`), never sorted by grade.
+
+    Spark's ``RankingMetrics.ndcgAt`` with relevance triples sums its "ideal" over the label array
+    in the order the caller built it; the docno order is what a caller building it from a TREC
+    qrels file as NIST distributes it (sorted by query, then docno) passes, and it does not
+    depend on the order the lines were read in. Judgments whose docnos are not known (labelled
+    groups) keep the order they were given in.
+    """
+    from ..order import grades
+
+    a = r.aligned
+    order = None if a is None else a.qrels_docno_order
+    if order is None:
+        return np.argsort(r.jq, kind="stable")
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    truncate = grades.truncates(r.ordering, grades.count_fractional(a.qrels_grade))
+    usable = grades.usable_judgments(a, r.ordering, truncate)  # r.jq is a.qrels_q[usable]
+    return np.argsort(place[usable], kind="stable")
+
+
+def top_value(measure: Measure, value_of: ValueFn) -> float:
+    """``value_of`` the top grade (``max_grade``), which ``ideal=max`` puts in every slot; a
+    :class:`~rankflavor.errors.FlavorError` when the flavor names none."""
+    top = measure.flavor.top_grade
+    if top is None:
+        from ..errors import FlavorError
+
+        raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+    return float(value_of(np.array([top]), np.array([True]))[0])
+
+
+def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
+               shared_key: Hashable | None = None) -> IdealList:
+    """The ideal list of every query under the ``ideal`` and ``ideal_cut`` knobs
+    (:data:`IDEAL_SOURCES`, :func:`ideal_cut`): what the NDCG kernel divides by, and what
+    :func:`rankflavor.explain.explain` shows.
+
+    Parameters
+    ----------
+    value_of : the value of a candidate (default: its gain under the flavor); nERR passes its
+        stopping probability.
+    shared_key : a key under which the sorted judgment lists are shared by every ranking of the
+        alignment (``r.shared``), when they depend on no more than it says.
+    """
+    f = measure.flavor
+    build = _BUILDERS[IDEAL_SOURCES[f.ideal_kind]]
+    return build(r, measure, value_of or _gain_value(f), ideal_cut(r, measure), shared_key)
+
+
+def _top_grade(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    value = top_value(measure, value_of)
+    slots = top_grade_slots(r, cut)
+    q = np.repeat(np.arange(r.n_queries), slots)
+    return IdealList(q, K.rank_within(q, slots), np.full(len(q), value), np.ones(len(q), dtype=bool),
+                     np.full(len(q), -1, dtype=np.int64), "none")
+
+
+def top_grade_slots(r: Ranked, cut: Floats) -> npt.NDArray[np.int64]:
+    """Slots of the ``top_grade`` ideal per query: the cut (k, or min(k, hits)); uncut, one per
+    retrieved document."""
+    slots: npt.NDArray[np.int64] = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
+    return slots
+
+
+def _as_supplied(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    index = as_supplied_order(r)
+    q = r.jq[index]
+    slot = K.rank_within(q)
+    value = value_of(r.jgrade[index], np.ones(len(index), dtype=bool))
+    return IdealList(q, slot, value, slot <= cut[q], index.astype(np.int64, copy=False), "judgments")
+
+
+def _judgments(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, shared_key: Hashable | None) -> IdealList:
+    def build() -> Sorted:
+        return _sorted(r.jq, value_of(r.jgrade, np.ones(len(r.jgrade), dtype=bool)))
+
+    q, value, slot, index = build() if shared_key is None else r.shared.get(shared_key, build)
+    return IdealList(q, slot, value, slot <= cut[q], index, "judgments")
+
+
+def _rows(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
+    if IDEAL_SOURCES[measure.flavor.ideal_kind] == "rows":
+        q, value, slot, at = _sorted(r.q, value_of(r.grade, r.judged))
+        return IdealList(q, slot, value, slot <= cut[q], at, "rows")
+    pick = np.flatnonzero(r.rank <= (measure.flavor.recall_depth or 0))
+    q, value, slot, at = _sorted(r.q[pick], value_of(r.grade[pick], r.judged[pick]))
+    return IdealList(q, slot, value, slot <= cut[q], pick[at], "rows")
+
+
+#: Each query's values > 0 sorted: (query code, value, 1-based slot, candidate index), grouped by query.
+Sorted = tuple[npt.NDArray[np.integer], Floats, npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+_BUILDERS: dict[str, Callable[[Ranked, Measure, ValueFn, Floats, Any], IdealList]] = {
+    "judgments": _judgments, "rows": _rows, "top_rows": _rows, "top_grade": _top_grade,
+    "judgments_as_supplied": _as_supplied,
+}
+
+
+def _sorted(q: npt.NDArray[np.integer], value: Floats) -> Sorted:
+    """Each query's values > 0, largest first (equal values in candidate order): query code,
+    value, 1-based slot and the candidate's index, grouped by query."""
+    positive = np.flatnonzero(value > 0)
+    order = positive[np.lexsort((-value[positive], q[positive]))]
+    q = q[order]
+    return q, value[order], K.rank_within(q), order
+
+
+def _gain_value(f: Flavor) -> ValueFn:
+    def value_of(grade: Floats, judged: Flags) -> Floats:
+        out: Floats = K.gain(grade, judged, f)
+        return out
+
+    return value_of
 
 
 def _check_scale(r: Ranked, measure: Measure) -> None:
@@ -96,14 +238,15 @@ def _check_scale(r: Ranked, measure: Measure) -> None:
     if top is not None and len(r.jgrade) and float(r.jgrade.max()) > top:
         from ..errors import InputError
 
-        bad = int((r.jgrade > top).sum())
-        raise InputError(
-            r.aligned.qrels_source,
-            None,
-            f"{bad} judgment(s) have a grade above max_grade={format_number(top)} (largest "
-            f"{format_number(float(r.jgrade.max()))}); {measure.name} rejects them as its tool does. "
-            "Raise max_grade or remap the grades",
-        )
+        raise InputError(r.aligned.qrels_source, None,
+                         above_scale(measure, int((r.jgrade > top).sum()), float(r.jgrade.max())))
+
+
+def above_scale(measure: Measure, n: int, largest: float) -> str:
+    """The message refusing ``n`` judgments above ``max_grade`` (the largest ``largest``)."""
+    return (f"{n} judgment(s) have a grade above max_grade={format_number(measure.flavor.top_grade or 0.0)} "
+            f"(largest {format_number(largest)}); {measure.name} rejects them as its tool does. "
+            "Raise max_grade or remap the grades")
 
 
 def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
@@ -119,91 +262,48 @@ def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
 _IDEAL_KNOBS = ("gain", "discount", "ideal_cut", "max_grade", "min_grade", "rel", "negatives", "fractional")
 
 
-def _global_ideal(r: Ranked, measure: Measure, cut: Floats) -> Floats:
-    """IDCG over every usable judgment of each query, shared through ``r.shared`` by every
-    ranking of the alignment: the sorted ideal lists by the knobs the gains depend on, the IDCG
-    by those and the cutoff."""
+def idcg(r: Ranked, measure: Measure) -> Floats:
+    """IDCG per query: the counted slots of :func:`ideal_list`, each gain / discount, summed in
+    slot order. The global ideal is shared through ``r.shared`` by every ranking of the
+    alignment: its sorted lists by the knobs the gains depend on, the IDCG by those and the
+    cutoff (unless cut at what each ranking retrieved)."""
     f = measure.flavor
-    knobs = tuple(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)
-    lists_key = ("ndcg.ideal_lists", *(v for knob, v in zip(_IDEAL_KNOBS, knobs, strict=True)
-                                       if knob not in ("discount", "ideal_cut")))
-
-    def idcg() -> Floats:
-        # The sorted ideal lists depend on the gains alone: every cutoff and discount shares them.
-        lists = r.shared.get(lists_key, lambda: K.ideal_lists(r.jq, K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), f)))
-        denom = K.discount_denominators(f, int(lists[2].max(initial=0)))  # to the longest list's last slot
-        out: Floats = K.ideal_dcg_of(lists, cut, denom, r.n_queries)
+    source = IDEAL_SOURCES[f.ideal_kind]
+    if source == "top_grade":
+        # The same sums without the list of every query's slots: one running sum of the top
+        # gain's contributions, slot by slot as the list's segment sum adds them, read at each
+        # query's last slot (explain's list of them equals it bit for bit: tests/test_explain.py).
+        slots = top_grade_slots(r, ideal_cut(r, measure))
+        denom = K.discount_denominators(f, int(slots.max(initial=1)))
+        cum = np.concatenate([[0.0], np.cumsum(top_value(measure, _gain_value(f)) / denom[1:])])
+        out: Floats = cum[slots]
         return out
+    lists_key = None
+    if source == "judgments":
+        lists_key = ("ndcg.ideal_lists", *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS
+                                           if knob not in ("discount", "ideal_cut")))
 
-    if f.ideal_cut == "hits":  # cut at what this ranking retrieved: not shared
-        return idcg()
-    return r.shared.get(("ndcg.global_ideal", measure.k, *knobs), idcg)
+    def compute() -> Floats:
+        lst = ideal_list(r, measure, shared_key=lists_key)
+        q, slot = lst.q[lst.counted], lst.slot[lst.counted]
+        denom = K.discount_denominators(f, int(slot.max(initial=1)))
+        return K.segment_sum(q, lst.value[lst.counted] / denom[slot], r.n_queries)
 
-
-def supplied_judgments(r: Ranked) -> tuple[npt.NDArray[np.integer], Floats]:
-    """The usable judgments (query code, grade) in the order ``ideal=as_supplied`` reads them:
-    grouped by query, each query's in docno order (:attr:`Aligned.qrels_docno_order
-    <rankflavor.align.Aligned.qrels_docno_order>`), never sorted by grade.
-
-    Spark's ``RankingMetrics.ndcgAt`` with relevance triples sums its "ideal" over the label array
-    in the order the caller built it; the docno order is what a caller building it from a TREC
-    qrels file as NIST distributes it (sorted by query, then docno) passes, and it does not
-    depend on the order the lines were read in. Judgments whose docnos are not known (labelled
-    groups) keep the order they were given in.
-    """
-    from dataclasses import replace
-
-    from ..order import grades
-
-    a = r.aligned
-    order = None if a is None else a.qrels_docno_order
-    if order is None:
-        by_query = np.argsort(r.jq, kind="stable")
-        return r.jq[by_query], r.jgrade[by_query]
-    sorted_ = replace(a, qrels_q=a.qrels_q[order], qrels_grade=a.qrels_grade[order], qrels_doc=None)
-    # truncating whole grades changes nothing, so truncate whenever the ordering says so
-    return grades.judgments(sorted_, r.ordering, truncate=r.ordering.fractional == "truncate")
+    _, at_hits = IDEAL_CUTS[f.ideal_cut]
+    if lists_key is None or at_hits:  # cut at what this ranking retrieved: not shared
+        return compute()
+    return r.shared.get(("ndcg.global_ideal", measure.k, *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS)), compute)
 
 
 def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
-    f = measure.flavor
-    n = r.n_queries
     _check_scale(r, measure)
-    cut = ideal_cut(r, measure)
-    # Ranks of the list (the DCG; the local, recall and max ideals' slots): the ideals made of
-    # the judgments make their own, as long as the longest list of judgments.
-    denom = K.discount_denominators(f, max(r.max_len, f.recall_depth or 0, measure.k or 0, 1))
+    denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
-    idcg: Floats
-    if f.ideal == "global":
-        idcg = _global_ideal(r, measure, cut)
-    elif f.ideal == "max":
-        top = f.top_grade
-        if top is None:
-            from ..errors import FlavorError
-
-            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
-        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
-        # Uncut: one slot per retrieved document; otherwise the cut (k, or min(k, hits)).
-        slots = np.where(np.isinf(cut), r.n_ret, cut).astype(np.int64)
-        cum = np.concatenate([[0.0], np.cumsum(g_top / denom[1:])])
-        idcg = cum[slots]
-    elif f.ideal == "as_supplied":
-        # Spark triples: the judgments unsorted by grade, in docno order; every judgment keeps its slot.
-        jq, jgrade = supplied_judgments(r)
-        jg = K.gain(jgrade, np.ones(len(jq), dtype=bool), f)
-        slot = K.rank_within(jq)
-        keep = slot <= cut[jq]
-        by_slot = K.discount_denominators(f, int(slot.max(initial=0)))  # a slot per judgment
-        idcg = K.segment_sum(jq[keep], jg[keep] / by_slot[slot[keep]], n)
-    else:
-        g = K.gain(r.grade, r.judged, f)
-        pick = np.ones(len(g), dtype=bool) if f.ideal == "local" else r.rank <= (f.recall_depth or 0)
-        idcg = K.ideal_dcg(r.q[pick], g[pick], cut, denom, n)
-    empty = idcg <= 0
+    ideal = idcg(r, measure)
+    empty = ideal <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(empty, 0.0, dcg / np.where(empty, 1.0, idcg))
+        values = np.where(empty, 0.0, dcg / np.where(empty, 1.0, ideal))
     return values, empty
 
 
@@ -243,7 +343,7 @@ register(
         reads_to=_reads_to,
         uses_ideal=True,
         knob_when=(("rel", lambda f: f.gain == "binary"),),  # rel sets only binary gain's threshold
-        breakdown=Breakdown(gain_of, ideal_cut),
+        breakdown=Breakdown(gain_of, ideal_cut, ideal_list),
         top_grade_when=lambda f: f.ideal == "max",
     )
 )

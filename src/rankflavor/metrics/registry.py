@@ -53,6 +53,31 @@ class SummaryRule(Protocol):
 
 
 @dataclass(frozen=True)
+class IdealList:
+    """The ideal lists a metric divides by, of every query: one row per slot, grouped by query
+    code, slots ascending within a query.
+
+    Attributes
+    ----------
+    q : query code of each slot.
+    slot : 1-based position in the query's ideal list.
+    value : what the slot holds (NDCG: a gain).
+    counted : the slot is within the ideal cut (``ideal_cut``): only those enter the ideal.
+    index : where the slot's value came from: an index into the :class:`~rankflavor.order.Ranked`
+        judgments (``jq``, ``jgrade``) when ``of`` is ``"judgments"``, into its ranked rows when
+        ``"rows"``; unused (-1) when ``"none"`` (``ideal=max``: the top grade in every slot).
+    of : ``"judgments"``, ``"rows"`` or ``"none"``.
+    """
+
+    q: NDArray[np.integer]
+    slot: NDArray[np.int64]
+    value: NDArray[np.float64]
+    counted: NDArray[np.bool_]
+    index: NDArray[np.int64]
+    of: str
+
+
+@dataclass(frozen=True)
 class Breakdown:
     """What :func:`rankflavor.explain.explain` can show of a metric, position by position: a sum
     over the ranks of gain / discount (under the flavor's ``discount``).
@@ -64,10 +89,14 @@ class Breakdown:
         ``ties=averaged``, as the kernel reads it, so the breakdown sums to the value.
     ideal_cut : ``ideal_cut(ranked, measure)``, per query code how many slots of the ideal list
         count (``inf`` for all), for a metric that divides by an ideal (:attr:`MetricSpec.uses_ideal`).
+    ideal_list : ``ideal_list(ranked, measure)``, the :class:`IdealList` the kernel divides by
+        (its counted slots' value / discount, summed per query, is the kernel's ideal), for a
+        metric that divides by an ideal: explain shows it as it is.
     """
 
     gain_of: Callable[[Measure], GainFn]
     ideal_cut: Callable[[Ranked, Measure], NDArray[np.float64]] | None = None
+    ideal_list: Callable[[Ranked, Measure], IdealList] | None = None
 
 
 @dataclass(frozen=True)
@@ -183,8 +212,10 @@ def register(spec: MetricSpec) -> MetricSpec:
     unknown = {knob for knob, _ in spec.knob_when} - set(spec.knobs)
     if unknown:
         raise ValueError(f"MetricSpec {spec.name!r}: knob_when names knobs it does not read: {sorted(unknown)}")
-    if spec.uses_ideal and spec.breakdown is not None and spec.breakdown.ideal_cut is None:
-        raise ValueError(f"MetricSpec {spec.name!r}: a breakdown of a metric with an ideal needs its ideal_cut")
+    if spec.uses_ideal and spec.breakdown is not None and (spec.breakdown.ideal_cut is None
+                                                           or spec.breakdown.ideal_list is None):
+        raise ValueError(f"MetricSpec {spec.name!r}: a breakdown of a metric with an ideal needs its ideal_cut "
+                         "and ideal_list")
     REGISTRY[spec.name] = spec
     for alias in (spec.name, *spec.aliases):
         _LOOKUP[alias.lower()] = spec.name
@@ -206,6 +237,7 @@ def explainable() -> list[str]:
 
 
 __all__ = [
-    "GEO_MEAN_FLOOR", "INPUT_KNOBS", "REGISTRY", "SUMMARIES", "Breakdown", "Kernel", "MetricSpec", "SummaryRule",
+    "GEO_MEAN_FLOOR", "INPUT_KNOBS", "REGISTRY", "SUMMARIES", "Breakdown", "IdealList", "Kernel", "MetricSpec",
+    "SummaryRule",
     "Values", "explainable", "known_names", "lookup", "register",
 ]

@@ -219,7 +219,8 @@ class BlockRanker:
         ``to_rank``, only the rows ranked at or above it (:attr:`Ranked.to_rank`: for kernels
         that read no row below, :meth:`MetricSpec.deepest_rank <rankflavor.metrics.MetricSpec.deepest_rank>`)."""
         grade, judged, pooled, jq, jgrade = self._of(ordering)
-        at: Scores = score.astype(np.float32) if ordering.precision == "float32" else score
+        dtype = ordering.score_dtype
+        at: Scores = score if dtype == "float64" else score.astype(dtype)
         if to_rank is not None and to_rank >= self.block_sort.width:
             to_rank = None  # every row is that high
         q, rank = self.q, self.rank
@@ -244,10 +245,12 @@ class BlockRanker:
 
     def _sorted_ties(self, rule: str) -> str | None:
         """Whether the sort puts tied rows in the order of ``rule`` (in file order, or in reverse);
-        None: the tie rule reorders them."""
-        if rule == "input_order" or (rule == "docno_asc" and self.docnos_in_file_order):
+        None: the tie rule reorders them. File order is a rule without keys; where docnos ascend
+        along the rows, docno order is file order too (:data:`~rankflavor.order.ties.TIE_TABLE`)."""
+        keys = ties.TIE_TABLE[rule].keys
+        if not keys or (keys == (ties.DOCNO_ASC,) and self.docnos_in_file_order):
             return "file"
-        return "reverse" if rule == "docno_desc" and self.docnos_in_file_order else None
+        return "reverse" if keys == (ties.DOCNO_DESC,) and self.docnos_in_file_order else None
 
     def _top(self, to_rank: int) -> tuple[Flags, Ints, Ints]:
         """Of the ranked rows, those at or above ``to_rank``: which, their queries and ranks."""

@@ -13,6 +13,9 @@ Examples
 ([2.0, 0.0, 0.0], [True, False, False], [True, True, False])
 >>> row_grades(np.array([-1.0]), Ordering(negatives="zero"), truncate=False)[1].tolist()
 [True]
+
+Each policy is data (:data:`FRACTIONAL`, :data:`NEGATIVES`): the functions here and
+:mod:`rankflavor.torch` read the same tables.
 """
 
 from __future__ import annotations
@@ -30,6 +33,15 @@ if TYPE_CHECKING:
 
 Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]
+
+
+#: What the ``fractional`` knob does to a grade with a fractional part: ``keep`` it, ``truncate``
+#: it toward zero (trec_eval's ``atol``; -0.5 becomes a judged 0), or ``refuse`` the input.
+FRACTIONAL: dict[str, str] = {"keep": "keep", "truncate": "truncate", "error": "refuse"}
+
+#: What the ``negatives`` knob makes of a negative grade: ``unjudged`` (pooled but unjudged: gain
+#: 0, never in an ideal, as trec_eval), ``zero`` (a judged grade 0), or ``refuse`` the input.
+NEGATIVES: dict[str, str] = {"unjudged": "unjudged", "zero": "zero", "error": "refuse"}
 
 
 def fractional_error(n: int) -> str:
@@ -52,9 +64,9 @@ def count_fractional(qrels_grade: Floats) -> int:
 def check_grade_policies(aligned: Aligned, ordering: Ordering, n_fractional: int) -> None:
     """Raise what the refusing grade policies refuse: ``fractional=error``, ``negatives=error``
     (``n_fractional``: :func:`count_fractional` of the alignment's judgments)."""
-    if ordering.fractional == "error" and n_fractional:
+    if FRACTIONAL[ordering.fractional] == "refuse" and n_fractional:
         raise InputError(aligned.qrels_source, None, fractional_error(n_fractional))
-    if ordering.negatives == "error":
+    if NEGATIVES[ordering.negatives] == "refuse":
         # Truncated, -0.5 is a 0 (as trec_eval's atol reads it), not a negative grade.
         truncate = truncates(ordering, n_fractional)
         jgrade_all = np.trunc(aligned.qrels_grade) if truncate else aligned.qrels_grade
@@ -65,7 +77,7 @@ def check_grade_policies(aligned: Aligned, ordering: Ordering, n_fractional: int
 
 def truncates(ordering: Ordering, n_fractional: int) -> bool:
     """Does ``fractional=truncate`` change any grade? (Not of whole grades: no pass over the rows.)"""
-    return ordering.fractional == "truncate" and n_fractional > 0
+    return FRACTIONAL[ordering.fractional] == "truncate" and n_fractional > 0
 
 
 def row_grades(grade_raw: Floats, ordering: Ordering, truncate: bool) -> tuple[Floats, Flags, Flags]:
@@ -75,7 +87,7 @@ def row_grades(grade_raw: Floats, ordering: Ordering, truncate: bool) -> tuple[F
     pooled = ~np.isnan(grade_raw)
     if truncate:  # toward zero: -0.5 becomes a judged 0 (not -0), as atol reads it
         grade_raw = np.trunc(grade_raw) + 0.0
-    if ordering.negatives == "zero":
+    if NEGATIVES[ordering.negatives] == "zero":
         return np.where(pooled, np.maximum(np.nan_to_num(grade_raw), 0.0), 0.0), pooled, pooled
     judged = pooled & ~(grade_raw < 0)
     return np.where(judged, grade_raw, 0.0), judged, pooled
@@ -86,7 +98,23 @@ def judgments(aligned: Aligned, ordering: Ordering, truncate: bool) -> tuple[npt
     jgrade_all = aligned.qrels_grade
     if truncate:
         jgrade_all = np.trunc(jgrade_all) + 0.0
-    if ordering.negatives == "zero":
+    usable = _usable(jgrade_all, ordering)
+    if usable is None:
         return aligned.qrels_q, np.maximum(jgrade_all, 0.0)
-    usable = jgrade_all >= 0
     return aligned.qrels_q[usable], jgrade_all[usable]
+
+
+def usable_judgments(aligned: Aligned, ordering: Ordering, truncate: bool) -> npt.NDArray[np.int64]:
+    """The indices of the alignment's judgments that :func:`judgments` keeps, in its order."""
+    jgrade_all = np.trunc(aligned.qrels_grade) if truncate else aligned.qrels_grade
+    usable = _usable(jgrade_all, ordering)
+    return np.arange(len(jgrade_all)) if usable is None else np.flatnonzero(usable)
+
+
+def _usable(jgrade_all: Floats, ordering: Ordering) -> Flags | None:
+    """Which judgments (of grades ``jgrade_all``, truncated if so) are usable; None: every one
+    (``negatives=zero`` reads a negative grade as 0)."""
+    if NEGATIVES[ordering.negatives] == "zero":
+        return None
+    usable: Flags = jgrade_all >= 0
+    return usable

@@ -43,7 +43,7 @@ from ..kernels import ranges, rank_within
 from . import grades, ties
 from .layout import Layout, Rounded, Scores, by_query_and_score, equal_score_end, find_layout
 from .ranked import Ranked, SharedWork
-from .strategy import Needs, Ordering
+from .strategy import SCORE_DTYPES, Needs, Ordering
 
 if TYPE_CHECKING:
     from ..align import Aligned
@@ -142,7 +142,7 @@ class Ranker:
         score, _ = self._scored(prec)
         base, base_identity = self._base_order(prec)
         # (file order needs no tied rows found: their docno comparisons would go unused)
-        tied = None if ordering.tie_rule == "input_order" else self._tied_rows(prec, exact)
+        tied = self._tied_rows(prec, exact) if ordering.reorders_ties else None
         if ordering.by_grade:  # depends on the grades (negatives policy): not shared
             order = ties.break_ties(base, tied, grade, ordering.tie_rule)
         else:
@@ -219,7 +219,7 @@ class Ranker:
         grade, judged, _ = grades.row_grades(aligned.judged_grade, ordering, self._truncates(ordering))
         block = np.searchsorted(layout.starts, jr, side="right") - 1
         position = jr.copy()
-        if ordering.tie_rule != "input_order" and len(jr):
+        if ordering.reorders_ties and len(jr):
             ties.retie_judged(aligned, score, layout, block, grade, ordering.tie_rule, position)
         rank = position - layout.starts[block] + 1
         q = layout.codes[block]
@@ -323,9 +323,7 @@ class Ranker:
         half the memory) and the run's query blocks if it is in rank order."""
         if precision not in self._scores:
             aligned = self.aligned
-            score: Scores = aligned.run_score
-            if precision == "float32":
-                score = score.astype(np.float32)
+            score: Scores = aligned.run_score.astype(SCORE_DTYPES[precision], copy=False)
             # (rounding to float32 makes no score rise that did not)
             self._scores[precision] = (score, find_layout(aligned.run_q, score, aligned.query_starts,
                                                           aligned.scores_descend))
@@ -335,7 +333,7 @@ class Ranker:
         """:meth:`_scored` for code that only gathers scores at rows. A run in rank order at
         float64 is in rank order at float32 too (rounding keeps order), so its layout is read
         at float64 and its scores rounded where gathered."""
-        if precision != "float32" or precision in self._scores:
+        if SCORE_DTYPES[precision] != "float32" or precision in self._scores:
             return self._scored(precision)
         layout = self._scored("float64")[1]
         return (Rounded(self.aligned.run_score), layout) if layout is not None else self._scored(precision)

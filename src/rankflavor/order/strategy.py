@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .ties import order_rule
+from .ties import TIE_TABLE, order_rule, reads_grades
 
 if TYPE_CHECKING:
     from ..flavor import Flavor
@@ -30,8 +30,15 @@ if TYPE_CHECKING:
 #: says which queries' kept run duplicates a ranking reports (those of scored queries).
 ORDER_KNOBS = ("negatives", "unjudged", "ties", "precision", "depth", "self_hits", "fractional", "run_only")
 
-#: The tie rules; every one but ``input_order`` ends in docno order.
-TIE_RULES = ("docno_desc", "docno_asc", "input_order", "averaged", "pessimistic", "optimistic")
+#: The tie rules (:data:`rankflavor.order.ties.TIE_TABLE`); every one but ``input_order`` ends in docno order.
+TIE_RULES: tuple[str, ...] = tuple(TIE_TABLE)
+
+#: The dtype scores are compared at, by the value of the ``precision`` knob.
+SCORE_DTYPES: dict[str, str] = {"float64": "float64", "float32": "float32"}
+
+#: What the ``unjudged`` knob does to a ranked row without a usable judgment: ``keep`` it at its
+#: rank (gain 0), or ``drop`` it after the depth cut and close up the ranks (condensed lists).
+UNJUDGED_ROWS: dict[str, str] = {"zero": "keep", "condensed": "drop"}
 
 
 def order_key(flavor: Flavor) -> tuple[str, ...]:
@@ -80,18 +87,29 @@ class Ordering:
         return order_rule(self.ties)
 
     @property
+    def reorders_ties(self) -> bool:
+        """The tie rule moves tied rows out of file order (it has keys: :data:`TIE_TABLE`)."""
+        return bool(TIE_TABLE[self.ties].keys)
+
+    @property
     def averaged(self) -> bool:
         """Gains are averaged over each tie group (McSherry-Najork)."""
-        return self.ties == "averaged"
+        return TIE_TABLE[self.ties].averaged
 
     @property
     def condensed(self) -> bool:
-        return self.unjudged == "condensed"
+        """Unjudged rows leave the ranking (after the depth cut), the ranks closing up."""
+        return UNJUDGED_ROWS[self.unjudged] == "drop"
 
     @property
     def by_grade(self) -> bool:
         """The tie rule reads the grades (so its order depends on the grade policies)."""
-        return self.ties in ("pessimistic", "optimistic")
+        return reads_grades(self.ties)
+
+    @property
+    def score_dtype(self) -> str:
+        """The dtype scores are compared at (:data:`SCORE_DTYPES`)."""
+        return SCORE_DTYPES[self.precision]
 
     def relaxed(self) -> Ordering:
         """The same order before ``depth`` and condensing remove rows (which rows they removed,
@@ -124,4 +142,4 @@ class Needs:
         return cls(bool(spec.reads_judged_only(measure)), spec.reads_top_rows(measure), bool(spec.reads_run))
 
 
-__all__ = ["ORDER_KNOBS", "TIE_RULES", "Needs", "Ordering", "order_key"]
+__all__ = ["ORDER_KNOBS", "SCORE_DTYPES", "TIE_RULES", "UNJUDGED_ROWS", "Needs", "Ordering", "order_key"]

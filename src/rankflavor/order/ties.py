@@ -11,6 +11,10 @@ through :func:`averaged` / :func:`averaged_at`, so a rule is written once.
 * ``averaged`` (McSherry-Najork): rows ordered as ``docno_desc`` (metrics that need an order
   read that one), and every row of a tie group earns the group's mean gain.
 
+Each rule is data, :data:`TIE_TABLE`: the keys that order a run of equal scores and whether gains
+are averaged over it. The NumPy paths here and :mod:`rankflavor.torch` both read that table, so a
+rule added to it is either computed alike on tensors or refused there.
+
 Examples
 --------
 >>> import numpy as np
@@ -25,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,10 +49,54 @@ Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 
 
+#: A key that orders the rows of a run of equal scores: (what, descending), what ``"docno"``
+#: (byte order, ``strcmp``) or ``"grade"`` (under the grade policies; 0 when unjudged).
+TieKey = tuple[str, bool]
+
+DOCNO_ASC: TieKey = ("docno", False)
+DOCNO_DESC: TieKey = ("docno", True)
+GRADE_ASC: TieKey = ("grade", False)
+GRADE_DESC: TieKey = ("grade", True)
+
+
+@dataclass(frozen=True)
+class TieRule:
+    """What a value of the ``ties`` knob does.
+
+    Attributes
+    ----------
+    keys : the keys ordering a run of equal scores, most significant first; none: file order
+        (a stable sort). Every rule with keys ends in a docno key, so its order is total.
+    averaged : every row of a tie group earns the group's mean gain (McSherry-Najork); the rows
+        are still ordered by ``keys`` for metrics that read an order.
+    """
+
+    keys: tuple[TieKey, ...]
+    averaged: bool = False
+
+
+#: Every tie rule, by the value of the ``ties`` knob.
+TIE_TABLE: dict[str, TieRule] = {
+    "docno_desc": TieRule((DOCNO_DESC,)),
+    "docno_asc": TieRule((DOCNO_ASC,)),
+    "input_order": TieRule(()),
+    "averaged": TieRule((DOCNO_DESC,), averaged=True),
+    "pessimistic": TieRule((GRADE_ASC, DOCNO_DESC)),
+    "optimistic": TieRule((GRADE_DESC, DOCNO_DESC)),
+}
+
+
 def order_rule(ties: str) -> str:
-    """The rule that orders tied rows: ``averaged`` orders them as ``docno_desc`` (only NDCG/DCG
-    average gains; P@k, AP and Judged@k need an order)."""
-    return "docno_desc" if ties == "averaged" else ties
+    """The rule that orders tied rows: an averaging rule orders them as the plain rule with the
+    same keys (``averaged`` as ``docno_desc``: only NDCG/DCG average gains; P@k, AP and Judged@k
+    need an order), so the two share one ordering."""
+    plain = TieRule(TIE_TABLE[ties].keys)
+    return next(name for name, rule in TIE_TABLE.items() if rule == plain)
+
+
+def reads_grades(rule: str) -> bool:
+    """Does the tie ``rule`` order by grade (so its order depends on the grade policies)?"""
+    return any(what == "grade" for what, _ in TIE_TABLE[rule].keys)
 
 
 _POW10 = 10 ** np.arange(1, 19, dtype=np.int64)
@@ -71,20 +120,31 @@ def docno_byte_order(aligned: Aligned, rows: npt.NDArray[np.integer]) -> Ints:
     return as_numpy(arrow_ops.sort_indices(take(aligned.run_doc_strings, aligned.input_rows(rows))))
 
 
+#: :func:`tie_order` combines its keys into one int64 key while their product stays below this.
+ONE_KEY_LIMIT = 2.0**62
+
+
 def tie_order(group: Ints, docno_rank: Ints, grade: Floats, rule: str) -> Ints:
     """Permutation ordering tied rows (given in rank order, with their tie group, docno rank
-    and grade) by group, then by the tie ``rule`` (:func:`order_rule` of the ``ties`` knob)."""
+    and grade) by group, then by the keys of the tie ``rule`` (:data:`TIE_TABLE`; a rule
+    with keys, as :func:`order_rule` gives them)."""
     n = len(group)
-    key = docno_rank if rule == "docno_asc" else n - 1 - docno_rank
-    if rule in ("pessimistic", "optimistic"):  # lowest (highest) grade first, then docno descending
-        levels = distinct(grade)
-        level = np.searchsorted(levels, grade)
-        if rule == "optimistic":
-            level = len(levels) - 1 - level
-        if float(n) ** 2 * len(levels) < 2.0**62:  # one int64 key beats a three-key lexsort
-            return np.argsort((group * len(levels) + level) * n + key)
-        return np.lexsort((key, level, group))
-    return np.argsort(group * n + key)  # one int64 key; distinct keys: any sort is exact
+    keys: list[Ints] = []
+    sizes: list[int] = []
+    for what, descending in TIE_TABLE[rule].keys:
+        if what == "docno":
+            code, size = docno_rank, n
+        else:  # grade: its level among the distinct grades
+            levels = distinct(grade)
+            code, size = np.searchsorted(levels, grade), len(levels)
+        keys.append(size - 1 - code if descending else code)
+        sizes.append(size)
+    if float(n) * math.prod(map(float, sizes)) < ONE_KEY_LIMIT:  # one int64 key beats a lexsort
+        combined = group
+        for code, size in zip(keys, sizes, strict=True):
+            combined = combined * size + code
+        return np.argsort(combined)  # the last key (docno) is distinct: any sort is exact
+    return np.lexsort((*reversed(keys), group))
 
 
 @dataclass(frozen=True)
@@ -138,7 +198,7 @@ def tied_rows(order: Ints, q: npt.NDArray[np.integer], score: Scores, aligned: A
 def break_ties(order: Ints, tied: TiedRows | None, grade: Floats, rule: str) -> Ints:
     """Reorder rows inside each run of equal scores by the tie ``rule``; file order stays
     otherwise. ``order`` itself is returned when nothing moves."""
-    if rule == "input_order" or tied is None:
+    if not TIE_TABLE[rule].keys or tied is None:
         return order
     rows = order[tied.pos]
     out = order.copy()
