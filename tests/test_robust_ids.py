@@ -49,7 +49,7 @@ def _cases() -> list[tuple[str, str, str, bytes | None, str]]:
         ("trec", "qrels", "q.txt", f"q1 0 a 1\nq1 0 b 0\nq1 0 {d} 2\n".encode(), ":3:"),
         ("trec", "run", "r.txt", f"q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 {d} 3 1 t\n".encode(), ":3:"),
         ("trec", "run", "r.txt.gz", gzip.compress(f"q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 {d} 3 1 t\n".encode()), ":3:"),
-        ("trec", "qrels", "tabs.txt", f"q1\t0\ta\t1\nq\x001\t0\tb\t0\n".encode(), ":2:"),  # a query id
+        ("trec", "qrels", "tabs.txt", b"q1\t0\ta\t1\nq\x001\t0\tb\t0\n", ":2:"),  # a query id
         ("msmarco", "qrels", "q.tsv", f"1\t0\ta\t1\n1\t0\t{d}\t1\n".encode(), ":2:"),
         ("msmarco", "run", "r.tsv", f"1\ta\t1\n1\t{d}\t2\n".encode(), ":2:"),
         ("beir", "qrels", "test.tsv", f"query-id\tcorpus-id\tscore\nq1\ta\t1\nq1\t{d}\t2\n".encode(), ":3:"),

@@ -351,7 +351,7 @@ def test_an_id_holding_nul_names_the_line(spark, tmp_path: Path, where: bytes) -
     run.write_bytes(b"q1 Q0 a 1 0.5 t\n" + where)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 a 1\n")
-    with pytest.raises(InputError, match="run.txt:2: the .* id holds a NUL byte") as local:
+    with pytest.raises(InputError, match=r"run\.txt:2: the .* id holds a NUL byte") as local:
         rankflavor.evaluate(str(qrels), str(run), ["P@2"])
     with pytest.raises(InputError) as got:
         evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)

@@ -35,8 +35,8 @@ import pyarrow as pa
 from ...columns import from_numpy, string_array
 from ...errors import InputError
 from ...tables import Qrels, Run
-from .delimited import decode
 from ..nul import REASON, has_nul
+from .delimited import decode
 from .table import to_qrels, to_run
 
 
