@@ -235,5 +235,5 @@ def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _long_hash(data: np.ndarray, start: int, length: int) -> np.uint64:
     """The hash of one long string (``length`` bytes of ``data`` from ``start``)."""
-    digest = hashlib.blake2b(memoryview(data)[start : start + length], digest_size=8).digest()
+    digest = hashlib.blake2b(data[start : start + length].data, digest_size=8).digest()
     return np.uint64(int.from_bytes(digest, "little"))
