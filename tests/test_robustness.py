@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,8 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner, Result
 
 import rankflavor
+from rankflavor.cli import cli
 
 #: The tree whose rankflavor is under test (the folder holding the package).
 SOURCE = Path(rankflavor.__file__).resolve().parents[1]
@@ -66,3 +70,79 @@ def test_an_error_exits_with_its_status_every_time_while_an_input_is_read(tmp_pa
     for want, got, stderr in outcomes:
         assert got == want and stderr.startswith("rankflavor: error: ") and cases[want][1] in stderr, stderr
         assert "Traceback" not in stderr and "terminate called" not in stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Out of memory: NumPy's and pyarrow's MemoryError become a ResourceError (exit 5) that names the
+# inputs and suggests --chunk-rows, forced here by real failed allocations (no test needs GBs).
+
+
+def _numpy_allocation(*args: object, **kwargs: object) -> None:
+    np.empty(1 << 50)  # 8 PiB: numpy's _ArrayMemoryError, a MemoryError
+
+
+def _arrow_allocation(*args: object, **kwargs: object) -> None:
+    pa.allocate_buffer(1 << 62)  # pyarrow's ArrowMemoryError, a MemoryError
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    return qrels, run
+
+
+def _cli(*args: object) -> Result:
+    out = CliRunner().invoke(cli, [str(a) for a in args])
+    assert out.exception is None or isinstance(out.exception, SystemExit), out.exc_info
+    assert "Traceback" not in out.output
+    return out
+
+
+@pytest.mark.parametrize(("where", "allocate", "kind"), [
+    ("rankflavor.plan.evaluate_tables", _numpy_allocation, "Unable to allocate"),
+    ("rankflavor.io.inputs.read_run", _arrow_allocation, "ArrowMemoryError: malloc of size"),
+])
+def test_eval_out_of_memory_names_the_inputs_and_suggests_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 where: str, allocate: object, kind: str) -> None:
+    qrels, run = _files(tmp_path)
+    monkeypatch.setattr(where, allocate)
+    out = _cli("eval", qrels, run)
+    assert out.exit_code == 5, out.output
+    text = out.output
+    assert text.startswith(f"rankflavor: error: ran out of memory in `rankflavor eval` on {qrels}, {run} (")
+    assert kind in text and "--chunk-rows 1000000" in text and "convert" not in text
+
+
+def test_eval_out_of_memory_in_chunks_suggests_smaller_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, run = _files(tmp_path)
+    monkeypatch.setattr("rankflavor.chunked.evaluate_chunked", _numpy_allocation)
+    out = _cli("eval", qrels, run, "--chunk-rows", "400")
+    assert out.exit_code == 5 and "Even chunks of about 400 run rows were too many: try --chunk-rows 100" in out.output
+
+
+def test_eval_out_of_memory_on_a_run_chunks_cannot_stream_says_convert(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, _ = _files(tmp_path)
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"query_id": "q1", "doc_id": "a", "score": 1}\n')
+    monkeypatch.setattr("rankflavor.plan.evaluate_tables", _numpy_allocation)
+    out = _cli("eval", qrels, run)
+    assert out.exit_code == 5 and f"convert this one first (`rankflavor convert {run} run.txt --kind run`)" in out.output
+
+
+def test_other_commands_out_of_memory_and_threads_that_cannot_start(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, run = _files(tmp_path)
+    monkeypatch.setattr("rankflavor.io.inputs.read_run", _numpy_allocation)
+    out = _cli("compare", qrels, run, run)
+    assert out.exit_code == 5 and f"ran out of memory in `rankflavor compare` on {qrels}, {run}, {run}" in out.output
+    assert "--chunk-rows N" in out.output
+
+    def no_thread(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.undo()
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    out = _cli("eval", qrels, run)
+    assert out.exit_code == 5 and "(RuntimeError: can't start new thread)" in out.output
