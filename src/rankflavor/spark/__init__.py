@@ -81,7 +81,8 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    if ours:
+    # (A context another thread started has no active session in this one: its name tells.)
+    if ours and spark.sparkContext.appName == "rankflavor":
         # A context started from Python reads its workers' interpreter from PYSPARK_PYTHON alone
         # (python3 otherwise) and ignores spark.pyspark.python (SPARK-22640, apache/spark#31997):
         # the context's own attribute, which every Python function it ships carries, takes the conf.
