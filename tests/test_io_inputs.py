@@ -154,6 +154,11 @@ def test_dicts_become_the_rows_they_hold(obj: dict[Any, dict[Any, Any]]) -> None
         with pytest.raises(InputError, match="is empty"):
             as_run(obj)
         return
+    if any("\x00" in q or "\x00" in d for q, d, _ in want):  # no id may hold a NUL (rankflavor.io.nul)
+        for read in (as_run, as_qrels):
+            with pytest.raises(InputError, match=r"id holds a NUL byte"):
+                read(obj)
+        return
     assert _rows(as_run(obj)) == want
     assert _rows(as_qrels(obj)) == want
 

@@ -79,7 +79,7 @@ def test_a_full_config_reads_into_checked_values(tmp_path: Path) -> None:
     ("[flavor]\ndepth = 2.5\n", ["[flavor] depth = 2.5", "whole number"]),
     ("[flavor]\nties = true\n", ["[flavor] ties = True", "docno_desc"]),
     ("[metrics]\ncutoffs = [10]\n", ["[metrics] lacks its required key 'measures'"]),
-    ("[metrics]\nmeasures = ['ndcg']\ncutoffs = [0]\n", ["[metrics] cutoffs = [0]", "whole numbers >= 1"]),
+    ("[metrics]\nmeasures = ['ndcg']\ncutoffs = [0]\n", ["[metrics] cutoffs = [0]", "whole numbers from 1 to 2**53"]),
     ("[metrics]\nmeasures = ['ndgc@10']\n", ["[metrics] measures", "unknown metric 'ndgc'", "ndcg"]),
     ("[metrics]\nmeasures = 'ndcg@10'\n", ['[metrics] measures = "ndcg@10"', "list of strings"]),
     ("[datasets.dev]\npath = 'x'\n", ["'path'", "[datasets.dev]", "valid keys: qrels"]),

@@ -343,6 +343,24 @@ def test_a_byte_that_is_not_utf8_names_the_line(spark, tmp_path: Path, where: by
     assert str(got.value) == str(local.value)
 
 
+@pytest.mark.parametrize("where", [b"q1 Q0 b\x00c 2 0.4 t\n", b"q\x001 Q0 b 2 0.4 t\n"])
+def test_an_id_holding_nul_names_the_line(spark, tmp_path: Path, where: bytes) -> None:  # type: ignore[no-untyped-def]
+    """One rule for every reader (rankflavor.io.nul, issue #32): Spark's text reader and the
+    DataFrame path refuse an id holding a NUL byte as the local reader does."""
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"q1 Q0 a 1 0.5 t\n" + where)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n")
+    with pytest.raises(InputError, match=r"run\.txt:2: the .* id holds a NUL byte") as local:
+        rankflavor.evaluate(str(qrels), str(run), ["P@2"])
+    with pytest.raises(InputError) as got:
+        evaluate_spark(str(qrels), str(run), ["P@2"], spark=spark)
+    assert str(got.value) == str(local.value)
+    frame = spark.createDataFrame(pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b\x00c"], "score": [1.0, 0.5]}))
+    with pytest.raises(InputError, match="an id holding a NUL byte"):
+        evaluate_spark(str(qrels), frame, ["P@2"], spark=spark)
+
+
 @pytest.mark.parametrize("where", [b"# \xff\n", b"q1 Q0 b \xff 0.4 t\xc3\n", b"q1 \xff b 2 0.4 t extra\xff\n"])
 def test_bytes_not_utf8_in_skipped_fields_are_read_alike(spark, tmp_path: Path, where: bytes) -> None:  # type: ignore[no-untyped-def]
     """A comment, Q0, the rank, or a tag other than the last line's: fields neither reader keeps,

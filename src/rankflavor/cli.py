@@ -1,7 +1,8 @@
 """Command line: parse arguments, call the library, render, map errors to exit codes.
 
 Exit codes: 0 ok, 2 usage or flavor error, 3 bad input file, 4 evaluation policy error
-(``missing=error``/``empty=error``), 1 anything unexpected.
+(``missing=error``/``empty=error``), 5 out of memory (:mod:`rankflavor.cli_errors`: the inputs
+named, ``--chunk-rows`` suggested), 1 anything unexpected.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import click
 
+from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
 from .cli_output import html_report, typed_command_line
 from .errors import RankflavorError
@@ -26,11 +28,22 @@ def _fail(exc: RankflavorError) -> None:
 
 
 class _Group(click.Group):
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta[CALLED] = (name, command, list(rest))  # what an out-of-memory error names
+        return name, command, rest
+
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
         except RankflavorError as exc:
             _fail(exc)
+        except MemoryError as exc:  # NumPy's _ArrayMemoryError and pyarrow's ArrowMemoryError too
+            _fail(out_of_memory(ctx, exc))
+        except RuntimeError as exc:
+            if not is_thread_limit(exc):
+                raise
+            _fail(out_of_memory(ctx, exc))
 
 
 _EPILOG = """Environment: the command sets NUMPY_MADVISE_HUGEPAGE=0 before NumPy is imported, so

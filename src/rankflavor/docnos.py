@@ -6,6 +6,8 @@ form gives back the same string, so "007" and "7" never become one document.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pyarrow as pa
 
@@ -165,12 +167,27 @@ _SEED = np.uint64(0xBF58476D1CE4E5B9)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
+#: Strings longer than this many bytes are hashed one by one (:func:`_long_hash`): the rounds
+#: of :func:`hash64` touch every string of the array once per word of the longest, so one id
+#: of megabytes made them quadratic (an 8 MB id in a run file read for minutes).
+LONG_BYTES = 256
+#: Below this share of the strings still hashing, a round works on those strings alone.
+_FEW = 8
+
+
 def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A 64-bit hash of each string's bytes (equal strings, equal hashes).
 
     Not collision-free: callers verify what a collision would decide (see align.py). The bytes
     are read eight at a time through an unaligned uint64 view, one gather per word of the
-    longest string, so strings cost a few passes over the rows instead of one per byte.
+    longest string, so strings cost a few passes over the rows instead of one per byte. A
+    string of more than :data:`LONG_BYTES` bytes is hashed alone (BLAKE2b): the time is linear
+    in the bytes whatever their lengths. (Equal strings have equal lengths, so they take the
+    same way and get the same hash.)
+
+    >>> h = hash64(pa.array(["a", "b" * 1000, "a", "b" * 1000]))
+    >>> bool(h[0] == h[2]), bool(h[1] == h[3]), bool(h[0] != h[1])
+    (True, True, True)
     """
     if isinstance(values, pa.ChunkedArray):
         parts = [hash64(c) for c in values.chunks]
@@ -187,7 +204,18 @@ def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     starts = offsets[:-1].astype(np.int64) - first
     lengths = np.diff(offsets).astype(np.int64)
     out = lengths.astype(np.uint64) * _SEED
+    long_rows = np.flatnonzero(lengths > LONG_BYTES)
+    if len(long_rows):
+        for row in long_rows.tolist():
+            out[row] = _long_hash(padded, int(starts[row]), int(lengths[row]))
+        lengths = lengths.copy()
+        lengths[long_rows] = 0  # (done: no round touches them)
+    rows: np.ndarray | None = None  # the strings a round works on, once they are few (None: all)
     for k in range(int(lengths.max() + 7) // 8):
+        if rows is None and k and np.count_nonzero(lengths > 8 * k) * _FEW < n:
+            rows = np.flatnonzero(lengths > 8 * k)
+            out_all, out = out, out[rows]
+            starts, lengths = starts[rows], lengths[rows]
         # A string takes as many rounds as it has words, whatever the longest string.
         at = starts + 8 * k
         if at[-1] >= len(words):  # starts ascend; reads clipped to the end belong to finished strings
@@ -199,4 +227,13 @@ def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         word *= _MIX
         word ^= word >> np.uint64(29)
         np.copyto(out, word, where=lengths > 8 * k)
+    if rows is not None:
+        out_all[rows] = out
+        out = out_all
     return out
+
+
+def _long_hash(data: np.ndarray, start: int, length: int) -> np.uint64:
+    """The hash of one long string (``length`` bytes of ``data`` from ``start``)."""
+    digest = hashlib.blake2b(data[start : start + length].data, digest_size=8).digest()
+    return np.uint64(int.from_bytes(digest, "little"))

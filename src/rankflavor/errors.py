@@ -71,6 +71,14 @@ class EvaluationError(RankflavorError):
     exit_code = 4
 
 
+class ResourceError(RankflavorError):
+    """The machine ran out of memory for the inputs given (exit code 5). The message names the
+    inputs and what to do instead (``rankflavor eval --chunk-rows N`` streams a run in chunks);
+    the command line raises it for a :class:`MemoryError` (NumPy's and pyarrow's included)."""
+
+    exit_code = 5
+
+
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""``."""
     options = [str(c) for c in choices]

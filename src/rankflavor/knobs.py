@@ -77,6 +77,12 @@ Read = tuple[str, Mapping[str, Any]]
 _NOTHING: Mapping[str, Any] = {}
 
 
+#: The largest whole number a knob, a cutoff or a config key takes (2**53): knob text is read
+#: as a float, which holds every whole number up to it exactly. A larger depth or K overflowed
+#: the engine's int64 arithmetic (issue #32: ``depth = 99999999999999999999``).
+LARGEST_WHOLE = 2**53
+
+
 def format_number(x: float) -> str:
     """Shortest text that parses back to ``x`` (``3`` for 3.0, ``0.5`` for 0.5)."""
     if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e15:
@@ -188,8 +194,8 @@ def _read_ideal(text: str) -> Read:
     m = _RECALL.match(t)
     if m:
         depth = int(m.group(1))
-        if depth < 1:
-            raise FlavorError(f"ideal recall@K needs K >= 1, received {depth}")
+        if not 1 <= depth <= LARGEST_WHOLE:
+            raise FlavorError(f"ideal recall@K needs 1 <= K <= 2**53 = {LARGEST_WHOLE}, received {depth}")
         return f"recall@{depth}", {"ideal_kind": Ideal.RECALL, "recall_depth": depth}
     if t.lower() in ("recall", "recall@k"):
         raise FlavorError("ideal 'recall' needs its candidate depth K, e.g. ideal=recall@100")
@@ -207,7 +213,11 @@ def _optional_number(name: str, typed: str, *, integer: bool, minimum: float) ->
             raise FlavorError(f"knob '{name}' expects a whole number or none, received {t!r}")
         if value < minimum:
             raise FlavorError(f"knob '{name}' must be >= {format_number(minimum)}, received {t!r}")
-        return format_number(value), {typed: int(value) if integer else value}
+        if integer and value > LARGEST_WHOLE:
+            raise FlavorError(f"knob '{name}' must be at most 2**53 = {LARGEST_WHOLE} (or none), received {t!r}")
+        if integer:  # its digits, however large (format_number writes 1e15 and up as floats)
+            return str(int(value)), {typed: int(value)}
+        return format_number(value), {typed: value}
 
     return read
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import FlavorError, did_you_mean
 from .flavor import KNOBS, Flavor, split_top_level
+from .knobs import LARGEST_WHOLE
 from .metrics import registry
 
 _DEFAULT = Flavor()
@@ -78,8 +79,8 @@ class Measure:
         if self.k is not None:
             if spec.cutoff == "none":
                 raise FlavorError(f"metric '{spec.name}' takes no cutoff, received @{self.k}")
-            if int(self.k) != self.k or self.k < 1:
-                raise FlavorError(f"cutoff k must be a whole number >= 1, received {self.k!r}")
+            if not 1 <= self.k <= LARGEST_WHOLE or int(self.k) != self.k:  # (inf and NaN fail the range)
+                raise FlavorError(f"cutoff k must be a whole number from 1 to 2**53, received {self.k!r}")
             object.__setattr__(self, "k", int(self.k))
         elif spec.cutoff == "required":
             raise FlavorError(f"metric '{spec.name}' needs a cutoff, e.g. {spec.name}@10")
@@ -139,8 +140,8 @@ def parse_measure(text: str, base: Flavor | None = None, overrides: dict[str, st
     k: int | None = None
     if m.group("k") is not None:
         raw = m.group("k").strip()
-        if not raw.isdigit() or int(raw) < 1:
-            raise FlavorError(f"cutoff in {text!r} must be a whole number >= 1, received {raw!r}")
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= LARGEST_WHOLE:
+            raise FlavorError(f"cutoff in {text!r} must be a whole number from 1 to 2**53, received {raw!r}")
         k = int(raw)
     flavor = base or _DEFAULT
     explicit: dict[str, str] = {}

@@ -19,11 +19,18 @@ def cores() -> int:
 
 
 def in_background(function: Callable[..., T], *args: Any) -> Future[T]:
-    """``function(*args)`` on a daemon thread of its own (a process may exit before it ends, and
-    a caller that raises first leaves its result unread). The qrels reader finds what alignment
-    will need of the judged docnos while the run is read (off alignment's critical path), and
-    :func:`rankflavor.evaluate.evaluate` reads a qrels file this way
-    while the engine is imported."""
+    """``function(*args)`` on a thread of its own; its result (or error) in the returned future.
+    The qrels reader finds what alignment will need of the judged docnos while the run is read
+    (off alignment's critical path), and :func:`rankflavor.evaluate.evaluate` reads a qrels file
+    and a run file this way while the engine is imported.
+
+    The thread is not a daemon: a caller that raises first (a bad line in the other input, an
+    unknown metric) leaves its result unread, and the interpreter then waits for it to end
+    before it shuts down. A daemon thread would still be inside a reader's native code
+    (pyarrow's Parquet or CSV reader, zlib) when the interpreter tears down, and the process
+    died of it after printing the error: a segmentation fault, or ``terminate called without
+    an active exception`` (exit 139 or 134 instead of 2 or 3; tests/test_robustness.py).
+    """
     future: Future[T] = Future()
 
     def work() -> None:
@@ -32,7 +39,7 @@ def in_background(function: Callable[..., T], *args: Any) -> Future[T]:
         except BaseException as error:  # the caller's .result() raises it
             future.set_exception(error)
 
-    threading.Thread(target=work, daemon=True, name="rankflavor-background").start()
+    threading.Thread(target=work, daemon=False, name="rankflavor-background").start()
     return future
 
 

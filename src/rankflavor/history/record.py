@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..sources import file_sha256, sources
-from .store import connect, transaction
+from .store import connect, sqlite_errors, transaction
 
 if TYPE_CHECKING:
     from ..results import Results
@@ -77,7 +77,7 @@ def record_results(
     when = datetime.now(UTC).isoformat(timespec="microseconds")
     conn = connect(db_path, create=True)
     try:
-        with transaction(conn):
+        with sqlite_errors(os.fspath(db_path), True), transaction(conn):
             cur = conn.execute(
                 "INSERT INTO records (recorded_at, dataset, run, command, rankflavor_version) VALUES (?, ?, ?, ?, ?)",
                 (when, dataset, run if run is not None else _run_name(provenance), command, version))

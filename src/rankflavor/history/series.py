@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import os
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UsageError
-from .store import connect
+from .store import connect, sqlite_errors
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,7 @@ def load_series(db_path: str | os.PathLike[str], metric: str | None = None, data
     UsageError
         No recorded measure or dataset matches (the message lists the recorded ones).
     """
-    conn = connect(db_path, create=False)
-    try:
+    with sqlite_errors(os.fspath(db_path), False), closing(connect(db_path, create=False)) as conn:
         where, args = [], []
         if metric is not None:
             clause, margs = _metric_clause(metric)
@@ -97,8 +97,6 @@ def load_series(db_path: str | os.PathLike[str], metric: str | None = None, data
             for rid, role, digest in conn.execute(
                     f"SELECT record_id, role, sha256 FROM inputs WHERE record_id IN ({','.join('?' * len(part))})", part):
                 hashes[rid][role] = digest
-    finally:
-        conn.close()
     groups: dict[tuple[str | None, str], list[Point]] = {}
     for rid, at, ds, run, cmd, ver, flavor, name, display, value, nq in rows:
         p = Point(rid, at, ds, run, cmd, ver, flavor, name, display, math.nan if value is None else float(value), nq,
@@ -187,8 +185,7 @@ def knob_differences(flavors: list[str]) -> str:
 def load_record(db_path: str | os.PathLike[str], record_id: int) -> dict[str, Any]:
     """One record as written: its fields, inputs (with hashes), and every measure with its
     per-query values (``{query: value}``; text for text-valued metrics, NaN for a stored NULL)."""
-    conn = connect(db_path, create=False)
-    try:
+    with sqlite_errors(os.fspath(db_path), False), closing(connect(db_path, create=False)) as conn:
         row = conn.execute("SELECT id, recorded_at, dataset, run, command, rankflavor_version FROM records "
                            "WHERE id = ?", (int(record_id),)).fetchone()
         if row is None:
@@ -205,8 +202,6 @@ def load_record(db_path: str | os.PathLike[str], record_id: int) -> dict[str, An
             out["measures"].append({"flavor": flavor, "name": name, "display": display,
                                     "value": math.nan if value is None else float(value), "n_queries": nq,
                                     "per_query": per_query})
-    finally:
-        conn.close()
     return out
 
 

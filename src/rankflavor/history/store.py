@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -76,9 +77,21 @@ _SCHEMA = (
 )
 
 
+#: The columns of each table, as the schema above writes them (an older or foreign table with
+#: the same name but other columns is refused, not written into).
+_COLUMNS = {
+    "schema_version": {"version"},
+    "records": {"id", "recorded_at", "dataset", "run", "command", "rankflavor_version"},
+    "inputs": {"record_id", "role", "source", "sha256", "how"},
+    "measures": {"id", "record_id", "position", "flavor", "name", "display", "summary_rule", "value", "n_queries"},
+    "per_query": {"measure_id", "query", "value", "text_value", "status"},
+}
+
+
 class HistoryError(InputError):
-    """The history file cannot be used: not a SQLite database, not a rankflavor history, or
-    written by a newer schema (exit status 3, naming the file)."""
+    """The history file cannot be used: not a SQLite database, not a rankflavor history, written
+    by a newer schema, read-only, locked, or in a folder that does not exist (exit status 3,
+    naming the file and what to do)."""
 
     def __init__(self, path: str, message: str) -> None:
         super().__init__(path, None, message)
@@ -88,39 +101,104 @@ def connect(path: str | os.PathLike[str], *, create: bool) -> sqlite3.Connection
     """An open connection to the history at ``path`` in autocommit mode (transactions are
     explicit), WAL, foreign keys on; the schema created (``create``) or checked.
 
+    Nothing is written to a file that is not a history: an existing SQLite file with tables of
+    its own is refused before the schema is created. No folder is created (a missing one is an
+    error); a read-only history is read (``create=False``) without writing anything to it.
+
     Raises
     ------
     HistoryError
-        The file is missing (and not ``create``), not SQLite, not a history, or newer.
+        The file is missing (and not ``create``), not SQLite, not a history, newer, read-only
+        (and ``create``), locked by another writer past :data:`BUSY_TIMEOUT_MS`, or its folder
+        does not exist.
     """
     name = os.fspath(path)
+    if os.path.isdir(name):
+        raise HistoryError(name, "is a folder; expected the history file (SQLite) itself")
     if not create and not os.path.isfile(name):
         raise HistoryError(name, f"no history file here; record one with `rankflavor eval ... --record --history-db {name}`")
-    if create and os.path.dirname(name):  # a config's [history] path may name a folder not made yet
-        os.makedirs(os.path.dirname(name), exist_ok=True)
+    folder = os.path.dirname(os.path.abspath(name))
+    if create and not os.path.isdir(folder):
+        raise HistoryError(name, f"its folder {folder} does not exist: create it, or record to another file "
+                           "(--history-db PATH); rankflavor creates a folder only for a config's [history] path "
+                           "inside the project")
+    fresh = not os.path.isfile(name) or os.path.getsize(name) == 0
+    with sqlite_errors(name, create):
+        conn = _open(name, create)
     try:
-        conn = sqlite3.connect(name, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise HistoryError(name, f"cannot open the history database: {exc}") from None
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # an int constant, not user text
-        conn.execute("PRAGMA foreign_keys = ON")
-        if create:
-            _wal(conn)
-            with transaction(conn):
-                for stmt in _SCHEMA:
-                    conn.execute(stmt)
-                if conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-                    conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-        _check_version(conn, name)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise HistoryError(name, f"not a usable history database ({exc}); expected a SQLite file written by "
-                           "rankflavor") from None
-    except HistoryError:
+        with sqlite_errors(name, create):
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # an int constant, not user text
+            conn.execute("PRAGMA foreign_keys = ON")
+            if create:
+                if not fresh:
+                    _check_version(conn, name)  # before anything is written to it
+                _wal(conn)
+                with transaction(conn):
+                    for stmt in _SCHEMA:
+                        conn.execute(stmt)
+                    if conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+                        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            _check_version(conn, name)
+    except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _open(name: str, create: bool) -> sqlite3.Connection:
+    """The connection. A history that this process may not write (its file, its folder or the
+    filesystem read-only) is opened read-only when only reading is asked, and read as an
+    immutable file when SQLite cannot open it so (a WAL database needs its index file, which
+    cannot be made in such a folder; with no index file no writer has it open)."""
+    if create or _writable(name):
+        return sqlite3.connect(name, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    uri = "file:" + urllib.parse.quote(os.path.abspath(name)) + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+
+
+def _writable(name: str) -> bool:
+    folder = os.path.dirname(os.path.abspath(name))
+    return os.access(name, os.W_OK) and os.access(folder, os.W_OK) and not _read_only_mount(folder)
+
+
+def _read_only_mount(folder: str) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+@contextmanager
+def sqlite_errors(name: str, create: bool) -> Iterator[None]:
+    """SQLite's errors inside the block as a :class:`HistoryError` naming the file, what is wrong
+    and what to do (``create``: the history is being written)."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise HistoryError(name, _advice(name, exc, create)) from None
+
+
+def _advice(name: str, exc: sqlite3.Error, create: bool) -> str:
+    text = str(exc)
+    low = text.lower()
+    elsewhere = "or record to another file (--history-db PATH)"
+    if "locked" in low or "busy" in low:
+        return (f"the history database is locked by another program (waited {BUSY_TIMEOUT_MS / 1000:g} s; "
+                f"SQLite: {text}): try again once it is done, {elsewhere}")
+    if "readonly" in low or "read-only" in low or (create and "unable to open" in low and not _writable(name)):
+        return (f"cannot write the history database: it is read-only (the file, its folder or the filesystem; "
+                f"SQLite: {text}); make it writable, {elsewhere}")
+    if "not a database" in low or "malformed" in low:
+        return f"not a usable history database ({text}); expected a SQLite file written by rankflavor"
+    if "full" in low:
+        return f"cannot write the history database: {text}; free some space, {elsewhere}"
+    return f"cannot use the history database: {text}"
 
 
 def _wal(conn: sqlite3.Connection) -> None:
@@ -140,9 +218,19 @@ def _wal(conn: sqlite3.Connection) -> None:
 
 
 def _check_version(conn: sqlite3.Connection, name: str) -> None:
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {"sqlite_sequence"}
     if "schema_version" not in tables or "records" not in tables:
-        raise HistoryError(name, "a SQLite file, but not a rankflavor history (no schema_version/records table)")
+        shown = ", ".join(sorted(tables)[:8]) or "none"
+        raise HistoryError(name, f"a SQLite file, but not a rankflavor history (no schema_version/records table; its "
+                           f"tables: {shown}); nothing was written to it: give rankflavor a file of its own "
+                           "(--history-db PATH)")
+    for table, wanted in _COLUMNS.items():
+        if table in tables:
+            have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}  # (names from _COLUMNS, not user text)
+            if not wanted <= have:
+                raise HistoryError(name, f"a SQLite file whose table {table!r} is not rankflavor's (it lacks "
+                                   f"{', '.join(sorted(wanted - have))}): not a rankflavor history; nothing was "
+                                   "written to it: give rankflavor a file of its own (--history-db PATH)")
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
     version = row[0] if row else None
     if version is None:
@@ -164,4 +252,5 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_PATH", "SCHEMA_VERSION", "HistoryError", "connect", "transaction"]
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_PATH", "SCHEMA_VERSION", "HistoryError", "connect", "sqlite_errors",
+           "transaction"]

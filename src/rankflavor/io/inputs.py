@@ -27,6 +27,7 @@ from .. import arrow_ops
 from ..columns import dictionary_array, from_numpy, plain_strings, string_array
 from ..errors import InputError, UsageError
 from ..tables import Qrels, Run
+from .nul import REASON, first_nul
 from .qrels import read_qrels
 from .run import read_run
 
@@ -106,7 +107,29 @@ def as_run(obj: Any) -> Run:
 def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
     """Query ids (dictionary-encoded, as the file readers give them), docnos and values."""
     fast = _nested_columns(obj)
-    return fast if fast is not None else _nested_rows(obj, source, what)
+    return _no_nul(fast if fast is not None else _nested_rows(obj, source, what), source, None)
+
+
+def _no_nul(columns: Columns, source: str, names: tuple[str, str] | None) -> Columns:
+    """``columns``, whose ids hold no NUL byte (:mod:`rankflavor.io.nul`): else the error naming
+    the first such entry (a dict's query and doc, a frame's column and row; ``names``: the
+    frame's query and doc columns)."""
+    q, d, _ = columns
+    found = [(row, at) for at, ids in enumerate((q, d)) if (row := first_nul(ids)) is not None]
+    if not found:
+        return columns
+    row, at = min(found)
+    which = ("query", "doc")[at]
+    if names is None:
+        where = f"query {_shown(q[row].as_py())} doc {_shown(d[row].as_py())}"
+    else:
+        where = f"column {names[at]!r} row {row}"
+    raise InputError(source, None, f"{where}: the {which} id {REASON}")
+
+
+def _shown(text: str) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _listed_empty(obj: Mapping[Any, Any]) -> tuple[str, ...]:
@@ -214,7 +237,7 @@ def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> Colu
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {float(values[bad[0]])!r} is not a finite number")
-    return _ids(frame[qc], qc, source), _ids(frame[dc], dc, source), values
+    return _no_nul((_ids(frame[qc], qc, source), _ids(frame[dc], dc, source), values), source, (qc, dc))
 
 
 def _ids(column: Any, name: str, source: str) -> pa.Array:

@@ -9,7 +9,8 @@ a bad line) and accepts exactly what trec_eval 9.0.8 accepts (``get_qrels.c`` /
   trec_eval does) and counted. The rank column is ignored: order comes from the score.
 
 Lines starting with ``#`` are comments (trec_eval 10.0) and blank lines are skipped; both are
-counted in the table returned.
+counted in the table returned. A query id or docno holding a NUL byte is an error naming its
+line (:mod:`rankflavor.io.nul`; trec_eval would end the id there).
 
 Given a ``collect`` list, the readers go on past a bad line: its error is appended there and the
 table holds the good lines (``rankflavor check`` lists every bad line this way).
@@ -26,6 +27,7 @@ import numpy as np
 from ..columns import dictionary_array, string_array
 from ..errors import InputError
 from ..tables import Qrels, Run
+from .nul import REASON, has_nul
 from .source import BLANKS
 
 QRELS_FIELDS = 4
@@ -84,6 +86,7 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
                     + _swap_hint(len(parts), "qrels"),
                     raw,
                 )
+            _ids(source, lineno, parts, raw)
             grade = _number(source, lineno, parts[3], "grade", raw)
         except InputError as exc:
             fail(exc)
@@ -150,6 +153,7 @@ def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: b
                     + _swap_hint(len(parts), "run"),
                     raw,
                 )
+            _ids(source, lineno, parts, raw)
             score = _number(source, lineno, parts[4], "score", raw)
         except InputError as exc:
             fail(exc)
@@ -243,6 +247,13 @@ def _escaped(field: str) -> bool:
 
 def _replaced(field: str) -> str:
     return field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _ids(source: str, lineno: int, parts: list[str], line: str) -> None:
+    """The query id (field 1) and the docno (field 3) hold no NUL byte (:mod:`rankflavor.io.nul`)."""
+    for at, field in ((0, "query id"), (2, "doc id")):
+        if has_nul(parts[at]):
+            raise InputError(source, lineno, f"the {field} {REASON}", line)
 
 
 def _number(source: str, lineno: int, text: str, field: str, line: str) -> float:

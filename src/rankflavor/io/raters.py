@@ -33,6 +33,7 @@ from ..columns import to_strings
 from ..errors import InputError, UsageError
 from ..raters.ratings import Ratings
 from ..tables import Qrels
+from .nul import REASON, has_nul
 from .source import read_bytes
 
 FORMATS = ("auto", "trec", "csv", "quepid")
@@ -133,6 +134,7 @@ def _trec(source: str, text: str) -> list[_Row]:
             hint = " (a missing grade or rater?)" if len(parts) == 4 else ""
             raise InputError(source, line, f"expected 5 whitespace-separated fields '{TREC_LAYOUT}', "
                              f"found {len(parts)}{hint}", raw)
+        _ids(source, line, raw, parts[0], parts[2], parts[4])
         rows.append((parts[0], parts[2], parts[4], _grade(source, line, parts[3], raw), line, raw))
     return rows
 
@@ -190,6 +192,8 @@ def _check_header(source: str, line: int, header: list[str], fmt: str, raw: str)
 def _ids(source: str, line: int, raw: str, *ids: str) -> None:
     if not all(ids):
         raise InputError(source, line, "an empty query, doc or rater id", raw)
+    if any(map(has_nul, ids)):
+        raise InputError(source, line, f"a query, doc or rater id {REASON}", raw)
 
 
 def write_aggregated(qrels: Qrels, raters: int) -> str:

@@ -28,7 +28,9 @@ BLANKS = " \t\n\r\v\f"
 #: then stays in a core's cache (blocks of 16 MB, whose fresh pages also cost, scan slower).
 SCAN_BYTES = 1 << 20
 
-_OTHER_BLANKS = (b"\t", b"\v", b"\f")
+#: Bytes that send a file to the line-by-line reader: blanks pyarrow does not split at, and NUL,
+#: which no id may hold (:mod:`rankflavor.io.nul`; the line reader names the line).
+_LINE_PATH_BYTES = (b"\t", b"\v", b"\f", b"\x00")
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -133,8 +135,8 @@ def only_spaces(source: Any, stop: threading.Event | None = None) -> bool:
 
 
 def clean(data: bytes | bytearray, start: int, end: int, final: bool = True) -> bool:
-    """Lines the columnar path reads as the line path does: no tab, vertical tab or form feed,
-    every CR ending a line (CRLF), and no empty field (see :func:`_empty_fields`); ``final``:
+    """Lines the columnar path reads as the line path does: no tab, vertical tab, form feed or
+    NUL, every CR ending a line (CRLF), and no empty field (see :func:`_empty_fields`); ``final``:
     ``end`` ends the file (a blank there would end a line).
 
     Examples
@@ -144,7 +146,7 @@ def clean(data: bytes | bytearray, start: int, end: int, final: bool = True) -> 
     >>> clean(b"q1  Q0 d 1 2.5\\n", 0, 15)  # an empty field between two blanks
     False
     """
-    if any(data.find(b, start, end) >= 0 for b in _OTHER_BLANKS):  # memchr; nothing is counted
+    if any(data.find(b, start, end) >= 0 for b in _LINE_PATH_BYTES):  # memchr; nothing is counted
         return False
     has_cr = data.find(b"\r", start, end) >= 0
     if _empty_fields(data, start, end, has_cr) or (final and end > start and data[end - 1] == 32):

@@ -235,6 +235,22 @@ def _expand(items: tuple[str, ...], ks: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _history_path(base: Path, text: str) -> Path:
+    """``[history] path``: relative to the project folder (the config's) and inside it, or
+    absolute (the user's explicit choice). A relative path that leaves the folder (``../..``)
+    is refused, naming the key and where it leads: it used to create folders wherever it led,
+    up to the filesystem's root (issue #32). rankflavor creates a missing folder for the
+    history only inside the project (:func:`rankflavor.project.hooks.record`)."""
+    given = Path(text).expanduser()
+    if given.is_absolute():
+        return given
+    resolved = Path(os.path.normpath(base / given))
+    if not resolved.is_relative_to(base):
+        raise bad("[history] path", text, f"a path inside the project folder {base} (this one leads to {resolved}), "
+                  "or an absolute path for a history kept elsewhere")
+    return resolved
+
+
 def _build(path: Path, digest: str, data: Mapping[str, Any]) -> Config:
     from ..errors import FlavorError
 
@@ -261,7 +277,7 @@ def _build(path: Path, digest: str, data: Mapping[str, Any]) -> Config:
     history = s.get("history", {}).get("path")
     config = Config(path, digest, project.get("name"), project.get("scale"), project.get("preset"),
                     project.get("question"), dict(s.get("flavor", {})), texts, datasets, runs, baselines, gate,
-                    base / history if history is not None else None)
+                    _history_path(base, history) if history is not None else None)
     if texts:
         try:
             measures = config.measures()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError, did_you_mean
+from ..knobs import LARGEST_WHOLE
 
 #: The file every command looks for, from the working directory upward.
 CONFIG_NAME = "rankflavor.toml"
@@ -61,13 +62,29 @@ def choice(*options: str) -> Reader:
     return read
 
 
+def numeric(value: Any) -> bool:
+    """The one rule every number in the file meets before its key's own range: a TOML integer or
+    float (not a boolean), finite, and an integer no larger than 2**53 in magnitude (beyond it a
+    float64, which knobs and thresholds are read into, cannot hold it exactly; issue #32's
+    ``depth = 99999999999999999999`` overflowed the engine). No conversion here can raise.
+
+    >>> [numeric(v) for v in (3, 0.5, 2**53, 2**53 + 1, float("inf"), float("nan"), True, "3")]
+    [True, True, True, False, False, False, False, False]
+    """
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) <= LARGEST_WHOLE
+    return isinstance(value, float) and math.isfinite(value)
+
+
 def number(low: float, high: float = math.inf, *, open_low: bool = False, open_high: bool = False) -> Reader:
     lo = "(" if open_low else "["
     hi = ")" if open_high or high == math.inf else "]"
     span = f"a number in {lo}{low:g}, {high:g}{hi}"
 
     def read(value: Any, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not numeric(value):
             raise bad(where, value, span)
         x = float(value)
         if x < low or x > high or (open_low and x == low) or (open_high and x == high):
@@ -77,6 +94,10 @@ def number(low: float, high: float = math.inf, *, open_low: bool = False, open_h
     return read
 
 
+def _whole_in(value: Any, low: int) -> bool:
+    return isinstance(value, int) and numeric(value) and low <= value <= LARGEST_WHOLE
+
+
 def strings(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
         raise bad(where, value, 'a non-empty list of strings, e.g. ["ndcg", "recall"]')
@@ -84,17 +105,15 @@ def strings(value: Any, where: str) -> tuple[str, ...]:
 
 
 def cutoffs(value: Any, where: str) -> tuple[int, ...]:
-    ok = isinstance(value, list) and value and all(
-        isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
-    if not ok:
-        raise bad(where, value, "a non-empty list of whole numbers >= 1, e.g. [10, 100]")
+    if not (isinstance(value, list) and value and all(_whole_in(v, 1) for v in value)):
+        raise bad(where, value, "a non-empty list of whole numbers from 1 to 2**53, e.g. [10, 100]")
     return tuple(dict.fromkeys(value))
 
 
 def whole(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise bad(where, value, "a whole number >= 0")
-    return value
+    if not _whole_in(value, 0):
+        raise bad(where, value, "a whole number from 0 to 2**53")
+    return int(value)
 
 
 def per_measure(read: Reader) -> Reader:
@@ -115,8 +134,9 @@ def _knob(name: str) -> Reader:
     def read(value: Any, where: str) -> str:
         from ..flavor import KNOBS, FlavorError, format_number
 
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise bad(where, value, f"text or a number ({KNOBS[name].values})")
+        if not isinstance(value, str) and not numeric(value):  # then the knob's own range
+            raise bad(where, value, f"text or a number ({KNOBS[name].values}); a number finite, a whole one "
+                      "at most 2**53")
         raw = value if isinstance(value, str) else format_number(float(value))
         try:
             return str(KNOBS[name].parse(raw))
@@ -193,7 +213,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("metrics", "The metric set.", (
         Key("measures", "list of strings", "Metric names (`ndcg`, `P`, `recall`) or measures with a cutoff "
             "(`ndcg@10`); a name without one is crossed with `cutoffs`.", strings, required=True),
-        Key("cutoffs", "list of integers", "The cutoffs k of the metrics named without one.", cutoffs),
+        Key("cutoffs", "list of integers", "The cutoffs k of the metrics named without one (1 to 2**53).", cutoffs),
     )),
     Section("datasets", "Named judgment sets: `[datasets.NAME]`.", (
         Key("qrels", "path", "The qrels file (relative to this file).", text, required=True),
@@ -214,11 +234,12 @@ SECTIONS: tuple[Section, ...] = (
             "fails (left out: no test).", number(0, 1, open_low=True, open_high=True)),
         Key("test", " | ".join(GATE_TESTS), "The paired test of a significant drop (default t).",
             choice(*GATE_TESTS)),
-        Key("seed", "integer", "Seed of the permutation and bootstrap tests (default 0).",
+        Key("seed", "integer", "Seed of the permutation and bootstrap tests (default 0; 0 to 2**53).",
             whole),
     )),
     Section("history", "The run history (SQLite; `rankflavor history`).", (
-        Key("path", "path", "The database file (relative to this file).", text),
+        Key("path", "path", "The database file: relative to this file and inside its folder (a folder missing "
+            "there is created), or absolute (its folder must exist).", text),
     )),
 )
 

@@ -16,7 +16,10 @@ Nothing row-level reaches the driver; a task holds one bucket of queries at a ti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
@@ -41,13 +44,29 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         buckets; Spark's 200 is far too many locally.
     driver_memory : heap of the local JVM (it holds the data in local mode); only honoured when
         this call starts the JVM.
+
+    Notes
+    -----
+    Spark's Python workers run the interpreter that calls this function (``sys.executable``,
+    set as ``spark.pyspark.python`` of the session), not the first ``python3`` on ``PATH``,
+    which PySpark would start otherwise: from a virtual environment that one may not import
+    rankflavor. Left alone: a ``PYSPARK_PYTHON`` you set (PySpark's own rule), and a session
+    that is already active (yours, or one this function made before), whose workers keep
+    the interpreter its context was given. Nothing process-wide (no environment variable)
+    is changed.
     """
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise UsageError("the Spark engine needs PySpark: python3 -m pip install pyspark (and Java 17+)") from None
+    ours = SparkSession.getActiveSession() is None and "PYSPARK_PYTHON" not in os.environ
+    builder = SparkSession.builder
+    if ours:
+        # Workers run the driver's own interpreter (see the docstring): recorded in the session's conf.
+        builder = builder.config("spark.pyspark.python", sys.executable).config("spark.pyspark.driver.python",
+                                                                                sys.executable)
     spark = (
-        SparkSession.builder.master(master)
+        builder.master(master)
         .appName("rankflavor")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -62,7 +81,31 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    # (A context another thread started has no active session in this one: its name tells.)
+    if ours and spark.sparkContext.appName == "rankflavor":
+        # A context started from Python reads its workers' interpreter from PYSPARK_PYTHON alone
+        # (python3 otherwise) and ignores spark.pyspark.python (SPARK-22640, apache/spark#31997):
+        # the context's own attribute, which every Python function it ships carries, takes the conf.
+        spark.sparkContext.pythonExec = spark.sparkContext.getConf().get("spark.pyspark.python", sys.executable)
     return spark
+
+
+@contextmanager
+def workers_import_rankflavor(spark: Any) -> Iterator[None]:
+    """Spark's error for Python workers that cannot import rankflavor, as a :class:`UsageError`
+    naming the interpreter they ran and what to do; any other error as it is."""
+    try:
+        yield
+    except Exception as exc:
+        from pyspark.errors import PySparkException
+
+        if isinstance(exc, PySparkException) and "No module named 'rankflavor'" in str(exc):
+            python = getattr(getattr(spark, "sparkContext", None), "pythonExec", None) or "python3"
+            raise UsageError(
+                f"Spark's Python workers run {python!r}, which cannot import rankflavor. Start the session with "
+                "workers on an interpreter that has it (PYSPARK_PYTHON, e.g. the driver's own: "
+                f"{sys.executable}), or let rankflavor start its own session (spark=None)") from None
+        raise
 
 
 def evaluate_spark(
@@ -91,7 +134,10 @@ def evaluate_spark(
     metrics, preset, **knobs
         As for :func:`rankflavor.evaluate`.
     spark : SparkSession, optional
-        Defaults to the DataFrames' own session, or :func:`local_session` for paths.
+        Defaults to the DataFrames' own session, or :func:`local_session` for paths. A session
+        of yours is used as it is: its Python workers run the interpreter its context was given
+        (``PYSPARK_PYTHON``, else the first ``python3`` on ``PATH``), which must import
+        rankflavor; set ``PYSPARK_PYTHON`` before starting it to choose another.
     buckets : int, optional
         Hash buckets of query ids, one Spark task each (default: the session's shuffle
         partitions, more for inputs of many millions of rows).
@@ -140,16 +186,17 @@ def evaluate_spark(
     if spark is None:
         frame = qrels if hasattr(qrels, "sparkSession") else run if hasattr(run, "sparkSession") else None
         spark = frame.sparkSession if frame is not None else local_session()
-    q_table, r_table = read_inputs(spark, qrels, run)
-    try:
-        if sc is not None and q_table.raters is None:  # (ratings were checked one by one as read)
-            check_scale(q_table, sc)
-        with spark_progress(spark, progress, "Spark tasks (buckets of queries) done"):
-            merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
-    finally:
-        for table in (q_table, r_table):
-            if table.cached is not None:
-                table.cached.unpersist()
+    with workers_import_rankflavor(spark):
+        q_table, r_table = read_inputs(spark, qrels, run)
+        try:
+            if sc is not None and q_table.raters is None:  # (ratings were checked one by one as read)
+                check_scale(q_table, sc)
+            with spark_progress(spark, progress, "Spark tasks (buckets of queries) done"):
+                merged, counts = evaluate_buckets(spark, q_table, r_table, measures, buckets)
+        finally:
+            for table in (q_table, r_table):
+                if table.cached is not None:
+                    table.cached.unpersist()
     provenance = {
         "rankflavor": __version__,
         "engine": "spark",
@@ -160,4 +207,4 @@ def evaluate_spark(
     return Results(merged, counts, provenance, extras)
 
 
-__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session"]
+__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "workers_import_rankflavor"]

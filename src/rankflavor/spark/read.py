@@ -67,6 +67,13 @@ class _Pending:
     on_error: Callable[[dict[str, Any]], None]  # raises InputError for a bad line or value
 
 
+def _nul(column: str) -> Column:
+    """Does the id in ``column`` hold a NUL byte (:mod:`rankflavor.io.nul`)? (False for null.)"""
+    from pyspark.sql import functions as F
+
+    return F.coalesce(F.instr(F.col(column), "\x00") > 0, F.lit(False))
+
+
 def _count(cond: Column) -> Column:
     from pyspark.sql import functions as F
 
@@ -112,7 +119,8 @@ def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
         F.monotonically_increasing_id().alias("row"),
         F.lit(None).cast("long").alias("line"),
     ).persist()
-    bad = F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf) | F.col("q").isNull() | F.col("d").isNull()
+    bad = (F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf) | F.col("q").isNull() | F.col("d").isNull()
+           | _nul("q") | _nul("d"))
     zero = F.lit(0)
     stats = _stats(kind, table, F.count(F.lit(1)), _count(bad), zero, zero, zero, F.lit(None), F.lit(False))
 
@@ -123,7 +131,8 @@ def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
         raise InputError(
             source,
             None,
-            f"{row['bad']} row(s) have a null {qc!r} or {dc!r}, or a {vc!r} that is not a finite number; "
+            f"{row['bad']} row(s) have a null {qc!r} or {dc!r}, an id holding a NUL byte (U+0000: C tools such "
+            f"as trec_eval end an id there), or a {vc!r} that is not a finite number; "
             f"e.g. query {example['q']!r}, doc {example['d']!r}, {vc} {example['v']!r}",
         )
 
@@ -180,6 +189,8 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
     # Bytes that are not UTF-8 make a line bad only in a field the reader keeps (query, doc; the
     # value is no decimal then), as in the local reader: they read as U+FFFD there.
     undecodable = ~F.col("utf8") & (F.col("q").contains("\ufffd") | F.col("d").contains("\ufffd"))
+    # An id holding a NUL is refused as the local reader refuses it (rankflavor.io.nul).
+    undecodable = undecodable | _nul("q") | _nul("d")
     stats = _stats(kind, fields, _count(body), _count(body & (~valid | undecodable)),
                    _count(body & (F.col("n") > n_fields)), _count(F.col("blank")), _count(F.col("comment")),
                    F.col("tag"), body)

@@ -35,6 +35,7 @@ import pyarrow as pa
 from ...columns import from_numpy, string_array
 from ...errors import InputError
 from ...tables import Qrels, Run
+from ..nul import REASON, has_nul
 from .delimited import decode
 from .table import to_qrels, to_run
 
@@ -91,6 +92,8 @@ def _id(source: str, path: str, value: Any) -> str:
     text = str(value)
     if not text:
         raise _fail(source, path, "an empty id")
+    if has_nul(text):
+        raise _fail(source, path, f"the id {REASON}")
     return text
 
 

@@ -5,7 +5,8 @@ Every reader of :mod:`rankflavor.io.formats` builds a ``pyarrow.Table`` (by pyar
 readers where it can: Parquet, JSONL, CSV) and hands it here with a :data:`Where`, which names a
 row as its format does (a line, a row, a JSON path). Ids must be text or integers and never
 missing or empty; grades, scores and ranks finite numbers; a run with ranks and no scores is
-ordered by its ranks (its ``score`` is minus the rank, ``ranked_by="rank"``). Each is checked
+ordered by its ranks (its ``score`` is minus the rank, ``ranked_by="rank"``); an id holding a NUL
+byte is refused (:mod:`rankflavor.io.nul`). Each is checked
 by column at once; only a failing column is walked value by value, to name its first bad row.
 """
 
@@ -21,6 +22,7 @@ from ... import arrow_ops
 from ...columns import as_numpy, plain_strings, string_buffers
 from ...errors import InputError
 from ...tables import Qrels, Run
+from ..nul import REASON, nul_entries
 from .spec import DEFAULTS
 
 #: ``where(row)`` -> (the line of a row, or None) and how the format names it ("row 3: ",
@@ -75,7 +77,8 @@ def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where
 
 
 def _check_ids(values: pa.Array, name: str, source: str, where: Where, rows: np.ndarray | None = None) -> None:
-    """No null, no empty string among ``values`` (the rows named are ``rows[i]`` when given)."""
+    """No null, no empty string, no NUL byte (:mod:`rankflavor.io.nul`) among ``values`` (the
+    rows named are ``rows[i]`` when given)."""
     if values.null_count:
         bad = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
         raise _bad(source, where, bad if rows is None else int(rows[bad]), f"{name} is missing (null): an id is needed")
@@ -83,6 +86,9 @@ def _check_ids(values: pa.Array, name: str, source: str, where: Where, rows: np.
     empty = np.flatnonzero(np.diff(offsets) == 0)
     if len(empty):
         raise _bad(source, where, int(empty[0]) if rows is None else int(rows[empty[0]]), f"{name} is empty: an id is needed")
+    nul = nul_entries(values)
+    if len(nul):
+        raise _bad(source, where, int(nul[0]) if rows is None else int(rows[nul[0]]), f"{name} {REASON}")
 
 
 def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> pa.Array | None:
@@ -100,13 +106,19 @@ def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, 
     indices = as_numpy(column.indices)
     try:
         _check_ids(column.dictionary, name, source, where)
-    except InputError:  # an entry is null or empty: name the first row that uses one
+    except InputError:  # an entry is null, empty or holds a NUL: name the first row that uses one
         entries = column.dictionary
-        offsets, _ = string_buffers(entries.fill_null("")) if entries.null_count else string_buffers(entries)
-        bad_entries = np.flatnonzero(np.diff(offsets) == 0)
-        used = np.flatnonzero(np.isin(indices, bad_entries))
-        if len(used):
-            raise _bad(source, where, int(used[0]), f"{name} is missing or empty: an id is needed") from None
+        entries = entries.fill_null("") if entries.null_count else entries
+        offsets, _ = string_buffers(entries)
+        found = []  # (the first row using such an entry, why it is bad)
+        for bad_entries, why in ((np.flatnonzero(np.diff(offsets) == 0), "is missing or empty: an id is needed"),
+                                 (nul_entries(entries), REASON)):
+            used = np.flatnonzero(np.isin(indices, bad_entries))
+            if len(used):
+                found.append((int(used[0]), why))
+        if found:
+            row, why = min(found)
+            raise _bad(source, where, row, f"{name} {why}") from None
         return None  # only unused entries are bad: the plain path encodes the values anew
     return column
 
