@@ -52,8 +52,8 @@ from .knobs import (
 
 __all__ = [
     "KNOBS",
-    "APDivisor",
     "KNOBS_ORDER",
+    "APDivisor",
     "Discount",
     "Duplicates",
     "Empty",

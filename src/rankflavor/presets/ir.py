@@ -203,7 +203,7 @@ RANX = Preset(
         "recall": ("recall@{k}", "recall"), "P": ("precision@{k}", "precision"), "success": ("hit_rate@{k}", "hit_rate"),
         "hits": ("hits@{k}", "hits"), "F1": ("f1@{k}", "f1"), "Rprec": (None, "r-precision"),
         "bpref_ranx": (None, "bpref"),
-    },  # fmt: skip
+    },
     refusals={
         "bpref": "ranx's bpref is NaN for a query with no judged non-relevant document (trec_eval's is 1): write "
         "ranx:bpref (bpref_ranx)",

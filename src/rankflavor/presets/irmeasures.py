@@ -185,7 +185,7 @@ IR_MEASURES = Preset(
         "num_rel_ret": (None, "NumRelRet"), "num_rel": (None, "NumRel"), "relative_P": (None, "SetRelP"),
         "F": (None, "SetF"), "set_AP": (None, "SetAP"), "infAP": (None, "infAP"), "ERR": ("ERR@{k}", None),
         "Compat": (None, "Compat"),
-    },  # fmt: skip
+    },
     refusals={
         "ERR": "ir_measures' ERR@k is gdeval's, which needs a cutoff: write ir_measures:ERR@20",
         "RBP": "ir_measures' RBP is cwl_eval's, which needs rel: write ir_measures:RBP(rel=1)",
