@@ -10,11 +10,14 @@ Python computation over the ranked list.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
+from rankflavor.errors import FlavorError
 
 Query = tuple[dict[str, int], list[tuple[str, float]]]
 
@@ -140,3 +143,12 @@ def test_err_with_an_assumed_grade(q: Query, k: int, assumed: int | None) -> Non
     knob = "" if assumed is None else f",unjudged_grade={assumed}"
     assert same(ours(q, f"ERR@{k}[max_grade=3{knob}]"), want), (q, k, assumed)
     assert same(ours(q, f"ERR_gain@{k}[max_grade=3,gain=exp2{knob}]"), want), (q, k, assumed)
+
+
+def test_nonpositive_refuses_a_run_of_ranks_only(tmp_path: Path) -> None:
+    """A rank-only run has no scores (they are minus the ranks): the filter would drop everything."""
+    (tmp_path / "run.tsv").write_text("q\ta\t1\nq\tb\t2\n")
+    (tmp_path / "qrels.txt").write_text("q 0 a 1\n")
+    with pytest.raises(FlavorError, match="ranks only"):
+        rankflavor.evaluate(tmp_path / "qrels.txt", tmp_path / "run.tsv", "RR[nonpositive=nonrelevant]")
+    assert rankflavor.evaluate(tmp_path / "qrels.txt", tmp_path / "run.tsv", "RR")[0].mean == 1.0

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import kernels as K
+from ..errors import FlavorError
 from .common import hits, in_cut, relevant
 from .registry import INPUT_KNOBS, MetricSpec, register
 
@@ -45,6 +46,9 @@ def scored(r: Ranked, measure: Measure, rel: NDArray[np.bool_]) -> NDArray[np.bo
     """``rel`` without the rows whose score is not positive under ``nonpositive=nonrelevant``
     (torchmetrics: ``torch.where(preds > 0, target, 0)``); the rows keep their ranks."""
     if measure.flavor.nonpositive == "nonrelevant":
+        if measure.flavor.order == "rank":  # scores are minus the ranks: every one <= 0
+            raise FlavorError(f"{measure.name}: nonpositive=nonrelevant reads each document's score, and this run "
+                              "has ranks only (order=rank); give a run with scores, or nonpositive=keep")
         return rel & (r.score > 0)
     return rel
 

@@ -83,8 +83,8 @@ def parse_ntcireval(text: str) -> list[Template | str] | None:
     """NTCIREVAL's output names (``nDCG@10``, ``MSnDCG@0010``, ``AP@10``, ``ERR``, ``nERR@10``, ``RBP``,
     ``P@10``, ``Hit@10``, ``RR``), each optionally followed by ``-g 1:2:3``, ``--rbp 0.9``, ``--logb 3``.
 
-    >>> parse_ntcireval("MSnDCG@10 -g 1:3:7")[0].knobs
-    {'discount': 'log2', 'gain': '{1:1,2:3,3:7}', 'max_grade': '3'}
+    >>> sorted(parse_ntcireval("MSnDCG@10 -g 1:3:7")[0].knobs.items())
+    [('discount', 'log2'), ('gain', '{1:1,2:3,3:7}'), ('max_grade', '3')]
     >>> t = parse_ntcireval("AP@10")[0]; (t.metric, t.k, t.knobs["ap_divisor"])
     ('AP', 10, 'min_k_relevant')
     >>> t = parse_ntcireval("ERR -g 1:3:7")[0]; (t.metric, t.k, t.knobs["gain"])

@@ -153,7 +153,7 @@ TORCHMETRICS = Preset(
     "utilities/checks.py; differential tests against the torchmetrics classes and functions on random queries, "
     "and its docstring examples, in tests/test_presets_torchmetrics.py and tests/test_presets_ml.py",
     dialect=parse_torchmetrics,
-    default_metrics=("ndcg@10", "ndcg", "map@10", "mrr@10", "precision@10", "recall@10"),
+    default_metrics=("ndcg@10", "ndcg"),
     canonical=CANONICAL,
 )
 
