@@ -25,10 +25,11 @@ Query = tuple[dict[str, int], list[tuple[str, float]]]
 @st.composite
 def queries(draw: st.DrawFn) -> Query:
     """One query: up to 8 retrieved documents with distinct scores (0.0 and negatives among them),
-    judged 0-3 or not at all, and up to 3 judged documents never retrieved."""
+    judged -1 (pooled, unjudged: trec_eval's negatives) to 3 or not at all, and up to 3 judged
+    documents never retrieved."""
     n = draw(st.integers(1, 8))
     scores = draw(st.lists(st.integers(-4, 6), min_size=n, max_size=n, unique=True))
-    grades = draw(st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=n, max_size=n))
+    grades = draw(st.lists(st.one_of(st.none(), st.integers(-1, 3)), min_size=n, max_size=n))
     extra = draw(st.lists(st.integers(0, 3), max_size=3))
     qrels = {f"d{i}": g for i, g in enumerate(grades) if g is not None}
     qrels.update({f"x{i}": g for i, g in enumerate(extra)})
@@ -122,6 +123,7 @@ def test_binary_metrics_under_the_new_knobs(q: Query, k: int | None, t: int) -> 
 def test_fallout(q: Query, k: int | None, t: int) -> None:
     text = f"fallout{'' if k is None else f'@{k}'}[rel={t}]"
     assert same(ours(q, text), reference(q, "fallout", k, t, {})), (text, q)
+    assert same(ours(q, text.replace("fallout", "fall_out")), reference(q, "fallout", k, t, {}))  # the alias
 
 
 def chapelle(grades: list[float | None], top: int) -> float:
@@ -137,7 +139,9 @@ def chapelle(grades: list[float | None], top: int) -> float:
 @given(queries(), st.integers(1, 6), st.sampled_from([None, 0, 1, 3]))
 def test_err_with_an_assumed_grade(q: Query, k: int, assumed: int | None) -> None:
     qrels, ranked = q
-    grades = [qrels.get(d, assumed) for d, _ in ranked[:k]]
+    # a negative grade is pooled but unjudged: it stops no one, and takes no assumed grade
+    grades = [None if qrels.get(d, assumed) is not None and qrels.get(d, 0) < 0 else qrels.get(d, assumed)
+              for d, _ in ranked[:k]]
     nothing = all(g in (None, 0) for g in grades) and not any(g > 0 for g in qrels.values())
     want = math.nan if nothing else chapelle(grades, 3)
     knob = "" if assumed is None else f",unjudged_grade={assumed}"

@@ -124,3 +124,19 @@ def test_pyspark_ranking_metrics_random(spark) -> None:  # type: ignore[no-untyp
     for res, (name, call) in zip(ours, calls.items(), strict=True):
         assert res.n_queries == len(rows), name  # every row counts, an empty label set or prediction too
         assert res.mean == pytest.approx(call(), abs=1e-12), name
+
+
+def test_spark_names() -> None:
+    from rankflavor.errors import FlavorError
+    from rankflavor.presets import resolve_measures
+
+    with pytest.raises(FlavorError, match="k should be positive"):
+        resolve_measures(["ndcgAt(0)"], "spark", {})
+    for preset in ("spark", "spark_triples"):
+        for canonical, tool in (("AP@5", "meanAveragePrecisionAt(5)"), ("AP", "meanAveragePrecision"),
+                                ("P@5", "precisionAt(5)"), ("recall@5", "recallAt(5)"), ("ndcg@5", "ndcgAt(5)")):
+            (a,), _ = resolve_measures([canonical], preset, {})
+            (b,), _ = resolve_measures([tool], preset, {})
+            assert (a.metric, a.k, a.flavor) == (b.metric, b.k, b.flavor), (preset, canonical)
+        with pytest.raises(FlavorError, match="always takes k"):
+            resolve_measures(["ndcg"], preset, {})
