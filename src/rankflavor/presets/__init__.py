@@ -92,6 +92,11 @@ def resolve_measures(
     knobs in a measure's brackets. Last, the scale sets ``max_grade`` where G changes the value
     (:meth:`~rankflavor.judgments.Scale.with_top_grade`). A :class:`Measure` passed as a value
     takes the scale's knobs only where it left them at their defaults.
+
+    Under a preset, a text its dialect does not claim is a rankflavor name: it is translated to
+    the tool's own name for that measure (:attr:`Preset.canonical`, e.g. ``elasticsearch:P@10`` is
+    ``_rank_eval``'s ``precision@10``), its bracket knobs kept, or refused with the reason; only the
+    ``rankflavor`` preset reads every rankflavor name as rankflavor computes it.
     """
     knobs = parse_knob_assignments([f"{k}={v}" for k, v in overrides.items()]) if overrides else {}
     default = get_preset(preset)
@@ -172,6 +177,8 @@ def canonical_name(preset: Preset, text: str) -> tuple[str, dict[str, str]] | No
     if m is None or spec is None:
         return None
     k = int(m.group("k")) if m.group("k") else None
+    if k == 0:
+        return None  # no measure: the canonical parser says why
     forms = preset.canonical.get(spec.name)
     form = None if forms is None else forms[0] if k is not None else forms[1]
     if form == SELF:
@@ -186,7 +193,7 @@ def canonical_name(preset: Preset, text: str) -> tuple[str, dict[str, str]] | No
         own = ", ".join(preset.default_metrics[:3])
         raise FlavorError(
             f"{preset.name}:{text.strip()} is not reproduced: {reason}. "
-            + (f"Its own names read under the preset (e.g. {own}); " if own else "")
+            + (f"The tool's own names work under the preset (e.g. {own}); " if own else "")
             + f"for rankflavor's {shown} write rankflavor:{text.strip()} (or drop the preset)"
         )
     explicit: dict[str, str] = {}
