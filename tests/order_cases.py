@@ -108,6 +108,9 @@ MEASURE_TEXTS = [
     "NERR11[max_grade=3]", "INST[max_grade=3]", "INSQ[max_grade=3,param=2]", "BPM@5[max_grade=3]",
     "SDCG@5[max_grade=3]", "Compat", "Compat[param=(0.8,0)]",
     "hits@5", "hits", "F1@5", "F1", "RBP_gain@5[param=0.9]", "RBP_gain", "bpref_ranx", "bpref_ranx[rel=2]",
+    "ERR_gain@5[max_grade=3]", "nERR_gain@5[max_grade=3,gain={1:1,2:3,3:7}]", "ERR@5[max_grade=3,unjudged_grade=1]",
+    "fallout@5", "fallout", "P@5[p_divisor=judged]", "AP@5[ap_divisor=min_k_relevant]", "AP@5[ap_divisor=found]",
+    "recall@5[relevant_set=retrieved]", "RR@5[nonpositive=nonrelevant]",
 ]  # fmt: skip
 
 

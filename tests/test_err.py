@@ -101,11 +101,14 @@ def test_err_worked_examples_0_to_3() -> None:
     ideal4 = 7 / 8 + (1 / 8) * (3 / 8) / 2 + (1 / 8) * (5 / 8) * (1 / 8) / 3  # 3, 2, 1, 0
     got = [m.mean for m in rankflavor.evaluate(
         qrels, run, ["ERR@4[max_grade=3]", "ERR@2[max_grade=3]", "nERR@4[max_grade=3]", "nERR@1[max_grade=3]",
-                     "ERR@4[gain=binary,rel=2]", "ERR@4[max_grade=3,gain={1:1,2:2,3:3}]"])]
+                     "ERR_gain@4[gain=binary,rel=2]", "ERR_gain@4[max_grade=3,gain={1:1,2:2,3:3}]",
+                     "ERR_gain@4[max_grade=3]", "ERR_gain@4[max_grade=3,gain=exp2]"])]
     assert got == pytest.approx(
         [err4, 3 / 8, err4 / ideal4, (3 / 8) / (7 / 8),
          1 / 2 + (1 / 2) * (1 / 2) / 3,  # grades >= 2 stop with R = 1/2
-         2 / 4 + (2 / 4) * (3 / 4) / 3 + (2 / 4) * (1 / 4) * (1 / 4) / 4],  # R = g / (3 + 1)
+         2 / 4 + (2 / 4) * (3 / 4) / 3 + (2 / 4) * (1 / 4) * (1 / 4) / 4,  # R = g / (3 + 1)
+         2 / 4 + (2 / 4) * (3 / 4) / 3 + (2 / 4) * (1 / 4) * (1 / 4) / 4,  # linear is that table
+         err4],  # exp2 under ERR_gain is Chapelle's rule
         abs=1e-12)
 
 
@@ -149,20 +152,60 @@ def test_err_and_nerr_random_against_the_formula(seed: int) -> None:
 def test_err_gain_tables_map_to_stopping_probabilities() -> None:
     qrels, run = distinct_case(5, 50, 3)
     base = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3]")[0].per_query()
-    # Chapelle's rule is the exp2 table: the same numbers.
-    same = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3,gain={0:0,1:1,2:3,3:7}]")[0].per_query()
-    assert same == pytest.approx(base, abs=1e-15)
-    flat = rankflavor.evaluate(qrels, run, "ERR@10[max_grade=3,gain={0:0,1:1,2:2,3:3}]")[0].per_query()
-    for q, v in flat.items():
-        assert v == pytest.approx(chapelle(ranked_grades(qrels, run, q), 3, 10, stop=lambda g: g / 4), abs=1e-12)
-    assert max(abs(flat[q] - base[q]) for q in base if not np.isnan(base[q])) > 0.05  # can fail
+    # Chapelle's rule is ERR_gain under exp2 gain, and under the exp2 table: the same numbers.
+    for text in ("ERR_gain@10[max_grade=3,gain={0:0,1:1,2:3,3:7}]", "ERR_gain@10[max_grade=3,gain=exp2]"):
+        same = rankflavor.evaluate(qrels, run, text)[0].per_query()
+        assert same == pytest.approx(base, abs=1e-15), text
+    # One meaning of the gain knob: linear IS the table {g: g}, both R = g / (G + 1).
+    for text in ("ERR_gain@10[max_grade=3,gain={0:0,1:1,2:2,3:3}]", "ERR_gain@10[max_grade=3,gain=linear]",
+                 "ERR_gain@10[max_grade=3]"):
+        flat = rankflavor.evaluate(qrels, run, text)[0].per_query()
+        for q, v in flat.items():
+            assert v == pytest.approx(chapelle(ranked_grades(qrels, run, q), 3, 10, stop=lambda g: g / 4), abs=1e-12)
+        assert max(abs(flat[q] - base[q]) for q in base if not np.isnan(base[q])) > 0.05  # can fail
+    # nERR_gain: the same stopping rule in the ideal too.
+    got = rankflavor.evaluate(qrels, run, "nERR_gain@10[max_grade=3]")[0].per_query()
+    for q, v in got.items():
+        best = chapelle(sorted((g for g in qrels[q].values() if g > 0), reverse=True), 3, 10, stop=lambda g: g / 4)
+        want = chapelle(ranked_grades(qrels, run, q), 3, 10, stop=lambda g: g / 4) / best if best > 0 else 0.0
+        assert v == pytest.approx(want, abs=1e-12), q
+
+
+def test_err_reads_no_gain_and_says_what_to_write() -> None:
+    """ERR is Chapelle's: every gain is refused alike (linear, exp2, a table), pointing at ERR_gain."""
+    qrels, run = {"q": {"a": 2, "b": 3}}, {"q": {"a": 2.0, "b": 1.0}}
+    for gain in ("linear", "exp2", "{1:1,2:2,3:3}", "{0:0,1:1,2:3,3:7}", "binary"):
+        for metric in ("ERR", "nERR"):
+            with pytest.raises(FlavorError, match=rf"does not change {metric}@2.*{metric}_gain"):
+                rankflavor.evaluate(qrels, run, f"{metric}@2[max_grade=3,gain={gain}]")
+
+
+def test_err_unknown_doc_rating_is_an_assumed_grade() -> None:
+    """Elasticsearch ``unknown_doc_rating``: an unrated document takes that grade's R; with none it
+    stops no one but keeps its rank (ExpectedReciprocalRankTests.testERRMissingRatings)."""
+    qrels = {"q": {"0": 3, "2": 0, "3": 1}}
+    run = {"q": {"0": 4.0, "1": 3.0, "2": 2.0, "3": 1.0}}
+    got = [m.mean for m in rankflavor.evaluate(qrels, run, ["ERR@4[max_grade=3]", "ERR@4[max_grade=3,unjudged_grade=2]",
+                                                             "ERR@4[max_grade=3,unjudged_grade=0]"])]
+    assert got == pytest.approx([0.875 + 0.00390625, 0.8984375 + 0.00244140625, 0.875 + 0.00390625], abs=1e-14)
+    # A query whose judgments stop no one is not empty when an unrated hit in the top k does.
+    empty = rankflavor.evaluate({"q": {"z": 0}}, {"q": {"u": 1.0, "z": 0.5}}, ["ERR@1[max_grade=3,unjudged_grade=3]",
+                                                                          "ERR@1[max_grade=3]"], empty="nan")
+    assert empty[0].per_query()["q"] == pytest.approx(7 / 8, abs=1e-15)
+    assert np.isnan(empty[1].per_query()["q"])
+    # ... and an unrated document below k does not make it so.
+    below = rankflavor.evaluate({"q": {"z": 0}}, {"q": {"z": 1.0, "u": 0.5}}, "ERR@1[max_grade=3,unjudged_grade=3]",
+                                empty="nan")[0].per_query()["q"]
+    assert np.isnan(below)
+    with pytest.raises(FlavorError, match="a grade 4 exceeds max_grade=3"):  # R would be >= 1
+        rankflavor.evaluate(qrels, run, "ERR@4[max_grade=3,unjudged_grade=4]")
 
 
 def test_err_refusals_and_round_trips() -> None:
     qrels = {"q": {"a": 2, "b": 3}}
     run = {"q": {"a": 2.0, "b": 1.0}}
     with pytest.raises(FlavorError, match=r"outside \[0, 1\)"):
-        rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain={2:9}]")  # gain(2) = 9 > gain(3) = 3
+        rankflavor.evaluate(qrels, run, "ERR_gain@2[max_grade=3,gain={2:9}]")  # gain(2) = 9 > gain(3) = 3
     # as_supplied: the judgments in docno order (a: 2, b: 3), unsorted by grade, are the "ideal"
     supplied = rankflavor.evaluate(qrels, run, "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
     assert supplied == pytest.approx(1.0, abs=1e-12)  # the run is in docno order too
@@ -173,13 +216,14 @@ def test_err_refusals_and_round_trips() -> None:
                                   "nERR@2[max_grade=3,ideal=as_supplied]")[0].mean
     err = 3 / 8 + (5 / 8) * (7 / 8) / 2
     assert flipped == pytest.approx(err / (7 / 8 + (1 / 8) * (3 / 8) / 2), abs=1e-12)
-    with pytest.raises(FlavorError, match="does not change"):  # exp2 is Chapelle's rule already
+    with pytest.raises(FlavorError, match="does not change"):  # ERR is Chapelle's rule, whatever the gain
         rankflavor.evaluate(qrels, run, "ERR@2[max_grade=3,gain=exp2]")
     # ideal=max under binary gain: a relevant document (R = 1/2) in each of the k slots, whatever rel is
-    one = rankflavor.evaluate(qrels, run, "nERR@2[gain=binary,rel=3,ideal=max]")[0].mean
+    one = rankflavor.evaluate(qrels, run, "nERR_gain@2[gain=binary,rel=3,ideal=max]")[0].mean
     assert one == pytest.approx((1 / 4) / (1 / 2 + (1 / 2) * (1 / 2) / 2), abs=1e-12)  # b (3) at rank 2
     from rankflavor.measure import parse_measure
 
-    for text in ("nERR@5[max_grade=3,ideal=recall@10]", "ERR@5[gain={1:1,2:2},max_grade=3]", "nERR@3[gain=binary,rel=2]"):
+    for text in ("nERR@5[max_grade=3,ideal=recall@10]", "ERR_gain@5[gain={1:1,2:2},max_grade=3]",
+                 "nERR_gain@3[gain=binary,rel=2]", "ERR@5[max_grade=3,unjudged_grade=1]"):
         m = rankflavor.evaluate(qrels, run, text)[0].measure
         assert parse_measure(str(m)) == m

@@ -375,7 +375,8 @@ def test_choice_knobs_hold_enum_members_equal_to_their_text() -> None:
     assert json.dumps({"ties": Ties.AVERAGED}) == '{"ties": "averaged"}'
     # Every knob whose values are a fixed list has its enum, listing exactly those values.
     fixed = {n for n, k in KNOBS.items() if not any(t.strip() in PLACEHOLDER_EXAMPLES for t in k.values.split("|"))}
-    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 17  # raters: the 14th, utility (UDCG), order, singletons
+    # raters: the 14th, utility (UDCG), order, singletons; ap_divisor, relevant_set, nonpositive (peer tools)
+    assert set(CHOICE_ENUMS) == fixed and len(fixed) == 20
     for name, kind in CHOICE_ENUMS.items():
         assert " | ".join(kind) == KNOBS[name].values, name
         assert isinstance(getattr(Flavor(), name), kind) and getattr(Flavor(), name) == KNOBS[name].default

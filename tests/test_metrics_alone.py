@@ -117,6 +117,7 @@ def _registry_measures() -> list[str]:
 #: The metrics that, alone and under default knobs, refuse with a typed error: each needs a knob
 #: with no default (its parameter; ERR, nERR and graded RBP the top grade of the scale).
 NEEDS_A_KNOB = {"IPrec", "Rprec_mult", "ERR", "ERR@5", "nERR", "nERR@5", "RBP", "RBP@5",
+                "ERR_gain", "ERR_gain@5", "nERR_gain", "nERR_gain@5",
                 # the C/W/L family scales gains by the top grade (ir_measures' max_rel)
                 "RBP_cwl", "NERR8@5", "NERR9@5", "NERR10", "NERR11", "INST", "INSQ", "BPM@5", "SDCG@5"}
 #: Metrics whose per-query value is NaN on some inputs, as the tool's is (ranx's bpref: a query
@@ -148,12 +149,19 @@ MORE_NAMES: dict[str, tuple[str, ...]] = {
     "gdeval": ("err@20",),
     "ranx": ("ndcg_burges@10-l2", "dcg@10", "map@100", "hit_rate@10", "r-precision", "precision@10-l2", "bpref"),
     "trectools": ("get_ndcg(depth=10)", "get_precision(depth=10)", "get_map(depth=1000)"),
-    "ntcireval": ("MSnDCG@10", "nDCG@10 -g 1:2:3"),
+    "ntcireval": ("MSnDCG@10", "nDCG@10 -g 1:2:3", "AP", "AP@10", "RR", "P@10", "Hit@10", "ERR -g 1:2:3",
+                  "nERR@10 -g 1:2:3", "RBP -g 1:2:3", "RBP --rbp 0.8 -g 1:3:7", "nDCG@0010 --logb 3"),
     "msmarco": ("MRR@100",),
     "beir": ("MRR@10",),
     "quepid": ("ERR@10",),
-    "elasticsearch": ("dcg@5(normalize=true)",),
+    "elasticsearch": ("dcg@5(normalize=true)", "precision@5(ignore_unlabeled=true)", "recall(relevant_rating_threshold=2)",
+                      "mean_reciprocal_rank@3", "expected_reciprocal_rank(maximum_relevance=3,unknown_doc_rating=1)",
+                      '{"precision": {"k": 5, "relevant_rating_threshold": 2}}'),
     "spark": ("recallAt(10)", "meanAveragePrecisionAt(10)"),
+    "spark_triples": ("precisionAt(5)", "recallAt(5)", "meanAveragePrecision", "meanAveragePrecisionAt(5)"),
+    "torchmetrics": ("RetrievalNormalizedDCG(top_k=5)", "retrieval_precision(top_k=5, adaptive_k=True)",
+                     "RetrievalRecall(top_k=5)", "RetrievalMAP(empty_target_action=skip)", "retrieval_reciprocal_rank",
+                     "RetrievalHitRate(top_k=3)", "RetrievalFallOut(top_k=5)", "retrieval_r_precision"),
     "sklearn": ("ndcg_score(k=10, ignore_ties=True)", "dcg@5"),
     "lightgbm": ("ndcg@3",),
     "pytrec_eval": ("map", "ndcg_cut.10"),

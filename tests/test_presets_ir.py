@@ -445,8 +445,9 @@ def test_spark_fingerprints() -> None:
         for k in (3, 10):
             got[(name, k)] = round(ours(q, run, f"ndcgAt({k})", "spark_triples")[0], 4)
     assert got == {("desc", 3): 0.4250, ("desc", 10): 0.5632, ("asc", 3): 1.0054, ("asc", 10): 0.8229}
-    with pytest.raises(FlavorError, match="min"):
-        resolve_measures(["meanAveragePrecisionAt(3)"], "spark", {})
+    # meanAveragePrecisionAt(k) divides by min(|labels|, k) (tests/test_presets_spark.py checks Spark's values)
+    m = resolve_measures(["meanAveragePrecisionAt(3)"], "spark", {})[0][0]
+    assert (m.metric, m.k, m.flavor.ap_divisor) == ("AP", 3, "min_k_relevant")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -651,7 +651,9 @@ def test_every_ml_preset_is_registered_with_evidence() -> None:
         preset = get_preset(name)
         assert preset.flavor.ideal in ("local", "global") and preset.evidence and preset.dialect is not None
         measures, _ = resolve_measures(list(preset.default_metrics), name, {})
-        assert measures and all(m.metric == "ndcg" and m.preset == name for m in measures)
+        assert measures and all(m.preset == name for m in measures)
+        # torchmetrics names its other retrieval metrics too (tests/test_presets_torchmetrics.py)
+        assert all(m.metric == "ndcg" for m in measures) or name == "torchmetrics"
 
 
 # ---------------------------------------------------------------------------------------------

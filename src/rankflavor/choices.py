@@ -104,6 +104,29 @@ class SelfHits(StrEnum):
 class PDivisor(StrEnum):
     K = "k"
     HITS = "hits"
+    JUDGED = "judged"
+
+
+class APDivisor(StrEnum):
+    """What average precision divides its sum of precisions by."""
+
+    RELEVANT = "relevant"
+    MIN_K_RELEVANT = "min_k_relevant"
+    FOUND = "found"
+
+
+class RelevantSet(StrEnum):
+    """Which documents make a query's relevant set R (and its empty test)."""
+
+    QRELS = "qrels"
+    RETRIEVED = "retrieved"
+
+
+class Nonpositive(StrEnum):
+    """A retrieved document whose score is not positive."""
+
+    KEEP = "keep"
+    NONRELEVANT = "nonrelevant"
 
 
 class Duplicates(StrEnum):
@@ -151,4 +174,4 @@ class Singletons(StrEnum):
     ERROR = "error"
 
 
-__all__ = ["Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Order", "PDivisor", "Precision", "Raters", "RunOnly", "SelfHits", "Singletons", "Ties", "Total", "Unjudged", "Utility"]
+__all__ = ["APDivisor", "Discount", "Duplicates", "Empty", "Fractional", "Gain", "Ideal", "IdealCut", "Missing", "Negatives", "Nonpositive", "Order", "PDivisor", "Precision", "Raters", "RelevantSet", "RunOnly", "SelfHits", "Singletons", "Ties", "Total", "Unjudged", "Utility"]

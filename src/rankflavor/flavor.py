@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .choices import (
+    APDivisor,
     Discount,
     Duplicates,
     Empty,
@@ -25,10 +26,12 @@ from .choices import (
     IdealCut,
     Missing,
     Negatives,
+    Nonpositive,
     Order,
     PDivisor,
     Precision,
     Raters,
+    RelevantSet,
     RunOnly,
     SelfHits,
     Singletons,
@@ -50,6 +53,7 @@ from .knobs import (
 __all__ = [
     "KNOBS",
     "KNOBS_ORDER",
+    "APDivisor",
     "Discount",
     "Duplicates",
     "Empty",
@@ -62,10 +66,12 @@ __all__ = [
     "KnobValue",
     "Missing",
     "Negatives",
+    "Nonpositive",
     "Order",
     "PDivisor",
     "Precision",
     "Raters",
+    "RelevantSet",
     "RunOnly",
     "SelfHits",
     "Singletons",
@@ -177,6 +183,9 @@ class Flavor(TypedKnobs):
     utility: Utility
     order: Order
     singletons: Singletons
+    ap_divisor: APDivisor
+    relevant_set: RelevantSet
+    nonpositive: Nonpositive
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

@@ -29,6 +29,10 @@ References
 .. [BEIR] beir-cellar/beir ``beir/retrieval/evaluation.py`` (``ignore_identical_ids``).
 .. [SK] scikit-learn 1.9.1 ``sklearn/metrics/_ranking.py`` (``ndcg_score``; ``dcg_score`` rejects a
    one-column ``y_true`` as a 'binary' target).
+.. [NTC] mpkato/pyNTCIREVAL 0.0.3 ``metrics/ncu.py`` (``p_u``: AP@l divides by min(l, R)),
+   ``metrics/grade_metric.py`` (ERR's gain / (max gain + 1), RBP's gain / max gain).
+.. [TM] Lightning-AI/torchmetrics 1.9 ``functional/retrieval/*.py`` (``preds > 0`` filter, average
+   precision over the relevant documents found), ``retrieval/base.py`` (``empty_target_action``).
 .. [UDCG] G. Trappolini et al. "Redefining Retrieval Evaluation in the Era of LLMs". arXiv 2510.21440
    (2025); GiovanniTRA/UDCG ``src/compute_udcg_scores.py`` (see :mod:`rankflavor.metrics.udcg`).
 """
@@ -44,6 +48,7 @@ from enum import StrEnum
 from typing import Any
 
 from .choices import (
+    APDivisor,
     Discount,
     Duplicates,
     Empty,
@@ -53,10 +58,12 @@ from .choices import (
     IdealCut,
     Missing,
     Negatives,
+    Nonpositive,
     Order,
     PDivisor,
     Precision,
     Raters,
+    RelevantSet,
     RunOnly,
     SelfHits,
     Singletons,
@@ -272,7 +279,9 @@ KNOBS: dict[str, Knob] = {
             "gain", "linear", "linear | exp2 | binary | {grade:gain,...}",
             "How a grade becomes gain: linear g (trec_eval, sklearn), exp2 2^g-1 [Bur05] "
             "(LightGBM, gdeval), binary 1 if g >= rel, or a table; grades missing from a table "
-            "keep gain g (trec_eval ndcg.L=g, ir_measures gains=).",
+            "keep gain g (trec_eval ndcg.L=g, ir_measures gains=). Read by NDCG/DCG, RBP "
+            "(gain(g)/gain(G)) and ERR_gain/nERR_gain (stopping probability gain(g)/(gain(G)+1), "
+            "NTCIREVAL's ERR with -g gains); ERR and nERR are Chapelle's (2^g-1)/2^G and refuse it.",
             _read_gain,
         ),
         Knob(
@@ -398,11 +407,39 @@ KNOBS: dict[str, Knob] = {
             quiet=True,
         ),
         Knob(
-            "p_divisor", "k", "k | hits",
+            "p_divisor", "k", "k | hits | judged",
             "What P@k divides by: k (trec_eval: a short list counts as padded with non-relevant "
-            "documents) or hits = min(k, documents returned) (Quepid P@k [QP], Elasticsearch "
-            "precision).",
+            "documents), hits = min(k, documents returned) (Quepid P@k [QP], Elasticsearch "
+            "precision, torchmetrics adaptive_k=True), or judged = the judged documents among the top "
+            "k (Elasticsearch precision with ignore_unlabeled=true [ES]; 0 when there are none).",
             _choice("p_divisor", PDivisor),
+            quiet=True,
+        ),
+        Knob(
+            "ap_divisor", "relevant", "relevant | min_k_relevant | found",
+            "What average precision divides its sum of precisions at the relevant ranks by: relevant "
+            "= R, every relevant judgment (trec_eval map and map_cut); min_k_relevant = min(k, R) "
+            "(NTCIREVAL AP@l [NTC], Spark meanAveragePrecisionAt(k) [SPK]; R without a cutoff); found "
+            "= the relevant documents in the top k (torchmetrics retrieval_average_precision [TM]).",
+            _choice("ap_divisor", APDivisor),
+            quiet=True,
+        ),
+        Knob(
+            "relevant_set", "qrels", "qrels | retrieved",
+            "Which documents make a query's relevant set: qrels = every relevant judgment (R of "
+            "recall, R-precision and AP, and the test for a query with nothing relevant, as "
+            "trec_eval); retrieved = only the relevant documents the run retrieved, as a library "
+            "that sees only the scored candidates counts them (torchmetrics retrieval metrics [TM]).",
+            _choice("relevant_set", RelevantSet),
+            quiet=True,
+        ),
+        Knob(
+            "nonpositive", "keep", "keep | nonrelevant",
+            "A retrieved document whose score is not positive (<= 0, at the flavor's precision): keep "
+            "its judged relevance, or count it as nonrelevant, as torchmetrics' retrieval_precision, "
+            "retrieval_recall, retrieval_average_precision and retrieval_reciprocal_rank do "
+            "(torch.where(preds > 0, target, 0) [TM]); it keeps its rank either way.",
+            _choice("nonpositive", Nonpositive),
             quiet=True,
         ),
         Knob(

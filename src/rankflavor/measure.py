@@ -176,9 +176,11 @@ def build_measure(
     kept = set(relevant_knobs(measure.metric, measure.k, flavor, quiet_defaults=True))
     for name in explicit:
         if name not in kept:
+            hint = dict(measure.spec.hints).get(name)
             raise FlavorError(
                 f"knob '{name}' does not change {measure.name}"
                 + (f" in {source!r}" if source else "")
                 + f"; it reads: {', '.join(sorted(kept))}"
+                + (f". {hint}" if hint else "")
             )
     return measure

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import kernels as K
+from ..errors import FlavorError
 from .common import hits, in_cut, relevant
 from .registry import INPUT_KNOBS, MetricSpec, register
 
@@ -31,22 +32,48 @@ BINARY_KNOBS = ("rel", *INPUT_KNOBS)
 Result = tuple[NDArray[np.float64], NDArray[np.bool_]]
 
 
+def relevant_set(r: Ranked, measure: Measure) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """Relevant rows and R under the ``relevant_set`` knob: R counts every relevant judgment
+    (``qrels``), or only the relevant documents the ranking holds (``retrieved``: what a library
+    that sees only the scored candidates counts, torchmetrics)."""
+    rel, R = relevant(r, measure)
+    if measure.flavor.relevant_set == "retrieved":
+        R = hits(r, rel)
+    return rel, R
+
+
+def scored(r: Ranked, measure: Measure, rel: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """``rel`` without the rows whose score is not positive under ``nonpositive=nonrelevant``
+    (torchmetrics: ``torch.where(preds > 0, target, 0)``); the rows keep their ranks."""
+    if measure.flavor.nonpositive == "nonrelevant":
+        if measure.flavor.order == "rank":  # scores are minus the ranks: every one <= 0
+            raise FlavorError(f"{measure.name}: nonpositive=nonrelevant reads each document's score, and this run "
+                              "has ranks only (order=rank); give a run with scores, or nonpositive=keep")
+        return rel & (r.score > 0)
+    return rel
+
+
 def precision(r: Ranked, measure: Measure) -> Result:
     """Relevant in the top k / k; without k, relevant retrieved / retrieved (trec_eval set_P);
-    under ``p_divisor=hits``, / min(k, retrieved).
+    under ``p_divisor=hits``, / min(k, retrieved); under ``p_divisor=judged``, / the judged
+    documents in the top k (Elasticsearch ``ignore_unlabeled``).
 
     Examples
     --------
     >>> from rankflavor import evaluate
     >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
-    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["P@3", "P@10", "P@10[p_divisor=hits]", "P@3[rel=2]"])]
-    [0.6667, 0.2, 0.5, 0.3333]
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["P@3", "P@10", "P@10[p_divisor=hits]", "P@3[rel=2]",
+    ...                                                  "P@10[p_divisor=judged]"])]
+    [0.6667, 0.2, 0.5, 0.3333, 0.6667]
     """
-    rel, R = relevant(r, measure)
-    found = hits(r, rel & in_cut(r, measure))
+    rel, R = relevant_set(r, measure)
+    cut = in_cut(r, measure)
+    found = hits(r, scored(r, measure, rel) & cut)
+    if measure.flavor.p_divisor == "judged":  # Elasticsearch ignore_unlabeled: rated documents shown
+        rated = hits(r, r.pooled & cut)
+        return np.where(rated > 0, found / np.maximum(rated, 1), 0.0), R == 0
     if measure.k is None:  # whole list: relevant retrieved / retrieved (trec_eval set_P)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(r.n_ret > 0, found / np.maximum(r.n_ret, 1), 0.0), R == 0
+        return np.where(r.n_ret > 0, found / np.maximum(r.n_ret, 1), 0.0), R == 0
     if measure.flavor.p_divisor == "hits":  # Quepid, Elasticsearch: divide by what was shown
         shown = np.minimum(r.n_ret, measure.k)
         return np.where(shown > 0, found / np.maximum(shown, 1), 0.0), R == 0
@@ -63,26 +90,37 @@ def recall(r: Ranked, measure: Measure) -> Result:
     >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["recall@1", "recall@10"])]
     [0.3333, 0.6667]
     """
-    rel, R = relevant(r, measure)
-    found = hits(r, rel & in_cut(r, measure))
+    rel, R = relevant_set(r, measure)
+    found = hits(r, scored(r, measure, rel) & in_cut(r, measure))
     return np.where(R > 0, found / np.maximum(R, 1), 0.0), R == 0
 
 
 def average_precision(r: Ranked, measure: Measure) -> Result:
-    """Sum of the precision at each relevant rank (within k) / R (trec_eval map, map_cut).
+    """Sum of the precision at each relevant rank (within k) over the ``ap_divisor``: R (trec_eval
+    map, map_cut), min(k, R) (NTCIREVAL AP@l, Spark meanAveragePrecisionAt), or the relevant
+    documents found in the top k (torchmetrics).
 
     Examples
     --------
     >>> from rankflavor import evaluate
     >>> qrels, run = {"q": {"a": 2, "b": 0, "c": 1, "d": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "e": 0.6}}
-    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["AP", "AP@1"])]   # (1 + 2/3) / 3, 1 / 3
-    [0.5556, 0.3333]
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["AP", "AP@1", "AP@2[ap_divisor=min_k_relevant]",
+    ...                                                  "AP@3[ap_divisor=found]"])]
+    [0.5556, 0.3333, 0.5, 0.8333]
     """
-    rel, R = relevant(r, measure)
+    rel, R = relevant_set(r, measure)
+    rel = scored(r, measure, rel)
     cum = K.cumulative_in_segment(r.q, rel.astype(np.int64))
     pick = rel & in_cut(r, measure)
     total = K.segment_sum(r.q[pick], cum[pick] / r.rank[pick], r.n_queries)
-    return np.where(R > 0, total / np.maximum(R, 1), 0.0), R == 0
+    how = measure.flavor.ap_divisor
+    if how == "found":
+        divisor = K.segment_sum(r.q[pick], np.ones(int(pick.sum())), r.n_queries)
+    elif how == "min_k_relevant" and measure.k is not None:
+        divisor = np.minimum(R, float(measure.k))
+    else:
+        divisor = R
+    return np.where(divisor > 0, total / np.maximum(divisor, 1), 0.0), R == 0
 
 
 def reciprocal_rank(r: Ranked, measure: Measure) -> Result:
@@ -95,8 +133,8 @@ def reciprocal_rank(r: Ranked, measure: Measure) -> Result:
     >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["RR", "RR[rel=3]"])]
     [1.0, 0.0]
     """
-    rel, R = relevant(r, measure)
-    first = K.first_rank(r.q, r.rank, rel & in_cut(r, measure), r.n_queries)
+    rel, R = relevant_set(r, measure)
+    first = K.first_rank(r.q, r.rank, scored(r, measure, rel) & in_cut(r, measure), r.n_queries)
     return np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0), R == 0
 
 
@@ -110,7 +148,7 @@ def r_precision(r: Ranked, measure: Measure) -> Result:
     >>> round(evaluate(qrels, run, "Rprec")[0].mean, 4)   # a, b, c: 2 of R = 3
     0.6667
     """
-    rel, R = relevant(r, measure)
+    rel, R = relevant_set(r, measure)
     found = hits(r, rel & (r.rank <= R[r.q]))
     return np.where(R > 0, found / np.maximum(R, 1), 0.0), R == 0
 
@@ -173,7 +211,7 @@ def success(r: Ranked, measure: Measure) -> Result:
     >>> [m.mean for m in evaluate(qrels, run, ["success@1", "success@1[rel=2]", "success@2[rel=3]"])]
     [1.0, 1.0, 0.0]
     """
-    rel, R = relevant(r, measure)
+    rel, R = relevant_set(r, measure)
     found = hits(r, rel & in_cut(r, measure))
     return (found > 0).astype(np.float64), R == 0
 
@@ -195,19 +233,22 @@ def judged(r: Ranked, measure: Measure) -> Result:
 
 
 for spec in (
-    MetricSpec("P", ("p_divisor", *BINARY_KNOBS), precision, aliases=("precision", "p"),
+    MetricSpec("P", ("p_divisor", "relevant_set", "nonpositive", *BINARY_KNOBS), precision, aliases=("precision", "p"),
                doc="Precision: relevant in the top k / k (short lists padded with non-relevant)."),
-    MetricSpec("recall", BINARY_KNOBS, recall, aliases=("R",), doc="Recall: relevant in the top k / R."),
-    MetricSpec("AP", BINARY_KNOBS, average_precision, aliases=("map", "map_cut"),
-               doc="Average precision; AP@k sums ranks <= k, still divided by R (trec_eval map_cut)."),
-    MetricSpec("RR", BINARY_KNOBS, reciprocal_rank, aliases=("recip_rank", "mrr"),
+    MetricSpec("recall", ("relevant_set", "nonpositive", *BINARY_KNOBS), recall, aliases=("R",),
+               doc="Recall: relevant in the top k / R."),
+    MetricSpec("AP", ("ap_divisor", "relevant_set", "nonpositive", *BINARY_KNOBS), average_precision,
+               aliases=("map", "map_cut"),
+               doc="Average precision; AP@k sums ranks <= k, still divided by R (trec_eval map_cut; ap_divisor)."),
+    MetricSpec("RR", ("relevant_set", "nonpositive", *BINARY_KNOBS), reciprocal_rank, aliases=("recip_rank", "mrr"),
                doc="Reciprocal rank of the first relevant document (within k), 0 if none."),
-    MetricSpec("Rprec", BINARY_KNOBS, r_precision, cutoff="none", aliases=("R-prec", "rprec"),
+    MetricSpec("Rprec", ("relevant_set", *BINARY_KNOBS), r_precision, cutoff="none", aliases=("R-prec", "rprec"),
                doc="Precision at rank R (R = number of relevant judgments)."),
     MetricSpec("bpref", BINARY_KNOBS, bpref, doc="Binary preference, trec_eval's min(N, R) form."),
     MetricSpec("bpref_ranx", BINARY_KNOBS, bpref_ranx, cutoff="none",
                doc="Bpref as ranx computes it: NaN for a query with no judged non-relevant document."),
-    MetricSpec("success", BINARY_KNOBS, success, aliases=("hit_rate",), doc="1 if any relevant document in the top k."),
+    MetricSpec("success", ("relevant_set", *BINARY_KNOBS), success, aliases=("hit_rate",),
+               doc="1 if any relevant document in the top k."),
     MetricSpec("judged", tuple(x for x in INPUT_KNOBS if x != "unjudged"), judged, uses_empty=False,
                doc="Judged@k: documents with any judgment in the top k / min(k, retrieved)."),
 ):

@@ -4,27 +4,29 @@ References
 ----------
 O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. "Expected reciprocal rank for graded relevance".
 CIKM 2009. R(g) = (2^g - 1) / 2^G; ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i).
-gdeval.pl 1.2a (``$MAX_JUDGMENT = 4``), Quepid ``err@10.js`` (G = 3).
+gdeval.pl 1.2a (``$MAX_JUDGMENT = 4``), Quepid ``err@10.js`` (G = 3), Elasticsearch
+``ExpectedReciprocalRank.java`` (``maximum_relevance``, ``unknown_doc_rating``), NTCIREVAL
+(mpkato/pyNTCIREVAL ``metrics/grade_metric.py``: ``_err_grade`` = gain / (max gain + 1)).
 
 The top grade G is the scale's (``max_grade``, or a declared :class:`~rankflavor.judgments.Scale`),
-never the data's: gdeval fixes 4, Quepid 3. Unjudged documents stop no one (R = 0).
+never the data's: gdeval fixes 4, Quepid 3. Unjudged documents stop no one (R = 0), unless
+``unjudged_grade`` gives them a grade (Elasticsearch ``unknown_doc_rating``: the DCG-only grade of
+a document the request has no rating for; ERR has no ideal, so it is simply that grade's R).
 
-The stopping probability and the ``gain`` knob
------------------------------------------------
-R must lie in [0, 1). Chapelle's rule is the gain 2^g - 1 divided by 2^G = gain(G) + 1, so the
-rule shared with NDCG's ``gain`` knob is
+Two stopping rules, one meaning of the ``gain`` knob
+----------------------------------------------------
+``gain`` always maps a grade to its gain, as for NDCG and RBP. ERR's stopping probability is a
+gain divided by the top gain plus one, and the two metric names differ in which gain:
 
-    R(g) = gain(g) / (gain(G) + 1)
-
-- ``gain=exp2`` gives Chapelle's R exactly; ``gain=linear`` (the default) gives it too: a linear
-  stopping probability is no tool's ERR, and ERR's value under the default flavor stays the
-  published one. ERR does not print ``gain`` under either.
-- a table ``{g: v}`` gives R = v(g) / (v(G) + 1): the table ``{0:0,1:1,2:3,3:7}`` with G = 3 is
-  Chapelle's rule; a flatter table stops fewer users at the top. A grade absent from the table
-  keeps gain g, as in NDCG. A table that makes some R negative, or >= 1 (a gain above v(G)), is
-  refused.
-- ``gain=binary`` gives R = 1/2 for a document with grade >= ``rel`` (the exp2 rule with G = 1);
-  G is not read.
+- ``ERR`` and ``nERR`` are Chapelle's ERR: R(g) = (2^g - 1) / 2^G, the exp2 gain fixed by the
+  definition. They do not read ``gain`` (``ERR[gain=...]`` is refused: it would not change them).
+  gdeval, Quepid, Elasticsearch and ir_measures compute this one.
+- ``ERR_gain`` and ``nERR_gain`` take R(g) = gain(g) / (gain(G) + 1) under the ``gain`` knob:
+  ``linear`` gives g / (G + 1), ``exp2`` gives Chapelle's R, a table ``{g: v}`` gives
+  v(g) / (v(G) + 1) (NTCIREVAL's ERR and nERR with its ``-g`` gains: level L's gain over the last
+  level's gain plus one), ``binary`` gives 1/2 to a document with grade >= ``rel`` (the gain of G
+  is 1; G is not read). A grade absent from a table keeps gain g, as in NDCG. A table that makes
+  some R negative, or >= 1 (a gain above v(G)), is refused.
 
 nERR@k divides ERR@k by the ERR@k of the ideal ordering, the same ``ideal`` and ``ideal_cut``
 knobs as NDCG: ``global`` (every usable judgment of the query, sorted by R), ``local`` (the
@@ -56,23 +58,30 @@ Floats = NDArray[np.float64]
 Result = tuple[Floats, NDArray[np.bool_]]
 
 
-def _reads_gain(f: Flavor) -> bool:
-    """ERR reads ``gain`` only where it changes R: a table, or binary."""
-    return f.gain_kind in ("table", "binary")
+StopFn = Callable[[Floats, NDArray[np.bool_]], Floats]
 
 
-def stopping_probability(measure: Measure) -> Callable[[Floats, NDArray[np.bool_]], Floats]:
-    """``R(grade, judged)`` of ``measure``: gain(g) / (gain(G) + 1), 0 where unjudged.
+def _by_gain(measure: Measure) -> bool:
+    """Whether ``measure`` stops by its ``gain`` knob (ERR_gain, nERR_gain) or by Chapelle's rule."""
+    return measure.spec.name.endswith("_gain")
+
+
+def stopping_probability(measure: Measure) -> StopFn:
+    """``R(grade, judged)`` of ``measure``, 0 where unjudged: Chapelle's (2^g - 1) / 2^G for ERR
+    and nERR, gain(g) / (gain(G) + 1) under the ``gain`` knob for ERR_gain and nERR_gain.
 
     >>> from rankflavor.measure import parse_measure
     >>> g, j = np.array([0.0, 1, 2, 3]), np.ones(4, bool)
     >>> stopping_probability(parse_measure("ERR[max_grade=3]"))(g, j).tolist()
     [0.0, 0.125, 0.375, 0.875]
-    >>> stopping_probability(parse_measure("ERR[max_grade=3,gain={1:1,2:2,3:3}]"))(g, j).tolist()
+    >>> stopping_probability(parse_measure("ERR_gain[max_grade=3]"))(g, j).tolist()  # linear: g / (G + 1)
     [0.0, 0.25, 0.5, 0.75]
+    >>> stopping_probability(parse_measure("ERR_gain[max_grade=3,gain={1:1,2:4,3:9}]"))(g, j).tolist()
+    [0.0, 0.1, 0.4, 0.9]
     """
     f = measure.flavor
-    if f.gain_kind == "binary":
+    by_gain = _by_gain(measure)
+    if by_gain and f.gain_kind == "binary":
         def binary(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
             out: Floats = 0.5 * K.gain(grade, judged, f)
             return out
@@ -83,16 +92,16 @@ def stopping_probability(measure: Measure) -> Callable[[Floats, NDArray[np.bool_
         raise FlavorError(
             f"{measure.name} needs the top grade G of the label scale: set max_grade (gdeval uses 4, Quepid 3)"
         )
-    if f.gain_kind == "table":
+    if by_gain:
         g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
         if g_top < 0:
             raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has a negative gain")
 
-        def table(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
+        def by_table(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
             out: Floats = K.gain(grade, judged, f) / (g_top + 1.0)
             return out
 
-        return table
+        return by_table
 
     def chapelle(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
         out: Floats = np.where(judged, (np.exp2(np.maximum(grade, 0.0)) - 1.0) / np.exp2(top), 0.0)
@@ -104,7 +113,8 @@ def stopping_probability(measure: Measure) -> Callable[[Floats, NDArray[np.bool_
 def _checked(measure: Measure, grade: Floats, stop: Floats) -> Floats:
     """Refuse a grade above G, or a gain table that leaves R outside [0, 1)."""
     top = measure.flavor.top_grade
-    if top is not None and measure.flavor.gain_kind != "binary" and len(grade) and grade.max() > top:
+    binary = _by_gain(measure) and measure.flavor.gain_kind == "binary"
+    if top is not None and not binary and len(grade) and grade.max() > top:
         raise FlavorError(f"{measure.name}: a grade {grade.max():g} exceeds max_grade={top:g}")
     bad = (stop < 0) | (stop >= 1)
     if bad.any():
@@ -129,37 +139,50 @@ def _top_rows(r: Ranked, measure: Measure) -> NDArray[np.int64]:
     return np.flatnonzero(r.rank <= measure.k) if measure.k is not None else np.arange(len(r.q))
 
 
-def _err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[np.bool_]], Floats]) -> Floats:
+def _err(r: Ranked, measure: Measure, stop_fn: StopFn) -> Floats:
     rows = _top_rows(r, measure)
-    grade = np.where(r.judged[rows], r.grade[rows], 0.0)
-    stop = _checked(measure, grade, stop_fn(r.grade[rows], r.judged[rows]))
-    return _cascade(r.q[rows], stop, r.rank[rows], r.n_queries)
+    judged = r.judged[rows]
+    grade = np.where(judged, r.grade[rows], 0.0)
+    stop = stop_fn(r.grade[rows], judged)
+    assumed = measure.flavor.assumed_grade
+    if assumed is not None:  # a document without any judgment takes the assumed grade (ES unknown_doc_rating)
+        unrated = ~r.pooled[rows]
+        grade = np.where(unrated, assumed, grade)
+        stop = np.where(unrated, stop_fn(np.array([assumed]), np.array([True]))[0], stop)
+    return _cascade(r.q[rows], _checked(measure, grade, stop), r.rank[rows], r.n_queries)
 
 
 def err_kernel(r: Ranked, measure: Measure) -> Result:
-    """ERR@k per query; empty where no usable judgment has R > 0.
+    """ERR@k per query; empty where nothing can stop the user: no usable judgment with R > 0 and,
+    under ``unjudged_grade``, no unjudged document in the top k that its grade makes stop.
 
     Examples
     --------
     >>> from rankflavor import evaluate
     >>> qrels, run = {"q": {"a": 3, "b": 0, "c": 1}}, {"q": {"a": 0.9, "b": 0.8, "c": 0.7}}
-    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["ERR@3[max_grade=3]", "ERR@3[max_grade=4]"])]
-    [0.8802, 0.4492]
+    >>> [round(m.mean, 4) for m in evaluate(qrels, run, ["ERR@3[max_grade=3]", "ERR@3[max_grade=4]",
+    ...                                                  "ERR_gain@3[max_grade=3]"])]
+    [0.8802, 0.4492, 0.7708]
     """
     stop_fn = stopping_probability(measure)
     values = _err(r, measure, stop_fn)
     positive = K.segment_sum(r.jq, (stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool)) > 0).astype(np.float64),
                              r.n_queries)
+    assumed = measure.flavor.assumed_grade
+    if assumed is not None and stop_fn(np.array([assumed]), np.array([True]))[0] > 0:
+        rows = _top_rows(r, measure)
+        positive = positive + K.segment_sum(r.q[rows], (~r.pooled[rows]).astype(np.float64), r.n_queries)
     return values, positive == 0
 
 
-def _ideal_err(r: Ranked, measure: Measure, stop_fn: Callable[[Floats, NDArray[np.bool_]], Floats]) -> Floats:
+def _ideal_err(r: Ranked, measure: Measure, stop_fn: StopFn) -> Floats:
     """ERR of each query's ideal list under the ``ideal`` and ``ideal_cut`` knobs: NDCG's
     :func:`~rankflavor.metrics.ndcg.ideal_list` of the stopping probabilities."""
     f = measure.flavor
     if IDEAL_SOURCES[f.ideal_kind] == "top_grade":
         # binary: a relevant document in every slot (R = 1/2), whatever rel is
-        r_top = 0.5 if f.gain_kind == "binary" else top_value(measure, stop_fn)
+        binary = _by_gain(measure) and f.gain_kind == "binary"
+        r_top = 0.5 if binary else top_value(measure, stop_fn)
         slots = top_grade_slots(r, ideal_cut(r, measure))
         longest = int(slots.max()) if len(slots) else 0
         i = np.arange(1, longest + 1, dtype=np.float64)
@@ -191,30 +214,67 @@ def _needs_top(f: Flavor) -> bool:
     return f.gain_kind != "binary"
 
 
-_GAIN_WHEN = (("gain", _reads_gain), ("rel", lambda f: f.gain_kind == "binary"),
-              ("max_grade", _needs_top))
+def _always(f: Flavor) -> bool:
+    return True
+
+
+def _judged_only(measure: Measure) -> bool:
+    """Unjudged rows have R = 0 unless an assumed grade gives them one: then every row counts."""
+    return measure.flavor.assumed_grade is None
+
+
+_GAIN_WHEN = (("rel", lambda f: f.gain_kind == "binary"), ("max_grade", _needs_top))
+_CHAPELLE = "Chapelle's R(g) = (2^g-1)/2^G; needs max_grade"
 
 register(
     MetricSpec(
         "ERR",
-        ("gain", "max_grade", "rel", *INPUT_KNOBS),
+        ("max_grade", "unjudged_grade", *INPUT_KNOBS),
         err_kernel,
         aliases=("err",),
-        doc="Expected reciprocal rank (Chapelle et al. 2009), R(g) = gain(g)/(gain(G)+1), Chapelle's "
-            "(2^g-1)/2^G under linear and exp2 gains; needs max_grade.",
-        judged_only=True,  # unjudged rows have R = 0: they change nothing but the ranks below them
+        doc=f"Expected reciprocal rank (Chapelle et al. 2009), {_CHAPELLE} (gain is not read: ERR_gain "
+            "stops by the gain knob).",
+        judged_only=_judged_only,
+        top_grade_when=_always,
+        hints=(("gain", "ERR is Chapelle's (2^g-1)/2^G whatever the gain knob says; for a stopping "
+                "probability gain(g)/(gain(G)+1) under a gain, write ERR_gain (e.g. ERR_gain@10[gain=linear])"),),
+    )
+)
+register(
+    MetricSpec(
+        "nERR",
+        ("max_grade", "ideal", "ideal_cut", *INPUT_KNOBS),
+        nerr_kernel,
+        aliases=("nerr", "nerr_cut"),
+        doc=f"ERR@k over the ERR@k of the ideal ordering (ideal, ideal_cut as NDCG), {_CHAPELLE}.",
+        judged_only=True,  # the local and recall ideals are made of judged rows too (R > 0)
+        uses_ideal=True,
+        top_grade_when=_always,
+        hints=(("gain", "nERR is Chapelle's (2^g-1)/2^G whatever the gain knob says; for a stopping "
+                "probability gain(g)/(gain(G)+1) under a gain, write nERR_gain"),),
+    )
+)
+register(
+    MetricSpec(
+        "ERR_gain",
+        ("gain", "max_grade", "rel", "unjudged_grade", *INPUT_KNOBS),
+        err_kernel,
+        aliases=("err_gain",),
+        doc="ERR with R(g) = gain(g)/(gain(G)+1) under the gain knob (linear: g/(G+1); NTCIREVAL's ERR "
+            "with -g gains as a table); needs max_grade unless gain=binary.",
+        judged_only=_judged_only,
         knob_when=_GAIN_WHEN,
         top_grade_when=_needs_top,
     )
 )
 register(
     MetricSpec(
-        "nERR",
+        "nERR_gain",
         ("gain", "max_grade", "rel", "ideal", "ideal_cut", *INPUT_KNOBS),
         nerr_kernel,
-        aliases=("nerr", "nerr_cut"),
-        doc="ERR@k over the ERR@k of the ideal ordering (ideal, ideal_cut as NDCG); needs max_grade.",
-        judged_only=True,  # the local and recall ideals are made of judged rows too (R > 0)
+        aliases=("nerr_gain",),
+        doc="nERR with ERR_gain's stopping probability (NTCIREVAL's nERR@l with -g gains).",
+        judged_only=True,
         uses_ideal=True,
         knob_when=_GAIN_WHEN,
         top_grade_when=_needs_top,

@@ -150,6 +150,8 @@ class MetricSpec:
         above over every grading of the unjudged documents and the ranks past the run's end
         (RBP's residual, Moffat & Zobel 2008); :func:`rankflavor.bounds` then uses it for the
         upper bound instead of imputing the top grade. None: bounds impute.
+    hints : ``(knob, text)`` pairs: what to use instead when a measure sets a knob the metric does
+        not read (ERR's ``gain``: ERR_gain), added to that refusal.
     """
 
     name: str
@@ -170,6 +172,7 @@ class MetricSpec:
     breakdown: Breakdown | None = None
     top_grade_when: Callable[[Flavor], bool] | None = None
     residual: str | None = None
+    hints: tuple[tuple[str, str], ...] = ()
 
     def needs_top_grade(self, flavor: Flavor) -> bool:
         """Whether the top grade G changes this metric's value under ``flavor``."""

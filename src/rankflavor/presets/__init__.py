@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import FlavorError, did_you_mean
-from ..flavor import Flavor, parse_knob_assignments
+from ..flavor import Flavor, parse_knob_assignments, split_top_level
 from ..measure import Measure, build_measure, parse_measure
-from .base import Preset, Template
+from .base import SELF, Preset, Template
 
 if TYPE_CHECKING:
     from ..judgments.scale import Scale
@@ -19,6 +19,7 @@ NATIVE = Preset(
     flavor=Flavor(),
     summary="rankflavor defaults: trec_eval's NDCG with float64 scores and missing queries scored 0",
     evidence="documented defaults in rankflavor.flavor.KNOBS",
+    canonical=None,  # rankflavor's own names, every one
 )
 
 #: Where each preset is defined: a module of this package exposing ``PRESETS: list[Preset]``.
@@ -27,11 +28,11 @@ NATIVE = Preset(
 #: (an evaluation under one preset does not pay for importing every tool's dialect).
 _WHERE = {
     "trec_eval": "trec_eval", "pytrec_eval": "trec_eval",
-    "sklearn": "ml", "torchmetrics": "ml", "lightgbm": "ml", "xgboost": "ml", "catboost": "ml", "ranklib": "ml",
+    "sklearn": "ml", "torchmetrics": "torchmetrics", "lightgbm": "ml", "xgboost": "ml", "catboost": "ml", "ranklib": "ml",
     "ranklib_qrel": "ml",
-    "ir_measures": "ir", "gdeval": "ir", "ranx": "ir", "trectools": "ir", "ntcireval": "ir", "msmarco": "ir",
+    "ir_measures": "ir", "gdeval": "ir", "ranx": "ir", "trectools": "ir", "ntcireval": "ntcir", "msmarco": "ir",
     "trec_dl": "ir", "beir": "ir",
-    "elasticsearch": "engines", "opensearch": "engines", "quepid": "engines", "spark": "engines",
+    "elasticsearch": "rankeval", "opensearch": "rankeval", "quepid": "engines", "spark": "engines",
     "spark_triples": "engines",
 }  # fmt: skip
 
@@ -91,6 +92,11 @@ def resolve_measures(
     knobs in a measure's brackets. Last, the scale sets ``max_grade`` where G changes the value
     (:meth:`~rankflavor.judgments.Scale.with_top_grade`). A :class:`Measure` passed as a value
     takes the scale's knobs only where it left them at their defaults.
+
+    Under a preset, a text its dialect does not claim is a rankflavor name: it is translated to
+    the tool's own name for that measure (:attr:`Preset.canonical`, e.g. ``elasticsearch:P@10`` is
+    ``_rank_eval``'s ``precision@10``), its bracket knobs kept, or refused with the reason; only the
+    ``rankflavor`` preset reads every rankflavor name as rankflavor computes it.
     """
     knobs = parse_knob_assignments([f"{k}={v}" for k, v in overrides.items()]) if overrides else {}
     default = get_preset(preset)
@@ -117,28 +123,87 @@ def resolve_measures(
     return measures, tuple(extras)
 
 
+#: A canonical measure text: ``metric[@k][[knob=value,...]]`` (as :func:`rankflavor.measure.parse_measure`).
+_CANONICAL = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>\d+))?(?P<knobs>\[.*\])?$", re.DOTALL)
+
+
 def _resolve_one(text: str, preset: Preset, knobs: dict[str, str], scale: Scale | None) -> list[Measure | str]:
     templates = preset.dialect(text) if preset.dialect else None
+    explicit: dict[str, str] = {}
+    label: str | None = None
     if templates is None:
-        try:
-            measure = parse_measure(text, base=_under(preset.flavor, scale), overrides=knobs)
-        except FlavorError as exc:
-            hint = ""
-            trec_dialect = PRESETS["trec_eval"].dialect
-            if preset.dialect is None and trec_dialect and trec_dialect(text):
-                hint = f" ({text!r} is a trec_eval name: use --preset trec_eval or trec_eval:{text})"
-            raise FlavorError(str(exc) + hint) from None
-        return [_finish(preset, Measure(measure.metric, measure.k, measure.flavor, label=None, preset=preset.name),
-                        scale)]
+        translated = canonical_name(preset, text)
+        if translated is None:  # rankflavor's own name, as rankflavor computes it
+            try:
+                measure = parse_measure(text, base=_under(preset.flavor, scale), overrides=knobs)
+            except FlavorError as exc:
+                hint = ""
+                trec_dialect = PRESETS["trec_eval"].dialect
+                if preset.dialect is None and trec_dialect and trec_dialect(text):
+                    hint = f" ({text!r} is a trec_eval name: use --preset trec_eval or trec_eval:{text})"
+                raise FlavorError(str(exc) + hint) from None
+            return [_finish(preset, Measure(measure.metric, measure.k, measure.flavor, label=None, preset=preset.name),
+                            scale)]
+        tool_text, explicit = translated
+        templates = preset.dialect(tool_text) if preset.dialect else None
+        if not templates:  # a map entry the dialect does not read: a bug of the preset, not of the input
+            raise FlavorError(f"preset {preset.name}: {text!r} maps to {tool_text!r}, which its dialect does not read")
+        label = text.strip()
     out: list[Measure | str] = []
     for t in templates:
         if isinstance(t, str):
             out.append(t)
             continue
         base = preset.flavor.with_knobs(**t.knobs) if t.knobs else preset.flavor
-        measure = build_measure(t.metric, t.k, _under(base, scale), knobs, {}, label=t.label, preset=preset.name)
+        measure = build_measure(t.metric, t.k, _under(base, scale), knobs, explicit, label=label or t.label,
+                                preset=preset.name, source=text if explicit else None)
         out.append(_finish(preset, measure, scale))
     return out
+
+
+def canonical_name(preset: Preset, text: str) -> tuple[str, dict[str, str]] | None:
+    """How a canonical measure text reads under ``preset``: the tool's own name for it and the knobs
+    written in its brackets, or None when rankflavor's own computation is the preset's (the
+    ``rankflavor`` preset, a :data:`~rankflavor.presets.base.SELF` entry, a text that is no
+    canonical name: the canonical parser then reports it). Raises :class:`FlavorError` naming what
+    differs and what to write instead when the tool has no such measure.
+    """
+    if preset.canonical is None:
+        return None
+    from ..metrics import registry
+
+    m = _CANONICAL.match(text.strip())
+    spec = registry.lookup(m.group("name")) if m else None
+    if m is None or spec is None:
+        return None
+    k = int(m.group("k")) if m.group("k") else None
+    if k == 0:
+        return None  # no measure: the canonical parser says why
+    forms = preset.canonical.get(spec.name)
+    form = None if forms is None else forms[0] if k is not None else forms[1]
+    if form == SELF:
+        return None
+    if form is None:
+        shown = spec.name + (f"@{k}" if k is not None else "")
+        reason = preset.refusals.get(spec.name)
+        if reason is None:
+            has = forms is not None
+            reason = (f"{preset.name} has {spec.name} only " + ("with a cutoff" if k is None else "without one")
+                      if has else f"{preset.name} has no {spec.name} computed as rankflavor's {spec.name}")
+        own = ", ".join(preset.default_metrics[:3])
+        raise FlavorError(
+            f"{preset.name}:{text.strip()} is not reproduced: {reason}. "
+            + (f"The tool's own names work under the preset (e.g. {own}); " if own else "")
+            + f"for rankflavor's {shown} write rankflavor:{text.strip()} (or drop the preset)"
+        )
+    explicit: dict[str, str] = {}
+    if m.group("knobs"):
+        for part in split_top_level(m.group("knobs")[1:-1]):
+            if "=" not in part:
+                raise FlavorError(f"expected knob=value inside [...] of {text!r}, received {part!r}")
+            name, value = (x.strip() for x in part.split("=", 1))
+            explicit[name] = value
+    return form.format(k=k), explicit
 
 
 def _under(base: Flavor, scale: Scale | None) -> Flavor:
@@ -202,4 +267,5 @@ def write_flavor_doc(path: str = "docs/flavors.md") -> None:
     doc.write_text(text)
 
 
-__all__ = ["PRESETS", "Preset", "Template", "flavor_table_markdown", "get_preset", "resolve_measures", "write_flavor_doc"]
+__all__ = ["PRESETS", "Preset", "Template", "canonical_name", "flavor_table_markdown", "get_preset", "resolve_measures",
+           "write_flavor_doc"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..flavor import Flavor
@@ -20,9 +20,18 @@ class Template:
 
 
 #: A dialect parses one of the tool's own metric names into templates, or returns None when the
-#: text is not in the dialect (then the canonical parser is tried). Pseudo-measures (``runid``,
-#: ``num_q``) are returned as plain strings.
+#: text is not in the dialect (then the preset's :attr:`Preset.canonical` map is tried).
+#: Pseudo-measures (``runid``, ``num_q``) are returned as plain strings.
 Dialect = Callable[[str], "list[Template | str] | None"]
+
+#: In a :attr:`Preset.canonical` entry: the canonical name is the preset's own name for the measure
+#: (a preset made of conventions around rankflavor's names, such as ``trec_dl``'s ``RR@10``, which
+#: NIST and Anserini compute as ``trec_eval -M 10 -m recip_rank``); a test names the check.
+SELF = "="
+
+#: ``{canonical metric: (the tool's own name at cutoff k, with "{k}"; its name without a cutoff)}``;
+#: None where the tool has no such measure.
+Canonical = Mapping[str, tuple[str | None, str | None]]
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,14 @@ class Preset:
     defect : set when the preset reproduces a known defect of the tool rather than a convention:
         what is wrong, with the evidence. ``rankflavor spread`` leaves such flavors out of its
         headline min/max, pair flips and run orders unless asked to include them.
+    canonical : how a rankflavor metric name the dialect does not claim reads under the preset
+        (``PRESET:ndcg@10``, and ``rankflavor spread``'s row of each preset): translated to the
+        tool's own name for that measure (:data:`Canonical`), so it means what the tool computes
+        under that name. A metric absent from the map, or a form (with or without a cutoff) the
+        tool lacks, is refused with the reason in :attr:`refusals`, or a general one. None: every
+        canonical name is the preset's own (rankflavor's defaults only). ``tests/test_dialect_walk.py``
+        walks every registered metric under every preset.
+    refusals : ``{canonical metric: why the tool's number differs and what to write instead}``.
     """
 
     name: str
@@ -55,3 +72,5 @@ class Preset:
     default_metrics: tuple[str, ...] = ()
     combine: Callable[[list[str | Measure]], list[str | Measure]] | None = None
     defect: str | None = None
+    canonical: Canonical | None = field(default_factory=dict)
+    refusals: Mapping[str, str] = field(default_factory=dict)

@@ -1,10 +1,11 @@
-"""IR toolkits and leaderboards: ir_measures, gdeval, ranx, trectools, NTCIREVAL, MS MARCO, TREC DL, BEIR.
+"""IR toolkits and leaderboards: ir_measures, gdeval, ranx, trectools, MS MARCO, TREC DL, BEIR.
 
 Each preset pins the tool's flavor and parses the tool's own metric names. Where the tool installs
 from PyPI it is checked by differential tests on thousands of random queries and on the real
 TREC DL 2019 run (``tests/test_presets_ir.py``); the evidence string of every preset says how.
 
-The ir_measures preset, whose dialect is the largest, lives in :mod:`rankflavor.presets.irmeasures`.
+The ir_measures preset, whose dialect is the largest, lives in :mod:`rankflavor.presets.irmeasures`;
+NTCIREVAL's in :mod:`rankflavor.presets.ntcir`.
 
 References
 ----------
@@ -14,7 +15,6 @@ AmenRa/ranx 0.3.21: ``ranx/metrics/*.py`` (``clean_qrels`` drops grades below th
 metric, NDCG included), ``ranx/meta/evaluate.py`` (``-lN`` suffix, ``check_keys``).
 joaopalotti/trectools 0.0.50: ``trectools/trec_eval.py``, ``trec_run.py`` (``read_run`` sorts by
 score desc, docid asc; ``get_ndcg`` never re-sorts; means divide by the run's topics).
-mpkato/pyNTCIREVAL 0.0.3: ``metrics/ndcg.py`` (Järvelin-Kekäläinen ``logb``), ``metrics/ms_ndcg.py``.
 microsoft MS MARCO ``ms_marco_eval.py`` (MRR@10 over every reference query).
 beir-cellar/beir ``beir/retrieval/evaluation.py`` (pytrec_eval ``ndcg_cut``/``map_cut``/``recall``/
 ``P``, mean over the queries pytrec_eval returns, ``ignore_identical_ids=True``) and
@@ -27,9 +27,14 @@ import re
 
 from ..errors import FlavorError
 from ..flavor import Flavor, format_number
-from .base import Preset, Template
+from .base import SELF, Preset, Template
 from .irmeasures import IR_MEASURES, keyword_params
+from .trec_eval import CANONICAL as TREC_EVAL_CANONICAL
 from .trec_eval import FLAVOR as TREC_EVAL_FLAVOR
+from .trec_eval import REFUSALS as TREC_EVAL_REFUSALS
+from .trec_eval import combine as trec_eval_combine
+from .trec_eval import finalize as trec_eval_finalize
+from .trec_eval import parse as parse_trec_eval
 
 # ---------------------------------------------------------------------------------------------
 # gdeval.pl
@@ -74,6 +79,9 @@ GDEVAL = Preset(
     "(tests/test_presets_ir.py; values agree to its 5 printed decimals)",
     dialect=parse_gdeval,
     default_metrics=("ndcg@20",),
+    canonical={"ndcg": ("ndcg@{k}", None), "ERR": ("err@{k}", None)},
+    refusals={"ndcg": "gdeval always takes a cutoff: write gdeval:ndcg@20",
+              "ERR": "gdeval always takes a cutoff: write gdeval:err@20"},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +198,18 @@ RANX = Preset(
     "ZeroDivisionError): rankflavor gives each query its value alone",
     dialect=parse_ranx,
     default_metrics=("ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10"),
+    canonical={
+        "ndcg": ("ndcg@{k}", "ndcg"), "dcg": ("dcg@{k}", "dcg"), "RR": ("mrr@{k}", "mrr"), "AP": ("map@{k}", "map"),
+        "recall": ("recall@{k}", "recall"), "P": ("precision@{k}", "precision"), "success": ("hit_rate@{k}", "hit_rate"),
+        "hits": ("hits@{k}", "hits"), "F1": ("f1@{k}", "f1"), "Rprec": (None, "r-precision"),
+        "bpref_ranx": (None, "bpref"),
+    },
+    refusals={
+        "bpref": "ranx's bpref is NaN for a query with no judged non-relevant document (trec_eval's is 1): write "
+        "ranx:bpref (bpref_ranx)",
+        "RBP": "ranx's rbp.p weighs ranks by the raw grade and needs p: write ranx:rbp.95 (RBP_gain)",
+        "RBP_gain": "ranx's rbp needs its persistence: write ranx:rbp.95",
+    },
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -275,58 +295,11 @@ TRECTOOLS = Preset(
     "queries and DL19 BM25 (tests/test_presets_ir.py)",
     dialect=parse_trectools,
     default_metrics=("NDCG@10", "P@10", "R@100", "MAP@1000", "recip_rank@1000"),
-)
-
-# ---------------------------------------------------------------------------------------------
-# NTCIREVAL
-
-_NTCIR = re.compile(r"^(?P<name>nDCG|MSnDCG)(?:@(?P<l>\d+))?(?:\s+-g\s+(?P<gains>[0-9.:]+))?$")
-
-
-def parse_ntcireval(text: str) -> list[Template | str] | None:
-    """NTCIREVAL names: ``nDCG@l`` (Järvelin-Kekäläinen, b=2), ``MSnDCG@l``; optional ``-g 1:3:7`` gains.
-
-    >>> parse_ntcireval("MSnDCG@10 -g 1:3:7")[0].knobs
-    {'discount': 'log2', 'gain': '{1:1,2:3,3:7}', 'max_grade': '3'}
-    """
-    m = _NTCIR.match(text.strip())
-    if not m:
-        return None
-    knobs: dict[str, str] = {} if m.group("name") == "nDCG" else {"discount": "log2"}
-    if m.group("gains"):
-        try:
-            gains = [float(g) for g in m.group("gains").split(":")]
-        except ValueError:
-            raise FlavorError(f"NTCIREVAL -g takes gains like 1:3:7, received {m.group('gains')!r}") from None
-        # -g gives one gain per relevance level L1..Ln; a grade above Ln has no level.
-        knobs["gain"] = "{" + ",".join(f"{i}:{format_number(g)}" for i, g in enumerate(gains, 1)) + "}"
-        knobs["max_grade"] = str(len(gains))
-    cutoff = int(m.group("l")) if m.group("l") else 1000  # NTCIREVAL's default cutoff
-    return [Template("ndcg", cutoff, knobs, text.strip())]
-
-
-NTCIREVAL = Preset(
-    name="ntcireval",
-    flavor=Flavor(
-        gain="linear",
-        discount="jk(2)",
-        ideal="global",
-        ideal_cut="k",
-        unjudged="zero",
-        negatives="error",
-        ties="input_order",
-        precision="float64",
-        empty="error",
-        missing="zero",
-        duplicates="error",
-    ),
-    summary="NTCIREVAL / pyNTCIREVAL 0.0.3: nDCG@l = Järvelin-Kekäläinen discount (ranks below b=2 "
-    "undiscounted) with user gains (-g), MSnDCG@l = log2(i+1); ranked list as given; IDCG = 0 is undefined",
-    evidence="pyNTCIREVAL 0.0.3 metrics/ndcg.py (_orig_dcglog), ms_ndcg.py, normalized_metric.py (ideal from "
-    "per-level counts), labeler.py; differential tests against pyNTCIREVAL on random queries "
-    "(tests/test_presets_ir.py); flavor-facts 4.1 fingerprints",
-    dialect=parse_ntcireval,
-    default_metrics=("nDCG@10", "MSnDCG@10", "nDCG@1000"),
+    canonical={"ndcg": ("NDCG@{k}", None), "P": ("P@{k}", None), "recall": ("R@{k}", None), "AP": ("MAP@{k}", None),
+               "RR": ("recip_rank@{k}", None)},
+    refusals={name: "trectools' functions always take a depth (default 1000): write trectools:" + tool
+              for name, tool in (("ndcg", "NDCG@1000"), ("P", "P@1000"), ("recall", "R@1000"), ("AP", "MAP@1000"),
+                                 ("RR", "recip_rank@1000"))},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -364,18 +337,25 @@ MSMARCO = Preset(
     "checked against ir_measures RR@10 on DL19 (tests/test_presets_ir.py)",
     dialect=parse_msmarco,
     default_metrics=("MRR@10",),
+    canonical={"RR": ("MRR@{k}", None)},
+    refusals={"RR": "ms_marco_eval.py computes MRR at a cutoff only: write msmarco:MRR@10"},
 )
 
 TREC_DL = Preset(
     name="trec_dl",
     flavor=TREC_EVAL_FLAVOR.with_knobs(rel="2", missing="zero"),  # trec_eval -c -l 2
     summary="TREC Deep Learning passage (NIST, Anserini): trec_eval -c; graded NDCG on 0-3, binary "
-    "measures with -l 2 (grade 1 = related, not relevant); document task: add -l 1",
+    "measures with -l 2 (grade 1 = related, not relevant); RR@10 is -M 10 recip_rank; document task: add -l 1",
     evidence="trec.nist.gov deep2019/2020 overview conventions; Anserini DL19/DL20 passage regressions "
     "(-c -m ndcg_cut.10; -c -l 2 -m map / recall.1000; -c -l 2 -M 10 -m recip_rank); checked against "
     "trec_eval 9.0.8 outputs in shared/data/expected (tests/test_presets_ir.py)",
-    dialect=None,
+    dialect=parse_trec_eval,  # trec_eval -c -l 2, with trec_eval's names
+    finalize=trec_eval_finalize,
+    combine=trec_eval_combine,
     default_metrics=("ndcg@10", "AP", "RR@10", "recall@100", "recall@1000"),
+    # RR@10 is NIST's and Anserini's trec_eval -c -l 2 -M 10 -m recip_rank: rankflavor's RR@10.
+    canonical={**TREC_EVAL_CANONICAL, "RR": (SELF, "recip_rank")},
+    refusals={k: v for k, v in TREC_EVAL_REFUSALS.items() if k != "RR"},
 )
 
 _BEIR = re.compile(r"^(?P<name>NDCG|MAP|Recall|P|MRR)@(?P<k>\d+)$")
@@ -407,6 +387,8 @@ BEIR = Preset(
     "tests/test_presets_ir.py on random queries and DL19",
     dialect=parse_beir,
     default_metrics=("NDCG@10", "Recall@100", "MAP@10", "P@10"),
+    canonical={"ndcg": ("NDCG@{k}", None), "AP": ("MAP@{k}", None), "recall": ("Recall@{k}", None),
+               "P": ("P@{k}", None), "RR": ("MRR@{k}", None)},
 )
 
-PRESETS = [IR_MEASURES, GDEVAL, RANX, TRECTOOLS, NTCIREVAL, MSMARCO, TREC_DL, BEIR]
+PRESETS = [IR_MEASURES, GDEVAL, RANX, TRECTOOLS, MSMARCO, TREC_DL, BEIR]

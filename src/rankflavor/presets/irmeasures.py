@@ -178,4 +178,19 @@ IR_MEASURES = Preset(
     "tests/test_dialect_irmeasures.py)",
     dialect=parse_ir_measures,
     default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
+    canonical={
+        "ndcg": ("nDCG@{k}", "nDCG"), "P": ("P@{k}", "SetP"), "recall": ("R@{k}", "SetR"), "AP": ("AP@{k}", "AP"),
+        "RR": ("RR@{k}", "RR"), "judged": ("Judged@{k}", "Judged"), "success": ("Success@{k}", None),
+        "Rprec": (None, "Rprec"), "bpref": (None, "Bpref"), "num_ret": (None, "NumRet"),
+        "num_rel_ret": (None, "NumRelRet"), "num_rel": (None, "NumRel"), "relative_P": (None, "SetRelP"),
+        "F": (None, "SetF"), "set_AP": (None, "SetAP"), "infAP": (None, "infAP"), "ERR": ("ERR@{k}", None),
+        "Compat": (None, "Compat"),
+    },
+    refusals={
+        "ERR": "ir_measures' ERR@k is gdeval's, which needs a cutoff: write ir_measures:ERR@20",
+        "RBP": "ir_measures' RBP is cwl_eval's, which needs rel: write ir_measures:RBP(rel=1)",
+        "IPrec": "ir_measures' IPrec takes the recall level as its cutoff: write ir_measures:IPrec@0.5",
+        **{name: f"ir_measures' {name} (cwl_eval) needs max_rel: write e.g. ir_measures:{name}(max_rel=3)"
+           for name in ("NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM", "SDCG")},
+    },
 )

@@ -1,4 +1,5 @@
-"""Machine-learning libraries: scikit-learn, torchmetrics, LightGBM, XGBoost, CatBoost, RankLib.
+"""Machine-learning libraries: scikit-learn, LightGBM, XGBoost, CatBoost, RankLib (torchmetrics:
+:mod:`rankflavor.presets.torchmetrics`).
 
 Each preset pins the knobs of the library's NDCG and parses the library's own metric names. An ML
 library evaluates a *group*: every labelled candidate of one query, ranked by the model's scores.
@@ -16,8 +17,6 @@ References
 ----------
 .. [SK] scikit-learn ``sklearn/metrics/_ranking.py``: ``_dcg_sample_scores``, ``_tie_averaged_dcg``
    (McSherry-Najork tie averaging), ``ndcg_score`` (all-zero rows score 0, negatives rejected).
-.. [TM] torchmetrics ``functional/retrieval/ndcg.py`` (port of [SK] computing in float32),
-   ``retrieval/base.py`` (``empty_target_action``), ``utilities/checks.py`` (``preds.float()``).
 .. [LGB] LightGBM ``src/metric/dcg_calculator.cpp`` (``label_gain`` default 2^i - 1 for i < 31,
    ``std::stable_sort`` by score), ``src/metric/rank_metric.hpp`` (max DCG 0 scores 1,
    ``eval_at`` default 1..5).
@@ -122,49 +121,7 @@ SKLEARN = Preset(
     "thousands of random rows, tests/test_dialect_ranx_sklearn.py log_base and one-document lists",
     dialect=parse_sklearn,
     default_metrics=("ndcg@10", "ndcg"),
-)
-
-# ---------------------------------------------------------------------------------------------
-# torchmetrics
-
-_EMPTY_ACTIONS = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}
-
-
-def parse_torchmetrics(text: str) -> list[Template | str] | None:
-    """``ndcg@10``, ``retrieval_normalized_dcg(top_k=10)``,
-    ``RetrievalNormalizedDCG(top_k=10, empty_target_action=pos)``."""
-    call = _try_call(text, "torchmetrics", ("ndcg", "retrieval_normalized_dcg", "RetrievalNormalizedDCG"))
-    if call is None:
-        return None
-    call.reject_minus()
-    call.reject_unknown(("top_k", "empty_target_action", "aggregation"))
-    k = _one_cutoff(call, "top_k")
-    knobs: dict[str, str] = {}
-    if "empty_target_action" in call.args:
-        action = call.args["empty_target_action"].lower()
-        if action not in _EMPTY_ACTIONS:
-            raise FlavorError(
-                f"torchmetrics metric {call.text!r}: empty_target_action must be one of "
-                f"{', '.join(_EMPTY_ACTIONS)}, received {call.args['empty_target_action']!r}"
-            )
-        knobs["empty"] = _EMPTY_ACTIONS[action]
-    if "aggregation" in call.args and call.args["aggregation"].lower() != "mean":
-        raise FlavorError(
-            f"torchmetrics metric {call.text!r}: aggregation={call.args['aggregation']!r} is not modelled; "
-            "rankflavor summarises by the mean (aggregation='mean')"
-        )
-    return [Template("ndcg", k, knobs, call.text)]
-
-
-TORCHMETRICS = Preset(
-    name="torchmetrics",
-    flavor=SKLEARN_FLAVOR.with_knobs(precision="float32"),
-    summary="torchmetrics retrieval_normalized_dcg / RetrievalNormalizedDCG: scikit-learn's NDCG on "
-    "float32 scores; empty_target_action neg/pos/skip/error = empty zero/one/skip/error",
-    evidence="torchmetrics 1.9.0 functional/retrieval/ndcg.py, retrieval/base.py [TM]; "
-    "tests/test_presets_ml.py (agreement to float32 rounding)",
-    dialect=parse_torchmetrics,
-    default_metrics=("ndcg@10", "ndcg"),
+    canonical={"ndcg": ("ndcg@{k}", "ndcg"), "dcg": ("dcg@{k}", "dcg")},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +174,10 @@ LIGHTGBM = Preset(
     "recorded ndcg@1,3,5,10) and random groups through Booster.eval_valid in tests/test_presets_ml.py",
     dialect=parse_lightgbm,
     default_metrics=("ndcg", "ndcg@10"),  # LightGBM's default eval_at is 1..5
+    canonical={"ndcg": ("ndcg@{k}", None)},
+    refusals={"ndcg": "LightGBM's ndcg without a cutoff is ndcg@1..5 (eval_at): write lightgbm:ndcg@10",
+              "AP": "LightGBM's map@k divides by min(k, relevant) and scores a group with nothing relevant 1: "
+              "not reproduced"},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -262,6 +223,8 @@ XGBOOST = Preset(
     "Booster.eval on a DMatrix carrying the scores as base_margin in tests/test_presets_ml.py",
     dialect=parse_xgboost,
     default_metrics=("ndcg", "ndcg@10"),
+    canonical={"ndcg": ("ndcg@{k}", None)},
+    refusals={"ndcg": "XGBoost's bare ndcg is ndcg@32: write xgboost:ndcg (= @32) or xgboost:ndcg@n"},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -345,6 +308,7 @@ CATBOOST = Preset(
     "catboost.utils.eval_metric in tests/test_presets_ml.py",
     dialect=parse_catboost,
     default_metrics=("NDCG", "NDCG:top=10"),
+    canonical={"ndcg": ("NDCG:top={k}", "NDCG"), "dcg": ("DCG:top={k}", "DCG")},
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -396,6 +360,7 @@ RANKLIB = Preset(
     "fingerprints of flavor-facts §4.2 in tests/test_presets_ml.py",
     dialect=_ranklib_dialect(qrel=False),
     default_metrics=("NDCG@10",),
+    canonical={"ndcg": ("NDCG@{k}", "NDCG@0"), "dcg": ("DCG@{k}", "DCG@0")},
 )
 
 RANKLIB_QREL = Preset(
@@ -405,6 +370,8 @@ RANKLIB_QREL = Preset(
     evidence="codelibs/ranklib NDCGScorer.loadExternalRelevanceJudgment [RL]; flavor-facts §4.2 -qrel probe",
     dialect=_ranklib_dialect(qrel=True),
     default_metrics=("NDCG@10",),
+    canonical={"ndcg": ("NDCG@{k}", None), "dcg": ("DCG@{k}", "DCG@0")},
+    refusals={"ndcg": "RankLib -qrel caches the ideal cut at k, so NDCG@0 scores every query 0: give k >= 1"},
 )
 
-PRESETS = [SKLEARN, TORCHMETRICS, LIGHTGBM, XGBOOST, CATBOOST, RANKLIB, RANKLIB_QREL]
+PRESETS = [SKLEARN, LIGHTGBM, XGBOOST, CATBOOST, RANKLIB, RANKLIB_QREL]

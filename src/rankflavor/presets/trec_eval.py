@@ -18,7 +18,7 @@ from ..errors import FlavorError
 from ..flavor import Flavor, format_number
 from ..measure import Measure
 from ..metrics.trec_extra import ELEVEN_POINTS, R_MULTIPLES, UTILITY_DEFAULT
-from .base import Preset, Template
+from .base import Canonical, Preset, Template
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)
@@ -252,6 +252,30 @@ def sort_key(label: str) -> tuple[int, float]:
     return (len(FAMILY_ORDER), 0.0)
 
 
+#: rankflavor's names as trec_eval's: every canonical metric a trec_eval 9.0.8 measure computes
+#: (``PRESET:ndcg@10`` is ``ndcg_cut.10``); the others are refused (:data:`REFUSALS`).
+CANONICAL: Canonical = {
+    "num_ret": (None, "num_ret"), "num_rel": (None, "num_rel"), "num_rel_ret": (None, "num_rel_ret"),
+    "AP": ("map_cut.{k}", "map"), "GMAP": (None, "gm_map"), "Rprec": (None, "Rprec"), "bpref": (None, "bpref"),
+    "RR": (None, "recip_rank"), "IPrec": (None, "iprec_at_recall"), "P": ("P.{k}", "set_P"),
+    "relstring": ("relstring.{k}", "relstring"), "recall": ("recall.{k}", "set_recall"), "infAP": (None, "infAP"),
+    "gm_bpref": (None, "gm_bpref"), "Rprec_mult": (None, "Rprec_mult"), "utility": (None, "utility"),
+    "IPrec_avg": (None, "11pt_avg"), "binG": (None, "binG"), "G": (None, "G"), "ndcg": ("ndcg_cut.{k}", "ndcg"),
+    "ndcg_rel": (None, "ndcg_rel"), "Rndcg": (None, "Rndcg"), "relative_P": ("relative_P.{k}", "set_relative_P"),
+    "success": ("success.{k}", None), "set_AP": (None, "set_map"), "F": (None, "set_F"),
+    "num_nonrel_judged_ret": (None, "num_nonrel_judged_ret"),
+}  # fmt: skip
+
+#: Why trec_eval's number differs from a canonical name's, where trec_eval has a measure of the name.
+REFUSALS = {
+    "RR": "trec_eval's recip_rank has no cutoff; trec_eval -M k -m recip_rank (depth=k) is RR@k: write "
+    "recip_rank with --flavor depth=k, or use the trec_dl preset, whose RR@10 is that",
+    "RBP": "trec_eval 9.0.8 has no rbp (10.0's rbp takes p = 0.9 and rescales graded gains by the qrels' "
+    "range): not reproduced",
+    "dcg": "trec_eval 9.0.8 has no dcg (10.0 adds it): not reproduced",
+    "success": "trec_eval's success has cutoffs only (success.1,5,10)",
+}
+
 FLAVOR = Flavor(
     gain="linear",
     discount="log2",
@@ -276,6 +300,8 @@ TREC_EVAL = Preset(
     dialect=parse,
     finalize=finalize,
     combine=combine,
+    canonical=CANONICAL,
+    refusals=REFUSALS,
 )
 
 PYTREC_EVAL = Preset(
@@ -287,6 +313,8 @@ PYTREC_EVAL = Preset(
     dialect=parse,
     finalize=finalize,
     combine=combine,
+    canonical=CANONICAL,
+    refusals=REFUSALS,
 )
 
 PRESETS = [TREC_EVAL, PYTREC_EVAL]

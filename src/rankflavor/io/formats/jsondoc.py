@@ -20,11 +20,15 @@ the line and column of a JSON syntax error:
     (the body ``_search`` returns, per query), or a ``_rank_eval`` response, whose ``details``
     hold each request's hits: ``{"details": {"q1": {"hits": [{"hit": {"_id": "d7", "_score":
     12.5}, "rating": 2}, ...]}}}``. When a hit has no ``_score`` (null: a search sorted by a
-    field), the file's hits are ordered by their position instead (``order=rank``).
+    field), the file's hits are ordered by their position instead (``order=rank``). A query whose
+    hits are ``[]`` is in the run with an empty ranking: ``_rank_eval`` scores such a request 0.0
+    (elastic/elasticsearch ``DiscountedCumulativeGainTests.testNoResults`` and the other metrics'
+    ``testNoResults``), and so does rankflavor, also under presets that skip missing queries.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -141,10 +145,28 @@ def nested(source: str, value: Any, kind: str) -> tuple[list[str], list[str], li
 
 
 def read_nested(source: str, data: bytes, kind: str, value: Any = None) -> Qrels | Run:
-    """``json`` / ``beir`` results: ``{query: {doc: value}}``."""
+    """``json`` / ``beir`` results: ``{query: {doc: value}}``. A run's query listed with no
+    document (``{"q1": {}}``) is answered with nothing: in the run, scored as an empty ranking
+    (0 under every preset), as pytrec_eval, ir_measures and ranx's ``Run`` read a ``{}``."""
     value = load(source, data) if value is None else value
     q, d, v = nested(source, value, kind)
+    if kind == "run":
+        listed = tuple(dict.fromkeys(_id(source, _key("$", k), k) for k, inner in _items(value) if not len(inner)))
+        return _run(source, q, d, v, "score", listed)
     return _table(source, kind, q, d, v, "score")
+
+
+def _run(source: str, q: list[str], d: list[str], v: list[float], value_name: str, listed: tuple[str, ...]) -> Run:
+    """The run of these rows, with the queries ``listed`` with no document; a file of empty
+    rankings alone is a run of no rows."""
+    if not v and not listed:
+        raise InputError(source, None, "holds no results")
+    if not v:
+        none = string_array([])
+        return Run(none.dictionary_encode(), none, np.zeros(0, dtype=np.float64), source, listed_empty=listed)
+    run = _table(source, "run", q, d, v, value_name)
+    assert isinstance(run, Run)
+    return dataclasses.replace(run, listed_empty=listed) if listed else run
 
 
 def _table(source: str, kind: str, q: list[str], d: list[str], v: list[float], value_name: str) -> Qrels | Run:
@@ -231,8 +253,11 @@ def read_hits(source: str, data: bytes, value: Any = None) -> Run:
     docs: list[str] = []
     scores: list[float | None] = []
     positions: list[float] = []
+    listed: dict[str, None] = {}  # queries answered with no hit: a request without hits scores 0.0
     for q, path, hits, wrapped in lists:
         query = _id(source, path, q)
+        if not hits:
+            listed[query] = None
         for j, hit in enumerate(hits):
             at = f"{path}[{j}]"
             _expect_object(source, at, hit, "a hit {\"_id\": ..., \"_score\": ...}")
@@ -249,11 +274,14 @@ def read_hits(source: str, data: bytes, value: Any = None) -> Run:
             scores.append(None if raw is None else _number(source, at + "._score", raw, "_score"))
             positions.append(float(j + 1))
     if not queries:
-        raise InputError(source, None, "holds no hits")
+        if not listed:
+            raise InputError(source, None, "holds no hits")
+        return _run(source, [], [], [], "score", tuple(listed))
     if any(s is None for s in scores):  # ordered by position, as the engine returned them
         table = pa.table({"query_id": string_array(queries), "doc_id": string_array(docs),
                           "rank": from_numpy(np.asarray(positions, dtype=np.float64))})
     else:
         table = pa.table({"query_id": string_array(queries), "doc_id": string_array(docs),
                           "score": from_numpy(np.asarray(scores, dtype=np.float64))})
-    return to_run(table, source, {}, lambda row: (None, ""), from_file=False)
+    run = to_run(table, source, {}, lambda row: (None, ""), from_file=False)
+    return dataclasses.replace(run, listed_empty=tuple(listed)) if listed else run
