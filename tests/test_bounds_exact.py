@@ -174,3 +174,49 @@ def test_other_metrics_bounds_are_the_brute_force_extremes(data, measure):  # ty
         check(qrels, runs, measure)
     except FlavorError as exc:
         assert "not derived" in str(exc), exc
+
+
+GAP_FLAVORS = ["ndcg@3", "ndcg@3[ideal=local]", "ndcg@3[ties=pessimistic]", "ndcg@3[ties=averaged,gain=exp2]", "P@3",
+               "AP", "RR@3[empty=one]", "ERR@3", "RBP@3", "dcg@3"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), measure=st.sampled_from(GAP_FLAVORS))
+def test_document_table_is_what_judging_does(data, measure):  # type: ignore[no-untyped-def]
+    """Per unjudged document d and grade g: the interval once d is judged g is the brute-force one
+    over the other holes; gap = min over g of the width it loses, if_zero / if_top the moves of
+    each end at the least grade and at G. Two queries, both with holes (the case that used to raise)."""
+    qrels, runs = _cases(data.draw)
+    b = bounds(qrels, {q: dict(r) for q, r in runs.items()}, measure, scale="trec_dl")
+    mb = b[0]
+    where = {str(q): j for j, q in enumerate(mb.queries)}
+    table = b.document_table()
+    want_docs = {(q, d) for q in runs if qrels.get(q) for d in scope_holes(qrels[q], runs[q], measure)}
+    assert {(q, d) for q, d, *_ in table} == want_docs
+    assert [r[6] for r in table] == sorted((r[6] for r in table), reverse=True)
+    for q, d, name, rank, if_zero, if_top, gap in table:
+        assert name == mb.measure.name
+        j = where[q]
+        width = mb.upper[j] - mb.lower[j]
+        after = [brute(qrels, runs, measure, fixed=(q, d, float(g)))[q] for g in TREC_DL]
+        assert gap == pytest.approx(min(width - (up - lo) for lo, up in after), abs=1e-9)
+        assert if_zero == pytest.approx(mb.upper[j] - after[0][1], abs=1e-9)
+        assert if_top == pytest.approx(after[-1][0] - mb.lower[j], abs=1e-9)
+        ranked = [x for x, _ in _ranked(runs[q], str(parse_measure(measure).flavor.ties), qrels[q])]
+        assert rank == ranked.index(d) + 1  # the rank evaluate gives it (zero-imputed order)
+    assert b.document_gaps() == [(q, d, b.run, g) for q, d, _, _, _, _, g in table]
+
+
+@pytest.mark.parametrize(("scale", "grades"), [("msmarco", (0, 1)), ("beir", (0, 1, 2)), ("ecommerce", (0, 1, 2, 3, 4)),
+                                               (Scale("no_zero", (1, 2, 4), rel=2, top=4), (1, 2, 4))])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(data=st.data(), measure=st.sampled_from(["ndcg@3", "ndcg@3[gain=exp2,ties=optimistic]", "AP", "P@2", "ERR@3",
+                                                "RR", "RBP@3"]))
+def test_other_scales(data, measure, scale, grades):  # type: ignore[no-untyped-def]
+    """The grades the interval ranges over are the scale's (no grade 0 at all in the last one)."""
+    qs = [data.draw(query()) for _ in range(2)]
+    qrels = {f"q{i}": {d: (grades[min(int(g), len(grades) - 1)] if g >= 0 else g) for d, g in q.items()}
+             for i, (q, _) in enumerate(qs)}
+    runs = {f"q{i}": r for i, (_, r) in enumerate(qs)}
+    check(qrels, runs, measure, scale=scale, grades=grades)

@@ -61,10 +61,10 @@ from ..order import Ranked
 from ..plan import Evaluation
 from ..results import MeasureResult
 from ..tables import Qrels, Run
-from .extremes import Extremes, check_policy, extremes
-from .regrade import confirmed
+from .extremes import MONOTONE, Extremes, candidates, check_policy, extremes_of
+from .regrade import confirmed, engine_values
 from .scale import Scale, scale_named
-from .scope import BOUNDED, QueryScope, Rules, ScopeSet, scale_grades, scopes
+from .scope import QueryScope, Rules, ScopeSet, scale_grades, scopes
 
 
 def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
@@ -114,11 +114,12 @@ def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Detail:
     """What the bounds of one measure were derived from (kept for :meth:`Bounds.document_table`):
-    the scopes of the queries with unjudged documents and each one's extremes (``row``: its row
-    in the per-query arrays)."""
+    the scopes of the queries with unjudged documents, each with its row in the per-query arrays
+    and its extremes (None where the gradings were chosen without computing them: a monotone
+    metric's)."""
 
     scopes: ScopeSet
-    found: list[tuple[int, QueryScope, Extremes]]
+    found: list[tuple[int, QueryScope, Extremes | None]]
 
 
 @dataclass(frozen=True)
@@ -208,56 +209,101 @@ def covers(b: MeasureBounds) -> str:
             "not documents below that, unjudged documents no run retrieved, nor grades off the scale")
 
 
-def _extremes_of(plan: Evaluation, m0: Measure, grades: np.ndarray, lower: MeasureResult,
-                 rankings: dict[object, Ranked]) -> tuple[np.ndarray, np.ndarray, Detail]:
-    """Per row of ``lower``: the exact least and greatest value, confirmed by the engine."""
-    rules = Rules.of(m0, grades)
+@dataclass
+class _Pending:
+    """One measure between its evaluations and its engine-checked extremes."""
+
+    measure: Measure
+    lower_m: Measure
+    grades: np.ndarray
+    lower: MeasureResult
+    value: MeasureResult
+    cond: MeasureResult
+    detail: Detail
+    picks: list[tuple[QueryScope, np.ndarray]]
+    #: Per pick: its row, whether it is a candidate for the lower end, for the upper end, and
+    #: the value derived for it (NaN: chosen without one).
+    roles: list[tuple[int, bool, bool, float]]
+
+
+def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: dict[object, Ranked]) -> _Pending:
+    """Evaluate ``measure`` (zero-imputed, as given, condensed) and find the gradings at its ends."""
+    lower_m = zero_imputed(measure)
+    rules = Rules.of(lower_m, scale_grades(lower_m, None if scale is None else scale.grades))
+    lower = plan.evaluate(lower_m)
+    value = lower if measure == lower_m else plan.evaluate(measure)
+    cond = plan.evaluate(measure.with_knobs(unjudged="condensed", unjudged_grade="none"))
     found_scopes = scopes(plan, rules, rankings)
     where = {str(q): j for j, q in enumerate(lower.queries)}
-    lo = np.asarray(lower.values, dtype=np.float64).copy()
-    up = lo.copy()
-    found: list[tuple[int, QueryScope, Extremes]] = []
+    found: list[tuple[int, QueryScope, Extremes | None]] = []
+    picks: list[tuple[QueryScope, np.ndarray]] = []
+    roles: list[tuple[int, bool, bool, float]] = []
+    rows: list[tuple[int, QueryScope]] = []
     for scope in found_scopes.scopes:
         check_policy(rules, scope)
         j = where.get(scope.qid)
         if j is not None:
-            found.append((j, scope, extremes(rules, scope)))
-    picks = [(s, e.lower_grading) for _, s, e in found] + [(s, e.upper_grading) for _, s, e in found]
-    derived = np.array([e.lower for _, _, e in found] + [e.upper for _, _, e in found], dtype=np.float64)
-    got = confirmed(plan, found_scopes, picks, derived)
-    n = len(found)
-    for i, (j, _, _) in enumerate(found):
-        lo[j], up[j] = got[i], got[n + i]
-    return lo, up, Detail(found_scopes, found)
+            rows.append((j, scope))
+    if rules.kind in MONOTONE:
+        for j, scope in rows:
+            for grading in candidates(rules, scope):
+                picks.append((scope, grading))
+                roles.append((j, True, True, np.nan))
+            found.append((j, scope, None))
+    else:
+        for (j, scope), e in zip(rows, extremes_of(rules, [s for _, s in rows]), strict=True):
+            picks += [(scope, e.lower_grading), (scope, e.upper_grading)]
+            roles += [(j, True, False, e.lower), (j, False, True, e.upper)]
+            found.append((j, scope, e))
+    return _Pending(measure, lower_m, rules.grades, lower, value, cond, Detail(found_scopes, found), picks, roles)
 
 
-def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None,
-                   rankings: dict[object, Ranked] | None = None) -> MeasureBounds:
-    """The bounds of one ``measure`` on the plan's run, sharing its alignment and rankings."""
-    lower_m = zero_imputed(measure)
-    if measure.spec.name not in BOUNDED:
-        Rules.of(lower_m, np.zeros(1))  # (raises, naming why)
-    grades = scale_grades(lower_m, None if scale is None else scale.grades)
-    cond_m = measure.with_knobs(unjudged="condensed", unjudged_grade="none")
-    lower = plan.evaluate(lower_m)
-    value = lower if measure == lower_m else plan.evaluate(measure)
-    cond = plan.evaluate(cond_m)
-    queries = lower.queries
-    lo, up, detail = _extremes_of(plan, lower_m, grades, lower, {} if rankings is None else rankings)
-    judged = plan.aligned(str(measure.flavor.duplicates)).qrels_grade
+def _finished(plan: Evaluation, p: _Pending, got: np.ndarray) -> MeasureBounds:
+    """The bounds of a pending measure, from the engine's values on its picks."""
+    confirmed(got, np.array([r[3] for r in p.roles], dtype=np.float64), p.detail.scopes, p.picks)
+    lo = np.asarray(p.lower.values, dtype=np.float64).copy()
+    up = lo.copy()
+    ends: dict[int, tuple[list[float], list[float]]] = {}
+    for (j, low, high, _), v in zip(p.roles, got.tolist(), strict=True):
+        pair = ends.setdefault(j, ([], []))
+        if low:
+            pair[0].append(v)
+        if high:
+            pair[1].append(v)
+    for j, (lows, highs) in ends.items():
+        lo[j], up[j] = _least(lows, min), _least(highs, max)
+    queries = p.lower.queries
+    judged = plan.aligned(str(p.measure.flavor.duplicates)).qrels_grade
 
     def mean(v: np.ndarray) -> float:
-        return summarize(lower_m, v, lower.status, judged)[0]
+        return summarize(p.lower_m, v, p.lower.status, judged)[0]
 
     residual = residual_mean = None
-    spec = measure.spec
+    spec = p.measure.spec
     if spec.residual is not None:
-        resid = plan.evaluate(Measure(spec.residual, lower_m.k, lower_m.flavor))
+        resid = plan.evaluate(Measure(spec.residual, p.lower_m.k, p.lower_m.flavor))
         residual = _by_query(resid, queries)
         residual_mean = mean(residual)
-    return MeasureBounds(measure, lower_m, queries, lower.status, lo, _by_query(value, queries), up,
-                         _by_query(cond, queries), mean(lo), value.summary, mean(up), cond.summary,
-                         float(grades.max()), detail, tuple(float(g) for g in grades), residual, residual_mean)
+    return MeasureBounds(p.measure, p.lower_m, queries, p.lower.status, lo, _by_query(p.value, queries), up,
+                         _by_query(p.cond, queries), mean(lo), p.value.summary, mean(up), p.cond.summary,
+                         float(p.grades.max()), p.detail, tuple(float(g) for g in p.grades), residual, residual_mean)
+
+
+def _least(values: list[float], pick: Any) -> float:
+    """``pick`` (min or max) of the values that are numbers; NaN when none is (``empty=nan``)."""
+    numbers = [v for v in values if not np.isnan(v)]
+    return float(pick(numbers)) if numbers else float("nan")
+
+
+def measures_bounds(plan: Evaluation, measures: Sequence[Measure], scale: Scale | None) -> list[MeasureBounds]:
+    """The bounds of each measure on the plan's run: the gradings at each end found per measure,
+    then scored by the engine in one evaluation (:mod:`.regrade`)."""
+    for m in measures:
+        Rules.of(zero_imputed(m), np.zeros(1))  # a measure that is not bounded is refused before any work
+    rankings: dict[object, Ranked] = {}
+    pending = [_pending(plan, m, scale, rankings) for m in measures]
+    got = engine_values(plan, [(p.detail.scopes, p.picks) for p in pending])
+    return [_finished(plan, p, g) for p, g in zip(pending, got, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -360,8 +406,7 @@ def bounds_of_tables(qrels: Qrels, run: Run, measures: Sequence[Measure], scale:
     plan = plan or Evaluation(qrels, run)
     try:
         matched(plan, measures, run)
-        rankings: dict[object, Ranked] = {}
-        return Bounds(run.source, [measure_bounds(plan, m, scale, rankings) for m in measures], qrels, scale)
+        return Bounds(run.source, measures_bounds(plan, measures, scale), qrels, scale)
     finally:
         if own:
             plan.close()
@@ -384,4 +429,4 @@ def interval_text(b: MeasureBounds) -> str:
 
 
 __all__ = ["Bounds", "Detail", "MeasureBounds", "bounds", "bounds_of_tables", "covers", "docnos_of", "interval_text",
-           "matched", "measure_bounds", "pair_keys", "resolve", "scope_text", "zero_imputed"]
+           "matched", "measures_bounds", "pair_keys", "resolve", "scope_text", "zero_imputed"]

@@ -45,13 +45,14 @@ to find).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import EvaluationError
 from .families import check_monotone, gain, level, values
-from .ratio import Extreme, emptiness as ndcg_emptiness, ndcg_extreme
+from .ratio import Extreme, emptiness as ndcg_emptiness, ndcg_batch
 from .scope import QueryScope, Rules
 
 Floats = np.ndarray
@@ -112,26 +113,37 @@ def check_policy(rules: Rules, scope: QueryScope) -> None:
 
 def _ends(rules: Rules, scope: QueryScope, low: Floats, high: Floats) -> Extremes:
     """The least value over the gradings ``low`` and the greatest over ``high``."""
-    lv, le = values(rules, scope, low)
-    hv, he = values(rules, scope, high)
-    lo, hi = settle(rules, lv, le), settle(rules, hv, he)
+    both = settle(rules, *values(rules, scope, low if low is high else np.vstack([low, high])))
+    lo, hi = (both, both) if low is high else (both[: len(low)], both[len(low):])
     i = int(np.argmin(lo)) if not np.isnan(lo).all() else 0
     j = int(np.argmax(hi)) if not np.isnan(hi).all() else 0
     return Extremes(float(lo[i]), float(hi[j]), low[i], high[j])
 
 
-def _monotone(rules: Rules, scope: QueryScope) -> Extremes:
+#: The metrics whose value never falls as one hole's level rises (module docstring).
+MONOTONE = ("dcg", "RBP", "P", "RR", "ERR")
+
+
+def candidates(rules: Rules, scope: QueryScope) -> np.ndarray:
+    """Gradings among which a monotone metric attains both ends (module docstring): every hole
+    at the greatest level, every hole at the least, and, where the least leaves nothing to find
+    and something could be found, each hole alone at the least positive level."""
     grades = rules.grades
     lv = level(rules, grades)
     n = scope.n_holes
     top, bottom = grades[int(np.argmax(lv))], grades[int(np.argmin(lv))]
     cands = np.vstack([np.full(n, top), np.full(n, bottom)])
     can_empty, can_find, _ = emptiness(rules, scope)
-    if can_empty and can_find:  # the least among the gradings leaving something to find: one hole (above)
+    if can_empty and can_find:
         least = grades[lv > 0][int(np.argmin(lv[lv > 0]))]
         singles = np.full((n, n), bottom)
         np.fill_diagonal(singles, least)
         cands = np.vstack([cands, singles])
+    return cands
+
+
+def _monotone(rules: Rules, scope: QueryScope) -> Extremes:
+    cands = candidates(rules, scope)
     return _ends(rules, scope, cands, cands)
 
 
@@ -149,9 +161,10 @@ def _average_precision(rules: Rules, scope: QueryScope) -> Extremes:
     return _ends(rules, scope, latest, earliest)
 
 
-def _ndcg(rules: Rules, scope: QueryScope) -> Extremes:
-    ends = [ndcg_extreme(rules, scope, maximize) for maximize in (False, True)]
-    can_empty, _, _ = ndcg_emptiness(rules, scope)
+def _ndcg(rules: Rules, found: tuple[Extreme, Extreme, bool]) -> Extremes:
+    """Both ends of NDCG: the searched ones, or the ``empty`` policy's value where a grading
+    leaving nothing to find scores beyond them."""
+    low, high, can_empty = found
     policy = empty_value(rules)
 
     def settled(e: Extreme, maximize: bool) -> tuple[float, np.ndarray]:
@@ -161,8 +174,8 @@ def _ndcg(rules: Rules, scope: QueryScope) -> Extremes:
             return policy, _empty_grading(rules, len(e.grading))
         return e.value, e.grading
 
-    lo, lo_g = settled(ends[0], False)
-    hi, hi_g = settled(ends[1], True)
+    lo, lo_g = settled(low, False)
+    hi, hi_g = settled(high, True)
     return Extremes(lo, hi, lo_g, hi_g)
 
 
@@ -173,12 +186,18 @@ def _empty_grading(rules: Rules, n: int) -> np.ndarray:
 
 def extremes(rules: Rules, scope: QueryScope) -> Extremes:
     """The exact least and greatest value of ``rules.measure`` on ``scope`` (module docstring)."""
-    check_monotone(rules, scope.grade)
+    return extremes_of(rules, [scope])[0]
+
+
+def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
+    """:func:`extremes` of many scopes (NDCG's searched together, :func:`.ratio.ndcg_batch`)."""
+    for scope in scopes:
+        check_monotone(rules, scope.grade)
     if rules.kind == "ndcg":
-        return _ndcg(rules, scope)
+        return [_ndcg(rules, found) for found in ndcg_batch(rules, scopes)]
     if rules.kind == "AP":
-        return _average_precision(rules, scope)
-    return _monotone(rules, scope)
+        return [_average_precision(rules, scope) for scope in scopes]
+    return [_monotone(rules, scope) for scope in scopes]
 
 
-__all__ = ["Extremes", "check_policy", "empty_value", "emptiness", "extremes", "settle"]
+__all__ = ["MONOTONE", "Extremes", "candidates", "check_policy", "empty_value", "emptiness", "extremes", "extremes_of", "settle"]

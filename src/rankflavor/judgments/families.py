@@ -56,7 +56,7 @@ def check_monotone(rules: Rules, scope_grades: Floats) -> None:
     exchange arguments of :mod:`.extremes` do not hold."""
     if not rules.tie:
         return
-    g = np.unique(np.concatenate([rules.grades, scope_grades[~np.isnan(scope_grades)]]))
+    g = K.distinct(np.concatenate([rules.grades, scope_grades[~np.isnan(scope_grades)]]))
     lv = level(rules, g)
     if (np.diff(lv) < 0).any():
         raise FlavorError(
@@ -70,8 +70,8 @@ def placed(rules: Rules, scope: QueryScope, gradings: Floats) -> Floats:
     """Grades at every position under each grading (tie groups re-ordered by a grade-ordered rule)."""
     out = scope.filled(gradings)
     if rules.tie:
-        holes = scope.hole_rows
-        for gid in np.unique(scope.group[holes]).tolist():
+        assert scope.unjudged is not None
+        for gid in K.distinct(scope.group[scope.unjudged]).tolist():
             cols = np.flatnonzero(scope.group == gid)
             if len(cols) > 1:
                 block = np.sort(out[:, cols], axis=1)
@@ -93,7 +93,7 @@ def discounts(rules: Rules, scope: QueryScope) -> Floats:
         p = persistence(rules.measure)
         w = (1.0 - p) * np.power(p, rank - 1.0) / top_gain(rules)
     else:
-        w = 1.0 / K.discount_denominators(rules.measure.flavor, len(rank))[rank]
+        w = rules.reciprocal_discounts(len(rank))[rank]
     w = np.where(in_cut(rules, scope), w, 0.0)
     if rules.averaged:
         kept = scope.kept

@@ -47,7 +47,8 @@ def document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, flo
         return []
     rules = b.detail.scopes.rules
     out = []
-    for _, scope, now in b.detail.found:
+    for _, scope, found in b.detail.found:
+        now = found if found is not None else extremes(rules, scope)
         ranks = scope.hole_rows + 1
         for h in range(scope.n_holes):
             after = per_grade(rules, scope, h)

@@ -60,94 +60,23 @@ DCG.
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .. import kernels as K
 from ..errors import FlavorError
-from .families import discounts, gain, numerator
+from .families import gain, numerator
 from .scope import QueryScope, Rules
 
 Floats = np.ndarray
 
-
-@dataclass(frozen=True)
-class Ideal:
-    """What the ideal of one query is made of: the judged gains of its list (positive ones
-    count), the cut, and for ``ideal=max`` its fixed IDCG."""
-
-    judged: Floats
-    cut: float
-    fixed: float | None
-
-    @property
-    def base_empty(self) -> bool:
-        """No positive judged gain: the A holes decide whether IDCG > 0."""
-        if self.fixed is not None:
-            return not self.fixed > 0
-        return not (self.judged > 0).any()
-
-
-def ideal_of(rules: Rules, scope: QueryScope) -> Ideal:
-    """The ideal's judged part under the ``ideal`` and ``ideal_cut`` knobs (``ndcg_kernel``)."""
-    f = rules.measure.flavor
-    limit = np.inf if rules.k is None else float(rules.k)
-    cut = {"none": np.inf, "hits": min(limit, float(scope.n_ret))}.get(str(f.ideal_cut), limit)
-    if rules.ideal == "max":
-        top = f.top_grade
-        if top is None:
-            raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
-        slots = int(scope.n_ret if np.isinf(cut) else cut)
-        denom = K.discount_denominators(f, max(slots, 1))
-        g_top = float(gain(rules, np.array([top]))[0])
-        return Ideal(np.zeros(0), cut, float(np.sum(g_top / denom[1:slots + 1])))
-    if rules.ideal == "global":
-        grades = scope.judgments
-    else:
-        grades = scope.grade[scope.in_ideal & ~np.isnan(scope.grade)]
-    return Ideal(gain(rules, grades), cut, None)
-
-
-def a_holes(rules: Rules, scope: QueryScope) -> np.ndarray:
-    """Which holes (in hole order) join the ideal's list (class A)."""
-    holes = scope.hole_rows
-    if rules.ideal == "global":
-        return np.ones(len(holes), dtype=bool)
-    if rules.ideal in ("local", "recall"):
-        return scope.in_ideal[holes]
-    return np.zeros(len(holes), dtype=bool)
-
-
-def grouped(rules: Rules, scope: QueryScope) -> bool:
-    """Some tie group holding a hole is ordered by grade (and so has no fixed weight per hole).
-    A group that lies across the edge of a local or recall ideal's list is refused: which of
-    its documents the list holds would depend on their grades."""
-    if not rules.tie:
-        return False
-    holes = scope.hole_rows
-    found = False
-    for gid in np.unique(scope.group[holes]).tolist():
-        cols = scope.group == gid
-        if cols.sum() > 1:
-            found = True
-            if rules.ideal in ("local", "recall") and len(np.unique(scope.in_ideal[cols])) > 1:
-                raise FlavorError(
-                    f"{rules.measure.name}: on query {scope.qid} a tie group ordered by grade "
-                    f"(ties={rules.measure.flavor.ties}) holding an unjudged document lies across the edge of the "
-                    "list the ideal is made of; the bound is not derived there (use another tie rule)")
-    return found
-
-
-def emptiness(rules: Rules, scope: QueryScope) -> tuple[bool, bool, bool]:
-    """(some grading leaves IDCG = 0, some grading makes it > 0, the zero-imputed value's IDCG = 0)."""
-    ideal = ideal_of(rules, scope)
-    n_a = int(a_holes(rules, scope).sum())
-    g = gain(rules, rules.grades)
-    base = ideal.base_empty
-    if ideal.fixed is not None:
-        return base, not base, base
-    return base and (n_a == 0 or bool((g <= 0).any())), (not base) or (n_a > 0 and bool((g > 0).any())), base
+#: Up to this many chains (for the longest list of A holes in a batch), every chain is scored at
+#: once; beyond it Dinkelbach's method runs the dynamic programme. Both are exact (the tests
+#: force each path).
+ENUMERATE = 4000
 
 
 @dataclass(frozen=True)
@@ -159,139 +88,302 @@ class Extreme:
     grading: np.ndarray
 
 
-def _ideal_tables(rules: Rules, ideal: Ideal, gammas: Floats, n: int) -> tuple[Floats, float]:
-    """B_j(c) for the chain levels j = 1..m-1 (rows) and c = 0..n, and the constant: the IDCG
-    of a chain is const + sum_j B_j(C_j) (module docstring, 4)."""
-    m = len(gammas)
-    tables = np.zeros((max(m - 1, 0), n + 1))
-    if ideal.fixed is not None:
-        return tables, ideal.fixed
-    judged = ideal.judged[ideal.judged > 0]
-    t = np.unique(np.concatenate([judged, gammas[gammas > 0]]))[::-1]
-    if not len(t):
-        return tables, 0.0
-    delta = t - np.append(t[1:], 0.0)
-    slots = len(judged) + n
-    denom = K.discount_denominators(rules.measure.flavor, max(slots, 1))
-    prefix = np.concatenate([[0.0], np.cumsum(1.0 / denom[1:slots + 1])])
-    top = int(min(slots, ideal.cut))
+def _cut(rules: Rules, n_ret: np.ndarray) -> np.ndarray:
+    """How many ideal slots count per query (``ideal_cut``: k, min(k, hits) or all)."""
+    f = rules.measure.flavor
+    limit = np.inf if rules.k is None else float(rules.k)
+    kind = str(f.ideal_cut)
+    if kind == "none":
+        return np.full(len(n_ret), np.inf)
+    if kind == "hits":
+        return np.minimum(limit, n_ret.astype(np.float64))
+    return np.full(len(n_ret), limit)
 
-    def p(x: np.ndarray | int) -> Floats:
-        return np.asarray(prefix[np.minimum(x, top)])
 
-    const = 0.0
-    c = np.arange(n + 1)
-    for ti, d in zip(t.tolist(), delta.tolist(), strict=True):
-        above = int((judged >= ti).sum())
-        j = int((gammas >= ti).sum())
-        if j == 0:
-            const += d * float(p(above))
-        elif j == m:
-            const += d * float(p(above + n))
+def _max_ideal(rules: Rules, n_ret: np.ndarray, cut: np.ndarray) -> np.ndarray:
+    """IDCG of ``ideal=max`` per query: gain(G) in every slot (``ndcg_kernel``)."""
+    top = rules.measure.flavor.top_grade
+    if top is None:
+        raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+    slots = np.where(np.isinf(cut), n_ret, cut).astype(np.int64)
+    g_top = float(gain(rules, np.array([top]))[0])
+    recip = rules.reciprocal_discounts(int(slots.max(initial=0)) + 1)
+    return np.asarray(np.concatenate([[0.0], np.cumsum(g_top * recip[1:])])[slots])
+
+
+def emptiness(rules: Rules, scope: QueryScope) -> tuple[bool, bool, bool]:
+    """(some grading leaves IDCG = 0, some grading makes it > 0, the zero-imputed IDCG = 0)."""
+    b = _Batch(rules, [scope])
+    base = bool(b.base_empty[0])
+    if rules.ideal == "max":
+        return base, not base, base
+    g = rules.grade_gains
+    n_a = int(b.n_a[0])
+    return base and (n_a == 0 or bool((g <= 0).any())), (not base) or (n_a > 0 and bool((g > 0).any())), base
+
+
+class _Batch:
+    """The scopes of many queries laid end to end, with what every chain search reads."""
+
+    def __init__(self, rules: Rules, scopes: Sequence[QueryScope]) -> None:
+        self.rules, self.scopes = rules, scopes
+        q = len(scopes)
+        lengths = np.array([len(s.grade) for s in scopes], dtype=np.int64)
+        self.seg = np.repeat(np.arange(q), lengths)
+        self.start = np.cumsum(lengths) - lengths
+        self.grade = np.concatenate([s.grade for s in scopes]) if q else np.zeros(0)
+        self.rank = np.arange(len(self.grade)) - self.start[self.seg] + 1
+        self.kept = np.concatenate([s.kept for s in scopes]) if q else np.zeros(0, dtype=bool)
+        in_ideal = np.concatenate([s.in_ideal for s in scopes]) if q else np.zeros(0, dtype=bool)
+        offsets = np.cumsum([0] + [int(s.group.max(initial=-1)) + 1 for s in scopes])
+        self.group = (np.concatenate([s.group for s in scopes]) if q else np.zeros(0, dtype=np.int64)) + \
+            np.repeat(offsets[:-1], lengths)
+        self.n_ret = np.array([s.n_ret for s in scopes], dtype=np.int64)
+        self.hole = np.isnan(self.grade)
+        ideal = rules.ideal
+        self.in_a = self.hole & (in_ideal if ideal in ("local", "recall") else ideal == "global")
+        self.n_a = np.bincount(self.seg[self.in_a], minlength=q)
+        self.blocks = self._blocks(in_ideal)
+        self.weights = self._weights()
+        self.cut = _cut(rules, self.n_ret)
+        if ideal == "max":
+            self.fixed: np.ndarray | None = _max_ideal(rules, self.n_ret, self.cut)
+            self.base_empty = ~(self.fixed > 0)
+            return
+        self.fixed = None
+        if ideal == "global":
+            judged = [gain(rules, s.judgments) for s in scopes]
         else:
-            tables[j - 1] += d * p(above + c)
-    return tables, const
+            judged = [gain(rules, s.grade[s.in_ideal & ~np.isnan(s.grade)]) for s in scopes]
+        self.judged = [j[j > 0] for j in judged]
+        self.base_empty = np.array([not len(j) for j in self.judged], dtype=bool)
+
+    def _blocks(self, in_ideal: np.ndarray) -> np.ndarray:
+        """Per query: a tie group ordered by grade holds a hole and another row (its holes have
+        no fixed weight); such a group across the edge of a local or recall ideal is refused."""
+        q = len(self.scopes)
+        if not self.rules.tie or not self.hole.any():
+            return np.zeros(q, dtype=bool)
+        size = np.bincount(self.group)
+        shared = self.hole & (size[self.group] > 1)
+        if self.rules.ideal in ("local", "recall"):
+            mixed = np.bincount(self.group, weights=in_ideal.astype(np.float64)) % size != 0
+            bad = shared & mixed[self.group]
+            if bad.any():
+                raise FlavorError(
+                    f"{self.rules.measure.name}: on query {self.scopes[int(self.seg[bad][0])].qid} a tie group ordered "
+                    f"by grade (ties={self.rules.measure.flavor.ties}) holding an unjudged document lies across the "
+                    "edge of the list the ideal is made of; the bound is not derived there (use another tie rule)")
+        return np.bincount(self.seg[shared], minlength=q) > 0
+
+    def _weights(self) -> np.ndarray:
+        """The discount each position's gain gets (0 past the cut; a tie group's mean under
+        ``ties=averaged``), as :func:`.families.discounts` gives it per scope."""
+        rules = self.rules
+        w = rules.reciprocal_discounts(int(self.rank.max(initial=1)))[self.rank]
+        w = np.where(self.kept & (self.rank <= rules.cut), w, 0.0)
+        if rules.averaged:
+            k = self.kept
+            sums = np.bincount(self.group[k], weights=w[k], minlength=len(self.group))
+            sizes = np.bincount(self.group[k], minlength=len(self.group))
+            w = np.where(k, (sums / np.maximum(sizes, 1))[self.group], 0.0)
+        return np.asarray(w)
+
+    def dcg(self, filled: np.ndarray) -> np.ndarray:
+        """DCG per query of the grades ``filled`` (every position), tie groups ordered by grade."""
+        if self.rules.tie:
+            key = filled if self.rules.tie == "asc" else -filled
+            filled = filled[np.lexsort((key, self.group))]
+        return np.bincount(self.seg, weights=gain(self.rules, filled) * self.weights, minlength=len(self.scopes))
+
+    def ideal_tables(self, gammas: Floats) -> tuple[Floats, Floats]:
+        """B[q, j, c] for the chain levels j = 1..m-1 and c = 0..n_max, and the constant per
+        query: a chain's IDCG is const + sum_j B_j(C_j) (module docstring, 4)."""
+        q, m = len(self.scopes), len(gammas)
+        width = int(self.n_a.max(initial=0)) + 1
+        tables = np.zeros((q, max(m - 1, 0), width))
+        if self.fixed is not None:
+            return tables, self.fixed.copy()
+        t = np.unique(np.concatenate([*self.judged, gammas[gammas > 0]]))[::-1]
+        if not len(t):
+            return tables, np.zeros(q)
+        delta = t - np.append(t[1:], 0.0)
+        above = np.zeros((q, len(t)), dtype=np.int64)  # judged gains >= each threshold
+        for i, j in enumerate(self.judged):
+            if len(j):
+                above[i] = np.bincount(np.searchsorted(-t, -j), minlength=len(t)).cumsum()
+        slots = np.array([len(j) for j in self.judged]) + self.n_a
+        top = np.minimum(slots, self.cut).astype(np.int64)
+        prefix = np.concatenate([[0.0], np.cumsum(self.rules.reciprocal_discounts(int(slots.max(initial=1)))[1:])])
+        level = (gammas[None, :] >= t[:, None]).sum(axis=1)  # j(t): hole levels >= each threshold
+        c = np.arange(width)[None, None, :]
+        holes = np.where((level == m)[None, :, None], self.n_a[:, None, None],
+                         np.where((level == 0)[None, :, None], 0, np.minimum(c, self.n_a[:, None, None])))
+        part = delta[None, :, None] * prefix[np.minimum(above[:, :, None] + holes, top[:, None, None])]
+        fixed = (level == 0) | (level == m)
+        const = part[:, fixed, 0].sum(axis=1)
+        for i in np.flatnonzero(~fixed).tolist():
+            tables[:, level[i] - 1, :] += part[:, i, :]
+        return tables, const
 
 
-def _best_chain(f: Floats) -> np.ndarray:
-    """The chain 0 <= C_1 <= ... <= C_r <= n maximising sum_j f[j, C_j] (rows j, columns c)."""
-    rows, width = f.shape
-    idx = np.arange(width)
-    acc = f[0].copy()
+def _chains(n: int, rows: int) -> np.ndarray:
+    """Every chain 0 <= C_1 <= ... <= C_rows <= n, one per row (kept)."""
+    key = (n, rows)
+    if key not in _CHAINS:
+        _CHAINS[key] = np.array(list(itertools.combinations_with_replacement(range(n + 1), rows)),
+                                dtype=np.int64).reshape(-1, rows)
+    return _CHAINS[key]
+
+
+_CHAINS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _totals(num: Floats, den: Floats, n0: Floats, d0: Floats, chains: np.ndarray) -> tuple[Floats, Floats]:
+    """Numerator and denominator of one chain per query (``chains``: queries x rows)."""
+    q, rows = chains.shape
+    qi, ji = np.arange(q)[:, None], np.arange(rows)[None, :]
+    return n0 + num[qi, ji, chains].sum(axis=1), d0 + den[qi, ji, chains].sum(axis=1)
+
+
+def _enumerated(num: Floats, den: Floats, n0: Floats, d0: Floats, n: np.ndarray, constrain: np.ndarray,
+                maximize: bool) -> np.ndarray:
+    """Per query the chain of greatest (least) ratio, every chain scored."""
+    q, rows, width = num.shape
+    chains = _chains(width - 1, rows)
+    ji = np.arange(rows)[None, :]
+    top = n0[:, None] + num[:, ji, chains].sum(axis=2)
+    bottom = d0[:, None] + den[:, ji, chains].sum(axis=2)
+    ok = chains[None, :, -1] <= n[:, None]
+    ok &= (constrain[:, None] < 0) | (chains.T[np.maximum(constrain, 0)] >= 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(ok, top / np.where(ok, bottom, 1.0), -np.inf if maximize else np.inf)
+    best = np.argmax(ratio, axis=1) if maximize else np.argmin(ratio, axis=1)
+    return chains[best]
+
+
+def _best_chains(f: Floats) -> np.ndarray:
+    """Per query the chain 0 <= C_1 <= ... <= C_r maximising sum_j f[q, j, C_j]."""
+    q, rows, width = f.shape
+    idx = np.arange(width)[None, :]
+    acc = f[:, 0, :].copy()
     back = []
     for j in range(1, rows):
-        best = np.maximum.accumulate(acc)
-        back.append(np.maximum.accumulate(np.where(acc >= best, idx, 0)))
-        acc = f[j] + best
-    chain = np.empty(rows, dtype=np.int64)
-    chain[-1] = int(np.argmax(acc))
+        best = np.maximum.accumulate(acc, axis=1)
+        back.append(np.maximum.accumulate(np.where(acc >= best, idx, 0), axis=1))
+        acc = f[:, j, :] + best
+    chain = np.empty((q, rows), dtype=np.int64)
+    chain[:, -1] = np.argmax(acc, axis=1)
+    qi = np.arange(q)
     for j in range(rows - 2, -1, -1):
-        chain[j] = back[j][chain[j + 1]]
+        chain[:, j] = back[j][qi, chain[:, j + 1]]
     return chain
 
 
-def _dinkelbach(num: Floats, den: Floats, n0: float, d0: float, constrain: int | None,
-                maximize: bool) -> tuple[np.ndarray, float, float]:
-    """The chain of greatest (least) (n0 + sum num[j, C_j]) / (d0 + sum den[j, C_j]), with
-    C_constrain >= 1 when given; returns it with its numerator and denominator."""
-    rows, width = num.shape
-    at = np.arange(rows)
-
-    def totals(chain: np.ndarray) -> tuple[float, float]:
-        return n0 + float(num[at, chain].sum()), d0 + float(den[at, chain].sum())
-
-    chain = np.full(rows, width - 1, dtype=np.int64)
-    top, bottom = totals(chain)
-    if rows == 0:
-        return chain, top, bottom
+def _dinkelbach(num: Floats, den: Floats, n0: Floats, d0: Floats, n: np.ndarray, constrain: np.ndarray,
+                maximize: bool) -> np.ndarray:
+    """Per query the chain of greatest (least) ratio by Dinkelbach's method (module docstring, 5)."""
+    q, rows, width = num.shape
+    chain = np.repeat(n[:, None], rows, axis=1)  # every A hole at the top level: feasible
+    top, bottom = _totals(num, den, n0, d0, chain)
     lam = top / bottom
+    beyond = np.arange(width)[None, None, :] > n[:, None, None]
+    held = np.flatnonzero(constrain >= 0)
+    live = np.ones(q, dtype=bool)
     for _ in range(200):
-        f = num - lam * den
+        f = num - lam[:, None, None] * den
         if not maximize:
             f = -f
-        if constrain is not None:
-            f[constrain, 0] = -np.inf
-        new = _best_chain(f)
-        a, b = totals(new)
-        if (a / b > lam) if maximize else (a / b < lam):
-            chain, top, bottom, lam = new, a, b, a / b
-        else:
+        f = np.where(beyond, -np.inf, f)
+        f[held, constrain[held], 0] = -np.inf
+        new = _best_chains(f)
+        a, b = _totals(num, den, n0, d0, new)
+        ratio = a / b
+        better = live & ((ratio > lam) if maximize else (ratio < lam))
+        if not better.any():
             break
-    return chain, top, bottom
+        chain[better], lam[better] = new[better], ratio[better]
+        live = better
+    return chain
 
 
-def ndcg_extreme(rules: Rules, scope: QueryScope, maximize: bool) -> Extreme:
-    """The greatest (``maximize``) or least NDCG over the gradings that leave something to find
-    (value None when none does), with a grading attaining it."""
-    grades = rules.grades
-    g = gain(rules, grades)
-    gammas = np.unique(g)[::-1]
-    rep = np.array([grades[g == v].min() for v in gammas])
+def ndcg_batch(rules: Rules, scopes: Sequence[QueryScope]) -> list[tuple[Extreme, Extreme, bool]]:
+    """Per scope, the least and the greatest NDCG over the gradings that leave something to find
+    (value None when none does), each with a grading attaining it (module docstring), and whether
+    some grading leaves nothing to find."""
+    if not scopes:
+        return []
+    b = _Batch(rules, scopes)
+    gammas, rep = rules.gain_levels
     m = len(gammas)
-    holes = scope.hole_rows
-    in_a = a_holes(rules, scope)
-    blocks = grouped(rules, scope)
-    grading = np.full(len(holes), rep[0] if maximize else rep[-1])  # B holes (1.)
-    a_idx = np.flatnonzero(in_a)
-    n = len(a_idx)
-    if blocks:
-        order = np.arange(n) if maximize else np.arange(n)[::-1]  # rank order (3.)
-    else:
-        w = discounts(rules, scope)[holes[a_idx]]
-        order = np.lexsort((np.arange(n), -w if maximize else w))  # by weight (2.)
-    chain_holes = a_idx[order]
+    q = len(scopes)
+    n = b.n_a
+    width = int(n.max(initial=0)) + 1
+    den, d0 = b.ideal_tables(gammas)
+    p = int((gammas > 0).sum())
+    empty = b.base_empty & ((p == 0) | (n == 0))
+    constrain = np.where(b.base_empty & (p < m), p - 1, -1)
+    a_pos = np.flatnonzero(b.in_a)
+    a_seg = b.seg[a_pos]
+    rows = m - 1
+    many = math.comb(width - 1 + rows, rows) > ENUMERATE
+    solve = _dinkelbach if many else _enumerated
+    ends: list[list[Extreme]] = [[] for _ in range(q)]
+    for maximize in (False, True):
+        filled = b.grade.copy()
+        filled[b.hole] = rep[0] if maximize else rep[-1]  # B holes (1.); A holes at the lowest level
+        filled[b.in_a] = rep[-1]
+        n0 = b.dcg(filled)
+        w = b.weights[a_pos]
+        in_block = b.blocks[a_seg]
+        by_rank = np.where(in_block, a_pos if maximize else -a_pos, 0)  # (3.)
+        by_weight = np.where(in_block, 0.0, -w if maximize else w)  # (2.)
+        chain_pos = a_pos[np.lexsort((a_pos, by_weight, by_rank, a_seg))]
+        within = np.arange(len(chain_pos)) - (np.cumsum(n) - n)[a_seg]
+        num = np.zeros((q, max(rows, 0), width))
+        if rows and len(a_pos):
+            w_prefix = np.zeros((q, width))
+            w_prefix[a_seg, within + 1] = b.weights[chain_pos]
+            w_prefix = np.cumsum(w_prefix, axis=1)
+            num = (gammas[:-1] - gammas[1:])[None, :, None] * w_prefix[:, None, :]
+            for i in np.flatnonzero(b.blocks & (n > 0)).tolist():
+                holes_at = b.start[i] + scopes[i].hole_rows
+                num[i] = _block_table(rules, scopes[i], filled[holes_at], np.searchsorted(holes_at, chain_pos[a_seg == i]),
+                                      rep, float(n0[i]), width)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            chain = solve(num, den, n0, d0, n, constrain, maximize) if rows else np.zeros((q, 0), dtype=np.int64)
+        top, bottom = _totals(num, den, n0, d0, chain)
+        level = (chain[a_seg] <= within[:, None]).sum(axis=1)
+        filled[chain_pos] = rep[level]
+        for i, s in enumerate(scopes):
+            grading = filled[b.start[i] + s.hole_rows]
+            ends[i].append(Extreme(None if empty[i] else float(top[i] / bottom[i]), grading))
+    can_empty = b.base_empty & ((n == 0) | bool((rules.grade_gains <= 0).any()) | (b.fixed is not None))
+    return [(e[0], e[1], bool(c)) for e, c in zip(ends, can_empty, strict=True)]
 
-    def graded(levels: np.ndarray) -> np.ndarray:
-        out = grading.copy()
-        out[chain_holes] = rep[levels]
-        return out
 
-    lowest = graded(np.full(n, m - 1))
-    n0 = float(numerator(rules, scope, lowest)[0])
-    num = np.zeros((max(m - 1, 0), n + 1))
-    if m > 1 and n:
-        if blocks:
-            tried = []
-            for j in range(m - 1):
-                levels = np.where(np.arange(n)[None, :] < np.arange(n + 1)[:, None], j, m - 1)
-                tried.append(numerator(rules, scope, np.vstack([graded(lv) for lv in levels])))
-            tried.append(np.full(n + 1, n0))
-            num = np.vstack([tried[j] - tried[j + 1] for j in range(m - 1)])
-        else:
-            prefix = np.concatenate([[0.0], np.cumsum(w[order])])
-            num = (gammas[:-1] - gammas[1:])[:, None] * prefix[None, :]
-    ideal = ideal_of(rules, scope)
-    den, d0 = _ideal_tables(rules, ideal, gammas, n)
-    if ideal.base_empty:
-        p = int((gammas > 0).sum())
-        if p == 0 or n == 0:
-            return Extreme(None, lowest)
-        constrain = p - 1 if p < m else None
-    else:
-        constrain = None
-    chain, top, bottom = _dinkelbach(num, den, n0, d0, constrain, maximize)
-    levels = np.searchsorted(np.append(chain, n), np.arange(n), side="right")
-    return Extreme(top / bottom, graded(levels))
+def _block_table(rules: Rules, scope: QueryScope, grading: np.ndarray, at: np.ndarray, rep: np.ndarray, n0: float,
+                 width: int) -> Floats:
+    """A_j(c) of one query whose holes share grade-ordered tie groups (module docstring, 4): the
+    DCG with the first c holes of the chain (hole numbers ``at``) raised from the lowest level to
+    level j, less the same raised to level j + 1 (``grading``: every A hole at the lowest level)."""
+    m = len(rep)
+    n = len(at)
+    tried = []
+    for j in range(m - 1):
+        gradings = np.repeat(grading[None, :], n + 1, axis=0)
+        for c in range(1, n + 1):
+            gradings[c, at[:c]] = rep[j]
+        tried.append(numerator(rules, scope, gradings))
+    tried.append(np.full(n + 1, n0))
+    table = np.zeros((m - 1, width))
+    table[:, : n + 1] = np.vstack([tried[j] - tried[j + 1] for j in range(m - 1)])
+    return table
 
 
-__all__ = ["Extreme", "Ideal", "a_holes", "emptiness", "grouped", "ideal_of", "ndcg_extreme"]
+def ndcg_extremes(rules: Rules, scope: QueryScope) -> tuple[Extreme, Extreme, bool]:
+    """:func:`ndcg_batch` of one scope."""
+    return ndcg_batch(rules, [scope])[0]
+
+
+__all__ = ["ENUMERATE", "Extreme", "emptiness", "ndcg_batch", "ndcg_extremes"]

@@ -30,9 +30,12 @@ their tie groups, and every usable judgment of the query (R and a global ideal r
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
+from .. import kernels as K
+from ..columns import to_strings
 from ..errors import FlavorError
 from ..flavor import format_number
 from ..measure import Measure
@@ -97,6 +100,26 @@ class Rules:
         return cls(measure, kind, np.asarray(sorted(set(map(float, grades))), dtype=np.float64), k, depth, cut, tie,
                    averages and ordering.averaged, ideal, f.recall_depth if ideal == "recall" else None)
 
+    @cached_property
+    def grade_gains(self) -> np.ndarray:
+        """gain(s) of each grade of S (as a judged document's)."""
+        return np.asarray(K.gain(self.grades, np.ones(len(self.grades), dtype=bool), self.measure.flavor))
+
+    @cached_property
+    def gain_levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct gains of S, descending, and for each the least grade that has it."""
+        g = self.grade_gains
+        gammas = K.distinct(g)[::-1]
+        return gammas, np.array([self.grades[g == v].min() for v in gammas])
+
+    def reciprocal_discounts(self, n: int) -> np.ndarray:
+        """1 / denominator of ranks 0..n (index 0 unused) under the measure's discount, kept."""
+        have = self.__dict__.get("_reciprocals")
+        if have is None or len(have) <= n:
+            have = 1.0 / K.discount_denominators(self.measure.flavor, max(2 * n, 16))
+            self.__dict__["_reciprocals"] = have
+        return np.asarray(have[: n + 1])
+
     @property
     def ordering(self) -> Ordering:
         """m0's ordering without its depth cut (the scope marks the rows the cut drops)."""
@@ -118,6 +141,8 @@ class QueryScope:
     in_ideal : the row's document is in the list a local or recall ideal is made of.
     judgments : every usable judged grade of the query (R, the global ideal), holes excluded.
     n_ret : rows the query keeps after the depth cut (all of them, not only those in scope).
+    unjudged : the positions that held a hole before any was judged (:meth:`fixed`): a
+        grade-ordered tie group holding one is ordered again under every grading.
     """
 
     code: int
@@ -130,18 +155,23 @@ class QueryScope:
     judgments: np.ndarray
     n_ret: int
     hole_docs: tuple[str, ...] = ()
+    unjudged: np.ndarray | None = None
 
-    @property
+    def __post_init__(self) -> None:
+        if self.unjudged is None:
+            object.__setattr__(self, "unjudged", np.isnan(self.grade))
+
+    @cached_property
     def rank(self) -> np.ndarray:
         return np.arange(1, len(self.grade) + 1)
 
-    @property
+    @cached_property
     def hole_rows(self) -> np.ndarray:
         return np.flatnonzero(np.isnan(self.grade))
 
     @property
     def n_holes(self) -> int:
-        return int(np.isnan(self.grade).sum())
+        return len(self.hole_rows)
 
     def filled(self, grades: np.ndarray) -> np.ndarray:
         """The grade of every position under each grading (rows of ``grades``, one grade per
@@ -188,9 +218,11 @@ def scale_grades(measure: Measure, scale_grades: tuple[float, ...] | None) -> np
     return np.arange(int(top) + 1, dtype=np.float64)
 
 
-def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None = None) -> ScopeSet:
+def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None = None,
+           every_query: bool = False) -> ScopeSet:
     """The scope of every query with a hole (module docstring), from m0's exact ranking (each
-    rank holds the document the tie rule puts there, as :func:`rankflavor.evaluate` ranks)."""
+    rank holds the document the tie rule puts there, as :func:`rankflavor.evaluate` ranks it).
+    ``every_query``: also the queries without judgments (pooling from scratch)."""
     m = rules.measure
     policy = str(m.flavor.duplicates)
     key = (policy, rules.ordering)
@@ -216,14 +248,19 @@ def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None
         end[has] = last if rules.tie else np.minimum(last, kept_n[has])
     position = np.arange(len(ranked.q)) - start[ranked.q]
     inside = position < end[ranked.q]
-    hole = inside & ~ranked.judged & aligned.in_qrels[ranked.q]
+    hole = inside & ~ranked.judged
+    if not every_query:
+        hole &= aligned.in_qrels[ranked.q]
     with_hole = np.flatnonzero(np.bincount(ranked.q[hole], minlength=nq) > 0)
     by_query = np.argsort(ranked.jq, kind="stable")
     j_start = np.searchsorted(ranked.jq[by_query], np.arange(nq + 1))
     from .bounds import docnos_of  # (bounds imports this module)
 
+    hole_at = np.flatnonzero(hole)
+    docs = to_strings(docnos_of(aligned, ranked.row[hole_at])) if len(hole_at) else []
+    first_doc = np.searchsorted(ranked.q[hole_at], with_hole)
     out = []
-    for c in with_hole.tolist():
+    for i, c in enumerate(with_hole.tolist()):
         a, e = int(start[c]), int(start[c] + end[c])
         judged = ranked.judged[a:e]
         grade = np.where(judged, ranked.grade[a:e], np.nan)
@@ -235,11 +272,11 @@ def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None
             in_ideal = kept & (rank <= (rules.recall_depth or 0))
         else:
             in_ideal = np.zeros(e - a, dtype=bool)
-        rows = ranked.row[a:e]
-        docs = tuple(str(d) for d in docnos_of(aligned, rows[~judged]).to_pylist())
-        out.append(QueryScope(c, str(aligned.query_ids[c]), grade, rows, group[a:e] - group[a], kept, in_ideal,
-                              np.asarray(ranked.jgrade[by_query[j_start[c]:j_start[c + 1]]], dtype=np.float64),
-                              int(kept_n[c]), docs))
+        d0 = int(first_doc[i])
+        out.append(QueryScope(c, str(aligned.query_ids[c]), grade, ranked.row[a:e], group[a:e] - group[a], kept,
+                              in_ideal, np.asarray(ranked.jgrade[by_query[j_start[c]:j_start[c + 1]]],
+                                                   dtype=np.float64),
+                              int(kept_n[c]), tuple(docs[d0:d0 + int((~judged).sum())])))
     return ScopeSet(rules, out, ranked)
 
 
