@@ -187,26 +187,28 @@ class MeasureBounds:
 
 
 def scope_text(measure: Measure) -> str:
-    """Which rows of each query the interval grades, in words."""
+    """Which rows of each query the interval grades, in words (:mod:`.scope`)."""
     f = measure.flavor
-    top = "every row" if measure.k is None else f"the top {measure.k}"
-    if f.depth_limit is not None:
-        top += f" (of the {f.depth_limit} kept by depth)"
+    depth = f.depth_limit
     ideal = str(f.ideal_kind) if measure.spec.name == "ndcg" else ""
-    if ideal == "local" and measure.k is not None:
-        top = "every row (the local ideal reads them all)"
-    elif ideal == "recall" and measure.k is not None and (f.recall_depth or 0) > measure.k:
-        top = f"the top {f.recall_depth} (the recall ideal reads them)"
-    if str(f.ties) in ("averaged", "pessimistic", "optimistic") and measure.k is not None:
-        top += ", whole tie groups"
-    return top
+    k = measure.k
+    if ideal == "recall" and k is not None:
+        k = max(k, f.recall_depth or 0)
+    if k is None or ideal == "local":
+        text = "the whole ranking" if depth is None else f"the top {depth} (depth={depth})"
+    else:
+        text = f"the top {k if depth is None else min(k, depth)}"
+    if str(f.ties) == "pessimistic" or str(f.ties) == "optimistic" or (
+            str(f.ties) == "averaged" and measure.spec.name in ("ndcg", "dcg", "RBP")):
+        text += " and the rest of the tie group at its end"
+    return text
 
 
 def covers(b: MeasureBounds) -> str:
     """What the interval covers and what it does not, in one sentence."""
     grades = ",".join(format_number(g) for g in b.grades)
-    return (f"every grading of the unjudged documents of {scope_text(b.lower_measure)} with grades {{{grades}}}; "
-            "not documents below that, unjudged documents no run retrieved, nor grades off the scale")
+    return (f"every grading of the unjudged documents in {scope_text(b.lower_measure)} with the grades {{{grades}}}; "
+            "not covered: unjudged documents ranked below that or never retrieved, and grades off the scale")
 
 
 @dataclass
