@@ -128,6 +128,7 @@ def candidates(rules: Rules, scope: QueryScope) -> np.ndarray:
     """Gradings among which a monotone metric attains both ends (module docstring): every hole
     at the greatest level, every hole at the least, and, where the least leaves nothing to find
     and something could be found, each hole alone at the least positive level."""
+    check_monotone(rules, scope)
     grades = rules.grades
     lv = level(rules, grades)
     n = scope.n_holes
@@ -192,7 +193,7 @@ def extremes(rules: Rules, scope: QueryScope) -> Extremes:
 def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
     """:func:`extremes` of many scopes (NDCG's searched together, :func:`.ratio.ndcg_batch`)."""
     for scope in scopes:
-        check_monotone(rules, scope.grade)
+        check_monotone(rules, scope)
     if rules.kind == "ndcg":
         return [_ndcg(rules, found) for found in ndcg_batch(rules, scopes)]
     if rules.kind == "AP":

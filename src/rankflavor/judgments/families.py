@@ -50,19 +50,23 @@ def level(rules: Rules, grades: Floats) -> Floats:
     return gain(rules, g)
 
 
-def check_monotone(rules: Rules, scope_grades: Floats) -> None:
-    """Under a grade-ordered tie rule, refuse a level that falls as the grade rises: the order
-    inside a tie group is then not the order of what the documents contribute, and the
-    exchange arguments of :mod:`.extremes` do not hold."""
+def check_monotone(rules: Rules, scope: QueryScope) -> None:
+    """Under a grade-ordered tie rule, refuse a level that falls as the grade rises where a tie
+    group holds a hole and another document: the order inside the group is then not the order of
+    what its documents contribute, and the exchange arguments of :mod:`.extremes` do not hold."""
     if not rules.tie:
         return
-    g = K.distinct(np.concatenate([rules.grades, scope_grades[~np.isnan(scope_grades)]]))
-    lv = level(rules, g)
-    if (np.diff(lv) < 0).any():
+    holes = scope.hole_rows
+    shared = [gid for gid in K.distinct(scope.group[holes]).tolist() if (scope.group == gid).sum() > 1]
+    if not shared:
+        return
+    around = scope.grade[np.isin(scope.group, shared)]
+    g = K.distinct(np.concatenate([rules.grades, around[~np.isnan(around)]]))
+    if (np.diff(level(rules, g)) < 0).any():
         raise FlavorError(
-            f"{rules.measure.name}: ties={rules.measure.flavor.ties} orders tied documents by grade, and under "
-            "this gain a higher grade contributes less; the bound is not derived for it (use a gain that rises "
-            "with the grade, or another tie rule)"
+            f"{rules.measure.name}: on query {scope.qid} ties={rules.measure.flavor.ties} orders a tie group holding an "
+            "unjudged document by grade, and under this gain a higher grade contributes less; the bound is not "
+            "derived for it (use a gain that rises with the grade, or another tie rule)"
         )
 
 
