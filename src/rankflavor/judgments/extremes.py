@@ -47,12 +47,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import EvaluationError
 from .families import check_monotone, gain, level, values
-from .ratio import Extreme, emptiness as ndcg_emptiness, ndcg_batch
+from .ratio import Extreme, ndcg_batch
+from .ratio import emptiness as ndcg_emptiness
 from .scope import QueryScope, Rules
 
 Floats = np.ndarray
@@ -103,7 +105,7 @@ def check_policy(rules: Rules, scope: QueryScope) -> None:
     if str(rules.measure.flavor.empty) in ("zero", "one"):
         return
     can_empty, can_find, zero_imputed = emptiness(rules, scope)
-    if can_empty and can_find or can_empty != zero_imputed:
+    if (can_empty and can_find) or can_empty != zero_imputed:
         raise EvaluationError(
             f"{rules.measure.name}: on query {scope.qid} whether anything is relevant depends on how its unjudged "
             f"documents are graded, and empty={rules.measure.flavor.empty} would take the query out of the mean "
@@ -149,6 +151,8 @@ def _monotone(rules: Rules, scope: QueryScope) -> Extremes:
 
 
 def _average_precision(rules: Rules, scope: QueryScope) -> Extremes:
+    """AP's ends on one scope: every count m of relevant holes, the m earliest for the greatest
+    value and the m latest for the least (module docstring), each scored in full."""
     grades = rules.grades
     lv = level(rules, grades)
     n = scope.n_holes
@@ -160,6 +164,87 @@ def _average_precision(rules: Rules, scope: QueryScope) -> Extremes:
     earliest = np.where(place < m, top, bottom).astype(np.float64)
     latest = np.where(place >= n - m, top, bottom).astype(np.float64)
     return _ends(rules, scope, latest, earliest)
+
+
+def _average_precision_batch(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
+    """:func:`_average_precision` of many scopes whose holes hold no shared grade-ordered tie
+    group, in closed form: with the holes at ranks a_1 < ... < a_n, making a_i relevant after the
+    i - 1 before it adds (JR(a_i) + i) / a_i + S(a_i) to the sum (its own precision, and 1/r to
+    each judged relevant row r below it), and making a_i relevant before the ones after it adds
+    (JR(a_i) + 1) / a_i + S(a_i) + sum_{j>i} 1/a_j; JR counts the judged relevant rows above,
+    S sums 1/r over the judged relevant rows below."""
+    q = len(scopes)
+    if not q:
+        return []
+    grades = rules.grades
+    lv = level(rules, grades)
+    top, bottom = grades[int(np.argmax(lv))], grades[int(np.argmin(lv))]
+    lengths = np.array([len(s.grade) for s in scopes], dtype=np.int64)
+    seg = np.repeat(np.arange(q), lengths)
+    start = np.cumsum(lengths) - lengths
+    grade = np.concatenate([s.grade for s in scopes])
+    rank = np.arange(len(grade)) - start[seg] + 1
+    hole = np.isnan(grade)
+    filled = np.where(hole, bottom, grade)
+    if rules.tie:  # (a group that held a hole, judged since, is ordered by grade again)
+        offsets = np.cumsum([0] + [int(s.group.max(initial=-1)) + 1 for s in scopes])
+        group = np.concatenate([s.group for s in scopes]) + np.repeat(offsets[:-1], lengths)
+        filled = filled[np.lexsort((filled if rules.tie == "asc" else -filled, group))]  # (holes: groups of one)
+    counted = np.concatenate([s.kept for s in scopes]) & (rank <= rules.cut)
+    rel = (level(rules, filled) > 0) & counted & ~hole
+    total = np.cumsum(rel)
+    cum = total - (total - rel)[start][seg]  # relevant rows up to each, per query
+    inv = np.where(rel, 1.0 / rank, 0.0)
+    inv_total = np.cumsum(inv)
+    after = np.bincount(seg, weights=inv, minlength=q)[seg] - (inv_total - (inv_total - inv)[start][seg])
+    n0 = np.bincount(seg, weights=np.where(rel, cum / rank, 0.0), minlength=q)
+    r0 = np.array([int((level(rules, s.judgments) > 0).sum()) for s in scopes], dtype=np.float64)
+    at = np.flatnonzero(hole)
+    h_seg = seg[at]
+    n = np.bincount(h_seg, minlength=q)
+    first = (np.cumsum(n) - n)[h_seg]
+    i = np.arange(len(at)) - first  # 0-based, in rank order
+    a = rank[at].astype(np.float64)
+    width = int(n.max(initial=0)) + 1
+    early_step = (cum[at] + i + 1) / a + after[at]
+    inv_h = np.cumsum(1.0 / a)
+    up_to = inv_h - inv_h[first] + 1.0 / a[first] if len(a) else inv_h  # sum of 1/a_j, j <= i
+    below = np.bincount(h_seg, weights=1.0 / a, minlength=q)[h_seg] - up_to
+    late_step = (cum[at] + 1) / a + after[at] + below
+    early = np.zeros((q, width))
+    early[h_seg, i + 1] = early_step
+    early = n0[:, None] + np.cumsum(early, axis=1)  # m earliest relevant
+    late = np.zeros((q, width))
+    late[h_seg, n[h_seg] - i] = late_step
+    late = n0[:, None] + np.cumsum(late, axis=1)  # m latest relevant
+    m = np.arange(width)[None, :]
+    lo_m = np.where(lv.min() <= 0, 0, n)[:, None]
+    hi_m = np.where(lv.max() > 0, n, 0)[:, None]
+    ok = (m >= lo_m) & (m <= hi_m)
+    r = r0[:, None] + m
+    policy = empty_value(rules)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        high = np.where(r > 0, early / r, policy)
+        low = np.where(r > 0, late / r, policy)
+    high_at = _arg(np.where(ok, high, np.nan), np.nanargmax)
+    low_at = _arg(np.where(ok, low, np.nan), np.nanargmin)
+    out = []
+    for j, s in enumerate(scopes):
+        place = np.arange(s.n_holes)
+        mh, ml = int(high_at[j]), int(low_at[j])
+        out.append(Extremes(float(low[j, ml]), float(high[j, mh]),
+                            np.where(place >= s.n_holes - ml, top, bottom).astype(np.float64),
+                            np.where(place < mh, top, bottom).astype(np.float64)))
+    return out
+
+
+def _arg(values: Floats, pick: Any) -> np.ndarray:
+    """``pick`` (nanargmax / nanargmin) per row; 0 for a row of NaN only (``empty=nan``)."""
+    blank = np.isnan(values).all(axis=1)
+    out = np.zeros(len(values), dtype=np.int64)
+    if (~blank).any():
+        out[~blank] = pick(values[~blank], axis=1)
+    return out
 
 
 def _ndcg(rules: Rules, found: tuple[Extreme, Extreme, bool]) -> Extremes:
@@ -185,6 +270,14 @@ def _empty_grading(rules: Rules, n: int) -> np.ndarray:
     return np.full(n, rules.grades[int(np.argmin(gain(rules, rules.grades)))])
 
 
+def _shares_group(rules: Rules, scope: QueryScope) -> bool:
+    """A grade-ordered tie group holds a hole and another row (the hole has no fixed rank)."""
+    if not rules.tie:
+        return False
+    size = np.bincount(scope.group)
+    return bool((size[scope.group[scope.hole_rows]] > 1).any())
+
+
 def extremes(rules: Rules, scope: QueryScope) -> Extremes:
     """The exact least and greatest value of ``rules.measure`` on ``scope`` (module docstring)."""
     return extremes_of(rules, [scope])[0]
@@ -197,8 +290,12 @@ def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
     if rules.kind == "ndcg":
         return [_ndcg(rules, found) for found in ndcg_batch(rules, scopes)]
     if rules.kind == "AP":
-        return [_average_precision(rules, scope) for scope in scopes]
+        shared = [_shares_group(rules, scope) for scope in scopes]
+        batch = _average_precision_batch(rules, [s for s, x in zip(scopes, shared, strict=True) if not x]) \
+            if not all(shared) else []
+        found = iter(batch)
+        return [_average_precision(rules, s) if x else next(found) for s, x in zip(scopes, shared, strict=True)]
     return [_monotone(rules, scope) for scope in scopes]
 
 
-__all__ = ["MONOTONE", "Extremes", "candidates", "check_policy", "empty_value", "emptiness", "extremes", "extremes_of", "settle"]
+__all__ = ["MONOTONE", "Extremes", "candidates", "check_policy", "emptiness", "empty_value", "extremes", "extremes_of", "settle"]

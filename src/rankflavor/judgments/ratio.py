@@ -1,4 +1,4 @@
-r"""Exact least and greatest NDCG of one query over every grading of its holes.
+r"""Exact least and greatest NDCG of each query over every grading of its holes.
 
 Notation: the holes of the query (:mod:`.scope`) get grades of S; what NDCG reads of a grade is
 its gain, so let :math:`\gamma_1 > \dots > \gamma_m` be the distinct gains of S. A hole is *in
@@ -42,7 +42,9 @@ DCG.
    of the γ, :math:`\Delta_i = t_i - t_{i+1}` (:math:`t_{T+1} = 0`),
    :math:`\mathrm{IDCG} = \sum_i \Delta_i\,P(J(\ge t_i) + C_{j(t_i)})`, where J counts the judged
    gains >= t, :math:`j(t)` the γ >= t and P(x) sums the ideal discounts of the first
-   min(x, cut) slots. Both are sums of one function of each :math:`C_j`.
+   min(x, cut) slots. Both are sums of one function of each :math:`C_j`. A chain is a multiset
+   of the A holes' gains in its best (worst) arrangement, so the greatest value over every
+   grading is the greatest N(C)/D(C) over the chains, and the least the least.
 
 5. **Dinkelbach.** The greatest ratio N/D over chains (D > 0) is found by Dinkelbach's method
    (W. Dinkelbach, "On nonlinear fractional programming", Management Science 13(7), 1967):
@@ -50,7 +52,9 @@ DCG.
    exceed λ (then max N - λD = 0 and λ is the greatest ratio); λ rises strictly, so it ends.
    Each step is a dynamic programme over :math:`0 \le C_1 \le \dots \le C_{m-1} \le n`: the
    best total with :math:`C_j = c` is :math:`F_j(c) + \max_{c' \le c}` (best with
-   :math:`C_{j-1} = c'`), a running maximum, O(m n) per step. The least ratio likewise.
+   :math:`C_{j-1} = c'`), a running maximum, O(m n) per step. The least ratio likewise. Where
+   the chains are few (:data:`ENUMERATE`) every one is scored at once instead. The queries of a
+   measure are searched together (arrays of queries x levels x counts).
 
 6. **Nothing to find.** When the judged part of the ideal has no positive gain, a grading with
    every A hole at a gain <= 0 leaves IDCG = 0 and the value is the ``empty`` policy's; the
@@ -249,7 +253,7 @@ def _totals(num: Floats, den: Floats, n0: Floats, d0: Floats, chains: np.ndarray
 def _enumerated(num: Floats, den: Floats, n0: Floats, d0: Floats, n: np.ndarray, constrain: np.ndarray,
                 maximize: bool) -> np.ndarray:
     """Per query the chain of greatest (least) ratio, every chain scored."""
-    q, rows, width = num.shape
+    _, rows, width = num.shape
     chains = _chains(width - 1, rows)
     ji = np.arange(rows)[None, :]
     top = n0[:, None] + num[:, ji, chains].sum(axis=2)

@@ -1,13 +1,14 @@
 """The top rows of each query under a measure's ordering, with the judged state at each rank.
 
-Coverage and the upper bound read only the top ``depth`` ranks of each query. When the tie rule
-reads no grade (docno or input order), they come from two rankings the plan keeps anyway: the
-judged rows with their exact ranks (what the lower bound's kernel reads) and the top-``depth``
-prefix (:meth:`rankflavor.order.Ranker.prefix`); the ranks no judged row holds are the unjudged
-documents', filled in prefix order. Which unjudged document of a tie group reaching rank
-``depth`` fills a free rank may then differ from the tie rule's, as on the ranker's
-``exact=False`` path: no value changes, since every unjudged document counts alike. Otherwise
-(grade-dependent or averaged ties, the whole run) every row is ranked.
+Coverage reads only the top ``depth`` ranks of each query (the bounds rank every row exactly:
+:mod:`.scope`). When the tie rule reads no grade (docno or input order), they come from two
+rankings the plan keeps anyway: the judged rows with their exact ranks (what the zero-imputed
+measure's kernel reads) and the top-``depth`` prefix (:meth:`rankflavor.order.Ranker.prefix`);
+the ranks no judged row holds are the unjudged documents', filled in prefix order. Which
+unjudged document of a tie group reaching rank ``depth`` fills a free rank may then differ from
+the tie rule's, as on the ranker's ``exact=False`` path: no count changes, since every unjudged
+document counts alike. Otherwise (grade-dependent or averaged ties, the whole run) every row is
+ranked.
 """
 
 from __future__ import annotations
