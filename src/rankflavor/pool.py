@@ -41,10 +41,10 @@ import numpy as np
 from .columns import dictionary_array, string_array, to_strings
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
-from .judgments.bounds import docnos_of, zero_imputed
+from .judgments.bounds import zero_imputed
 from .judgments.extremes import extremes_of
 from .judgments.scale import Scale, scale_named
-from .judgments.scope import QueryScope, Rules, scopes
+from .judgments.scope import QueryScope, Rules, docnos_of, scopes
 from .measure import Measure, parse_measure
 from .plan import Evaluation
 from .tables import Qrels, Run

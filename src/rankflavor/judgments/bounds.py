@@ -50,21 +50,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
-from ..align import Aligned
-from ..columns import string_array, take
-from ..docnos import integer_docnos
+from ..columns import string_array
 from ..errors import EvaluationError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
+from ..metrics.bounded import bound_of
 from ..order import Ranked
 from ..plan import Evaluation
 from ..results import MeasureResult
 from ..tables import Qrels, Run
-from .extremes import MONOTONE, Extremes, candidates, check_policy, extremes_of
+from .extremes import Extremes, candidates, check_policy, extremes_of
 from .regrade import confirmed, engine_values
 from .scale import Scale, scale_named
-from .scope import QueryScope, Rules, ScopeSet, scale_grades, scopes
+from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
 
 
 def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
@@ -82,14 +81,6 @@ def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | Non
 def zero_imputed(measure: Measure) -> Measure:
     """``measure`` with unjudged documents as grade 0 (the measure the interval is of)."""
     return measure.with_knobs(unjudged="zero", unjudged_grade="none")
-
-
-def docnos_of(aligned: Aligned, rows: np.ndarray) -> pa.Array:
-    """The docnos of aligned run ``rows``; canonical integer docnos are written from their values,
-    so a big run's strings (which scoring never builds) are not made for a few rows."""
-    if aligned.doc_value_offset is not None:
-        return integer_docnos((aligned.run_doc[rows].astype(np.int64) + aligned.doc_value_offset,))
-    return take(aligned.run_doc_strings, aligned.input_rows(rows).astype(np.int64))
 
 
 def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
@@ -190,7 +181,8 @@ def scope_text(measure: Measure) -> str:
     """Which rows of each query the interval grades, in words (:mod:`.scope`)."""
     f = measure.flavor
     depth = f.depth_limit
-    ideal = str(f.ideal_kind) if measure.spec.name == "ndcg" else ""
+    bound = bound_of(measure.spec)
+    ideal = str(f.ideal_kind) if bound is not None and bound.ideal else ""
     k = measure.k
     if ideal == "recall" and k is not None:
         k = max(k, f.recall_depth or 0)
@@ -199,7 +191,7 @@ def scope_text(measure: Measure) -> str:
     else:
         text = f"the top {k if depth is None else min(k, depth)}"
     if str(f.ties) == "pessimistic" or str(f.ties) == "optimistic" or (
-            str(f.ties) == "averaged" and measure.spec.name in ("ndcg", "dcg", "RBP")):
+            str(f.ties) == "averaged" and bound is not None and bound.averages):
         text += " and the rest of the tie group at its end"
     return text
 
@@ -246,7 +238,7 @@ def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: 
         j = where.get(scope.qid)
         if j is not None:
             rows.append((j, scope))
-    if rules.kind in MONOTONE:
+    if rules.bound.search == "monotone":
         for j, scope in rows:
             for grading in candidates(rules, scope):
                 picks.append((scope, grading))

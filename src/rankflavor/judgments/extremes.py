@@ -91,7 +91,7 @@ def emptiness(rules: Rules, scope: QueryScope) -> tuple[bool, bool, bool]:
     has nothing to find)."""
     if not rules.measure.spec.uses_empty:
         return False, True, False
-    if rules.kind == "ndcg":
+    if rules.bound.search == "ratio":
         return ndcg_emptiness(rules, scope)
     base = not (level(rules, scope.judgments) > 0).any()
     lv = level(rules, rules.grades)
@@ -120,10 +120,6 @@ def _ends(rules: Rules, scope: QueryScope, low: Floats, high: Floats) -> Extreme
     i = int(np.argmin(lo)) if not np.isnan(lo).all() else 0
     j = int(np.argmax(hi)) if not np.isnan(hi).all() else 0
     return Extremes(float(lo[i]), float(hi[j]), low[i], high[j])
-
-
-#: The metrics whose value never falls as one hole's level rises (module docstring).
-MONOTONE = ("dcg", "RBP", "P", "RR", "ERR")
 
 
 def candidates(rules: Rules, scope: QueryScope) -> np.ndarray:
@@ -197,7 +193,7 @@ def _average_precision_batch(rules: Rules, scopes: Sequence[QueryScope]) -> list
     inv = np.where(rel, 1.0 / rank, 0.0)
     inv_total = np.cumsum(inv)
     after = np.bincount(seg, weights=inv, minlength=q)[seg] - (inv_total - (inv_total - inv)[start][seg])
-    n0 = np.bincount(seg, weights=np.where(rel, cum / rank, 0.0), minlength=q)
+    n0 = np.asarray(np.bincount(seg, weights=np.where(rel, cum / rank, 0.0), minlength=q), dtype=np.float64)
     r0 = np.array([int((level(rules, s.judgments) > 0).sum()) for s in scopes], dtype=np.float64)
     at = np.flatnonzero(hole)
     h_seg = seg[at]
@@ -287,9 +283,9 @@ def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
     """:func:`extremes` of many scopes (NDCG's searched together, :func:`.ratio.ndcg_batch`)."""
     for scope in scopes:
         check_monotone(rules, scope)
-    if rules.kind == "ndcg":
+    if rules.bound.search == "ratio":
         return [_ndcg(rules, found) for found in ndcg_batch(rules, scopes)]
-    if rules.kind == "AP":
+    if rules.bound.search == "relevant_count":
         shared = [_shares_group(rules, scope) for scope in scopes]
         batch = _average_precision_batch(rules, [s for s, x in zip(scopes, shared, strict=True) if not x]) \
             if not all(shared) else []
@@ -298,4 +294,4 @@ def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
     return [_monotone(rules, scope) for scope in scopes]
 
 
-__all__ = ["MONOTONE", "Extremes", "candidates", "check_policy", "emptiness", "empty_value", "extremes", "extremes_of", "settle"]
+__all__ = ["Extremes", "candidates", "check_policy", "emptiness", "empty_value", "extremes", "extremes_of", "settle"]

@@ -38,9 +38,9 @@ def gain(rules: Rules, grades: Floats) -> Floats:
 def level(rules: Rules, grades: Floats) -> Floats:
     """What a document of each grade contributes: gain, relevance (0/1) or stopping probability."""
     g = np.asarray(grades, dtype=np.float64)
-    if rules.kind in ("P", "AP", "RR"):
+    if rules.bound.level == "relevance":
         return (g >= rules.measure.flavor.rel_threshold).astype(np.float64)
-    if rules.kind == "ERR":
+    if rules.bound.level == "stop":
         stop = stopping_probability(rules.measure)(g.ravel(), np.ones(g.size, dtype=bool)).reshape(g.shape)
         bad = (stop < 0) | (stop >= 1)
         if bad.any():
@@ -93,7 +93,7 @@ def discounts(rules: Rules, scope: QueryScope) -> Floats:
     p^(rank - 1) / gain(G)); 0 beyond the cut; under ``ties=averaged``, the mean of its tie
     group's weights (the group's mean gain is spread over them)."""
     rank = scope.rank
-    if rules.kind == "RBP":
+    if rules.bound.value == "scaled_gain":
         p = persistence(rules.measure)
         w = (1.0 - p) * np.power(p, rank - 1.0) / top_gain(rules)
     else:
@@ -129,7 +129,8 @@ def values(rules: Rules, scope: QueryScope, gradings: Floats) -> tuple[Floats, n
     ratio is :mod:`.extremes`' own)."""
     gradings = np.atleast_2d(np.asarray(gradings, dtype=np.float64))
     n = len(gradings)
-    if rules.kind in ("dcg", "RBP"):
+    formula = rules.bound.value
+    if formula in ("discounted_gain", "scaled_gain"):
         return numerator(rules, scope, gradings), np.zeros(n, dtype=bool)
     grades = placed(rules, scope, gradings)
     lv = level(rules, grades)
@@ -137,11 +138,11 @@ def values(rules: Rules, scope: QueryScope, gradings: Floats) -> tuple[Floats, n
     rank = scope.rank.astype(np.float64)
     positive = (level(rules, scope.judgments) > 0).sum() + (level(rules, gradings) > 0).sum(axis=1)
     empty = positive == 0
-    if rules.kind == "ERR":
+    if formula == "cascade":
         reach = np.cumprod(1.0 - lv, axis=1) / (1.0 - lv)
         return (lv * reach / rank * counted).sum(axis=1), empty
     rel = (lv > 0) & counted
-    if rules.kind == "P":
+    if formula == "precision":
         found = rel.sum(axis=1).astype(np.float64)
         k = rules.k
         if k is None:
@@ -149,7 +150,7 @@ def values(rules: Rules, scope: QueryScope, gradings: Floats) -> tuple[Floats, n
         if str(rules.measure.flavor.p_divisor) == "hits":
             return found / max(min(scope.n_ret, k), 1), empty
         return found / k, empty
-    if rules.kind == "AP":
+    if formula == "average_precision":
         cum = np.cumsum(lv > 0, axis=1)
         total = (rel * cum / rank).sum(axis=1)
         return np.where(positive > 0, total / np.maximum(positive, 1), 0.0), empty

@@ -23,7 +23,7 @@ from ..errors import EvaluationError
 from ..kernels import ranges
 from ..plan import Evaluation, evaluate_tables
 from ..tables import Qrels, Run
-from .scope import QueryScope, ScopeSet
+from .scope import QueryScope, ScopeSet, docnos_of
 
 #: Largest difference tolerated between the engine's value and the derivation's (float sums
 #: added in another order differ in the last bits).
@@ -89,8 +89,6 @@ def _evaluate(plan: Evaluation, jobs: list[tuple[int, ScopeSet, list[tuple[Query
     order = np.lexsort((rows, owner))  # file order inside each pseudo-query (input_order ties)
     rows, owner = rows[order], owner[order]
     id_array = string_array(ids)
-    from .bounds import docnos_of
-
     run = plan.run
     pseudo_run = Run(pa.DictionaryArray.from_arrays(from_numpy(owner.astype(np.int32)), id_array),
                      docnos_of(aligned, rows), np.asarray(aligned.run_score[rows], dtype=np.float64),

@@ -33,18 +33,23 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
+import pyarrow as pa
 
 from .. import kernels as K
-from ..columns import to_strings
+from ..align import Aligned
+from ..columns import take, to_strings
+from ..docnos import integer_docnos
 from ..errors import FlavorError
 from ..flavor import format_number
 from ..measure import Measure
+from ..metrics.bounded import Bound, bound_of, bounded
 from ..order import Ordering, Ranked
 from ..order.ties import tie_groups
 from ..plan import Evaluation
 
-#: The metrics :func:`rankflavor.bounds` bounds exactly (module :mod:`.extremes` derives each).
-BOUNDED = ("ndcg", "dcg", "P", "AP", "RR", "ERR", "RBP")
+#: The metrics :func:`rankflavor.bounds` bounds exactly (:mod:`rankflavor.metrics.bounded` says how;
+#: :mod:`.extremes` proves each).
+BOUNDED = tuple(bounded())
 
 
 @dataclass(frozen=True)
@@ -53,19 +58,20 @@ class Rules:
 
     Attributes
     ----------
-    measure : the zero-imputed measure m0; ``kind`` its metric (one of :data:`BOUNDED`).
+    measure : the zero-imputed measure m0; ``bound`` how its interval is found
+        (:class:`rankflavor.metrics.bounded.Bound`).
     grades : the scale's grades S, ascending.
     k, depth : the cutoff and the ``depth`` knob (None: none); ``cut`` is ``min(k, depth)``
         (inf when neither is set): a row below it adds nothing to the value.
     tie : ``"asc"`` (``pessimistic``: lowest grade first in a tie group), ``"desc"``
         (``optimistic``) or ``""`` (an order that reads no grade); ``averaged``: ``ties=averaged``
-        under a metric that averages gains (ndcg, dcg, RBP).
-    ideal : ``global``, ``local``, ``recall``, ``max`` for ndcg, ``""`` otherwise; ``recall_depth``
-        recall@K's K.
+        under a metric that averages gains.
+    ideal : ``global``, ``local``, ``recall`` or ``max`` for a metric with an ideal, ``""``
+        otherwise; ``recall_depth`` recall@K's K.
     """
 
     measure: Measure
-    kind: str
+    bound: Bound
     grades: np.ndarray
     k: int | None
     depth: int | None
@@ -80,13 +86,13 @@ class Rules:
         """The rules of zero-imputed ``measure`` over the grades S; FlavorError for a measure
         whose bound is not derived (naming why)."""
         f = measure.flavor
-        kind = measure.spec.name
-        if kind not in BOUNDED:
+        bound = bound_of(measure.spec)
+        if bound is None:
             raise FlavorError(
                 f"{measure.name}: bounds under unjudged documents are derived for {', '.join(BOUNDED)} only "
-                f"(each proved exact in rankflavor.judgments.extremes); {kind} is not bounded"
+                f"(each proved exact in rankflavor.judgments.extremes); {measure.metric} is not bounded"
             )
-        ideal = str(f.ideal_kind) if kind == "ndcg" else ""
+        ideal = str(f.ideal_kind) if bound.ideal else ""
         if ideal == "as_supplied":
             raise FlavorError(
                 f"{measure.name}: ideal=as_supplied reads the judgments in file order, and a document judged "
@@ -95,10 +101,9 @@ class Rules:
         ordering = Ordering.of(f)
         k, depth = measure.k, ordering.depth
         cut = float(min(k if k is not None else np.inf, depth if depth is not None else np.inf))
-        averages = kind in ("ndcg", "dcg", "RBP")
         tie = {"pessimistic": "asc", "optimistic": "desc"}.get(str(ordering.ties), "")
-        return cls(measure, kind, np.asarray(sorted(set(map(float, grades))), dtype=np.float64), k, depth, cut, tie,
-                   averages and ordering.averaged, ideal, f.recall_depth if ideal == "recall" else None)
+        return cls(measure, bound, np.asarray(sorted(set(map(float, grades))), dtype=np.float64), k, depth, cut, tie,
+                   bound.averages and ordering.averaged, ideal, f.recall_depth if ideal == "recall" else None)
 
     @cached_property
     def grade_gains(self) -> np.ndarray:
@@ -202,6 +207,14 @@ class ScopeSet:
     ranked: Ranked
 
 
+def docnos_of(aligned: Aligned, rows: np.ndarray) -> pa.Array:
+    """The docnos of aligned run ``rows``; canonical integer docnos are written from their values,
+    so a big run's strings (which scoring never builds) are not made for a few rows."""
+    if aligned.doc_value_offset is not None:
+        return integer_docnos((aligned.run_doc[rows].astype(np.int64) + aligned.doc_value_offset,))
+    return take(aligned.run_doc_strings, aligned.input_rows(rows).astype(np.int64))
+
+
 def scale_grades(measure: Measure, scale_grades: tuple[float, ...] | None) -> np.ndarray:
     """S: the declared scale's grades, else 0, 1, ..., G for the measure's ``max_grade`` G."""
     if scale_grades is not None:
@@ -254,8 +267,6 @@ def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None
     with_hole = np.flatnonzero(np.bincount(ranked.q[hole], minlength=nq) > 0)
     by_query = np.argsort(ranked.jq, kind="stable")
     j_start = np.searchsorted(ranked.jq[by_query], np.arange(nq + 1))
-    from .bounds import docnos_of  # (bounds imports this module)
-
     hole_at = np.flatnonzero(hole)
     docs = to_strings(docnos_of(aligned, ranked.row[hole_at])) if len(hole_at) else []
     first_doc = np.searchsorted(ranked.q[hole_at], with_hole)
@@ -280,4 +291,4 @@ def scopes(plan: Evaluation, rules: Rules, rankings: dict[object, Ranked] | None
     return ScopeSet(rules, out, ranked)
 
 
-__all__ = ["BOUNDED", "QueryScope", "Rules", "ScopeSet", "scale_grades", "scopes"]
+__all__ = ["BOUNDED", "QueryScope", "Rules", "ScopeSet", "docnos_of", "scale_grades", "scopes"]
