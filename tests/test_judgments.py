@@ -322,8 +322,8 @@ def test_refusals_name_why():
                           ("ndcg@10[ideal=as_supplied]", "as_supplied reads the judgments in file order")]:
         with pytest.raises(FlavorError, match=words):
             bounds(_Q43, _R43, flavor, scale="trec_dl")
-        res = CliRunner().invoke(cli, ["judgments", "--scale", "trec_dl", "-m", flavor, "x.txt", "y.txt"])
-        assert res.exit_code != 0
+        res = CliRunner().invoke(cli, ["judgments", "--scale", "trec_dl", "-m", flavor, "absent.txt", "absent.run"])
+        assert res.exit_code == 2 and ("not bounded" in res.output or "as_supplied" in res.output)  # before reading
     run = {"q": {"a": 1.0, "u": 1.0, "b": 0.5}}
     with pytest.raises(FlavorError, match="higher grade contributes less"):
         bounds({"q": {"a": 2, "b": 1}}, run, "ndcg@3[ties=pessimistic,gain={0:0,1:3,2:1,3:2}]", scale="trec_dl")

@@ -289,11 +289,16 @@ def _least(values: list[float], pick: Any) -> float:
     return float(pick(numbers)) if numbers else float("nan")
 
 
+def check_bounded(measures: Sequence[Measure]) -> None:
+    """Refuse, before any work, a measure whose interval is not derived (FlavorError naming why)."""
+    for m in measures:
+        Rules.of(zero_imputed(m), np.zeros(1))
+
+
 def measures_bounds(plan: Evaluation, measures: Sequence[Measure], scale: Scale | None) -> list[MeasureBounds]:
     """The bounds of each measure on the plan's run: the gradings at each end found per measure,
     then scored by the engine in one evaluation (:mod:`.regrade`)."""
-    for m in measures:
-        Rules.of(zero_imputed(m), np.zeros(1))  # a measure that is not bounded is refused before any work
+    check_bounded(measures)
     rankings: dict[object, Ranked] = {}
     pending = [_pending(plan, m, scale, rankings) for m in measures]
     got = engine_values(plan, [(p.detail.scopes, p.picks) for p in pending])
@@ -386,10 +391,11 @@ def bounds(
         Where the ``empty`` policy would move a query in or out of the mean with the grading.
     """
     sc = scale_named(scale)
+    measures = resolve(metrics, sc)
+    check_bounded(measures)
     q_table = as_qrels(qrels)
     if sc is not None:
         sc.check(q_table)
-    measures = resolve(metrics, sc)
     return bounds_of_tables(q_table, as_run(run), measures, sc)
 
 
@@ -422,5 +428,20 @@ def interval_text(b: MeasureBounds) -> str:
     return f"{b.value_mean:.4f} [{b.lower_mean:.4f}, {b.upper_mean:.4f}]"
 
 
-__all__ = ["Bounds", "Detail", "MeasureBounds", "bounds", "bounds_of_tables", "covers", "docnos_of", "interval_text",
-           "matched", "measures_bounds", "pair_keys", "resolve", "scope_text", "zero_imputed"]
+__all__ = [
+    "Bounds",
+    "Detail",
+    "MeasureBounds",
+    "bounds",
+    "bounds_of_tables",
+    "check_bounded",
+    "covers",
+    "docnos_of",
+    "interval_text",
+    "matched",
+    "measures_bounds",
+    "pair_keys",
+    "resolve",
+    "scope_text",
+    "zero_imputed",
+]
