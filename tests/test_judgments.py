@@ -445,3 +445,50 @@ def test_prefix_path_equals_full_ranking(dl19, tmp_path):  # type: ignore[no-unt
     for x, y in zip(a.bounds, b.bounds, strict=True):
         assert np.allclose(x.lower, y.lower, rtol=0, atol=1e-12) and np.allclose(x.upper, y.upper, rtol=0, atol=1e-12)
     assert a.bounds.document_table() == b.bounds.document_table()
+
+
+def test_touching_intervals_overlap_and_lookup_by_name():
+    z = bounds({"q1": {"a": 3, "b": 1}, "q2": {"c": 2}}, {"q1": {"b": 0.9}, "q2": {"w": 0.5}}, "P@2",
+               scale="trec_dl")[0]
+    fixed = bounds({"q": {"a": 2, "b": 0}}, {"q": {"a": 1.0, "b": 0.5}}, "P@4", scale="trec_dl")
+    assert (z.lower_mean, z.upper_mean) == (0.0, 0.25) and (fixed[0].lower_mean, fixed[0].upper_mean) == (0.25, 0.25)
+    assert z.overlaps(fixed[0]) and fixed[0].overlaps(z)  # they share the point 0.25
+    assert fixed["P@4"] is fixed[0] and fixed[str(fixed[0].measure)] is fixed[0]
+    with pytest.raises(KeyError):
+        fixed["P@5"]
+    assert len(fixed) == 1 and list(fixed) == [fixed[0]]
+    assert fixed.to_dict()["measures"][0]["measure"] == str(fixed[0].measure) and fixed.to_dict()["scale"] == "trec_dl"
+
+
+def test_measures_that_could_refuse_another_measures_gradings_are_scored_alone():
+    """The engine scores every measure's gradings in one evaluation, except a measure whose policy
+    would refuse another's pseudo-query: a local ideal with empty=error on P@1's one-row gradings
+    (nothing to find there), one-row lists under singletons=error."""
+    qrels = {"q": {"a": 0, "c": 3}}
+    run = {"q": {"u": 1.0, "a": 0.9, "c": 0.8}}
+    b = bounds(qrels, run, ["ndcg@3[ideal=local,empty=error]", "P@1", "ndcg@3[singletons=error]"], scale="trec_dl")
+    assert (b[1].lower_mean, b[1].upper_mean) == (0.0, 1.0)
+    # u graded 3: (3 + 3/log2(4)) over the ideal [3, 3]; graded 0: c's 3/log2(4) over [3]
+    best = (3 + 3 / math.log2(4)) / (3 + 3 / math.log2(3))
+    assert b[0].upper_mean == pytest.approx(best) and b[2].upper_mean == pytest.approx(best)
+    assert b[0].lower_mean == pytest.approx(1 / math.log2(4)) == pytest.approx(b[2].lower_mean)
+    one = bounds(qrels, run, "ndcg@1[singletons=error]", scale="trec_dl")[0]  # a scope of one row, three rows read
+    assert (one.lower_mean, one.upper_mean) == (0.0, 1.0)
+
+
+def test_rbp_residual_in_json_and_footer(dl19):  # type: ignore[no-untyped-def]
+    qrels_path, _, runs = dl19
+    cov = judgments(qrels_path, {"tasb": runs["d-bert-kd-tasb"]}, ["RBP@20"], scale="trec_dl")
+    mb = cov.runs[0].bounds[0]
+    assert mb.residual is not None and mb.residual_mean is not None
+    d = mb.to_dict()
+    q = str(mb.queries[0])
+    assert d["per_query"][q]["residual"] == pytest.approx(float(mb.residual[0]))
+    assert np.all(mb.upper <= mb.lower + mb.residual + 1e-12)  # the residual covers the tail too
+    assert mb.residual_mean - (mb.upper_mean - mb.lower_mean) == pytest.approx(
+        float(np.mean([0.8 ** min(20, n) for n in [100] * len(mb.queries)])), abs=1e-12)  # p^d, d = 20
+    from rankflavor.judgments.report import render_coverage
+
+    text = render_coverage(cov)
+    assert f"lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: tasb " \
+           f"{mb.lower_mean + mb.residual_mean:.4f}" in text
