@@ -61,6 +61,7 @@ from ..plan import Evaluation
 from ..results import MeasureResult
 from ..tables import Qrels, Run
 from .extremes import Extremes, candidates, check_policy, extremes_of
+from .families import gain, level
 from .regrade import confirmed, engine_values
 from .scale import Scale, scale_named
 from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
@@ -218,6 +219,8 @@ class _Pending:
     #: Per pick: its row, whether it is a candidate for the lower end, for the upper end, and
     #: the value derived for it (NaN: chosen without one).
     roles: list[tuple[int, bool, bool, float]]
+    #: Per pick, its value when known without the engine (NaN: ask it).
+    known: np.ndarray
 
 
 def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: dict[object, Ranked]) -> _Pending:
@@ -249,7 +252,25 @@ def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: 
             picks += [(scope, e.lower_grading), (scope, e.upper_grading)]
             roles += [(j, True, False, e.lower), (j, False, True, e.upper)]
             found.append((j, scope, e))
-    return _Pending(measure, lower_m, rules.grades, lower, value, cond, Detail(found_scopes, found), picks, roles)
+    return _Pending(measure, lower_m, rules.grades, lower, value, cond, Detail(found_scopes, found), picks, roles,
+                    _as_zero_imputed(rules, lower, picks, roles))
+
+
+def _as_zero_imputed(rules: Rules, lower: MeasureResult, picks: list[tuple[QueryScope, np.ndarray]],
+                     roles: list[tuple[int, bool, bool, float]]) -> np.ndarray:
+    """Per pick, the zero-imputed value where its grading is every hole at grade 0 and grade 0
+    contributes nothing (no gain, not relevant, no stopping probability): the measure then reads
+    exactly what it reads of unjudged documents, so the engine need not score it again. NaN
+    elsewhere."""
+    known = np.full(len(picks), np.nan)
+    zero = np.zeros(1)
+    if not (rules.grades == 0).any() or level(rules, zero)[0] != 0 or gain(rules, zero)[0] != 0:
+        return known
+    values = np.asarray(lower.values, dtype=np.float64)
+    for i, ((_, grading), (j, *_)) in enumerate(zip(picks, roles, strict=True)):
+        if not grading.any():
+            known[i] = values[j]
+    return known
 
 
 def _finished(plan: Evaluation, p: _Pending, got: np.ndarray) -> MeasureBounds:
@@ -301,8 +322,14 @@ def measures_bounds(plan: Evaluation, measures: Sequence[Measure], scale: Scale 
     check_bounded(measures)
     rankings: dict[object, Ranked] = {}
     pending = [_pending(plan, m, scale, rankings) for m in measures]
-    got = engine_values(plan, [(p.detail.scopes, p.picks) for p in pending])
-    return [_finished(plan, p, g) for p, g in zip(pending, got, strict=True)]
+    asked = [np.flatnonzero(np.isnan(p.known)) for p in pending]
+    got = engine_values(plan, [(p.detail.scopes, [p.picks[i] for i in a]) for p, a in zip(pending, asked, strict=True)])
+    out = []
+    for p, a, g in zip(pending, asked, got, strict=True):
+        values = p.known.copy()
+        values[a] = g
+        out.append(_finished(plan, p, values))
+    return out
 
 
 @dataclass(frozen=True)
