@@ -303,11 +303,13 @@ def test_g_is_never_inferred():
 def test_what_the_interval_covers_is_said():
     b = bounds(_Q43, _R43, ["ndcg@10", "ndcg", "ndcg@10[ideal=local]", "ndcg@10[ideal=recall@20]",
                             "ndcg@30[ideal=recall@20]", "ndcg@10[depth=5]", "ndcg[depth=5]", "ndcg@10[ties=averaged]",
-                            "P@10[ties=averaged]", "P@10[ties=optimistic]"], scale="trec_dl")
+                            "P@10[ties=averaged]", "P@10[ties=optimistic]", "AP[ties=pessimistic]",
+                            "AP[ties=pessimistic,depth=5]"], scale="trec_dl")
     scopes = [scope_text(mb.lower_measure) for mb in b]
     assert scopes == ["the top 10", "the whole ranking", "the whole ranking", "the top 20", "the top 30",
                       "the top 5", "the top 5 (depth=5)", "the top 10 and the rest of the tie group at its end",
-                      "the top 10", "the top 10 and the rest of the tie group at its end"]
+                      "the top 10", "the top 10 and the rest of the tie group at its end", "the whole ranking",
+                      "the top 5 (depth=5) and the rest of the tie group at its end"]
     assert b[0].to_dict()["covers"] == (
         "every grading of the unjudged documents in the top 10 with the grades {0,1,2,3}; not covered: unjudged "
         "documents ranked below that or never retrieved, and grades off the scale")

@@ -20,8 +20,9 @@ For a measure ``m`` (cutoff k; the whole run without one), per query:
 * ``condensed``: ``m`` with unjudged documents removed before ranking (Sakai 2007's nDCG');
 * RBP also keeps its Moffat & Zobel residual (``residual``): the weight of the unjudged ranks and
   of the ranks past the run's end (d = min(k, retrieved)), so ``lower + residual`` bounds RBP
-  over every grading of those too; the in-scope upper bound is ``lower`` plus the unjudged ranks'
-  weight alone (at G), and the two differ by p^d, the tail past the run.
+  over every grading of those too. Under the usual gains (grade 0 gains nothing, no grade more
+  than G) the in-scope interval is [lower, lower + the unjudged ranks' weight], and the two upper
+  ends differ by p^d, the weight of the ranks past the run.
 
 The mean interval is the mean of the per-query extremes: queries are graded independently, and an
 ``empty`` policy that would take a query in or out of the mean with its grading is refused.
@@ -187,12 +188,14 @@ def scope_text(measure: Measure) -> str:
     k = measure.k
     if ideal == "recall" and k is not None:
         k = max(k, f.recall_depth or 0)
-    if k is None or ideal == "local":
+    whole = k is None or ideal == "local"
+    if whole:
         text = "the whole ranking" if depth is None else f"the top {depth} (depth={depth})"
     else:
         text = f"the top {k if depth is None else min(k, depth)}"
-    if str(f.ties) == "pessimistic" or str(f.ties) == "optimistic" or (
-            str(f.ties) == "averaged" and bound is not None and bound.averages):
+    grouped = str(f.ties) in ("pessimistic", "optimistic") or (
+        str(f.ties) == "averaged" and bound is not None and bound.averages)
+    if grouped and not (whole and depth is None):
         text += " and the rest of the tie group at its end"
     return text
 
