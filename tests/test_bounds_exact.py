@@ -124,10 +124,11 @@ def test_dinkelbach_agrees_with_every_chain_on_long_lists(data, measure, monkeyp
 
 
 GAP_FLAVORS = ["ndcg@3", "ndcg@3[ideal=local]", "ndcg@3[ties=pessimistic]", "ndcg@3[ties=averaged,gain=exp2]", "P@3",
-               "AP", "RR@3[empty=one]", "ERR@3", "RBP@3", "dcg@3"]
+               "AP", "RR@3[empty=one]", "ERR@3", "RBP@3", "dcg@3", "P", "P@4[p_divisor=hits]", "RR", "ERR",
+               "AP@3[ties=pessimistic]", "RBP@4[ties=averaged]", "dcg@3[ties=optimistic]", "ndcg[ideal=max]"]
 
 
-@settings(max_examples=60, **_SETTINGS)
+@settings(max_examples=90, **_SETTINGS)
 @given(data=st.data(), measure=st.sampled_from(GAP_FLAVORS))
 def test_document_table_is_what_judging_does(data, measure):  # type: ignore[no-untyped-def]
     """Per unjudged document d and grade g: the interval once d is judged g is the brute-force one

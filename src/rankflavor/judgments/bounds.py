@@ -189,7 +189,7 @@ def scope_text(measure: Measure) -> str:
     if ideal == "recall" and k is not None:
         k = max(k, f.recall_depth or 0)
     whole = k is None or ideal == "local"
-    if whole:
+    if k is None or ideal == "local":
         text = "the whole ranking" if depth is None else f"the top {depth} (depth={depth})"
     else:
         text = f"the top {k if depth is None else min(k, depth)}"

@@ -1,29 +1,31 @@
-"""Each bounded metric on a query scope, under many gradings of its holes at once.
+"""Each bounded metric on a query scope, under many gradings of its holes at once, by the
+metric's own kernel.
 
 A grading gives every hole a grade of S; :func:`placed` puts the grades on the positions (a
 grade-ordered tie group is sorted again: ``pessimistic`` lowest grade first, ``optimistic``
 highest first, as :func:`rankflavor.order.ties.tie_order` orders it; equal grades are equal in
-every metric, so which of them comes first does not matter). :func:`values` then computes the
-metric row by row with the kernel's formula (module :mod:`rankflavor.metrics`):
+every metric, so which of them comes first does not matter). :func:`synthetic` lays the gradings
+out as a :class:`~rankflavor.order.Ranked` of one pseudo-query per grading (the scope's kept rows
+in rank order, every one judged, tie groups kept for ``ties=averaged``, the query's judgments
+with the graded holes for R and the ideals, the query's number of rows), and :func:`values`
+scores it with the measure's kernel (``MetricSpec.compute``), so nothing here computes a metric.
 
-* ``dcg``/``ndcg``: sum of gain / discount over the ranks <= k (the DCG only: the ideal is the
-  caller's), RBP: (1 - p) sum of gain / gain(G) p^(rank - 1); under ``ties=averaged`` each row
-  earns its tie group's mean gain, so a row weighs the mean of its group's discounts;
-* ``P``, ``AP``, ``RR`` on relevance (grade >= rel), R counting every usable judgment;
-* ``ERR``: sum of R_r / r prod_{i<r} (1 - R_i), R(g) = gain(g) / (gain(G) + 1) (Chapelle et al.).
-
-:func:`level` is what each hole contributes through its grade, in the order the extremes use:
-gain (ndcg, dcg, RBP), relevance (P, AP, RR), stopping probability (ERR).
+:func:`level` is what each hole contributes through its grade, in the order the extremes use
+(:class:`rankflavor.metrics.bounded.Bound`): gain, relevance (grade >= rel) or ERR's stopping
+probability.
 """
 
 from __future__ import annotations
+
+from typing import Any, cast
 
 import numpy as np
 
 from .. import kernels as K
 from ..errors import FlavorError
+from ..measure import Measure
 from ..metrics.err import stopping_probability
-from ..metrics.rbp import persistence
+from ..order import Ranked
 from .scope import QueryScope, Rules
 
 Floats = np.ndarray
@@ -83,79 +85,54 @@ def placed(rules: Rules, scope: QueryScope, gradings: Floats) -> Floats:
     return out
 
 
-def in_cut(rules: Rules, scope: QueryScope) -> np.ndarray:
-    """Positions a cut metric counts: kept by the depth cut and ranked <= k."""
-    return scope.kept & (scope.rank <= rules.cut)
+def synthetic(rules: Rules, scope: QueryScope, gradings: Floats) -> Ranked:
+    """One pseudo-query per grading of ``scope`` (module docstring): the rows a kernel reads."""
+    gradings = np.atleast_2d(np.asarray(gradings, dtype=np.float64))
+    n = len(gradings)
+    kept = scope.kept
+    grades = placed(rules, scope, gradings)[:, kept]
+    width = grades.shape[1]
+    judged = np.concatenate([np.broadcast_to(scope.judgments, (n, len(scope.judgments))), gradings], axis=1)
+    return ranking(rules, np.full(n, width, dtype=np.int64), grades.ravel(), np.tile(scope.group[kept], n),
+                   np.full(n, scope.n_ret, dtype=np.int64), np.repeat(np.arange(n), judged.shape[1]), judged.ravel())
 
 
-def discounts(rules: Rules, scope: QueryScope) -> Floats:
-    """Per position, the weight a gain there gets in the DCG (1 / denominator) or RBP ((1 - p)
-    p^(rank - 1) / gain(G)); 0 beyond the cut; under ``ties=averaged``, the mean of its tie
-    group's weights (the group's mean gain is spread over them)."""
-    rank = scope.rank
-    if rules.bound.value == "scaled_gain":
-        p = persistence(rules.measure)
-        w = (1.0 - p) * np.power(p, rank - 1.0) / top_gain(rules)
-    else:
-        w = rules.reciprocal_discounts(len(rank))[rank]
-    w = np.where(in_cut(rules, scope), w, 0.0)
-    if rules.averaged:
-        kept = scope.kept
-        sums = np.bincount(scope.group[kept], weights=w[kept])
-        sizes = np.bincount(scope.group[kept])
-        w = np.where(kept, (sums / np.maximum(sizes, 1))[scope.group], 0.0)
-    return w
+def ranking(rules: Rules, lengths: np.ndarray, grade: Floats, group: np.ndarray, n_ret: np.ndarray,
+            jq: np.ndarray, jgrade: Floats) -> Ranked:
+    """A :class:`~rankflavor.order.Ranked` of pseudo-queries with ``lengths`` rows each (grades,
+    tie-group ids and number of rows retrieved given), every row judged, and the judgments
+    ``jq``, ``jgrade`` (pseudo-query code and grade)."""
+    q = np.repeat(np.arange(len(lengths)), lengths)
+    rank = np.arange(len(q)) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+    # Scores fall from one tie group to the next and are equal inside one (ties=averaged reads them).
+    score = -(q * (len(q) + 1) + group).astype(np.float64)
+    flags = np.ones(len(q), dtype=bool)
+    return Ranked(aligned=cast(Any, None), q=q, rank=rank, grade=np.asarray(grade, dtype=np.float64), judged=flags,
+                  pooled=flags, score=score, n_ret=n_ret, jq=np.asarray(jq, dtype=np.int64),
+                  jgrade=np.asarray(jgrade, dtype=np.float64), dropped_by_depth=0, dropped_unjudged=0,
+                  ordering=rules.ordering)
 
 
-def top_gain(rules: Rules) -> float:
-    """RBP's gain(G) (1 under gain=binary), as :func:`rankflavor.metrics.rbp.top_gain` reads it."""
-    f = rules.measure.flavor
-    if f.gain == "binary":
-        return 1.0
-    top = f.top_grade
-    if top is None:
-        raise FlavorError(f"{rules.measure.name} scales gains by the top grade G: set max_grade or declare a scale")
-    return float(gain(rules, np.array([top]))[0])
+def values(rules: Rules, scope: QueryScope, gradings: Floats, measure: Measure | None = None) -> tuple[Floats, np.ndarray]:
+    """The kernel's value and empty flag of ``measure`` (default the bounded one) under each
+    grading of ``scope``."""
+    m = measure or rules.measure
+    vals, empty = m.spec.compute(synthetic(rules, scope, gradings), m)
+    return np.asarray(vals, dtype=np.float64), np.asarray(empty, dtype=bool)
+
+
+def numerator_measure(rules: Rules) -> Measure:
+    """The metric whose kernel gives a ratio's numerator (NDCG's DCG), in the measure's flavor."""
+    name = rules.bound.numerator
+    if name is None:
+        raise ValueError(f"{rules.measure.name} is not a ratio")
+    return Measure(name, rules.measure.k, rules.measure.flavor)
 
 
 def numerator(rules: Rules, scope: QueryScope, gradings: Floats) -> Floats:
-    """DCG (ndcg, dcg) or RBP of each grading."""
-    grades = placed(rules, scope, gradings)
-    return np.asarray(gain(rules, grades) @ discounts(rules, scope), dtype=np.float64)
+    """A ratio's numerator (NDCG's DCG) under each grading of ``scope``, by its kernel."""
+    return values(rules, scope, gradings, numerator_measure(rules))[0]
 
 
-def values(rules: Rules, scope: QueryScope, gradings: Floats) -> tuple[Floats, np.ndarray]:
-    """The kernel's value and empty flag of each grading, for P, AP, RR, ERR, dcg and RBP (ndcg's
-    ratio is :mod:`.extremes`' own)."""
-    gradings = np.atleast_2d(np.asarray(gradings, dtype=np.float64))
-    n = len(gradings)
-    formula = rules.bound.value
-    if formula in ("discounted_gain", "scaled_gain"):
-        return numerator(rules, scope, gradings), np.zeros(n, dtype=bool)
-    grades = placed(rules, scope, gradings)
-    lv = level(rules, grades)
-    counted = in_cut(rules, scope)
-    rank = scope.rank.astype(np.float64)
-    positive = (level(rules, scope.judgments) > 0).sum() + (level(rules, gradings) > 0).sum(axis=1)
-    empty = positive == 0
-    if formula == "cascade":
-        reach = np.cumprod(1.0 - lv, axis=1) / (1.0 - lv)
-        return (lv * reach / rank * counted).sum(axis=1), empty
-    rel = (lv > 0) & counted
-    if formula == "precision":
-        found = rel.sum(axis=1).astype(np.float64)
-        k = rules.k
-        if k is None:
-            return found / max(scope.n_ret, 1), empty
-        if str(rules.measure.flavor.p_divisor) == "hits":
-            return found / max(min(scope.n_ret, k), 1), empty
-        return found / k, empty
-    if formula == "average_precision":
-        cum = np.cumsum(lv > 0, axis=1)
-        total = (rel * cum / rank).sum(axis=1)
-        return np.where(positive > 0, total / np.maximum(positive, 1), 0.0), empty
-    first = np.where(rel.any(axis=1), np.argmax(rel, axis=1) + 1.0, np.inf)  # RR
-    return 1.0 / first, empty
-
-
-__all__ = ["check_monotone", "discounts", "gain", "in_cut", "level", "numerator", "placed", "top_gain", "values"]
+__all__ = ["check_monotone", "gain", "level", "numerator", "numerator_measure", "placed", "ranking", "synthetic",
+           "values"]

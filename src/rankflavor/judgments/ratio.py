@@ -72,7 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FlavorError
-from .families import gain, numerator
+from .families import gain, numerator, numerator_measure, ranking
 from .scope import QueryScope, Rules
 
 Floats = np.ndarray
@@ -182,7 +182,8 @@ class _Batch:
 
     def _weights(self) -> np.ndarray:
         """The discount each position's gain gets (0 past the cut; a tie group's mean under
-        ``ties=averaged``), as :func:`.families.discounts` gives it per scope."""
+        ``ties=averaged``, where a row earns its group's mean gain): the coefficient of each
+        position's gain in the DCG, which the rearrangement orders the holes by."""
         rules = self.rules
         w = rules.reciprocal_discounts(int(self.rank.max(initial=1)))[self.rank]
         w = np.where(self.kept & (self.rank <= rules.cut), w, 0.0)
@@ -194,11 +195,19 @@ class _Batch:
         return np.asarray(w)
 
     def dcg(self, filled: np.ndarray) -> np.ndarray:
-        """DCG per query of the grades ``filled`` (every position), tie groups ordered by grade."""
-        if self.rules.tie:
-            key = filled if self.rules.tie == "asc" else -filled
+        """DCG per query of the grades ``filled`` (every position), by the DCG kernel."""
+        rules = self.rules
+        q = len(self.scopes)
+        jq = np.concatenate([np.repeat(np.arange(q), [len(s.judgments) for s in self.scopes]), self.seg[self.hole]])
+        jgrade = np.concatenate([*(s.judgments for s in self.scopes), filled[self.hole]])
+        if rules.tie:  # (tie groups ordered by grade, as families.placed orders them)
+            key = filled if rules.tie == "asc" else -filled
             filled = filled[np.lexsort((key, self.group))]
-        return np.bincount(self.seg, weights=gain(self.rules, filled) * self.weights, minlength=len(self.scopes))
+        kept = self.kept
+        ranked = ranking(rules, np.bincount(self.seg[kept], minlength=q), filled[kept], self.group[kept], self.n_ret,
+                         jq, jgrade)
+        m = numerator_measure(rules)
+        return np.asarray(m.spec.compute(ranked, m)[0], dtype=np.float64)
 
     def ideal_tables(self, gammas: Floats) -> tuple[Floats, Floats]:
         """B[q, j, c] for the chain levels j = 1..m-1 and c = 0..n_max, and the constant per

@@ -25,28 +25,26 @@ class Bound:
         ``relevant_count`` (AP: every count of relevant documents, the earliest / latest ones).
     level : what a document contributes through its grade: ``gain`` (the gain knob),
         ``relevance`` (grade >= rel) or ``stop`` (ERR's stopping probability).
-    value : the formula a grading is scored by: ``ratio``, ``discounted_gain`` (DCG),
-        ``scaled_gain`` (RBP: gain / gain(G), weight (1 - p) p^(rank - 1)), ``precision``,
-        ``average_precision``, ``reciprocal_rank`` or ``cascade`` (ERR).
     averages : under ``ties=averaged`` a row earns its tie group's mean gain.
     ideal : the ``ideal`` knob chooses the list the ideal is made of.
+    numerator : for a ratio, the metric whose kernel gives its numerator (NDCG's DCG).
     """
 
     search: str
     level: str
-    value: str
     averages: bool = False
     ideal: bool = False
+    numerator: str | None = None
 
 
 BOUNDS: dict[str, Bound] = {
-    "ndcg": Bound("ratio", "gain", "ratio", averages=True, ideal=True),
-    "dcg": Bound("monotone", "gain", "discounted_gain", averages=True),
-    "RBP": Bound("monotone", "gain", "scaled_gain", averages=True),
-    "P": Bound("monotone", "relevance", "precision"),
-    "AP": Bound("relevant_count", "relevance", "average_precision"),
-    "RR": Bound("monotone", "relevance", "reciprocal_rank"),
-    "ERR": Bound("monotone", "stop", "cascade"),
+    "ndcg": Bound("ratio", "gain", averages=True, ideal=True, numerator="dcg"),
+    "dcg": Bound("monotone", "gain", averages=True),
+    "RBP": Bound("monotone", "gain", averages=True),
+    "P": Bound("monotone", "relevance"),
+    "AP": Bound("relevant_count", "relevance"),
+    "RR": Bound("monotone", "relevance"),
+    "ERR": Bound("monotone", "stop"),
 }
 
 
