@@ -63,7 +63,7 @@ NDCG_FLAVORS = [
     "ndcg@3[ideal=local,ties=optimistic]", "ndcg@3[precision=float32]", "ndcg@4[ties=averaged,ideal=recall@2]",
     "ndcg@3[ties=pessimistic,gain=exp2]", "ndcg@2[ideal=max,ideal_cut=none]", "ndcg@4[ties=averaged,depth=3]",
     "ndcg@3[ties=optimistic,gain={0:0,1:4,2:1,3:2}]", "ndcg@3[ideal=max,empty=one,gain={0:0,1:0,2:0,3:0}]",
-    "ndcg@3[ties=pessimistic,gain={0:2,1:0,2:1,3:3}]",
+    "ndcg@3[ties=pessimistic,gain={0:2,1:0,2:1,3:3}]", "ndcg@3[gain={0:0,1:0,2:0,3:0},empty=one]",
 ]
 OTHER_FLAVORS = [
     "dcg@3", "dcg@3[ties=pessimistic]", "dcg@3[ties=averaged,gain=exp2]", "dcg[gain={0:0,1:3,2:1,3:2}]",

@@ -353,6 +353,12 @@ def test_an_empty_policy_that_moves_queries_is_refused():
     assert skip.queries.tolist() == [] and np.isnan(skip.upper_mean)
     nan = bounds({"q": {"a": 0}}, {"q": {"a": 1.0, "u": 0.5}}, "P@2[empty=nan,rel=4]", scale="trec_dl")[0]
     assert np.isnan(nan.lower[0]) and np.isnan(nan.upper[0])
+    nan_ap = bounds({"q": {"a": 0}}, {"q": {"a": 1.0, "u": 0.5}}, "AP[empty=nan,rel=4]", scale="trec_dl")[0]
+    assert np.isnan(nan_ap.lower[0]) and np.isnan(nan_ap.upper[0])
+    # a fixed ideal (max): whether anything is found never depends on the grading
+    fixed = bounds(qrels, run, "ndcg@2[ideal=max,empty=skip]", scale="trec_dl")[0]
+    assert fixed.queries.tolist() == ["q", "r"] and (fixed.lower[0], fixed.upper[0]) == (
+        0.0, pytest.approx((3 / math.log2(3)) / (3 + 3 / math.log2(3))))
 
 
 def test_a_disagreement_with_the_engine_is_raised(monkeypatch):

@@ -2,10 +2,12 @@ r"""The exact least and greatest value of each bounded metric over every grading
 
 The value of a query under a grading is the kernel's value with the ``empty`` policy applied (a
 grading that leaves nothing to find scores the policy's value: 0 under ``empty=zero``, 1 under
-``one``). Each metric below is reduced to a few gradings, one of which attains each end; they
-are computed on the query's scope (:mod:`.families`) and the caller checks the gradings found
-with the engine (:mod:`.regrade`). The per-hole *level* is what a hole contributes through its
-grade (:func:`.families.level`).
+``one``). Each metric below is reduced to a few gradings, one of which attains each end
+(:class:`rankflavor.metrics.bounded.Bound` says which reduction a metric takes); the gradings
+are scored by the metric's own kernel (:mod:`.families`), AP's and NDCG's searches use sums the
+docstrings derive, and the caller scores the gradings found with the engine on the real rows
+and checks that they agree (:mod:`.regrade`). The per-hole *level* is what a hole contributes
+through its grade (:func:`.families.level`).
 
 **ndcg**: :mod:`.ratio` (an exact search over multisets of the holes' gains: rearrangement,
 exchange and Dinkelbach's method).

@@ -107,8 +107,7 @@ def _cut(rules: Rules, n_ret: np.ndarray) -> np.ndarray:
 def _max_ideal(rules: Rules, n_ret: np.ndarray, cut: np.ndarray) -> np.ndarray:
     """IDCG of ``ideal=max`` per query: gain(G) in every slot (``ndcg_kernel``)."""
     top = rules.measure.flavor.top_grade
-    if top is None:
-        raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
+    assert top is not None  # (the zero-imputed measure's kernel has refused ideal=max without it)
     slots = np.where(np.isinf(cut), n_ret, cut).astype(np.int64)
     g_top = float(gain(rules, np.array([top]))[0])
     recip = rules.reciprocal_discounts(int(slots.max(initial=0)) + 1)
@@ -394,9 +393,4 @@ def _block_table(rules: Rules, scope: QueryScope, grading: np.ndarray, at: np.nd
     return table
 
 
-def ndcg_extremes(rules: Rules, scope: QueryScope) -> tuple[Extreme, Extreme, bool]:
-    """:func:`ndcg_batch` of one scope."""
-    return ndcg_batch(rules, [scope])[0]
-
-
-__all__ = ["ENUMERATE", "Extreme", "emptiness", "ndcg_batch", "ndcg_extremes"]
+__all__ = ["ENUMERATE", "Extreme", "emptiness", "ndcg_batch"]

@@ -167,10 +167,6 @@ class QueryScope:
             object.__setattr__(self, "unjudged", np.isnan(self.grade))
 
     @cached_property
-    def rank(self) -> np.ndarray:
-        return np.arange(1, len(self.grade) + 1)
-
-    @cached_property
     def hole_rows(self) -> np.ndarray:
         return np.flatnonzero(np.isnan(self.grade))
 
