@@ -195,3 +195,38 @@ def test_one_scope_and_a_batch_agree():
         assert (alone.lower, alone.upper) == pytest.approx((found.lower, found.upper), abs=1e-15)
         assert (alone.lower, alone.upper) == pytest.approx((mb.lower[j], mb.upper[j]), abs=1e-12)
     np.testing.assert_allclose(mb.gap, mb.upper - mb.lower)
+
+
+#: Fixed queries that reach every special case: nothing relevant judged (whether anything is
+#: found depends on the grading), holes inside tie groups of judged documents, holes past the
+#: cutoff and in a longer list, a pooled but unjudged (-1) label, a relevant document never
+#: retrieved.
+CORNERS = (
+    {"q1": {"x0": 0.0, "d1": 0.0, "d4": -1.0},
+     "q2": {"d0": 2.0, "d1": 0.0, "d3": 3.0, "d5": 1.0, "x0": 3.0},
+     "q3": {"d1": 3.0, "d2": 1.0, "d3": 0.0, "d5": 2.0, "d6": 3.0, "x0": 2.0}},
+    {"q1": [("d0", 3.0), ("d1", 2.0), ("d2", 1.0), ("d4", 0.5)],
+     "q2": [("d0", 3.0), ("d1", 2.0), ("d2", 2.0), ("d3", 2.0), ("d4", 1.0), ("d5", 1.0), ("d6", 0.0)],
+     "q3": [("d0", 5.0), ("d1", 4.0), ("d2", 3.0), ("d3", 2.0), ("d4", 1.0), ("d5", 0.5), ("d6", 0.2)]},
+)
+
+
+@pytest.mark.parametrize("measure", NDCG_FLAVORS + OTHER_FLAVORS)
+def test_corner_cases_against_brute_force(measure):  # type: ignore[no-untyped-def]
+    _checked(*CORNERS, measure)
+
+
+@pytest.mark.parametrize("measure", ["ndcg@3", "AP", "P@2", "ERR@3"])
+def test_a_query_every_grading_makes_relevant_is_refused_under_skip(measure):  # type: ignore[no-untyped-def]
+    """On a scale without a non-relevant grade, a query judged only by a pooled (-1) label has
+    nothing to find zero-imputed (so empty=skip leaves it out) but something under every grading:
+    the mean's queries would not be the zero-imputed ones."""
+    from rankflavor.errors import EvaluationError
+
+    scale = Scale("all_relevant", (1, 2), rel=1, top=2)
+    qrels = {"q": {"a": -1.0}, "r": {"b": 2.0}}
+    run = {"q": {"a": 1.0}, "r": {"b": 1.0}}
+    with pytest.raises(EvaluationError, match="empty=skip would take the query out of the mean"):
+        bounds(qrels, run, f"{measure}[empty=skip]", scale=scale)
+    b = bounds(qrels, run, f"{measure}[empty=zero]", scale=scale)[0]
+    assert b.lower[0] > 0  # every grading finds a

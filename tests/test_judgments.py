@@ -500,3 +500,21 @@ def test_rbp_residual_in_json_and_footer(dl19):  # type: ignore[no-untyped-def]
     text = render_coverage(cov)
     assert f"lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: tasb " \
            f"{mb.lower_mean + mb.residual_mean:.4f}" in text
+
+
+@pytest.mark.parametrize("first", ["P@3", "P@3[ties=pessimistic]", "ndcg@3[ties=averaged]", "P@3[ties=docno_asc]", "AP"])
+def test_coverage_counts_the_unjudged_top_k_under_every_ordering(first):  # type: ignore[no-untyped-def]
+    """judged@k and the unjudged ranks come from the first measure's own ordering (the prefix path,
+    or every row ranked where the tie rule reads grades or averages, or without a cutoff),
+    checked against the order written from the definition (tests/brute_bounds.py)."""
+    from .brute_bounds import ranked
+
+    qrels = {"q1": {"a": 2, "b": 0, "c": 3}, "q2": {"e": 1}}
+    runs = {"q1": [("a", 2.0), ("u", 2.0), ("b", 2.0), ("c", 1.0), ("v", 1.0)], "q2": [("w", 1.0), ("e", 1.0)]}
+    cov = judgments(qrels, {"r": {q: dict(r) for q, r in runs.items()}}, [first], scale="trec_dl")
+    r = cov.runs[0]
+    m = parse_measure(first)
+    for q, shown, unjudged, ranks in zip(r.queries, r.shown, r.unjudged, r.unjudged_ranks, strict=True):
+        order = [d for d, _ in ranked(runs[str(q)], str(m.flavor.ties), qrels[str(q)])][: m.k]
+        assert shown == len(order) and unjudged == sum(d not in qrels[str(q)] for d in order)
+        assert ranks == [i + 1 for i, d in enumerate(order) if d not in qrels[str(q)]]

@@ -185,7 +185,7 @@ class _Batch:
         position's gain in the DCG, which the rearrangement orders the holes by."""
         rules = self.rules
         w = rules.reciprocal_discounts(int(self.rank.max(initial=1)))[self.rank]
-        w = np.where(self.kept & (self.rank <= rules.cut), w, 0.0)
+        w = np.where(self.rank <= rules.cut, w, 0.0)  # (cut <= depth: no row past the depth cut counts)
         if rules.averaged:
             k = self.kept
             sums = np.bincount(self.group[k], weights=w[k], minlength=len(self.group))

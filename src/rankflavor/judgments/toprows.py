@@ -46,22 +46,16 @@ def full_ranking(plan: Evaluation, measure: Measure) -> Ranked:
     return ranked
 
 
-def top_rows(plan: Evaluation, measure: Measure, depth: int | None, *, tie_groups: bool = False) -> Top:
-    """The top ``depth`` rows of each query (every row for None) under ``measure``'s ordering;
-    ``tie_groups``: on to the end of the tie group at rank ``depth`` (scores kept)."""
+def top_rows(plan: Evaluation, measure: Measure, depth: int | None) -> Top:
+    """The top ``depth`` rows of each query (every row for None) under ``measure``'s ordering."""
     ordering = Ordering.of(measure.flavor)
-    if depth is not None and not tie_groups and not ordering.by_grade and not ordering.averaged:
+    if depth is not None and not ordering.by_grade and not ordering.averaged:
         fast = _from_prefix(plan, measure, ordering, depth)
         if fast is not None:
             return fast
     ranked = full_ranking(plan, measure)
     assert ranked.row is not None  # a full ranking names its rows
     sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
-    if depth is not None and tie_groups:
-        boundary = np.full(ranked.aligned.n_queries, np.nan)
-        at = ranked.rank == depth
-        boundary[ranked.q[at]] = ranked.score[at]
-        sel |= ranked.score == boundary[ranked.q]
     idx = np.flatnonzero(sel)
     return Top(ranked.q[idx], ranked.rank[idx], ranked.row[idx], ranked.judged[idx], ranked.score[idx], ordering)
 
