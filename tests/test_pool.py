@@ -1,6 +1,7 @@
-"""Pooling: depth-k pools counted against a brute force on the real DL 2019 runs; the budgeted
-pool closes the runs' NDCG@10 bound gaps more than uniform random choice of the same budget
-(judgments hidden and restored from the real qrels, seeds fixed); output layouts; bad input."""
+"""Pooling: depth-k pools counted against a brute force on the real DL 2019 runs; each priority
+against a brute force of the runs' exact NDCG@k intervals on small cases; the budgeted pool closes
+the runs' NDCG@10 intervals more than uniform random choice of the same budget (judgments hidden
+and restored from the real qrels, seeds fixed); output layouts; bad input."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rankflavor.cli import cli
 from rankflavor.columns import to_strings
@@ -19,6 +22,7 @@ from rankflavor.io.trec import read_qrels, read_run
 from rankflavor.judgments import bounds
 from rankflavor.pool import pool
 
+from .brute_bounds import TREC_DL, brute
 from .conftest import shared_path
 
 RUNS = ("bm25", "bm25-rm3", "bm25-rankgpt-gpt-3.5-turbo", "d-bert-kd-tasb", "splade-p-p-ensemble-distil")
@@ -66,7 +70,7 @@ def test_depth_k_pool_is_the_union_of_top_k_minus_the_judged(dl19) -> None:  # t
     assert set(zip(p.query.tolist(), p.doc.tolist(), strict=True)) == want
     assert p.counts["pooled"] == len(union) and p.counts["candidates"] == len(want) == len(p)
     assert p.counts["judged"] == len(union) - len(want)
-    assert (np.diff(p.priority) <= 0).all()  # best first
+    assert (np.diff(np.round(p.priority, 12)) <= 0).all()  # best first
     counted = {(q, d): sum(d in _top_k(r, 10).get(q, []) for r in runs) for q, d in list(want)[:20]}
     got = dict(zip(zip(p.query.tolist(), p.doc.tolist(), strict=True), p.runs.tolist(), strict=True))
     assert all(got[key] == n for key, n in counted.items())
@@ -103,18 +107,72 @@ def test_budgeted_pool_closes_the_bound_gap_more_than_random_choice(dl19) -> Non
     assert after < before - 0.15  # and by a wide margin: 0.56 -> 0.31 here, random about 0.48
 
 
-def test_priority_is_the_stated_rule_on_a_hand_worked_case() -> None:
-    # One query; run 1 ranks a, b; run 2 ranks b, c; nothing judged, depth 2: per run, a
-    # document at rank i weighs disc(i) / (disc(1) + disc(2)) (G cancels with no judgments).
-    d1, d2 = 1.0, 1 / math.log2(3)
+def test_priority_on_a_hand_worked_case() -> None:
+    """From scratch (grades 0 and 1), one query; run 1 ranks a, b and run 2 ranks b, c; depth 2.
+    Each run's NDCG@2 interval is [0, 1] (every document 0 leaves nothing to find). Judging a: at 0
+    run 1's interval becomes [0, 1/log2(3)] (b alone at rank 2), at 1 it closes; run 2 does not
+    hold a, and a relevant a only joins its ideal: [0, 1] still. So a is sure to remove
+    1 - 1/log2(3) (the grade 0 case). b likewise (each run loses 1 - 1/log2(3) or more); c, at 0,
+    leaves run 2 at [0, 1] (b alone at rank 1) and run 1 as it was: nothing is sure."""
     p = pool([{"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 2.0, "c": 1.0}}], depth=2)
     got = dict(zip(p.doc.tolist(), p.priority.tolist(), strict=True))
-    assert got == pytest.approx({"b": (d2 + d1) / (d1 + d2), "a": d1 / (d1 + d2), "c": d2 / (d1 + d2)})
-    assert p.doc.tolist() == ["b", "a", "c"] and p.runs.tolist() == [2, 1, 1] and p.best_rank.tolist() == [1, 1, 2]
-    # Judged grades enter the upper bound's ideal: a judged 3 at rank 1 of run 1 makes b weigh
-    # G*disc(2) / (IDCG of [3, 3]) there.
-    j = pool([{"q": {"a": 2.0, "b": 1.0}}], depth=2, qrels={"q": {"a": 3}}, scale="trec_dl")
-    assert j.doc.tolist() == ["b"] and j.priority[0] == pytest.approx(3 * d2 / (3 * d1 + 3 * d2))
+    sure = 1 - 1 / math.log2(3)
+    assert got == pytest.approx({"a": sure, "b": sure, "c": 0.0})
+    assert p.doc.tolist() == ["b", "a", "c"]  # a tie on priority and best rank: more runs first
+    assert p.runs.tolist() == [2, 1, 1] and p.best_rank.tolist() == [1, 1, 2]
+    # a judgment held: a judged 3 at rank 2 on trec_dl; b (rank 1) graded g gives NDCG@2 =
+    # (g + 3/log2(3)) / (3 + g/log2(3)); judging b closes that interval whatever g is
+    j = pool([{"q": {"b": 2.0, "a": 1.0}}], depth=2, qrels={"q": {"a": 3}}, scale="trec_dl")
+    values = [(g + 3 / math.log2(3)) / (3 + g / math.log2(3)) for g in range(4)]
+    assert j.doc.tolist() == ["b"] and j.priority[0] == pytest.approx(max(values) - min(values))
+    assert max(values) - min(values) > 0.3
+
+
+@st.composite
+def _pools(draw):  # type: ignore[no-untyped-def]
+    """Two or three small runs over one or two queries, some documents judged on trec_dl."""
+    queries = ["q1", "q2"][: draw(st.integers(1, 2))]
+    docs = [f"d{i}" for i in range(6)]
+    runs = []
+    for _ in range(draw(st.integers(2, 3))):
+        run = {}
+        for q in queries:
+            chosen = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=4, unique=True))
+            run[q] = {d: float(draw(st.integers(0, 3))) for d in chosen}
+        runs.append(run)
+    qrels = {q: {d: float(draw(st.sampled_from(TREC_DL))) for d in docs if draw(st.integers(0, 2)) == 0}
+             for q in queries}
+    for q in queries:
+        qrels[q]["x"] = float(draw(st.sampled_from(TREC_DL)))  # every query judged
+    return runs, qrels
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(case=_pools(), depth=st.integers(1, 3))
+def test_priority_is_the_brute_force_sure_shrink(case, depth) -> None:  # type: ignore[no-untyped-def]
+    """priority(q, d) = min over grades g of sum over runs of (W_r - W_r[d judged g]) / queries, each
+    width by brute force over every grading of the run's unjudged top-k documents."""
+    runs, qrels = case
+    measure = f"ndcg@{depth}"
+    p = pool(runs, depth=depth, qrels=qrels, scale="trec_dl")
+
+    def widths(judged: dict[str, dict[str, float]]) -> list[dict[str, float]]:
+        out = []
+        for run in runs:
+            listed = {q: list(docs.items()) for q, docs in run.items()}
+            ends = brute(judged, listed, measure)
+            out.append({q: ends.get(q, (0.0, 0.0))[1] - ends.get(q, (0.0, 0.0))[0] for q in qrels})
+        return out
+
+    now = widths(qrels)
+    for q, d, priority in zip(p.query.tolist(), p.doc.tolist(), p.priority.tolist(), strict=True):
+        sure = []
+        for g in TREC_DL:
+            after = widths({**qrels, q: {**qrels[q], d: float(g)}})
+            sure.append(sum((w[q] - a[q]) / len(qrels) for w, a in zip(now, after, strict=True)))
+        assert priority == pytest.approx(min(sure), abs=1e-9), (q, d)
+    assert (np.diff(np.round(p.priority, 12)) <= 0).all()
 
 
 def test_the_trec_stub_is_refused_until_graded(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -21,11 +21,11 @@ _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecomm
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Measure to bound (ndcg@10, P@10, AP@100, RR, RBP@100[param=0.8]). Repeatable; default "
-              "ndcg@10. The first one's cutoff is the coverage's k.")
+              help="Measure to bound: ndcg, dcg, P, AP, RR, ERR or RBP (ndcg@10, P@10, AP@100, RR, ERR@20, "
+              "RBP@100[param=0.8]). Repeatable; default ndcg@10. The first one's cutoff is the coverage's k.")
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale: trec_dl (0-3, relevant >= 2), msmarco (0-1), beir (0-2, relevant >= 1), "
-              "ecommerce (0-4, relevant >= 3). Its top grade G makes the upper bound; a grade off it is an error.")
+              "ecommerce (0-4, relevant >= 3). The intervals range over its grades; a grade off it is an error.")
 @click.option("-q", "per_query", is_flag=True, help="Per-query coverage and bounds (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -51,10 +51,12 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
 @click.option("--depth", "-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
               help="Pool each run's top K documents per query (the K of the NDCG@K whose bounds to close).")
 @click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Keep the N candidates that can shrink the runs' NDCG@K bound gaps most (see `rankflavor.pool`).")
+              help="Keep the N candidates whose judgment is sure to shrink the runs' exact NDCG@K intervals most, "
+              "whatever grade it gets (see `rankflavor.pool`).")
 @click.option("--qrels", default=None, type=click.Path(dir_okay=False),
               help="Judgments so far: their documents are not pooled again. Needs --scale.")
-@click.option("--scale", default=None, metavar="NAME", help="Label scale of QRELS; its top grade G weighs the candidates.")
+@click.option("--scale", default=None, metavar="NAME",
+              help="Label scale of QRELS: its grades are what an unjudged document may get (0 and 1 without one).")
 @click.option("--strategy", type=click.Choice(("gap", "random")), default="gap", show_default=True,
               help="With --budget: gap (by priority) or random (uniform, the baseline, with --seed).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --strategy random.")

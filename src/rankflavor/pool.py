@@ -1,29 +1,31 @@
 """Pooling: which unjudged documents to judge next, across several runs.
 
 Depth-k pooling (the TREC practice) takes the union of every run's top ``k`` documents per query
-and keeps those the judgments do not hold yet: the documents that make the runs' NDCG@k bounds
-differ (a judged document moves neither bound). A document with a negative grade counts as
+and keeps those the judgments do not hold yet. A document with a negative grade counts as
 unjudged, as trec_eval reads it ("pooled but not judged").
 
-A budget of ``N`` keeps the ``N`` candidates of highest priority, where the priority of a
-document ``d`` of query ``q`` is its greatest possible contribution to the upper - lower gap
-of the runs' mean NDCG@k, summed over the runs that retrieve it in their top ``k``::
+The priority of a candidate
+---------------------------
+A budget of ``N`` keeps the ``N`` candidates of highest priority. Each run r has an exact interval
+[lower_r, upper_r] for its mean NDCG@k over every grading of the unjudged documents of its top k
+with the scale's grades (:func:`rankflavor.bounds`, :mod:`rankflavor.judgments.extremes`); W_r is
+its width. Judging document d of query q with grade g changes every run's interval: for a run
+holding d in its top k, d leaves the unjudged documents (its query's interval is then the exact
+one over the others); for a run that does not, d joins the judgments of q, and so the global
+ideal. The priority of d is what the judgment is sure to remove from the runs' summed widths::
 
-    priority(q, d) = sum over runs r with d in their top k of
-                     gain(G) * disc(rank_r(d)) / (IDCG_up(r, q) * n_r)
+    priority(q, d) = min over grades g of S of  sum over runs r of  (W_r - W_r[d judged g])
 
-``disc(i) = 1/log2(i + 1)``; ``G`` is the scale's top grade; ``IDCG_up(r, q)`` is the ideal DCG@k
-of the upper bound, i.e. the judged grades of ``q`` together with ``G`` for each unjudged document
-in run ``r``'s top k (the ideal the upper bound uses, so a document's weight is what judging it
-non-relevant removes from that bound); ``n_r`` is the number of queries run ``r``'s mean is
-over. Judging a document at grade 0 lowers the upper bound of run ``r`` by at least that weight's
-share, so documents high in many runs' rankings, of queries with few relevant documents, come
-first. This is the rule of Moffat, Webber & Zobel, "Strategic system comparisons via targeted
-relevance judgments" (SIGIR 2007), who rank documents by the summed rank-biased (RBP) weight the
-systems give them, written with the NDCG@k discount and normalisation. Priorities are computed
-once: a choice does not change another candidate's weight until grades are known (judge, add
-the grades to the qrels, pool again). Ties go to the better best rank, then to more runs, then to
-query and doc id order.
+(per query, divided by the number of queries in run r's mean). Judging the documents of highest
+priority first closes the runs' intervals fastest whatever the judge says: the targeted judging
+of Moffat, Webber & Zobel, "Strategic system comparisons via targeted relevance judgments"
+(SIGIR 2007), who order documents by the summed rank-biased weight the systems give them, here
+with the exact NDCG@k intervals in place of that weight. Priorities are computed once: a choice
+does not change another candidate's until grades are known (judge, add the grades to the qrels,
+pool again). Ties go to the better best rank, then to more runs, then to query and doc id order.
+
+Without judgments (pooling from scratch) every query the runs answer counts, and without a scale
+the grades are 0 and 1 (binary relevance).
 """
 
 from __future__ import annotations
@@ -36,11 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from .columns import dictionary_array, string_array, take, to_strings
+from .columns import dictionary_array, string_array, to_strings
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
+from .judgments.bounds import zero_imputed
+from .judgments.extremes import extremes_of
 from .judgments.scale import Scale, scale_named
-from .order import Ordering, Ranked
+from .judgments.scope import QueryScope, Rules, docnos_of, scopes
+from .measure import Measure, parse_measure
 from .plan import Evaluation
 from .tables import Qrels, Run
 
@@ -127,12 +132,12 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     ----------
     runs : paths, ``{query: {doc: score}}`` dicts or Run tables; ranked as trec_eval does
         (score descending, ties by docno descending).
-    depth : the pooling depth k (the cutoff of the NDCG@k whose bounds are to close).
+    depth : the pooling depth k (the cutoff of the NDCG@k whose intervals are to close).
     qrels : the judgments so far (path, dict or Qrels), or None (nothing judged yet).
     budget : keep ``budget`` candidates (None: all).
-    scale : the label scale (name or :class:`~rankflavor.judgments.Scale`): its top grade is G and
-        the judgments must be on it. Needed with ``qrels`` (without judgments G cancels out of
-        every weight, so none is needed).
+    scale : the label scale (name or :class:`~rankflavor.judgments.Scale`): its grades are what an
+        unjudged document may get, and the judgments must be on it. Needed with ``qrels``; without
+        either, the grades are 0 and 1.
     gain : ``linear`` (g) or ``exp2`` (2^g - 1), the gain of the NDCG the priorities are for
         (a scale with its own gain table uses that).
     strategy : ``gap`` keeps the candidates of highest priority; ``random`` keeps ``budget``
@@ -171,33 +176,37 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     if qrels is not None:
         if sc is None:
             raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "
-                             "its top grade G is what an unjudged document may be")
+                             "its grades are what an unjudged document may get")
         judged = as_qrels(qrels)
         sc.check(judged)
     else:
         judged = Qrels(dictionary_array([]), string_array([]), np.zeros(0))
-    top = sc.top if sc is not None else 1.0
-    gains = dict(sc.gains) if sc is not None and sc.gains is not None else None
-    parts = [_top(as_run(r), judged, depth, top, gain, gains) for r in runs]
+    text = f"ndcg@{depth}" if sc is not None and sc.gains is not None else f"ndcg@{depth}[gain={gain}]"
+    measure = sc.measure(text) if sc is not None else parse_measure(text)
+    grades = np.asarray(sc.grades if sc is not None else (0.0, 1.0), dtype=np.float64)
+    parts = [_run_part(as_run(r), judged, measure, grades, depth) for r in runs]
     per_run = {}
     for i, (r, part) in enumerate(zip(runs, parts, strict=True)):
         name = str(part["source"]) if isinstance(r, (str, Run)) or hasattr(r, "__fspath__") else f"run {i + 1}"
         name = name if name not in per_run else f"{name} ({i + 1})"
         per_run[name] = {"top_k": len(part["doc"]), "unjudged": int((~part["judged"]).sum())}
-    cat = {key: np.concatenate([p[key] for p in parts]) for key in ("query", "doc", "judged", "weight", "rank")}
+    cat = {key: np.concatenate([p[key] for p in parts]) for key in ("query", "doc", "judged", "rank")}
     keys = np.asarray([f"{q}\x00{d}" for q, d in zip(cat["query"], cat["doc"], strict=True)], dtype=object)
     uniq, inverse = np.unique(keys, return_inverse=True) if len(keys) else (keys, np.zeros(0, dtype=np.int64))
     n = len(uniq)
     is_judged = np.zeros(n, dtype=bool)
     is_judged[inverse[cat["judged"]]] = True
-    priority = np.bincount(inverse, weights=np.where(cat["judged"], 0.0, cat["weight"]), minlength=n)
     n_runs = np.bincount(inverse, minlength=n)
     best = np.full(n, np.iinfo(np.int64).max)
     np.minimum.at(best, inverse, cat["rank"])
     split = np.asarray([u.split("\x00", 1) for u in uniq], dtype=object).reshape(n, 2)
     keep = np.flatnonzero(~is_judged)
-    # priority desc, best rank asc, runs desc, then (query, doc) order (uniq is sorted).
-    order = keep[np.lexsort((keep, -n_runs[keep], best[keep], -priority[keep]))]
+    priority = np.zeros(n)
+    for i in keep.tolist():
+        priority[i] = _priority(parts, str(split[i, 0]), str(split[i, 1]), len(grades))
+    # priority desc (equal to 12 decimals: sums of widths taken in another order differ in the
+    # last bits), best rank asc, runs desc, then (query, doc) order (uniq is sorted).
+    order = keep[np.lexsort((keep, -n_runs[keep], best[keep], -np.round(priority[keep], 12)))]
     if budget is None:
         chosen = order
     elif strategy == "random":
@@ -210,50 +219,68 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     return Pool(split[chosen, 0], split[chosen, 1], priority[chosen], n_runs[chosen], best[chosen], depth, budget, counts)
 
 
-def _top(run: Run, qrels: Qrels, depth: int, max_grade: float, gain: str,
-         table: dict[float, float] | None) -> dict[str, Any]:
-    """One run's top ``depth`` rows: ids, rank, judged, and each unjudged row's weight."""
+def _priority(parts: list[dict[str, Any]], query: str, doc: str, n_grades: int) -> float:
+    """min over grades of the summed shrink of the runs' mean widths (module docstring)."""
+    total = np.zeros(n_grades)
+    for part in parts:
+        shrink = part["hole"].get((query, doc))
+        if shrink is None:
+            shrink = part["elsewhere"].get(query)
+        if shrink is not None:
+            total += shrink
+    return float(total.min())
+
+
+def _run_part(run: Run, qrels: Qrels, measure: Measure, grades: np.ndarray, depth: int) -> dict[str, Any]:
+    """One run's top ``depth`` rows (ids, rank, judged), and per candidate the shrink of the run's
+    mean width by grade: ``hole`` for its unjudged documents in scope, ``elsewhere`` per query for
+    a document of it that the run does not hold there."""
     plan = Evaluation(qrels, run, whole=False)
     try:
-        return _weights(plan.ranker("error").ranked(Ordering(depth=depth)), run, qrels, depth, max_grade, gain, table)
+        m0 = zero_imputed(measure)
+        rules = Rules.of(m0, grades)
+        scratch = not len(qrels)
+        found = scopes(plan, rules, every_query=scratch)
+        ranked = found.ranked
+        aligned = ranked.aligned
+        if not scratch and not (aligned.in_run & aligned.in_qrels).any():
+            # Judgments of other topics (a DL 2020 run against DL 2019 qrels): every document would
+            # look unjudged. Pooling from scratch is the same call without qrels.
+            raise InputError(run.source, None, f"shares no query with the judgments {qrels.source}; "
+                             "pool without them to pool this run from scratch")
+        n_mean = int(aligned.in_run.sum()) if scratch else len(plan.evaluate(m0).queries)
+        top = np.flatnonzero(ranked.rank <= depth)
+        assert ranked.row is not None
+        docs = np.asarray(to_strings(docnos_of(aligned, ranked.row[top])), dtype=object)
+        hole, elsewhere = _shrinks(rules, found.scopes, max(n_mean, 1))
+        return {"source": run.source, "query": aligned.query_ids[ranked.q[top]].astype(object), "doc": docs,
+                "judged": np.asarray(ranked.judged[top], dtype=bool), "rank": np.asarray(ranked.rank[top], dtype=np.int64),
+                "hole": hole, "elsewhere": elsewhere}
     finally:
         plan.close()
 
 
-def _weights(ranked: Ranked, run: Run, qrels: Qrels, depth: int, max_grade: float, gain: str,
-             table: dict[float, float] | None) -> dict[str, Any]:
-    aligned = ranked.aligned
-    if len(qrels) and not (aligned.in_run & aligned.in_qrels).any():
-        # Judgments of other topics (a DL 2020 run against DL 2019 qrels): every document would
-        # look unjudged. Pooling from scratch is the same call without qrels.
-        raise InputError(run.source, None, f"shares no query with the judgments {qrels.source}; "
-                         "pool without them to pool this run from scratch")
-    rows = ranked.row if ranked.row is not None else np.arange(len(ranked.q))
-    docs = np.asarray(to_strings(take(aligned.run_doc_strings, aligned.input_rows(rows))), dtype=object)
-    queries = aligned.query_ids[ranked.q].astype(object)
-    def g(x: np.ndarray) -> np.ndarray:
-        if table is not None:
-            return np.asarray([table.get(float(v), float(v)) for v in np.atleast_1d(x)], dtype=np.float64)
-        return np.asarray(x, dtype=np.float64) if gain == "linear" else np.exp2(x) - 1.0
+def _shrinks(rules: Rules, found: list[QueryScope], n_mean: int) -> tuple[dict[tuple[str, str], np.ndarray],
+                                                                          dict[str, np.ndarray]]:
+    """Per (query, doc) in scope and per query, W - W[judged g] for each grade g, / n_mean."""
+    grades = rules.grades.tolist()
+    now = extremes_of(rules, found)
+    fixed = [s.fixed(h, g) for s in found for h in range(s.n_holes) for g in grades]
+    other = [s.judged_elsewhere(g) for s in found for g in grades]
+    after = extremes_of(rules, fixed + other)
+    width = np.array([np.nan_to_num(e.width) for e in after]).reshape(-1)
+    hole: dict[tuple[str, str], np.ndarray] = {}
+    elsewhere: dict[str, np.ndarray] = {}
+    at = 0
+    for s, e in zip(found, now, strict=True):
+        w = np.nan_to_num(e.width)
+        for d in s.hole_docs:
+            hole[(s.qid, d)] = (w - width[at:at + len(grades)]) / n_mean
+            at += len(grades)
+    for s, e in zip(found, now, strict=True):
+        elsewhere[s.qid] = (np.nan_to_num(e.width) - width[at:at + len(grades)]) / n_mean
+        at += len(grades)
+    return hole, elsewhere
 
-    top_gain = float(g(np.asarray([max_grade]))[0])
-    disc = 1.0 / np.log2(ranked.rank + 1.0)
-    # The upper bound's ideal: judged gains of the query, and G for each unjudged row in the top k.
-    unj = ~ranked.judged
-    iq = np.concatenate([ranked.jq, ranked.q[unj]]).astype(np.int64)
-    ig = np.concatenate([g(np.asarray(ranked.jgrade, dtype=np.float64)), np.full(int(unj.sum()), top_gain)])
-    ig = np.maximum(ig, 0.0)
-    o = np.lexsort((-ig, iq))
-    iq, ig = iq[o], ig[o]
-    first = np.r_[True, iq[1:] != iq[:-1]] if len(iq) else np.zeros(0, dtype=bool)
-    start = np.maximum.accumulate(np.where(first, np.arange(len(iq)), 0)) if len(iq) else iq
-    pos = np.arange(len(iq)) - start + 1
-    inside = pos <= depth
-    n_q = aligned.n_queries
-    idcg = np.bincount(iq[inside], weights=ig[inside] / np.log2(pos[inside] + 1.0), minlength=n_q)
-    evaluated = aligned.in_run & aligned.in_qrels if len(qrels) else aligned.in_run
-    n_r = max(int(evaluated.sum()), 1)
-    z = idcg[ranked.q]
-    weight = np.where(z > 0, top_gain * disc / np.where(z > 0, z, 1.0) / n_r, 0.0)
-    return {"source": run.source, "query": queries, "doc": docs, "judged": np.asarray(ranked.judged, dtype=bool),
-            "weight": weight, "rank": np.asarray(ranked.rank, dtype=np.int64)}
+
+__all__ = ["FORMATS", "Pool", "pool"]

@@ -1,28 +1,31 @@
-"""How much of a score is an artefact of missing judgments: per-query lower and upper bounds,
-the zero-imputed value and the condensed value, each an ordinary measure evaluated by the normal
-engine on (possibly transformed) inputs, so they hold on every backend by construction.
+"""How much of a score is an artefact of missing judgments: per query, the exact least and
+greatest value of the measure over every grading of the unjudged documents it reads, with the
+value as given and the condensed value.
 
-For a measure ``m`` with cutoff k (the whole run without one), per query:
+For a measure ``m`` (cutoff k; the whole run without one), per query:
 
-* ``lower``: ``m`` with every unjudged document scored as grade 0 (``unjudged=zero``, no assumed
-  grade);
-* ``value``: ``m`` as given (the zero-imputed value under the default flavor);
-* ``upper``: ``lower``'s measure on the judgments extended with every unjudged document of the
-  run's top k at the scale's top grade G, the run cut to its top k rows (recall@K: K) and
-  re-scored so that each row keeps the rank it had (the cut is checked: where the measure on it
-  differs from the lower bound, as a local ideal reads the whole list, every row is kept): the imputed documents join the judgments, so a global
-  ideal includes them, and the local and recall ideals (made of the run's own rows) hold them
-  anyway: the upper bound is a real value of the measure, never a sum past 1 (Lu, Moffat,
-  Culpepper 2016). NDCG under a growing ideal is not monotone in the imputed grades (flavor
-  facts §5.6), so where "all unjudged = G" scores below the zero-imputed value the upper bound is
-  that value: both are values of the measure under some grading, and the larger is reported;
-* ``condensed``: ``m`` with unjudged documents removed before ranking (``unjudged=condensed``,
-  Sakai 2007's nDCG′);
-* for a metric that declares a residual (RBP, Moffat & Zobel 2008): ``upper = lower + residual``,
-  the residual being the weight of the unjudged ranks and of the ranks past the run's end.
+* ``value``: ``m`` as given (zero-imputed under the default flavor; ``unjudged_grade`` and
+  ``unjudged=condensed`` change it, and may put it outside the interval, which is that of the
+  measure with every unjudged document in scope graded);
+* ``lower`` / ``upper``: the least / greatest value of the zero-imputed measure ``m0``
+  (``unjudged=zero``) over every assignment of the scale's grades S to the unjudged documents in
+  scope: those among the rows ``m0`` reads in its top k (:mod:`.scope`: the top min(k, depth),
+  the top K of a recall@K ideal, every row for a local ideal, whole tie groups where the tie rule
+  reads grades or averages gains). Each is exact (:mod:`.extremes` proves each metric: ndcg in
+  every ideal, gain, discount and tie flavor, dcg, P, AP, RR, ERR, RBP; others are refused,
+  naming why) and is the measure's value, computed by the engine, on a grading that attains it
+  (:mod:`.regrade`). Not covered: documents ranked below the scope, unjudged documents no run
+  retrieved (both could still lower a global-ideal NDCG, and AP, once judged relevant) and grades
+  off the scale;
+* ``condensed``: ``m`` with unjudged documents removed before ranking (Sakai 2007's nDCG');
+* RBP also keeps its Moffat & Zobel residual (``residual``): the weight of the unjudged ranks and
+  of the ranks past the run's end (d = min(k, retrieved)), so ``lower + residual`` bounds RBP
+  over every grading of those too. Under the usual gains (grade 0 gains nothing, no grade more
+  than G) the in-scope interval is [lower, lower + the unjudged ranks' weight], and the two upper
+  ends differ by p^d, the weight of the ranks past the run.
 
-Under the grade-dependent tie rules (``pessimistic``, ``optimistic``) and ``averaged`` the rows
-keep their scores, so an imputed document takes the place its tie rule gives it.
+The mean interval is the mean of the per-query extremes: queries are graded independently, and an
+``empty`` policy that would take a query in or out of the mean with its grading is refused.
 
 Examples
 --------
@@ -48,18 +51,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..aggregate import summarize
-from ..align import Aligned
-from ..columns import as_numpy, plain_strings, string_array, take, to_strings
-from ..docnos import integer_docnos
-from ..errors import EvaluationError, FlavorError, UsageError
+from ..columns import string_array
+from ..errors import EvaluationError, UsageError
+from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
-from ..order import Ordering
-from ..plan import Evaluation, evaluate_tables
+from ..metrics.bounded import bound_of
+from ..order import Ranked
+from ..plan import Evaluation
 from ..results import MeasureResult
 from ..tables import Qrels, Run
+from .extremes import Extremes, candidates, check_policy, extremes_of
+from .families import gain, level
+from .regrade import confirmed, engine_values
 from .scale import Scale, scale_named
-from .toprows import top_rows
+from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
 
 
 def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
@@ -74,94 +80,9 @@ def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | Non
     return [m if isinstance(m, Measure) else parse_measure(m) for m in items]
 
 
-def top_grade(measure: Measure, scale: Scale | None) -> float:
-    """G for the upper bound: the scale's, else the measure's ``max_grade``; never the data's."""
-    if scale is not None:
-        return scale.top
-    if measure.flavor.top_grade is not None:
-        return measure.flavor.top_grade
-    raise FlavorError(
-        f"the upper bound of {measure.name} needs the top grade G of the label scale: pass scale= "
-        "(trec_dl, msmarco, beir, ecommerce or a Scale) or set max_grade; G is never taken from the data"
-    )
-
-
 def zero_imputed(measure: Measure) -> Measure:
-    """``measure`` with unjudged documents as grade 0 (the lower bound's measure)."""
+    """``measure`` with unjudged documents as grade 0 (the measure the interval is of)."""
     return measure.with_knobs(unjudged="zero", unjudged_grade="none")
-
-
-@dataclass(frozen=True)
-class Imputation:
-    """The transformed inputs of one measure's upper bound (kept for :meth:`Bounds.document_gaps`).
-
-    ``run`` holds the rows the measure reads (top ``depth`` of each query, whole tie groups where
-    the tie rule reads them) of the queries with an unjudged document in the top k; ``pair_*``
-    those documents (query, doc, rank).
-    """
-
-    run: Run
-    pair_query: np.ndarray
-    pair_doc: np.ndarray
-    pair_rank: np.ndarray
-    grade: float
-    #: The judgments of the queries with an imputed document.
-    qrels: Qrels
-    #: Some imputed document carries a label already (a negative one: pooled, not judged).
-    labelled: bool = False
-
-
-def docnos_of(aligned: Aligned, rows: np.ndarray) -> pa.Array:
-    """The docnos of aligned run ``rows``; canonical integer docnos are written from their values,
-    so a big run's strings (which scoring never builds) are not made for a few rows."""
-    if aligned.doc_value_offset is not None:
-        return integer_docnos((aligned.run_doc[rows].astype(np.int64) + aligned.doc_value_offset,))
-    return take(aligned.run_doc_strings, aligned.input_rows(rows).astype(np.int64))
-
-
-def _imputation(plan: Evaluation, measure: Measure, grade: float, whole: bool = False) -> Imputation:
-    """The unjudged (query, doc, rank) of the top k and the inputs of the upper bound, for the
-    queries holding one: the run cut and re-scored, the judgments of those queries (module doc)."""
-    k = measure.k
-    depth = None if k is None or whole else max(k, measure.flavor.recall_depth or 0)
-    ordering = Ordering.of(measure.flavor)
-    keep_scores = ordering.averaged or ordering.by_grade
-    top = top_rows(plan, measure, depth, tie_groups=keep_scores)
-    aligned = plan.aligned(str(measure.flavor.duplicates))
-    imputed = (top.rank <= (k if k is not None else np.inf)) & ~top.judged & aligned.in_qrels[top.q]
-    has_pair = np.zeros(aligned.n_queries, dtype=bool)
-    has_pair[top.q[imputed]] = True
-    rows = np.flatnonzero(has_pair[top.q])  # the other queries' upper bound is their lower bound
-    ids = aligned.query_ids[top.q[rows]].astype(str)
-    docs = docnos_of(aligned, top.row[rows])
-    if keep_scores:
-        score = np.asarray(aligned.run_score[top.row[rows]], dtype=np.float64)
-    else:  # each row keeps its rank, ties or not
-        score = -top.rank[rows].astype(np.float64)
-    run = Run(string_array(list(ids)), docs, score, source="bounds")
-    pick = np.flatnonzero(imputed[rows])
-    pair_rows = top.row[rows][pick]
-    at = np.minimum(np.searchsorted(aligned.judged_row, pair_rows), max(len(aligned.judged_row) - 1, 0))
-    labelled = bool(len(aligned.judged_row)) and bool((aligned.judged_row[at] == pair_rows).any())
-    query_ids = aligned.query_ids[has_pair].astype(str)
-    return Imputation(run, ids[pick], np.asarray(to_strings(take(docs, pick)), dtype=object), top.rank[rows][pick],
-                      grade, qrels_of(plan.qrels, query_ids), labelled)
-
-
-def qrels_of(qrels: Qrels, queries: np.ndarray) -> Qrels:
-    """The judgments of ``queries`` (line numbers kept)."""
-    qq = _string(qrels.query)
-    keep = as_numpy(pc.is_in(qq, value_set=string_array(list(queries))))
-    idx = np.flatnonzero(keep)
-    lines = qrels.lines_of(idx)
-    return Qrels(take(qq, idx), take(_string(qrels.doc), idx), np.asarray(qrels.grade, dtype=np.float64)[idx],
-                 source=qrels.source, lines=None if lines is None else np.asarray(lines), from_file=False,
-                 raters=qrels.raters)
-
-
-def _string(a: pa.Array | pa.ChunkedArray) -> pa.Array:
-    a = plain_strings(a)
-    return a.cast(pa.string()) if not pa.types.is_string(a.type) else a
 
 
 def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
@@ -169,34 +90,6 @@ def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
     would import pandas)."""
     sep = string_array(["\x1f"] * len(query))
     return pc.binary_join_element_wise(query, doc, sep)
-
-
-def extend_qrels(qrels: Qrels, query: np.ndarray, doc: np.ndarray, grade: float | np.ndarray,
-                 replace: bool = True) -> Qrels:
-    """``qrels`` with the (query, doc) pairs given at ``grade``; with ``replace``, a pair already
-    there (a negative label: pooled, not judged) is replaced."""
-    qq, dd = _string(qrels.query), _string(qrels.doc)
-    g = np.asarray(qrels.grade, dtype=np.float64)
-    lines = qrels.lines_of(np.arange(len(g)))
-    if len(query) and replace:
-        new_key = string_array([f"{a}\x1f{b}" for a, b in zip(query, doc, strict=True)])
-        old_key = pair_keys(qq, dd)
-        stay = ~as_numpy(pc.is_in(old_key, value_set=new_key))
-        if not stay.all():
-            idx = np.flatnonzero(stay)
-            qq, dd, g = take(qq, idx), take(dd, idx), g[stay]
-            lines = None if lines is None else lines[stay]
-    n = len(query)
-    grades = np.broadcast_to(np.asarray(grade, dtype=np.float64), (n,))
-    return Qrels(
-        pa.concat_arrays([qq, string_array([str(x) for x in query])]),
-        pa.concat_arrays([dd, string_array([str(x) for x in doc])]),
-        np.concatenate([g, grades]),
-        source=qrels.source,
-        lines=None if lines is None else np.concatenate([lines, np.zeros(n, dtype=lines.dtype)]),
-        from_file=qrels.from_file,
-        raters=qrels.raters,
-    )
 
 
 def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
@@ -212,16 +105,29 @@ def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Detail:
+    """What the bounds of one measure were derived from (kept for :meth:`Bounds.document_table`):
+    the scopes of the queries with unjudged documents, each with its row in the per-query arrays
+    and its extremes (None where the gradings were chosen without computing them: a monotone
+    metric's)."""
+
+    scopes: ScopeSet
+    found: list[tuple[int, QueryScope, Extremes | None]]
+
+
+@dataclass(frozen=True)
 class MeasureBounds:
     """One measure's bounds, per query (rows of the zero-imputed result, in query order).
 
     Attributes
     ----------
     measure : the measure as given (under the scale); ``lower_measure`` the zero-imputed one.
-    queries, status : as :class:`~rankflavor.results.MeasureResult` of the lower bound.
+    queries, status : as :class:`~rankflavor.results.MeasureResult` of the zero-imputed measure.
     lower, value, upper, condensed : per-query values; ``*_mean`` their summaries by the
-        metric's rule over the lower bound's rows.
-    grade : the grade G imputed for the upper bound (None for a residual metric).
+        metric's rule over those rows.
+    grade : the top grade G of the scale; ``grades`` every grade S the interval ranges over.
+    residual : RBP's Moffat & Zobel residual per query (None for other metrics), ``residual_mean``
+        its mean: ``lower + residual`` also covers the ranks past the run's end.
     """
 
     measure: Measure
@@ -237,11 +143,14 @@ class MeasureBounds:
     upper_mean: float
     condensed_mean: float
     grade: float | None
-    imputation: Imputation | None = field(default=None, repr=False)
+    detail: Detail | None = field(default=None, repr=False)
+    grades: tuple[float, ...] = ()
+    residual: np.ndarray | None = None
+    residual_mean: float | None = None
 
     @property
     def gap(self) -> np.ndarray:
-        """``upper - lower`` per query."""
+        """``upper - lower`` per query: the width of each query's interval."""
         return self.upper - self.lower
 
     def overlaps(self, other: MeasureBounds) -> bool:
@@ -249,68 +158,181 @@ class MeasureBounds:
         return bool(self.lower_mean <= other.upper_mean and other.lower_mean <= self.upper_mean)
 
     def to_dict(self) -> dict[str, Any]:
-        def f(x: float) -> float | None:
-            return None if not np.isfinite(x) else float(x)
+        def f(x: float | None) -> float | None:
+            return None if x is None or not np.isfinite(x) else float(x)
 
-        return {
+        out: dict[str, Any] = {
             "measure": str(self.measure),
             "lower": f(self.lower_mean), "value": f(self.value_mean), "upper": f(self.upper_mean),
             "condensed": f(self.condensed_mean),
-            "imputed_grade": self.grade,
-            "per_query": {
-                str(q): {"lower": f(lo), "value": f(v), "upper": f(up), "condensed": f(c)}
-                for q, lo, v, up, c in zip(self.queries, self.lower, self.value, self.upper, self.condensed, strict=True)
-            },
+            "grades": list(self.grades),
+            "covers": covers(self),
         }
+        if self.residual is not None:
+            out["residual"] = f(self.residual_mean)
+        rows = zip(self.queries, self.lower, self.value, self.upper, self.condensed, strict=True)
+        out["per_query"] = {str(q): {"lower": f(lo), "value": f(v), "upper": f(up), "condensed": f(c)}
+                            for q, lo, v, up, c in rows}
+        if self.residual is not None:
+            for q, r in zip(self.queries, self.residual, strict=True):
+                out["per_query"][str(q)]["residual"] = f(r)
+        return out
 
 
-def _reads_same(qrels: Qrels, run: Run, measure: Measure, lower: MeasureResult) -> bool:
-    """The cut, re-scored run gives ``measure`` the values the whole run gave (``lower``): it holds
-    every row the measure reads. Checked rather than assumed, for every metric and flavor."""
-    cut = evaluate_tables(qrels, run, [measure], whole=False)[0]
-    mine = _by_query(lower, cut.queries)
-    theirs = np.asarray(cut.values, dtype=np.float64)
-    return bool(np.allclose(theirs, mine, rtol=0.0, atol=1e-12, equal_nan=True))
+def scope_text(measure: Measure) -> str:
+    """Which rows of each query the interval grades, in words (:mod:`.scope`)."""
+    f = measure.flavor
+    depth = f.depth_limit
+    bound = bound_of(measure.spec)
+    ideal = str(f.ideal_kind) if bound is not None and bound.ideal else ""
+    k = measure.k
+    if ideal == "recall" and k is not None:
+        k = max(k, f.recall_depth or 0)
+    whole = k is None or ideal == "local"
+    if k is None or ideal == "local":
+        text = "the whole ranking" if depth is None else f"the top {depth} (depth={depth})"
+    else:
+        text = f"the top {k if depth is None else min(k, depth)}"
+    grouped = str(f.ties) in ("pessimistic", "optimistic") or (
+        str(f.ties) == "averaged" and bound is not None and bound.averages)
+    if grouped and not (whole and depth is None):
+        text += " and the rest of the tie group at its end"
+    return text
 
 
-def measure_bounds(plan: Evaluation, measure: Measure, scale: Scale | None) -> MeasureBounds:
-    """The bounds of one ``measure`` on the plan's run, sharing its alignment and rankings."""
+def covers(b: MeasureBounds) -> str:
+    """What the interval covers and what it does not, in one sentence."""
+    grades = ",".join(format_number(g) for g in b.grades)
+    return (f"every grading of the unjudged documents in {scope_text(b.lower_measure)} with the grades {{{grades}}}; "
+            "not covered: unjudged documents ranked below that or never retrieved, and grades off the scale")
+
+
+@dataclass
+class _Pending:
+    """One measure between its evaluations and its engine-checked extremes."""
+
+    measure: Measure
+    lower_m: Measure
+    grades: np.ndarray
+    lower: MeasureResult
+    value: MeasureResult
+    cond: MeasureResult
+    detail: Detail
+    picks: list[tuple[QueryScope, np.ndarray]]
+    #: Per pick: its row, whether it is a candidate for the lower end, for the upper end, and
+    #: the value derived for it (NaN: chosen without one).
+    roles: list[tuple[int, bool, bool, float]]
+    #: Per pick, its value when known without the engine (NaN: ask it).
+    known: np.ndarray
+
+
+def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: dict[object, Ranked]) -> _Pending:
+    """Evaluate ``measure`` (zero-imputed, as given, condensed) and find the gradings at its ends."""
     lower_m = zero_imputed(measure)
-    cond_m = measure.with_knobs(unjudged="condensed", unjudged_grade="none")
+    rules = Rules.of(lower_m, scale_grades(lower_m, None if scale is None else scale.grades))
     lower = plan.evaluate(lower_m)
     value = lower if measure == lower_m else plan.evaluate(measure)
-    cond = plan.evaluate(cond_m)
-    queries = lower.queries
-    lo = np.asarray(lower.values, dtype=np.float64)
-    spec = measure.spec
-    imputation = None
-    grade: float | None
-    if spec.residual is not None:
-        grade = None
-        resid = plan.evaluate(Measure(spec.residual, lower_m.k, lower_m.flavor))
-        up = lo + _by_query(resid, queries)
+    cond = plan.evaluate(measure.with_knobs(unjudged="condensed", unjudged_grade="none"))
+    found_scopes = scopes(plan, rules, rankings)
+    where = {str(q): j for j, q in enumerate(lower.queries)}
+    found: list[tuple[int, QueryScope, Extremes | None]] = []
+    picks: list[tuple[QueryScope, np.ndarray]] = []
+    roles: list[tuple[int, bool, bool, float]] = []
+    rows: list[tuple[int, QueryScope]] = []
+    for scope in found_scopes.scopes:
+        check_policy(rules, scope)
+        j = where.get(scope.qid)
+        if j is not None:
+            rows.append((j, scope))
+    if rules.bound.search == "monotone":
+        for j, scope in rows:
+            for grading in candidates(rules, scope):
+                picks.append((scope, grading))
+                roles.append((j, True, True, np.nan))
+            found.append((j, scope, None))
     else:
-        grade = top_grade(measure, scale)
-        imputation = _imputation(plan, lower_m, grade)
-        if len(imputation.pair_query) and not _reads_same(imputation.qrels, imputation.run, lower_m, lower):
-            # The measure reads rows below its cutoff (a local ideal): keep every row.
-            imputation = _imputation(plan, lower_m, grade, whole=True)
-        if len(imputation.pair_query):
-            q_up = extend_qrels(imputation.qrels, imputation.pair_query, imputation.pair_doc, grade,
-                                replace=imputation.labelled)
-            upper = evaluate_tables(q_up, imputation.run, [lower_m], whole=False)[0]
-            # Not monotone in the imputed grades (the ideal grows): report the larger value.
-            up = np.fmax(_by_query(upper, queries), lo)
-        else:
-            up = lo.copy()
-    val = _by_query(value, queries)
-    con = _by_query(cond, queries)
+        for (j, scope), e in zip(rows, extremes_of(rules, [s for _, s in rows]), strict=True):
+            picks += [(scope, e.lower_grading), (scope, e.upper_grading)]
+            roles += [(j, True, False, e.lower), (j, False, True, e.upper)]
+            found.append((j, scope, e))
+    return _Pending(measure, lower_m, rules.grades, lower, value, cond, Detail(found_scopes, found), picks, roles,
+                    _as_zero_imputed(rules, lower, picks, roles))
+
+
+def _as_zero_imputed(rules: Rules, lower: MeasureResult, picks: list[tuple[QueryScope, np.ndarray]],
+                     roles: list[tuple[int, bool, bool, float]]) -> np.ndarray:
+    """Per pick, the zero-imputed value where its grading is every hole at grade 0 and grade 0
+    contributes nothing (no gain, not relevant, no stopping probability): the measure then reads
+    exactly what it reads of unjudged documents, so the engine need not score it again. NaN
+    elsewhere."""
+    known = np.full(len(picks), np.nan)
+    zero = np.zeros(1)
+    if not (rules.grades == 0).any() or level(rules, zero)[0] != 0 or gain(rules, zero)[0] != 0:
+        return known
+    values = np.asarray(lower.values, dtype=np.float64)
+    for i, ((_, grading), (j, *_)) in enumerate(zip(picks, roles, strict=True)):
+        if not grading.any():
+            known[i] = values[j]
+    return known
+
+
+def _finished(plan: Evaluation, p: _Pending, got: np.ndarray) -> MeasureBounds:
+    """The bounds of a pending measure, from the engine's values on its picks."""
+    confirmed(got, np.array([r[3] for r in p.roles], dtype=np.float64), p.detail.scopes, p.picks)
+    lo = np.asarray(p.lower.values, dtype=np.float64).copy()
+    up = lo.copy()
+    ends: dict[int, tuple[list[float], list[float]]] = {}
+    for (j, low, high, _), v in zip(p.roles, got.tolist(), strict=True):
+        pair = ends.setdefault(j, ([], []))
+        if low:
+            pair[0].append(v)
+        if high:
+            pair[1].append(v)
+    for j, (lows, highs) in ends.items():
+        lo[j], up[j] = _least(lows, min), _least(highs, max)
+    queries = p.lower.queries
+    judged = plan.aligned(str(p.measure.flavor.duplicates)).qrels_grade
 
     def mean(v: np.ndarray) -> float:
-        return summarize(lower_m, v, lower.status, plan.aligned(str(measure.flavor.duplicates)).qrels_grade)[0]
+        return summarize(p.lower_m, v, p.lower.status, judged)[0]
 
-    return MeasureBounds(measure, lower_m, queries, lower.status, lo, val, up, con,
-                         lower.summary, value.summary, mean(up), cond.summary, grade, imputation)
+    residual = residual_mean = None
+    spec = p.measure.spec
+    if spec.residual is not None:
+        resid = plan.evaluate(Measure(spec.residual, p.lower_m.k, p.lower_m.flavor))
+        residual = _by_query(resid, queries)
+        residual_mean = mean(residual)
+    return MeasureBounds(p.measure, p.lower_m, queries, p.lower.status, lo, _by_query(p.value, queries), up,
+                         _by_query(p.cond, queries), mean(lo), p.value.summary, mean(up), p.cond.summary,
+                         float(p.grades.max()), p.detail, tuple(float(g) for g in p.grades), residual, residual_mean)
+
+
+def _least(values: list[float], pick: Any) -> float:
+    """``pick`` (min or max) of the values that are numbers; NaN when none is (``empty=nan``)."""
+    numbers = [v for v in values if not np.isnan(v)]
+    return float(pick(numbers)) if numbers else float("nan")
+
+
+def check_bounded(measures: Sequence[Measure]) -> None:
+    """Refuse, before any work, a measure whose interval is not derived (FlavorError naming why)."""
+    for m in measures:
+        Rules.of(zero_imputed(m), np.zeros(1))
+
+
+def measures_bounds(plan: Evaluation, measures: Sequence[Measure], scale: Scale | None) -> list[MeasureBounds]:
+    """The bounds of each measure on the plan's run: the gradings at each end found per measure,
+    then scored by the engine in one evaluation (:mod:`.regrade`)."""
+    check_bounded(measures)
+    rankings: dict[object, Ranked] = {}
+    pending = [_pending(plan, m, scale, rankings) for m in measures]
+    asked = [np.flatnonzero(np.isnan(p.known)) for p in pending]
+    got = engine_values(plan, [(p.detail.scopes, [p.picks[i] for i in a]) for p, a in zip(pending, asked, strict=True)])
+    out = []
+    for p, a, g in zip(pending, asked, got, strict=True):
+        values = p.known.copy()
+        values[a] = g
+        out.append(_finished(plan, p, values))
+    return out
 
 
 @dataclass(frozen=True)
@@ -341,93 +363,30 @@ class Bounds:
                 "measures": [b.to_dict() for b in self.measures]}
 
     def document_gaps(self, measure: int | str = 0) -> list[tuple[str, str, str, float]]:
-        """Per unjudged document of a top k: ``(query, doc, run, gap)``, how much judging it
-        shrinks this run's interval of ``measure`` (index or name; default the first) on that
-        query, whatever grade it gets. Sorted by gap, largest first.
-
-        The rule: judging the document non-relevant lowers the upper bound to the measure with
-        every other unjudged top-k document of the query at G and this one at 0 (``if_zero``);
-        judging it G raises the lower bound to the measure with only this one at G (``if_top``).
-        ``gap`` is the smaller of the two, floored at 0: the shrink the judgment guarantees. Each
-        value is the measure itself on transformed judgments (one evaluation of pseudo-queries,
-        one per document and side). :meth:`document_table` gives both sides, for every measure.
-        A metric bounded by its residual (RBP) has no rows: a judgment moves its residual by the
-        document's own weight, (1 - p) p^(rank - 1).
-        """
+        """Per unjudged document in scope: ``(query, doc, run, gap)``, how much judging it is sure
+        to shrink this run's interval of ``measure`` (index or name; default the first) on that
+        query, whatever grade of the scale it gets (:meth:`document_table` says how). Sorted by
+        gap, largest first; the mean interval shrinks by gap / (queries in the mean)."""
         name = self[measure].measure.name if isinstance(measure, str) else self.measures[measure].measure.name
         return [(q, d, self.run, g) for q, d, m, _, _, _, g in self.document_table() if m == name]
 
     def document_table(self) -> list[tuple[str, str, str, int, float, float, float]]:
-        """Rows ``(query, doc, measure, rank, if_zero, if_top, gap)`` (see :meth:`document_gaps`)."""
+        """Rows ``(query, doc, measure, rank, if_zero, if_top, gap)`` for every unjudged document in
+        scope of every measure, sorted by gap (largest first), then query and rank.
+
+        With the document judged g, the query's interval is the exact one over the other
+        unjudged documents (:func:`rankflavor.judgments.gaps.document_rows`): ``if_zero`` is how
+        much the upper bound falls when g is the scale's least grade, ``if_top`` how much the
+        lower bound rises when g is G, and ``gap`` the least, over every grade g of the scale, of
+        (width now - width after): the shrink the judgment guarantees.
+        """
+        from .gaps import document_rows
+
         out: list[tuple[str, str, str, int, float, float, float]] = []
         for b in self.measures:
-            out.extend(_document_rows(b))
-        out.sort(key=lambda r: (-r[6], r[0], r[3]))
+            out.extend(document_rows(b))
+        out.sort(key=lambda r: (-r[6], r[0], r[3], r[2]))
         return out
-
-
-def _groups(ids: np.ndarray) -> dict[str, np.ndarray]:
-    """``{id: the positions holding it}``, ascending, in one sort."""
-    if not len(ids):
-        return {}
-    keys, inverse = np.unique(ids.astype(str), return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    ends = np.cumsum(np.bincount(inverse, minlength=len(keys)))
-    return {str(k): part for k, part in zip(keys, np.split(order, ends[:-1]), strict=True)}
-
-
-def _document_rows(b: MeasureBounds) -> list[tuple[str, str, str, int, float, float, float]]:
-    imp = b.imputation
-    if imp is None or not len(imp.pair_query):
-        return []
-    qrels = imp.qrels
-    pq, pdoc = imp.pair_query, imp.pair_doc
-    n = len(pq)
-    # Pseudo-queries "z<i>" (pair i at 0, the query's other pairs at G) and "t<i>" (pair i alone at G).
-    run_q = np.asarray(to_strings(imp.run.query), dtype=object)
-    run_doc = np.asarray(to_strings(imp.run.doc), dtype=object)
-    qq = np.asarray(to_strings(_string(qrels.query)), dtype=object)
-    qd = np.asarray(to_strings(_string(qrels.doc)), dtype=object)
-    qg = np.asarray(qrels.grade, dtype=np.float64)
-    by_q_run, by_q_qrels, pairs_of = _groups(run_q), _groups(qq), _groups(pq)
-    rq: list[str] = []
-    rd: list[Any] = []
-    rs: list[np.ndarray] = []
-    jq: list[str] = []
-    jd: list[Any] = []
-    jg: list[np.ndarray] = []
-    for i in range(n):
-        q = pq[i]
-        rows = by_q_run[q]
-        own = by_q_qrels.get(q, np.zeros(0, dtype=np.int64))
-        mine = pairs_of[q]
-        imputed = {pdoc[j] for j in mine}
-        base = [r for r in own if qd[r] not in imputed]
-        for side in ("z", "t"):
-            pid = f"{side}{i}"
-            rq.extend([pid] * len(rows))
-            rd.extend(run_doc[rows])
-            rs.append(imp.run.score[rows])
-            jq.extend([pid] * len(base))
-            jd.extend(qd[base])
-            jg.append(qg[base])
-            at_g = [j for j in mine if j != i] if side == "z" else [i]
-            jq.extend([pid] * len(at_g))
-            jd.extend(pdoc[at_g])
-            jg.append(np.full(len(at_g), imp.grade))
-    run = Run(string_array(rq), string_array([str(x) for x in rd]), np.concatenate(rs), source="bounds")
-    judged = Qrels(string_array(jq), string_array([str(x) for x in jd]), np.concatenate(jg), source="bounds")
-    res = evaluate_tables(judged, run, [b.lower_measure], whole=False)[0]
-    vals = dict(zip(map(str, res.queries), np.asarray(res.values, dtype=np.float64), strict=True))
-    where = {str(q): j for j, q in enumerate(b.queries)}
-    out = []
-    for i in range(n):
-        j = where[pq[i]]
-        if_zero = float(b.upper[j] - vals.get(f"z{i}", np.nan))
-        if_top = float(vals.get(f"t{i}", np.nan) - b.lower[j])
-        out.append((str(pq[i]), str(pdoc[i]), b.measure.name, int(imp.pair_rank[i]), if_zero, if_top,
-                    max(0.0, min(if_zero, if_top))))
-    return out
 
 
 def bounds(
@@ -436,28 +395,37 @@ def bounds(
     metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     scale: str | Scale | None = None,
 ) -> Bounds:
-    """Lower and upper bounds of each measure under the run's unjudged documents, with the
-    zero-imputed (as given) and condensed values, per query and as summaries.
+    """Exact lower and upper bounds of each measure over every grading of the run's unjudged
+    documents in scope, with the value as given and the condensed value, per query and as means.
 
     Parameters
     ----------
     qrels, run : paths, dicts or DataFrames, as :func:`rankflavor.evaluate` takes.
-    metrics : canonical measures (``"ndcg@10"``, ``"P@10"``, ``"AP@100"``, ``"RR"``, ``"RBP@100"``).
+    metrics : canonical measures of ndcg, dcg, P, AP, RR, ERR or RBP (``"ndcg@10"``, ``"P@10"``,
+        ``"AP@100"``, ``"RR"``, ``"ERR@20"``, ``"RBP@100"``); another metric is refused.
     scale : the label scale (``trec_dl``, ``msmarco``, ``beir``, ``ecommerce`` or a
-        :class:`Scale`): its knobs apply to every measure, its top grade G is imputed for the
-        upper bound and every judgment must be on it. Without one, each measure's ``max_grade``
-        gives G.
+        :class:`Scale`): its knobs apply to every measure, the interval ranges over its grades and
+        every judgment must be on it. Without one, each measure's ``max_grade`` G gives the
+        grades 0, 1, ..., G.
 
     Returns
     -------
     Bounds
-        See the module docstring for each bound's rule.
+        See the module docstring for what each number is.
+
+    Raises
+    ------
+    FlavorError
+        For a metric or flavor whose bound is not derived (the message names why), or no grades.
+    EvaluationError
+        Where the ``empty`` policy would move a query in or out of the mean with the grading.
     """
     sc = scale_named(scale)
+    measures = resolve(metrics, sc)
+    check_bounded(measures)
     q_table = as_qrels(qrels)
     if sc is not None:
         sc.check(q_table)
-    measures = resolve(metrics, sc)
     return bounds_of_tables(q_table, as_run(run), measures, sc)
 
 
@@ -468,7 +436,7 @@ def bounds_of_tables(qrels: Qrels, run: Run, measures: Sequence[Measure], scale:
     plan = plan or Evaluation(qrels, run)
     try:
         matched(plan, measures, run)
-        return Bounds(run.source, [measure_bounds(plan, m, scale) for m in measures], qrels, scale)
+        return Bounds(run.source, measures_bounds(plan, measures, scale), qrels, scale)
     finally:
         if own:
             plan.close()
@@ -490,5 +458,20 @@ def interval_text(b: MeasureBounds) -> str:
     return f"{b.value_mean:.4f} [{b.lower_mean:.4f}, {b.upper_mean:.4f}]"
 
 
-__all__ = ["Bounds", "Imputation", "MeasureBounds", "bounds", "bounds_of_tables", "docnos_of", "extend_qrels",
-           "interval_text", "matched", "pair_keys", "resolve", "top_grade", "zero_imputed"]
+__all__ = [
+    "Bounds",
+    "Detail",
+    "MeasureBounds",
+    "bounds",
+    "bounds_of_tables",
+    "check_bounded",
+    "covers",
+    "docnos_of",
+    "interval_text",
+    "matched",
+    "measures_bounds",
+    "pair_keys",
+    "resolve",
+    "scope_text",
+    "zero_imputed",
+]

@@ -46,7 +46,17 @@ from ..measure import Measure
 from ..plan import Evaluation
 from ..tables import Qrels, Run
 from ..threads import in_background
-from .bounds import Bounds, MeasureBounds, bounds_of_tables, docnos_of, matched, pair_keys, resolve, zero_imputed
+from .bounds import (
+    Bounds,
+    MeasureBounds,
+    bounds_of_tables,
+    check_bounded,
+    docnos_of,
+    matched,
+    pair_keys,
+    resolve,
+    zero_imputed,
+)
 from .scale import Scale, scale_named
 from .toprows import top_rows
 
@@ -271,10 +281,11 @@ def judgments(
         retrieved; the pool-bias warning (:data:`BIAS_RULE`); the bounds and which runs the
         judgments leave undecided.
     """
-    # The judgments are read on a thread of their own while the first run is read (as evaluate does).
-    q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     sc = scale_named(scale)
     measures = resolve(metrics, sc)
+    check_bounded(measures)
+    # The judgments are read on a thread of their own while the first run is read (as evaluate does).
+    q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     named = _named_runs(runs)
     first = as_run(named[0][1])
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)

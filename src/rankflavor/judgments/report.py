@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..finite import dumps
-from .bounds import interval_text
+from .bounds import covers, interval_text
 from .coverage import BIAS_RULE, Coverage
 
 
@@ -42,12 +42,13 @@ def _table(cov: Coverage, per_query: bool) -> str:
             row += f"  {interval_text(b) + flag:<32}  {b.condensed_mean:>9.4f}"
         lines.append(row)
     lines.append("")
-    for b in cov.runs[0].bounds.measures if cov.runs else []:
+    for i, b in enumerate(cov.runs[0].bounds.measures if cov.runs else []):
         lines.append(f"  {b.measure.name}: {b.measure}")
-        if b.grade is not None:
-            lines.append(f"    upper bound: unjudged documents of the top k at grade {b.grade:g}, joining the judgments (and so the ideal)")
-        else:
-            lines.append("    upper bound: value + residual (unjudged ranks and ranks past the run's end)")
+        lines.append(f"    [lower, upper]: least and greatest value over {covers(b)}")
+        if b.residual is not None:
+            resid = ", ".join(f"{r.name} {r.bounds.measures[i].lower_mean + (r.bounds.measures[i].residual_mean or 0.0):.4f}"
+                              for r in cov.runs)
+            lines.append("    lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: " + resid)
         over = cov.undecided.get(b.measure.name, {})
         if over:
             lines.append("    * undecided by the judgments (its interval overlaps another run's): " + ", ".join(over))

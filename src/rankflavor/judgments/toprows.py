@@ -1,13 +1,14 @@
 """The top rows of each query under a measure's ordering, with the judged state at each rank.
 
-Coverage and the upper bound read only the top ``depth`` ranks of each query. When the tie rule
-reads no grade (docno or input order), they come from two rankings the plan keeps anyway: the
-judged rows with their exact ranks (what the lower bound's kernel reads) and the top-``depth``
-prefix (:meth:`rankflavor.order.Ranker.prefix`); the ranks no judged row holds are the unjudged
-documents', filled in prefix order. Which unjudged document of a tie group reaching rank
-``depth`` fills a free rank may then differ from the tie rule's, as on the ranker's
-``exact=False`` path: no value changes, since every unjudged document counts alike. Otherwise
-(grade-dependent or averaged ties, the whole run) every row is ranked.
+Coverage reads only the top ``depth`` ranks of each query (the bounds rank every row exactly:
+:mod:`.scope`). When the tie rule reads no grade (docno or input order), they come from two
+rankings the plan keeps anyway: the judged rows with their exact ranks (what the zero-imputed
+measure's kernel reads) and the top-``depth`` prefix (:meth:`rankflavor.order.Ranker.prefix`);
+the ranks no judged row holds are the unjudged documents', filled in prefix order. Which
+unjudged document of a tie group reaching rank ``depth`` fills a free rank may then differ from
+the tie rule's, as on the ranker's ``exact=False`` path: no count changes, since every unjudged
+document counts alike. Otherwise (grade-dependent or averaged ties, the whole run) every row is
+ranked.
 """
 
 from __future__ import annotations
@@ -45,22 +46,16 @@ def full_ranking(plan: Evaluation, measure: Measure) -> Ranked:
     return ranked
 
 
-def top_rows(plan: Evaluation, measure: Measure, depth: int | None, *, tie_groups: bool = False) -> Top:
-    """The top ``depth`` rows of each query (every row for None) under ``measure``'s ordering;
-    ``tie_groups``: on to the end of the tie group at rank ``depth`` (scores kept)."""
+def top_rows(plan: Evaluation, measure: Measure, depth: int | None) -> Top:
+    """The top ``depth`` rows of each query (every row for None) under ``measure``'s ordering."""
     ordering = Ordering.of(measure.flavor)
-    if depth is not None and not tie_groups and not ordering.by_grade and not ordering.averaged:
+    if depth is not None and not ordering.by_grade and not ordering.averaged:
         fast = _from_prefix(plan, measure, ordering, depth)
         if fast is not None:
             return fast
     ranked = full_ranking(plan, measure)
     assert ranked.row is not None  # a full ranking names its rows
     sel = np.ones(len(ranked.q), dtype=bool) if depth is None else ranked.rank <= depth
-    if depth is not None and tie_groups:
-        boundary = np.full(ranked.aligned.n_queries, np.nan)
-        at = ranked.rank == depth
-        boundary[ranked.q[at]] = ranked.score[at]
-        sel |= ranked.score == boundary[ranked.q]
     idx = np.flatnonzero(sel)
     return Top(ranked.q[idx], ranked.rank[idx], ranked.row[idx], ranked.judged[idx], ranked.score[idx], ordering)
 
