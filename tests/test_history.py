@@ -187,6 +187,19 @@ _KILLED = textwrap.dedent("""
 """)
 
 
+def test_a_writer_meeting_another_writers_first_moments_records(tmp_path: Path) -> None:
+    """What a second writer sees while the first has set WAL but not yet committed the schema: a
+    SQLite file with no table. It is a fresh history, not another program's file (the race that
+    made test_two_concurrent_writers_lose_nothing fail now and then)."""
+    db = tmp_path / "h.sqlite"
+    first = sqlite3.connect(db)
+    assert first.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    first.close()
+    assert db.stat().st_size > 0  # not an empty file: the old check called it "not a rankflavor history"
+    rid = record_results(db, evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["P@10"]), dataset="toy")
+    assert rid == 1 and load_record(db, rid)["dataset"] == "toy"
+
+
 def test_writer_killed_mid_record_leaves_earlier_records(tmp_path: Path) -> None:
     db = str(tmp_path / "h.sqlite")
     child = _python(_KILLED, db, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -130,8 +130,11 @@ def connect(path: str | os.PathLike[str], *, create: bool) -> sqlite3.Connection
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # an int constant, not user text
             conn.execute("PRAGMA foreign_keys = ON")
             if create:
-                if not fresh:
-                    _check_version(conn, name)  # before anything is written to it
+                if not fresh and _tables(conn):
+                    # before anything is written to it; a database with no table holds nothing to
+                    # protect: it is what another writer's first moments leave (WAL set, schema not
+                    # yet committed), so it is created here as a fresh file is
+                    _check_version(conn, name)
                 _wal(conn)
                 with transaction(conn):
                     for stmt in _SCHEMA:
@@ -217,8 +220,13 @@ def _wal(conn: sqlite3.Connection) -> None:
         raise sqlite3.DatabaseError(f"cannot switch the journal to WAL (it stays {mode})")
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """The database's tables (SQLite's own ``sqlite_sequence`` left out)."""
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {"sqlite_sequence"}
+
+
 def _check_version(conn: sqlite3.Connection, name: str) -> None:
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - {"sqlite_sequence"}
+    tables = _tables(conn)
     if "schema_version" not in tables or "records" not in tables:
         shown = ", ".join(sorted(tables)[:8]) or "none"
         raise HistoryError(name, f"a SQLite file, but not a rankflavor history (no schema_version/records table; its "
