@@ -105,6 +105,43 @@ def test_eval_formats_agree(toy: Path) -> None:
     assert len(csv_) == len(trec) == 4 * 4  # per query and all
 
 
+def test_eval_csv_carries_every_number_of_the_json(toy: Path) -> None:
+    """With and without ``-q``, the CSV carries each measure's value, ``n_queries``,
+    ``skipped_empty`` and ``skipped_missing`` (the ``all`` row) and each query's value and status,
+    as the JSON does; the first four columns stay ``metric,query,value,flavor``. q4 is judged but
+    has nothing relevant (empty), q5 is judged but not in the run (missing)."""
+    Path("qx.txt").write_text(QRELS + "q4 0 j 0\nq5 0 k 1\n")
+    Path("Ax.run").write_text(RUN_A + "q4 Q0 j 1 1.0 A\n")
+    measures = ["-m", "ndcg@10[empty=skip,missing=skip]", "-m", "AP", "-m", "relstring@3", "-m", "P@5[empty=nan]"]
+    for per_query in ([], ["-q"]):
+        out = outputs(["eval", "qx.txt", "Ax.run", *measures, *per_query], ("json", "csv", "table"))
+        data = json.loads(out["json"])["measures"]
+        rows = csv_rows(out["csv"])
+        assert rows[0] == ["metric", "query", "value", "flavor", "n_queries", "skipped_empty", "skipped_missing",
+                           "status"]
+        got = {(r[0], r[1]): dict(zip(rows[0], r, strict=True)) for r in rows[1:]}
+        assert len(got) == len(rows) - 1 == sum(1 + len(m.get("per_query", [])) for m in data)
+        for m in data:
+            row = got[(m["name"], "all")]
+            assert row["flavor"] == m["flavor"] and row["status"] == "summary"
+            assert (float(row["value"]) if row["value"] else None) == m["value"]
+            assert [int(row[k]) for k in ("n_queries", "skipped_empty", "skipped_missing")] == [
+                m["n_queries"], m["skipped_empty"], m["skipped_missing"]]
+            for pq in m.get("per_query", []):
+                row = got[(m["name"], pq["query"])]
+                value = row["value"] if isinstance(pq["value"], str) else float(row["value"])
+                assert (value, row["status"]) == (pq["value"], pq["status"]) or (
+                    pq["value"] is None and row["value"] == "nan" and row["status"] == pq["status"])
+                assert row["n_queries"] == row["skipped_empty"] == row["skipped_missing"] == ""
+        # the table's count of queries is the same number
+        table = {r[0]: r for r in table_rows(out["table"]) if len(r) == 4}
+        assert all(table[m["name"]][2] == str(m["n_queries"]) for m in data)
+    ndcg, ap, rel, p5 = data
+    assert (ndcg["n_queries"], ndcg["skipped_empty"], ndcg["skipped_missing"]) == (3, 1, 1)
+    assert (ap["n_queries"], rel["n_queries"], rel["value"]) == (5, 5, None)
+    assert [q["status"] for q in p5["per_query"] if q["query"] in ("q4", "q5")] == ["empty", "missing"]
+
+
 def test_show_prints_what_eval_printed(toy: Path) -> None:
     for fmt in ("table", "json", "csv", "trec", "md", "latex"):
         printed = invoke("eval", "q.txt", "B.run", "-q", "-m", "ndcg@10", "-m", "RR", "--format", fmt,

@@ -84,7 +84,8 @@ def cli() -> None:
 @click.option("-J", "judged_only", is_flag=True, help="Drop unjudged documents before ranking (unjudged=condensed).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="table: the terminal's width (COLUMNS); trec: trec_eval's own layout; md, latex: tables for "
-              "pull requests and papers.")
+              "pull requests and papers; csv: metric,query,value,flavor,n_queries,skipped_empty,skipped_missing,"
+              "status (the counts on each measure's all row).")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
