@@ -156,3 +156,12 @@ def test_running_sums_are_one_cumulative_sum_bit_for_bit(ends: list[int], chunk:
     # and the discounts of any ranks are the table's
     assert K.discounts(f, np.arange(1, n + 2, dtype=np.float64)).tolist() == \
         K.discount_denominators(f, n + 1)[1:].tolist()
+
+
+def test_a_listed_top_grade_ideal_past_its_limit_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """explain lists ideal=max slot by slot: uncut, one slot per document retrieved (q1: 5)."""
+    monkeypatch.setattr(ndcg_module, "MAX_LISTED_SLOTS", 4)
+    with pytest.raises(FlavorError, match=r"its 5 slots \(no cutoff: one per document retrieved\), more than the 4"):
+        rankflavor.explain(QRELS, RUN, "q1", "ndcg[ideal=max,max_grade=3,ideal_cut=none]")
+    assert rankflavor.explain(QRELS, RUN, "q2", "ndcg[ideal=max,max_grade=3,ideal_cut=none]").idcg == pytest.approx(
+        _dcg_by_hand([3.0] * 3, 3), rel=1e-15)

@@ -181,10 +181,12 @@ def _too_many_slots(measure: Measure, slots: int, limit: int, what: str) -> None
     if slots > limit:
         from ..errors import FlavorError
 
+        where = "no cutoff: one per document retrieved" if measure.k is None else (
+            f"ideal_cut={measure.flavor.ideal_cut} at k={measure.k:,}")
         raise FlavorError(
-            f"{measure.name}: ideal=max puts the top grade in every one of its {slots:,} slots (ideal_cut="
-            f"{measure.flavor.ideal_cut} at k={measure.k:,}), more than the {limit:,} {what}; "
-            f"use a cutoff of at most {limit:,}, or ideal_cut=hits (the slots the run retrieved)")
+            f"{measure.name}: ideal=max puts the top grade in every one of its {slots:,} slots ({where}), more "
+            f"than the {limit:,} {what}; use a cutoff of at most {limit:,}"
+            + ("" if measure.k is None else ", or ideal_cut=hits (the slots the run retrieved)"))
 
 
 def top_grade_sums(measure: Measure, value: float, slots: npt.NDArray[np.int64]) -> Floats:
