@@ -3,7 +3,7 @@ and line orders (test_line_order.py): the cells of a terminal table, a Markdown 
 tabular, CSV rows, and whether a printed number is a JSON value at the precision printed.
 
 Written here, from the formats' definitions (box-drawing characters, GitHub pipe tables, ``&``
-and ``\\\\``), not with rankflavor's own renderers."""
+and ``\\\\``, HTML elements by class), not with rankflavor's own renderers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import csv
 import io
 import math
 import re
+from html.parser import HTMLParser
 
 from click.testing import CliRunner
 
@@ -101,3 +102,53 @@ def agrees(cell: str, value: float | None) -> bool:
 def flat(text: str) -> str:
     """``text`` with every run of white space (line wraps of a table) as one space."""
     return " ".join(text.split())
+
+
+class _ByClass(HTMLParser):
+    """The text of every element with a class, and the cells of every table row inside a table of a class."""
+
+    def __init__(self, table_class: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.table_class = table_class
+        self.open: list[tuple[str, list[str], list[str]]] = []  # (tag, classes, text pieces)
+        self.texts: dict[str, list[str]] = {}
+        self.rows: list[list[str]] = []
+        self.in_table = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("br", "meta", "link", "img", "input", "hr"):
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "table" and self.table_class in classes:
+            self.in_table += 1
+        if tag == "tr" and self.in_table:
+            self.rows.append([])
+        self.open.append((tag, classes, []))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.open:
+            name, classes, pieces = self.open.pop()
+            text = " ".join("".join(pieces).split())
+            for c in classes:
+                self.texts.setdefault(c, []).append(text)
+            if name in ("td", "th") and self.in_table and self.rows:
+                self.rows[-1].append(text)
+            if self.open:
+                self.open[-1][2].append("".join(pieces))
+            if name == "table" and self.table_class in classes:
+                self.in_table -= 1
+            if name == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self.open:
+            self.open[-1][2].append(data)
+
+
+def html_parts(text: str, table_class: str) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """The rows (header and body) of the tables of ``table_class`` in an HTML page, as cell texts,
+    and the text of every element by each of its classes (white space collapsed)."""
+    p = _ByClass(table_class)
+    p.feed(text)
+    p.close()
+    return [r for r in p.rows if r], p.texts

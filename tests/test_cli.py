@@ -119,7 +119,8 @@ MEASURES = ["-m", "ndcg@10[gain=exp2]", "-m", "AP", "-m", "num_ret", "-m", "ndcg
 def test_csv_columns_all_row_and_exact_values(toy: tuple[str, str]) -> None:
     text = invoke("eval", "-q", "--format", "csv", *MEASURES, *toy)
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert text.splitlines()[0] == "metric,query,value,flavor"
+    # the original four columns first; then each summary's counts and each row's status (test_formats_agree)
+    assert text.splitlines()[0] == "metric,query,value,flavor,n_queries,skipped_empty,skipped_missing,status"
     results = rankflavor.evaluate(*toy, ["ndcg@10[gain=exp2]", "AP", "num_ret", "ndcg[empty=nan]"])
     assert len(rows) == sum(len(m.queries) + 1 for m in results)
     for m in results:

@@ -25,7 +25,7 @@ import pytest
 
 from rankflavor.render.spreadview import short_names
 
-from .formats_parse import agrees, csv_rows, flat, invoke, latex_rows, md_rows, table_rows
+from .formats_parse import agrees, csv_rows, flat, html_parts, invoke, latex_rows, md_rows, table_rows
 
 QRELS = """q1 0 a 0
 q1 0 b 1
@@ -103,6 +103,43 @@ def test_eval_formats_agree(toy: Path) -> None:
             assert float(csv_[(m["name"], p["query"])][2]) == p["value"]
             assert agrees(trec[(m["name"], p["query"])], p["value"])
     assert len(csv_) == len(trec) == 4 * 4  # per query and all
+
+
+def test_eval_csv_carries_every_number_of_the_json(toy: Path) -> None:
+    """With and without ``-q``, the CSV carries each measure's value, ``n_queries``,
+    ``skipped_empty`` and ``skipped_missing`` (the ``all`` row) and each query's value and status,
+    as the JSON does; the first four columns stay ``metric,query,value,flavor``. q4 is judged but
+    has nothing relevant (empty), q5 is judged but not in the run (missing)."""
+    Path("qx.txt").write_text(QRELS + "q4 0 j 0\nq5 0 k 1\n")
+    Path("Ax.run").write_text(RUN_A + "q4 Q0 j 1 1.0 A\n")
+    measures = ["-m", "ndcg@10[empty=skip,missing=skip]", "-m", "AP", "-m", "relstring@3", "-m", "P@5[empty=nan]"]
+    for per_query in ([], ["-q"]):
+        out = outputs(["eval", "qx.txt", "Ax.run", *measures, *per_query], ("json", "csv", "table"))
+        data = json.loads(out["json"])["measures"]
+        rows = csv_rows(out["csv"])
+        assert rows[0] == ["metric", "query", "value", "flavor", "n_queries", "skipped_empty", "skipped_missing",
+                           "status"]
+        got = {(r[0], r[1]): dict(zip(rows[0], r, strict=True)) for r in rows[1:]}
+        assert len(got) == len(rows) - 1 == sum(1 + len(m.get("per_query", [])) for m in data)
+        for m in data:
+            row = got[(m["name"], "all")]
+            assert row["flavor"] == m["flavor"] and row["status"] == "summary"
+            assert (float(row["value"]) if row["value"] else None) == m["value"]
+            assert [int(row[k]) for k in ("n_queries", "skipped_empty", "skipped_missing")] == [
+                m["n_queries"], m["skipped_empty"], m["skipped_missing"]]
+            for pq in m.get("per_query", []):
+                row = got[(m["name"], pq["query"])]
+                value = row["value"] if isinstance(pq["value"], str) else float(row["value"])
+                assert (value, row["status"]) == (pq["value"], pq["status"]) or (
+                    pq["value"] is None and row["value"] == "nan" and row["status"] == pq["status"])
+                assert row["n_queries"] == row["skipped_empty"] == row["skipped_missing"] == ""
+        # the table's count of queries is the same number
+        table = {r[0]: r for r in table_rows(out["table"]) if len(r) == 4}
+        assert all(table[m["name"]][2] == str(m["n_queries"]) for m in data)
+    ndcg, ap, rel, p5 = data
+    assert (ndcg["n_queries"], ndcg["skipped_empty"], ndcg["skipped_missing"]) == (3, 1, 1)
+    assert (ap["n_queries"], rel["n_queries"], rel["value"]) == (5, 5, None)
+    assert [q["status"] for q in p5["per_query"] if q["query"] in ("q4", "q5")] == ["empty", "missing"]
 
 
 def test_show_prints_what_eval_printed(toy: Path) -> None:
@@ -259,7 +296,7 @@ def _compare_agrees(out: dict[str, str]) -> dict[str, Any]:
         assert r[6 + len(tests) + len(p["adjusted"])] == ("yes" if p["significant"] else "no")
     rows = csv_rows(out["csv"])
     head = rows[0]
-    assert head[-1] == "note"
+    assert head[-7] == "note"  # then the robustness columns (test_compare_grid_formats_agree_...)
     for r in rows[1:]:
         row = dict(zip(head, r, strict=True))
         p = next(p for p in m["pairs"] if (p["a"], p["b"]) == (row["a"], row["b"]))
@@ -446,3 +483,125 @@ def test_pool_formats_agree(toy: Path) -> None:
     assert quepid[0][:2] == ["query", "docid"]
     assert trec == [tuple(r[:2]) for r in rows[1:]] == [tuple(r[:2]) for r in quepid[1:]]
     assert len(trec) == len(set(trec)) > 0
+
+
+# -- compare --flavors: the defect preset left out of the flips alike ---------------------------
+
+# q1's judgments in docno order put eight grade-0 documents before y (1) and z (3), so Spark's
+# unsorted ideal (spark_triples) is tiny there and q1 outweighs q2: T beats S under that flavor
+# only (S wins under trec_eval's NDCG@10). q3: both the same.
+FLIP_QRELS = "".join(f"q1 0 a{i} 0\n" for i in range(8)) + "q1 0 y 1\nq1 0 z 3\nq2 0 a 3\nq2 0 b 1\nq3 0 c 2\n"
+FLIP_S = "q1 Q0 x1 1 9 S\nq1 Q0 z 2 8 S\nq2 Q0 a 1 7 S\nq2 Q0 b 2 6 S\nq3 Q0 c 1 5 S\n"
+FLIP_T = "q1 Q0 z 1 9 T\nq1 Q0 x1 2 8 T\nq2 Q0 x2 1 7 T\nq2 Q0 x3 2 6 T\nq3 Q0 c 1 5 T\n"
+
+
+def _by_hand(qrels: str, run: str, spark: bool, k: int = 10) -> float:
+    """Mean NDCG@k written from the definitions: trec_eval's (linear gain, 1/log2(rank+1), the
+    judged grades sorted) or Spark 3.4+ ``ndcgAt`` on triples (2^rel - 1, and the ideal over the
+    label array as supplied, here the judgments in docno order: apache/spark RankingMetrics.scala,
+    flavor-facts 4.1)."""
+    judged: dict[str, dict[str, int]] = {}
+    for line in qrels.splitlines():
+        q, _, d, g = line.split()
+        judged.setdefault(q, {})[d] = int(g)
+    ranked: dict[str, list[str]] = {}
+    for line in run.splitlines():
+        q, _, d, _, _, _ = line.split()
+        ranked.setdefault(q, []).append(d)
+    gain = (lambda g: 2.0 ** g - 1) if spark else float
+    values = []
+    for q, docs in ranked.items():
+        grades = judged[q]
+        labels = [grades[d] for d in sorted(grades)] if spark else sorted(grades.values(), reverse=True)
+        n = min(max(len(docs), len(labels)), k) if spark else k
+        dcg = sum(gain(grades.get(d, 0)) / math.log2(i + 2) for i, d in enumerate(docs[:n]))
+        idcg = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(labels[:n]))
+        values.append(dcg / idcg)
+    return sum(values) / len(values)
+
+
+def _sign(x: float) -> int:
+    return 0 if abs(x) <= 1e-12 else (1 if x > 0 else -1)
+
+
+def _robust_agrees(out: dict[str, str], page: str) -> dict[str, Any]:
+    """Every format shows the flips of the JSON's ``robustness``, over the flavors it counts, and
+    lists the flavors it does not count with their reason."""
+    data = json.loads(out["json"])
+    (m,) = data["measures"]
+    r = m["robustness"]
+    counted = [f for f in r["flavors"] if f["in_summary"]]
+    assert r["n_in_summary"] == len(counted) and r["n_flavors"] == len(r["flavors"])
+    assert [(e["flavor"], e["label"], e["reason"]) for e in r["excluded"]] == [
+        (f["flavor"], f["label"], f["defect"]) for f in r["flavors"] if not f["in_summary"]]
+    for k, (p, rp) in enumerate(zip(m["pairs"], r["pairs"], strict=True)):  # JSON itself: flips over the counted
+        assert rp["sign_flipped_by"] == [f["label"] for f in counted if _sign(f["deltas"][k]) != _sign(p["delta"])]
+        assert rp["verdict_flipped_by"] == [f["label"] for f in counted if f["significant"][k] != p["significant"]]
+        assert (rp["sign_holds"], rp["verdict_holds"]) == (not rp["sign_flipped_by"], not rp["verdict_flipped_by"])
+    n = r["n_in_summary"]
+    (rp,) = r["pairs"]
+    # table: the holds column, the flips and the flavors not counted
+    rows = table_rows(out["table"])
+    (row,) = [x for x in rows if len(x) > 6 and x[:2] == ["a", "b"]]
+    assert row[-2:] == [f"{n - len(rp['sign_flipped_by'])}/{n}", f"{n - len(rp['verdict_flipped_by'])}/{n}"]
+    text = flat(out["table"])
+    assert f"flavor robustness over {n} flavors" in text
+    for what in ("sign", "verdict"):
+        flips = rp[f"{what}_flipped_by"]
+        shown = "; ".join(flips[:3]) + (f"; and {len(flips) - 3} more" if len(flips) > 3 else "")
+        assert (f"{what} flipped by {len(flips)}: {shown}" if flips else f"{what} holds") in text
+    for e in r["excluded"]:
+        assert f"not counted (--include-defects counts it) {e['label']}: {e['reason']}" in text
+    # CSV: the robustness columns after note, on every row of the pair
+    rows = csv_rows(out["csv"])
+    assert rows[0][rows[0].index("note") + 1:] == ["flavors_counted", "sign_holds", "verdict_holds", "sign_flipped_by",
+                                                   "verdict_flipped_by", "flavors_excluded"]
+    for x in rows[1:]:
+        c = dict(zip(rows[0], x, strict=True))
+        assert (int(c["flavors_counted"]), c["sign_holds"], c["verdict_holds"]) == (
+            n, str(rp["sign_holds"]), str(rp["verdict_holds"]))
+        assert c["sign_flipped_by"].split("; ") == rp["sign_flipped_by"] or not rp["sign_flipped_by"]
+        assert c["verdict_flipped_by"] == "; ".join(rp["verdict_flipped_by"])
+        assert c["flavors_excluded"] == " | ".join(f"{e['label']}: {e['reason']}" for e in r["excluded"])
+    # Markdown and LaTeX: the caption counts the flavors and names those left out, with the reason
+    for fmt in ("md", "latex"):
+        caption = flat(out[fmt]).replace("\\", "").replace("dagger", "")
+        assert f"does not hold in every flavor counted ({m['name']}: {n})" in caption, fmt
+        for e in r["excluded"]:
+            assert flat(f"{e['label']}: {e['reason']}") in caption, fmt
+    # HTML report: the column over the counted flavors, each pair's flips, the list of those left out
+    cells, texts = html_parts(page, "sig-table")
+    assert texts["r-counted"] == [str(n)]
+    robust = ("holds in every flavor" if rp["sign_holds"] and rp["verdict_holds"] else
+              ("" if rp["sign_holds"] else "sign flipped by: " + "; ".join(rp["sign_flipped_by"]))
+              + ("" if rp["verdict_holds"] else "verdict flipped by: " + "; ".join(rp["verdict_flipped_by"])))
+    assert cells[-1][-1] == flat(robust)
+    assert list(zip(texts.get("x-label", []), texts.get("x-reason", []), strict=True)) == [
+        (flat(e["label"]), flat(e["reason"])) for e in r["excluded"]]
+    return data
+
+
+def test_compare_grid_formats_agree_and_leave_the_defect_out_alike(toy: Path) -> None:
+    for name, text in (("fq.txt", FLIP_QRELS), ("S.run", FLIP_S), ("T.run", FLIP_T)):
+        Path(name).write_text(text)
+    base_diff = _by_hand(FLIP_QRELS, FLIP_T, False) - _by_hand(FLIP_QRELS, FLIP_S, False)
+    spark_diff = _by_hand(FLIP_QRELS, FLIP_T, True) - _by_hand(FLIP_QRELS, FLIP_S, True)
+    assert base_diff < 0 < spark_diff  # the data: spark_triples flips the sign
+    formats = ("json", "csv", "table", "md", "latex")
+    args = ["compare", "fq.txt", "S.run", "T.run", "--resamples", "200", "--flavors", "grid"]
+    found = {}
+    for extra in ([], ["--include-defects"]):
+        out = outputs([*args, *extra, "--html", "page.html"], formats)
+        found[bool(extra)] = _robust_agrees(out, Path("page.html").read_text())
+    default, included = (found[x]["measures"][0] for x in (False, True))
+    assert default["pairs"][0]["delta"] == pytest.approx(base_diff, abs=1e-12)
+    (excluded,) = default["robustness"]["excluded"]
+    assert excluded["presets"] == ["spark_triples"] and "never sorted" in excluded["reason"]
+    spark = next(f for f in default["robustness"]["flavors"] if f["label"] == excluded["label"])
+    assert spark["deltas"] == [pytest.approx(spark_diff, abs=1e-12)] and spark["in_summary"] is False
+    assert excluded["label"] not in default["robustness"]["pairs"][0]["sign_flipped_by"]
+    # --include-defects counts it: the same flips plus spark_triples'
+    assert included["robustness"]["include_defects"] is True and included["robustness"]["excluded"] == []
+    assert included["robustness"]["n_in_summary"] == default["robustness"]["n_in_summary"] + 1
+    assert set(included["robustness"]["pairs"][0]["sign_flipped_by"]) == {
+        *default["robustness"]["pairs"][0]["sign_flipped_by"], excluded["label"]}

@@ -59,3 +59,23 @@ def test_ordering_reads_the_tables() -> None:
     assert {t: x.tie_rule for t, x in o.items()}["averaged"] == "docno_desc"
     assert (Ordering(unjudged="condensed").condensed, Ordering(unjudged="zero").condensed) == (True, False)
     assert (Ordering(precision="float32").score_dtype, Ordering().score_dtype) == ("float32", "float64")
+
+
+def test_the_policy_tables_hold_every_value_of_their_knob() -> None:
+    """aggregate's policy tables (read by the one-shot engine, merge for chunked and Spark
+    evaluation, and rankflavor.torch), against the knobs' documented meanings."""
+    import math
+
+    from rankflavor.aggregate import EMPTY_POLICY, MISSING_POLICY, REFUSALS, RUN_ONLY_POLICY, SINGLETONS_POLICY
+    from rankflavor.choices import Empty, Missing, RunOnly, Singletons
+
+    assert set(EMPTY_POLICY) == {e.value for e in Empty}
+    assert (EMPTY_POLICY["zero"], EMPTY_POLICY["one"]) == (("value", 0.0), ("value", 1.0))
+    assert EMPTY_POLICY["nan"][0] == "value" and math.isnan(EMPTY_POLICY["nan"][1])
+    assert (EMPTY_POLICY["skip"][0], EMPTY_POLICY["error"][0]) == ("skip", "refuse")
+    assert set(MISSING_POLICY) == {m.value for m in Missing}
+    assert MISSING_POLICY["zero"] == ("value", 0.0)  # trec_eval -c
+    assert (MISSING_POLICY["skip"][0], MISSING_POLICY["error"][0]) == ("skip", "refuse")
+    assert RUN_ONLY_POLICY == {r.value: {"error": "refuse"}.get(r.value, r.value) for r in RunOnly}
+    assert SINGLETONS_POLICY == {s.value: {"error": "refuse"}.get(s.value, s.value) for s in Singletons}
+    assert set(REFUSALS) == {"run_only", "singletons", "empty", "missing"}  # every knob with an error value

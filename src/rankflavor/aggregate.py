@@ -60,6 +60,20 @@ EMPTY_POLICY: dict[str, tuple[str, float]] = {
 #: ``refuse`` it (scikit-learn).
 SINGLETONS_POLICY: dict[str, str] = {"keep": "keep", "error": "refuse"}
 
+#: What the ``missing`` knob does with a judged query the run does not hold: (action, value) as
+#: :data:`EMPTY_POLICY` (a text-valued measure's value is the empty text). Read here and by
+#: :func:`rankflavor.merge.merge_measure`, which decides it once for chunked and Spark evaluation.
+MISSING_POLICY: dict[str, tuple[str, float]] = {
+    "zero": ("value", 0.0),
+    "skip": ("skip", float("nan")),
+    "error": ("refuse", float("nan")),
+}
+
+#: What the ``run_only`` knob does with a run query the judgments do not hold: ``skip`` it
+#: (trec_eval), ``include`` it (judged against nothing, so ``empty`` gives its value: trectools),
+#: or ``refuse`` it.
+RUN_ONLY_POLICY: dict[str, str] = {"skip": "skip", "include": "include", "error": "refuse"}
+
 #: Per policy knob, what its ``error`` value refuses and the values that would not, for the message.
 REFUSALS: dict[str, tuple[str, str]] = {
     "run_only": ("run query(ies) have no judgments", "run_only=skip (trec_eval) or run_only=include (trectools)"),
@@ -75,8 +89,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
     spec = measure.spec
     evaluated = aligned.evaluated
     run_only = aligned.in_run & ~aligned.in_qrels
-    if run_only.any() and f.run_only != "skip":
-        if f.run_only == "error":
+    if run_only.any() and RUN_ONLY_POLICY[f.run_only] != "skip":
+        if RUN_ONLY_POLICY[f.run_only] == "refuse":
             raise _policy_error(aligned, run_only, measure, "run_only")
         # include: judged against nothing, so ``empty`` below gives the value (trectools).
         evaluated = evaluated | run_only
@@ -103,13 +117,14 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
                 rows &= ~e
                 skipped_empty = int(e.sum())
     if missing.any():
-        if f.missing == "error":
+        action, value = MISSING_POLICY[f.missing]
+        if action == "refuse":
             raise _policy_error(aligned, missing, measure, "missing")
-        if f.missing == "zero":
-            vals[missing] = "" if text_valued else 0.0
+        if action == "value":
+            vals[missing] = "" if text_valued else value
             status[missing] = MISSING
             rows |= missing
-        else:
+        else:  # skip
             skipped_missing = int(missing.sum())
     summary, n = summarize(measure, vals[rows], status[rows], aligned.qrels_grade)
     return MeasureResult(

@@ -84,7 +84,8 @@ def cli() -> None:
 @click.option("-J", "judged_only", is_flag=True, help="Drop unjudged documents before ranking (unjudged=condensed).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="table: the terminal's width (COLUMNS); trec: trec_eval's own layout; md, latex: tables for "
-              "pull requests and papers.")
+              "pull requests and papers; csv: metric,query,value,flavor,n_queries,skipped_empty,skipped_missing,"
+              "status (the counts on each measure's all row).")
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -406,6 +407,10 @@ for _command in _HISTORY_COMMANDS:
 @click.option("--flavors", default=None, metavar="grid|PRESET,...",
               help="Re-test every pair under spread's flavor grid and every preset (grid) or the listed presets, "
               "and say which flavors flip its sign or verdict.")
+@click.option("--include-defects", is_flag=True,
+              help="Count the --flavors of presets that reproduce a tool's known defect (spark_triples) in the sign "
+              "and verdict flips of every format; by default every format lists them, with the reason, but leaves "
+              "them out of the flips (as spread does).")
 @click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names unprefixed measures use.")
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of every measure. Repeatable.")
 @click.option("--results", "saved", is_flag=True,
@@ -424,8 +429,9 @@ for _command in _HISTORY_COMMANDS:
 @input_formats
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
-                flavors: str | None, preset: str | None, flavor_knobs: tuple[str, ...], saved: bool, force: bool,
-                fmt: str, html_path: str | None = None, scale_name: str | None = None) -> None:
+                flavors: str | None, include_defects: bool, preset: str | None, flavor_knobs: tuple[str, ...],
+                saved: bool, force: bool, fmt: str, html_path: str | None = None,
+                scale_name: str | None = None) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
     from .compare import DEFAULT_TESTS, compare, compare_saved
     from .flavor import parse_knob_assignments
@@ -448,7 +454,8 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
             result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline,
                              queries=query_policy, tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                              n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen,
-                             preset=preset, force=force, scale=scale_name, progress=bar, **knobs)
+                             preset=preset, force=force, scale=scale_name, include_defects=include_defects,
+                             progress=bar, **knobs)
     if html_path:
         from .report import document_from_dict
 

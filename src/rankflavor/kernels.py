@@ -79,25 +79,73 @@ def discount_denominators(flavor: Flavor, n: int) -> NDArray[np.float64]:
     """Denominators d[i] for ranks i = 0..n (index 0 unused): contribution = gain / d[rank].
 
     Division (not multiplication by a reciprocal) keeps results bit-identical to trec_eval's
-    ``gain / log2(i + 2)``.
+    ``gain / log2(i + 2)``. Size ``n`` by what is read (the longest ranked or judged list), never
+    by the cutoff alone: ``k`` may be as large as 2**53 (:func:`running_sums` sums a discount
+    over more slots than any list holds).
 
     >>> from rankflavor.flavor import Flavor
     >>> discount_denominators(Flavor(discount="jk(2)"), 4)[1:].round(4).tolist()
     [1.0, 1.0, 1.585, 2.0]
     """
-    ranks = np.arange(n + 1, dtype=np.float64)
-    if flavor.discount == "log2":
-        d = np.log2(ranks + 1.0)
-    elif flavor.discount == "reciprocal":
-        d = ranks.copy()
-    elif flavor.log_base is not None:  # log(b): log_b(i+1), as scikit-learn's log(i+1) / log(b)
-        d = np.log(ranks + 1.0) / math.log(flavor.log_base)
-    else:
-        base = flavor.jk_base or 2.0
-        with np.errstate(divide="ignore"):
-            d = np.where(ranks < base, 1.0, np.log(np.maximum(ranks, 1.0)) / math.log(base))
+    d = discounts(flavor, np.arange(n + 1, dtype=np.float64))
     d[0] = 1.0
     return d
+
+
+def discounts(flavor: Flavor, ranks: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The discount denominator of each 1-based rank in ``ranks`` (:func:`discount_denominators`
+    of those ranks, element by element the same numbers)."""
+    if flavor.discount == "log2":
+        return cast("NDArray[np.float64]", np.log2(ranks + 1.0))
+    if flavor.discount == "reciprocal":
+        return ranks.copy()
+    if flavor.log_base is not None:  # log(b): log_b(i+1), as scikit-learn's log(i+1) / log(b)
+        return cast("NDArray[np.float64]", np.log(ranks + 1.0) / math.log(flavor.log_base))
+    base = flavor.jk_base or 2.0
+    with np.errstate(divide="ignore"):
+        return np.where(ranks < base, 1.0, np.log(np.maximum(ranks, 1.0)) / math.log(base))
+
+
+#: Slots :func:`running_sums` adds per NumPy call: its memory is a few arrays of this length.
+RUNNING_CHUNK = 1 << 20
+
+
+def running_sums(term: Callable[[NDArray[np.float64]], NDArray[np.float64]], ends: NDArray[np.integer[Any]],
+                 decreasing: bool = False, chunk: int = RUNNING_CHUNK) -> NDArray[np.float64]:
+    """``sum(term(i) for i in 1..e)`` for each ``e`` in ``ends``, added one slot at a time in slot
+    order, with memory bounded by ``chunk`` slots whatever the largest end.
+
+    The sums are bit for bit those of ``np.cumsum(term(np.arange(1, n + 1)))`` read at ``ends``:
+    each chunk's first term takes the running total before its cumulative sum, so every
+    addition is the one a single cumulative sum makes. With ``decreasing`` (the terms never
+    grow), the sum stops where adding a term no longer changes it: rounding to nearest is
+    monotone, so no smaller term changes it either, and every later end reads that value.
+
+    >>> ends = np.array([3, 0, 5])
+    >>> running_sums(lambda i: 1.0 / i, ends, chunk=2).tolist() == np.concatenate(
+    ...     [[0.0], np.cumsum(1.0 / np.arange(1.0, 6.0))])[ends].tolist()
+    True
+    """
+    ends = np.asarray(ends, dtype=np.int64)
+    out = np.zeros(len(ends), dtype=np.float64)
+    todo = np.argsort(ends, kind="stable")
+    todo = todo[ends[todo] > 0]
+    total, start, at = 0.0, 1, 0  # the sum of slots < start; next end to fill: todo[at]
+    last = int(ends.max(initial=0))
+    while at < len(todo):
+        stop = min(start + chunk, last + 1)
+        t = np.asarray(term(np.arange(start, stop, dtype=np.float64)), dtype=np.float64)
+        t[0] += total
+        c = np.cumsum(t)
+        while at < len(todo) and ends[todo[at]] < stop:
+            out[todo[at]] = c[ends[todo[at]] - start]
+            at += 1
+        settled = decreasing and len(c) > 1 and c[-1] == c[-2]
+        total, start = float(c[-1]), stop
+        if settled:
+            out[todo[at:]] = total
+            break
+    return out
 
 
 def distinct(values: NDArray[Any]) -> NDArray[Any]:

@@ -15,9 +15,8 @@ from dataclasses import fields
 
 import numpy as np
 
-from .aggregate import summarize
+from .aggregate import MISSING_POLICY, policy_error, summarize
 from .align import Counts
-from .errors import EvaluationError
 from .measure import Measure
 from .results import MISSING, MeasureResult
 
@@ -38,7 +37,9 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     Raises
     ------
     EvaluationError
-        ``missing=error`` and some query is missing: the message of the one-shot engine.
+        ``missing=error`` and some query is missing: the one-shot engine's error
+        (:func:`~rankflavor.aggregate.policy_error`), its policy read from the same table
+        (:data:`~rankflavor.aggregate.MISSING_POLICY`).
 
     Examples
     --------
@@ -57,20 +58,17 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     skipped_empty = sum(p.skipped_empty for p in parts)
     skipped_missing = 0
     if len(missing):
-        if measure.flavor.missing == "error":
+        action, value = MISSING_POLICY[measure.flavor.missing]  # the one-shot engine's table
+        if action == "refuse":
             # Named in byte order, as the one-shot engine names them (its query codes).
             names = sorted(map(str, missing), key=lambda q: q.encode("utf-8"))
-            raise EvaluationError(
-                f"{len(missing)} qrels query(ies) are absent from the run ({', '.join(names[:5])}"
-                f"{'...' if len(names) > 5 else ''}) and {measure.name} says missing=error; "
-                "choose missing=zero (trec_eval -c) or missing=skip"
-            )
-        if measure.flavor.missing == "zero":
+            raise policy_error(names, len(missing), measure, "missing")
+        if action == "value":
             queries = np.concatenate([queries, missing])
-            filler = np.full(len(missing), "" if measure.spec.summary == "none" else 0.0, dtype=values.dtype)
+            filler = np.full(len(missing), "" if measure.spec.summary == "none" else value, dtype=values.dtype)
             values = np.concatenate([values, filler])
             status = np.concatenate([status, np.full(len(missing), MISSING, dtype=object)])
-        else:
+        else:  # skip
             skipped_missing = len(missing)
     order = sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8"))
     queries, values, status = queries[order], values[order], status[order]

@@ -32,6 +32,27 @@ from .measure import Measure
 TIE_TOLERANCE = 1e-12
 
 
+def in_summary(defect: str | None, include_defects: bool) -> bool:
+    """The one rule of spread's summaries and compare's flips: a flavor counts unless only presets
+    reproducing a tool's known defect produced it (``defect`` set) and ``include_defects`` is False."""
+    return include_defects or defect is None
+
+
+def defect_note(flavors: list[tuple[tuple[str, ...], str | None]], include_defects: bool, summaries: str) -> str | None:
+    """The note every renderer prints about the defect flavors: which presets, why, and whether
+    ``summaries`` (what the result derives from its flavors) count them; None when there are none.
+    ``flavors`` holds each flavor's ``(presets, defect)``."""
+    marked = [(presets, d) for presets, d in flavors if d is not None]
+    if not marked:
+        return None
+    names = sorted({n for presets, _ in marked for n in presets})
+    why = "; ".join(dict.fromkeys(str(d) for _, d in marked))
+    if include_defects:
+        return (f"{summaries} include {len(marked)} flavor(s) of preset(s) that reproduce a known defect "
+                f"({', '.join(names)}): {why}")
+    return (f"{len(marked)} flavor(s) only from preset(s) that reproduce a known defect ({', '.join(names)}) are "
+            f"listed but left out of {summaries} (include_defects / --include-defects counts them): {why}")
+
 
 @dataclass(frozen=True)
 class SpreadFlavor:
@@ -177,7 +198,7 @@ class Spread:
     @property
     def in_summary(self) -> np.ndarray:
         """Per flavor: does it enter the summaries (min/max per run, pairs, run orders)?"""
-        return np.array([self.include_defects or f.defect is None for f in self.flavors], dtype=bool)
+        return np.array([in_summary(f.defect, self.include_defects) for f in self.flavors], dtype=bool)
 
     @property
     def excluded(self) -> list[SpreadFlavor]:
@@ -187,17 +208,8 @@ class Spread:
     @property
     def summary_note(self) -> str | None:
         """What the summaries leave out (or include) of the defect flavors, and why; None when there are none."""
-        marked = [f for f in self.flavors if f.defect is not None]
-        if not marked:
-            return None
-        names = sorted({n for f in marked for n in f.presets})
-        why = "; ".join(dict.fromkeys(str(f.defect) for f in marked))
-        if self.include_defects:
-            return (f"the summaries include {len(marked)} flavor(s) of preset(s) that reproduce a known defect "
-                    f"({', '.join(names)}): {why}")
-        return (f"{len(marked)} flavor(s) only from preset(s) that reproduce a known defect ({', '.join(names)}) are "
-                f"listed but left out of min/max, pairs and run orders (include_defects / --include-defects counts "
-                f"them): {why}")
+        return defect_note([(f.presets, f.defect) for f in self.flavors], self.include_defects,
+                           "min/max, pairs and run orders")
 
     @property
     def all_notes(self) -> tuple[str, ...]:
@@ -367,4 +379,5 @@ def _json(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-__all__ = ["TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread", "SpreadFlavor"]
+__all__ = ["TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread", "SpreadFlavor",
+           "defect_note", "in_summary"]

@@ -4,8 +4,10 @@ A batch is padded: ``scores`` and ``labels`` of shape ``(n_queries, n_docs)``, w
 (True = a real candidate) or ``-inf`` scores marking the padding. Everything is computed with torch
 operations on the tensors' own device (CPU or GPU): the model's output is never copied to NumPy.
 The only NumPy arrays are the flavor's constants (the discount denominators of
-:func:`rankflavor.kernels.discount_denominators`, the top grade's gain), made once per call and
-moved to the device.
+:func:`rankflavor.kernels.discount_denominators` for the batch's columns, the top grade's gain),
+made once per call and moved to the device, and under ``ideal=max`` the ideal DCG of the top
+grade's gain over each possible count of slots (k of them, whatever the batch holds, when cut at
+k alone), summed by the engine's :func:`rankflavor.metrics.ndcg.top_grade_sums`.
 
 The flavor is a measure string as everywhere else (``"ndcg@10[gain=exp2]"``, ``"lightgbm:ndcg@10"``)
 or ``k`` and knobs, and the value is :func:`rankflavor.evaluate`'s on the same candidates: every
@@ -45,12 +47,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .aggregate import EMPTY_POLICY, SINGLETONS_POLICY, policy_error
 from .errors import FlavorError, InputError, UsageError
 from .flavor import KNOBS
 from .kernels import GAIN_FORMULAS, discount_denominators, gain
 from .metrics import lookup
-from .metrics.ndcg import IDEAL_CUTS, IDEAL_SOURCES, above_scale, top_value
+from .metrics.ndcg import IDEAL_CUTS, IDEAL_SOURCES, above_scale, top_grade_sums, top_value
 from .order.grades import FRACTIONAL, NEGATIVES, fractional_error, negatives_error
 from .order.strategy import SCORE_DTYPES, UNJUDGED_ROWS, Ordering
 from .order.ties import TIE_TABLE
@@ -243,8 +247,8 @@ def _score(kind: str, scores: torch.Tensor, labels: torch.Tensor, k: int | None,
     if plan.ordering.averaged:
         ranked_gain = _tie_averaged(ranked_gain, key.gather(1, order), kept)
     n_ret = kept.sum(1)
-    longest = max(n_d, m.k or 0, 1)
-    denom = torch.as_tensor(discount_denominators(m.flavor, longest), dtype=torch.float64, device=scores.device)
+    # sized by the rows read (k may be 2**53); ideal=max's k slots are summed without a table
+    denom = torch.as_tensor(discount_denominators(m.flavor, max(n_d, 1)), dtype=torch.float64, device=scores.device)
     ranks = torch.arange(1, n_d + 1, device=scores.device)
     in_cut = kept & (ranks <= (m.k if m.k is not None else n_d))
     value = torch.where(in_cut, ranked_gain / denom[1:n_d + 1], 0.0).sum(1)
@@ -384,9 +388,14 @@ def _idcg(plan: _Plan, gains: torch.Tensor, usable: torch.Tensor, order: torch.T
         cut = torch.clamp(n_ret.to(torch.float64), max=limit)
     if plan.ideal == "top_grade":
         g_top = top_value(m, lambda grade, judged: gain(grade, judged, f))
+        # the engine's own running sums (metrics.ndcg.top_grade_sums), flavor constants made on the
+        # host: cut at k alone, every row has k slots (k may exceed the batch); else at most n_d
+        if plan.cut_at_k and not plan.cut_at_hits and m.k is not None:
+            return torch.full(n_ret.shape, float(top_grade_sums(m, g_top, np.array([m.k]))[0]), dtype=torch.float64,
+                              device=gains.device)
+        table = torch.as_tensor(top_grade_sums(m, g_top, np.arange(n_d + 1)), dtype=torch.float64, device=gains.device)
         slots = torch.where(torch.isinf(cut), n_ret.to(torch.float64), cut).to(torch.int64)
-        cum = torch.cat([denom.new_zeros(1), torch.cumsum(g_top / denom[1:], 0)])
-        return cum[slots]
+        return table[slots]
     if plan.ideal == "judgments":  # every usable judgment: every labelled candidate
         candidates = torch.where(usable, gains, 0.0)
     else:  # the ranked rows kept, or those down to rank K

@@ -21,7 +21,7 @@ from ..measure import Measure
 from ..progress import Progress
 from ..spread import run_names
 from .analysis import analyse
-from .flavors import flavor_variants
+from .flavors import Variant, flavor_variants
 from .provenance import check_same_qrels, describe
 from .queries import align_queries
 from .result import Comparison, MeasureComparison
@@ -81,6 +81,7 @@ def compare(
     preset: str | None = None,
     force: bool = False,
     scale: str | Scale | None = None,
+    include_defects: bool = False,
     progress: Progress | None = None,
     **knobs: Any,
 ) -> Comparison:
@@ -107,6 +108,11 @@ def compare(
     scale : the label scale (``trec_dl``, ...): grades checked against it, and every measure
         and grid flavor takes its knobs as :func:`rankflavor.evaluate` does; preset flavors keep
         their tool's own (as in :func:`rankflavor.spread`).
+    include_defects : count the ``flavors`` only presets that reproduce a tool's known defect
+        produced (``spark_triples``: NDCG above 1) in the sign and verdict flips. By default they
+        are re-tested and listed, each with its reason, but left out of them, by the rule of
+        :func:`rankflavor.spread` (:attr:`Robustness.excluded`); :meth:`Comparison.with_defects`
+        switches later.
     progress : told of the scoring, each resampling test's blocks and each flavor re-tested
         (:mod:`rankflavor.progress`; nothing is shown when None).
     **knobs : flavor knobs applied to every measure that reads them.
@@ -145,7 +151,7 @@ def compare(
     # Every system here is scored against this one qrels; saved comparisons merged later carry their own.
     check_same_qrels({n: q_info["sha256"] for n in names}, force)
 
-    variants: list[list[tuple[Measure, str]]] = []
+    variants: list[list[Variant]] = []
     notes: list[str] = []
     for m in measures:
         if flavors is None:
@@ -154,7 +160,7 @@ def compare(
         found, found_notes = flavor_variants(m, flavors, sc)
         variants.append(found)
         notes += [n for n in found_notes if n not in notes]
-    every = list(measures) + [v for vs in variants for v, _ in vs]
+    every = list(measures) + [v.measure for vs in variants for v in vs]
     scores, errors = score_runs(q_table, run_tables, every, progress)
     refused = sorted((j, r) for r, j in errors if j < len(measures))
     if refused:  # a measure asked for, refused by its policy: the error evaluate() would raise
@@ -172,8 +178,8 @@ def compare(
             var_errors = {v: f"{names[r]}: {errors[(r, col)]}" for v, col in enumerate(cols)
                           for r in range(len(names)) if (r, col) in errors}
             per_variant = [[scores[r][col] for r in range(len(names))] for col in cols]
-            robust = robustness(pairs, names, [(str(v), label) for v, label in variants[j]], per_variant,
-                                var_errors, settings, progress=progress)
+            robust = robustness(pairs, names, variants[j], per_variant, var_errors, settings, progress=progress,
+                                include_defects=include_defects)
             offset += len(variants[j])
         blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled, robust))

@@ -9,20 +9,39 @@ the base) and full measures (``"ndcg@10[gain=exp2]"``, used for the base of the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import UsageError
 from ..flavor import parse_knob_assignments, split_top_level
 from ..measure import Measure
-from ..spread import DEFAULT_GRID, build_flavors, canonical_grid, one_measure, scale_note
+from ..spread import DEFAULT_GRID, PRESET_ORIGIN, build_flavors, canonical_grid, defect_reason, one_measure, scale_note
 from ..spreadresult import SpreadFlavor
 
 if TYPE_CHECKING:
     from ..judgments.scale import Scale
 
 
+class Variant(NamedTuple):
+    """A flavor a comparison is re-run under.
+
+    Attributes
+    ----------
+    measure : the measure (same metric@k as the base, another flavor).
+    label : what the renderers print: the knobs that differ from the base, then ``[presets]``.
+    presets : the presets whose flavor it is.
+    defect : why it stays out of the flips unless ``include_defects``: set when only presets that
+        reproduce a tool's known defect produced it (:func:`rankflavor.spread.defect_reason`, the
+        rule spread applies); None when the grid, a sound preset or the user's own list has it.
+    """
+
+    measure: Measure
+    label: str
+    presets: tuple[str, ...]
+    defect: str | None
+
+
 def _label(measure: Measure, base: Measure, origins: Sequence[str]) -> str:
-    presets = [o.split(":", 1)[1] for o in origins if o.startswith("preset:")]
+    presets = [o[len(PRESET_ORIGIN):] for o in origins if o.startswith(PRESET_ORIGIN)]
     mine, theirs = measure.flavor.knobs(), base.flavor.knobs()
     delta = ([] if measure.k == base.k else [f"k={measure.k}"]) + [f"{n}={v}" for n, v in mine.items() if theirs.get(n) != v]
     text = ",".join(delta) or "(base)"
@@ -30,9 +49,14 @@ def _label(measure: Measure, base: Measure, origins: Sequence[str]) -> str:
 
 
 def flavor_variants(base: Measure, flavors: str | Iterable[str],
-                    scale: Scale | None = None) -> tuple[list[tuple[Measure, str]], list[str]]:
-    """The (measure, label) variants of ``base`` other than itself, and notes on what was skipped
-    (and, under a ``scale``, which preset flavors keep their tool's own knobs)."""
+                    scale: Scale | None = None) -> tuple[list[Variant], list[str]]:
+    """The variants of ``base`` other than itself, and notes on what was skipped (and, under a
+    ``scale``, which preset flavors keep their tool's own knobs).
+
+    A variant only presets reproducing a tool's known defect produced (``spark_triples``) carries
+    its reason in :attr:`Variant.defect`; one the user names as a knob assignment or a measure
+    does not, even when a defect preset shares it (as in :func:`rankflavor.spread.spread`, where a
+    grid cell does the same)."""
     from ..presets import PRESETS
 
     items = [flavors] if isinstance(flavors, str) else list(flavors)
@@ -45,6 +69,7 @@ def flavor_variants(base: Measure, flavors: str | Iterable[str],
             found.setdefault(key, [])
             found[key].extend(o for o in origins if o not in found[key])
 
+    # origin "flavors": the user's own knob assignment or measure (never a defect, like a grid cell)
     for item in items:
         text = str(item).strip()
         if text == "grid":
@@ -60,18 +85,19 @@ def flavor_variants(base: Measure, flavors: str | Iterable[str],
                 add(v.measure, v.origins)
         elif "=" in text and "[" not in text and "@" not in text:
             knobs = parse_knob_assignments(split_top_level(text))
-            add(Measure(base.metric, base.k, base.flavor.with_knobs(**knobs)), ())
+            add(Measure(base.metric, base.k, base.flavor.with_knobs(**knobs)), ("flavors",))
         else:
             m = one_measure(text, what="flavors")
             if (m.metric, m.k) == (base.metric, base.k):
-                add(m, ())
+                add(m, ("flavors",))
             else:
                 notes.append(f"flavor {text} not applied to {base.display}: another metric@k")
     if not items:
         raise UsageError("flavors: give 'grid', preset names, knob assignments or measures")
     if scale is not None:
         notes.append(scale_note(scale, [SpreadFlavor(m, tuple(o), None) for m, o in found.items()]))
-    return [(m, _label(m, base, o)) for m, o in found.items()], notes
+    return [Variant(m, _label(m, base, o), tuple(x[len(PRESET_ORIGIN):] for x in o if x.startswith(PRESET_ORIGIN)),
+                    defect_reason(o)) for m, o in found.items()], notes
 
 
-__all__ = ["flavor_variants"]
+__all__ = ["Variant", "flavor_variants"]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ..finite import json_number as _num
 from ..finite import undefined, word
+from ..spreadresult import TIE_TOLERANCE, defect_note, in_summary
 from .settings import Settings
 
 
@@ -102,47 +103,112 @@ class PairStat:
 
 @dataclass(frozen=True)
 class FlavorVerdict:
-    """One flavor of the robustness check: its label, n, and per pair the difference and verdict."""
+    """One flavor of the robustness check: its label, n, and per pair the difference and verdict.
+
+    ``defect`` is set when only presets that reproduce a tool's known defect produced the flavor
+    (their ``Preset.defect`` texts, :func:`rankflavor.spread.defect_reason`); such a flavor is
+    re-tested and listed but left out of the flips unless :attr:`Robustness.include_defects`.
+    """
 
     flavor: str
     label: str
     n: int
     deltas: tuple[float, ...]
     significant: tuple[bool, ...]
+    defect: str | None = None
+    presets: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, in_summary: bool = True) -> dict[str, Any]:
         return {"flavor": self.flavor, "label": self.label, "n": self.n, "deltas": [_num(d) for d in self.deltas],
-                "significant": list(self.significant)}
+                "significant": list(self.significant), "in_summary": in_summary, "defect": self.defect}
+
+
+def _sign(x: float) -> int:
+    return 0 if abs(x) <= TIE_TOLERANCE else (1 if x > 0 else -1)
 
 
 @dataclass(frozen=True)
 class Robustness:
-    """Whether each pair's sign and verdict hold in every flavor evaluated, and which flavors flip them.
+    """Whether each pair's sign and verdict hold in every flavor counted, and which flavors flip them.
 
-    ``sign_flips[i]`` / ``verdict_flips[i]`` list the labels of the flavors where pair ``i``'s sign
-    (a difference within the tie tolerance counts as a change of sign) or verdict differs from the
-    base measure's. ``errors`` maps a flavor label to why a policy refused it (left out).
+    Attributes
+    ----------
+    flavors : every flavor re-tested (those a policy refused are in ``errors`` instead).
+    base_deltas, base_significant : per pair, the base measure's difference and verdict.
+    errors : flavor label -> why a policy refused it (left out).
+    notes : what was skipped while building the flavor list.
+    include_defects : count the flavors marked :attr:`FlavorVerdict.defect` in the flips.
+
+    Which flavors count is decided here, once, for every renderer, by the rule of
+    :class:`rankflavor.spreadresult.Spread` (:func:`~rankflavor.spreadresult.in_summary`): all but
+    the flavors only presets reproducing a tool's known defect produced, unless ``include_defects``.
+    ``sign_flips[i]`` / ``verdict_flips[i]`` list the labels of the counted flavors where pair
+    ``i``'s sign (a difference within the tie tolerance counts as a change of sign) or verdict
+    differs from the base measure's; :attr:`excluded` lists the others, each with its reason.
     """
 
     flavors: tuple[FlavorVerdict, ...]
-    sign_flips: tuple[tuple[str, ...], ...]
-    verdict_flips: tuple[tuple[str, ...], ...]
+    base_deltas: tuple[float, ...]
+    base_significant: tuple[bool, ...]
     errors: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    include_defects: bool = False
+
+    def with_defects(self, include: bool = True) -> Robustness:
+        """The same check, counting the defect flavors in the flips (or not)."""
+        return replace(self, include_defects=include)
+
+    @property
+    def counted(self) -> tuple[FlavorVerdict, ...]:
+        """The flavors the flips are over."""
+        return tuple(f for f in self.flavors if in_summary(f.defect, self.include_defects))
+
+    @property
+    def excluded(self) -> tuple[FlavorVerdict, ...]:
+        """The flavors re-tested and listed but left out of the flips (each names its reason)."""
+        return tuple(f for f in self.flavors if not in_summary(f.defect, self.include_defects))
+
+    @property
+    def sign_flips(self) -> tuple[tuple[str, ...], ...]:
+        """Per pair, the labels of the counted flavors where its sign differs from the base's."""
+        return tuple(tuple(f.label for f in self.counted if _sign(f.deltas[k]) != _sign(d))
+                     for k, d in enumerate(self.base_deltas))
+
+    @property
+    def verdict_flips(self) -> tuple[tuple[str, ...], ...]:
+        """Per pair, the labels of the counted flavors where its verdict differs from the base's."""
+        return tuple(tuple(f.label for f in self.counted if f.significant[k] != s)
+                     for k, s in enumerate(self.base_significant))
+
+    @property
+    def summary_note(self) -> str | None:
+        """What the flips leave out (or include) of the defect flavors, and why; None when there are none."""
+        return defect_note([(f.presets, f.defect) for f in self.flavors], self.include_defects,
+                           "the sign and verdict flips")
+
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """Every note a renderer prints: what the flips leave out, then :attr:`notes`."""
+        first = self.summary_note
+        return ((first,) if first else ()) + self.notes
 
     def holds(self, i: int) -> tuple[bool, bool]:
-        """(sign holds, verdict holds) of pair ``i`` in every flavor."""
+        """(sign holds, verdict holds) of pair ``i`` in every flavor counted."""
         return not self.sign_flips[i], not self.verdict_flips[i]
 
     def to_dict(self, pairs: list[PairStat]) -> dict[str, Any]:
         return {
             "n_flavors": len(self.flavors),
+            "n_in_summary": len(self.counted),
+            "include_defects": self.include_defects,
             "pairs": [{"a": p.a, "b": p.b, "sign_holds": not s, "verdict_holds": not v, "sign_flipped_by": list(s),
                        "verdict_flipped_by": list(v)}
                       for p, s, v in zip(pairs, self.sign_flips, self.verdict_flips, strict=True)],
-            "flavors": [f.to_dict() for f in self.flavors],
+            "flavors": [f.to_dict(in_summary(f.defect, self.include_defects)) for f in self.flavors],
+            "excluded": [{"flavor": f.flavor, "label": f.label, "presets": list(f.presets), "reason": f.defect}
+                         for f in self.excluded],
             "errors": dict(self.errors),
-            "notes": list(self.notes),
+            "notes": list(self.all_notes),
         }
 
 
@@ -211,6 +277,11 @@ class Comparison:
 
     def __len__(self) -> int:
         return len(self.measures)
+
+    def with_defects(self, include: bool = True) -> Comparison:
+        """The same comparison, counting the defect flavors in every measure's flips (or not)."""
+        return replace(self, measures=[m if m.robustness is None else replace(m, robustness=m.robustness.with_defects(include))
+                                       for m in self.measures])
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
         """JSON-ready: settings, provenance (content hashes, version, flavors), every measure."""

@@ -1,4 +1,8 @@
-"""Flavor robustness: does each pair's sign and verdict hold under every flavor evaluated?"""
+"""Flavor robustness: does each pair's sign and verdict hold under every flavor counted?
+
+Which flavors count is :class:`~rankflavor.compare.result.Robustness`'s rule (spread's: the
+flavors only defect presets produced are listed but left out unless ``include_defects``).
+"""
 
 from __future__ import annotations
 
@@ -6,33 +10,34 @@ from collections.abc import Sequence
 
 from ..errors import RankflavorError
 from ..progress import Progress, task
-from ..spreadresult import TIE_TOLERANCE
 from .analysis import pair_indices, verdicts
+from .flavors import Variant
 from .queries import align_queries
 from .result import FlavorVerdict, PairStat, Robustness
 from .scores import RunScores
 from .settings import Settings
 
 
-def _sign(x: float) -> int:
-    return 0 if abs(x) <= TIE_TOLERANCE else (1 if x > 0 else -1)
-
-
-def robustness(pairs: list[PairStat], names: Sequence[str], variants: Sequence[tuple[str, str]],
+def robustness(pairs: list[PairStat], names: Sequence[str], variants: Sequence[Variant],
                scores: Sequence[Sequence[RunScores | None]], errors: dict[int, str], s: Settings,
-               notes: Sequence[str] = (), progress: Progress | None = None) -> Robustness:
+               notes: Sequence[str] = (), progress: Progress | None = None,
+               include_defects: bool = False) -> Robustness:
     """Re-test every pair under each variant flavor (``scores[v][r]``: run ``r`` under variant ``v``).
 
-    The verdict in each flavor uses the same test, correction, alpha, seed and query policy as the
-    base measure. A flavor some run could not be evaluated in (its policy refused it) is listed in
-    ``errors`` and left out. ``progress`` is told of each flavor re-tested.
+    A variant's ``defect`` (why only presets reproducing a known defect produced it,
+    :func:`rankflavor.spread.defect_reason`) keeps it out of the flips unless ``include_defects``
+    (:class:`Robustness` applies the rule). The verdict in each flavor uses the same test,
+    correction, alpha, seed and query policy as the base measure. A flavor some run could not be
+    evaluated in (its policy refused it) is listed in ``errors`` and left out. ``progress`` is told
+    of each flavor re-tested.
     """
     index = pair_indices(names, s.baseline)
     found: list[FlavorVerdict] = []
     failed: dict[str, str] = {}
     with task(progress, f"re-testing under {len(variants)} flavors", len(variants)) as t:
-        for v, (flavor, label) in enumerate(variants):
+        for v, variant in enumerate(variants):
             t.advance()
+            label = variant.label
             if v in errors:
                 failed[label] = errors[v]
                 continue
@@ -43,19 +48,16 @@ def robustness(pairs: list[PairStat], names: Sequence[str], variants: Sequence[t
                 failed[label] = str(exc)
                 continue
             deltas, significant = verdicts(aligned.matrix, index, s)
-            found.append(FlavorVerdict(flavor, label, len(aligned.queries), tuple(float(d) for d in deltas),
-                                       tuple(bool(x) for x in significant)))
-    sign_flips = []
-    verdict_flips = []
-    for k, p in enumerate(pairs):
-        sign_flips.append(tuple(f.label for f in found if _sign(f.deltas[k]) != _sign(p.delta)))
-        verdict_flips.append(tuple(f.label for f in found if f.significant[k] != p.significant))
-    return Robustness(tuple(found), tuple(sign_flips), tuple(verdict_flips), failed, tuple(notes))
+            found.append(FlavorVerdict(str(variant.measure), label, len(aligned.queries), tuple(float(d) for d in deltas),
+                                       tuple(bool(x) for x in significant), variant.defect, variant.presets))
+    return Robustness(tuple(found), tuple(p.delta for p in pairs), tuple(p.significant for p in pairs), failed,
+                      tuple(notes), include_defects)
 
 
 def count_holding(r: Robustness, k: int) -> tuple[int, int]:
-    """Flavors (of those evaluated) where pair ``k``'s sign, and its verdict, agree with the base."""
-    n = len(r.flavors)
+    """Flavors (of those counted: :attr:`Robustness.counted`) where pair ``k``'s sign, and its verdict,
+    agree with the base."""
+    n = len(r.counted)
     return n - len(r.sign_flips[k]), n - len(r.verdict_flips[k])
 
 

@@ -23,8 +23,6 @@ pair twice are each an :class:`~rankflavor.errors.InputError` naming file and li
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from collections.abc import Iterable
@@ -33,6 +31,8 @@ from ..columns import to_strings
 from ..errors import InputError, UsageError
 from ..raters.ratings import Ratings
 from ..tables import Qrels
+from .formats.csvtext import CsvSyntaxError, records
+from .formats.delimited import rows as delimited_rows
 from .nul import REASON, has_nul
 from .source import read_bytes
 
@@ -102,7 +102,11 @@ def _guess(text: str) -> str:
         if line.strip() and not line.startswith("#"):
             if "," not in line:
                 return "trec"
-            head = [h.strip().lower() for h in next(csv.reader([line]))]
+            try:  # (a first line of any length: csv's field size limit is not ours)
+                first = next(records(line, ","))[1]
+            except CsvSyntaxError:
+                first = line.split(",")
+            head = [h.strip().lower() for h in first]
             return "quepid" if head[:2] == ["query", "docid"] and "rater" not in head else "csv"
     return "trec"
 
@@ -140,13 +144,12 @@ def _trec(source: str, text: str) -> list[_Row]:
 
 
 def _csv(source: str, text: str, fmt: str) -> list[_Row]:
-    reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     rows: list[_Row] = []
-    for cells in reader:
-        line = reader.line_num
+    # The delimited readers' rows: fields of any length, strict quoting (an error names its line)
+    for line, cells in delimited_rows(source, text, ","):
         raw = ",".join(cells)
-        if not any(c.strip() for c in cells) or (header is None and cells[0].startswith("#")):
+        if not cells or (header is None and cells[0].startswith("#")):
             continue
         if header is None:
             header = [c.strip() for c in cells]

@@ -183,11 +183,10 @@ def _ideal_err(r: Ranked, measure: Measure, stop_fn: StopFn) -> Floats:
         # binary: a relevant document in every slot (R = 1/2), whatever rel is
         binary = _by_gain(measure) and f.gain_kind == "binary"
         r_top = 0.5 if binary else top_value(measure, stop_fn)
+        # k slots whatever the run holds (k may be 2**53): the terms shrink, so the running sum
+        # stops where they no longer change it (kernels.running_sums), bit for bit the full sum.
         slots = top_grade_slots(r, ideal_cut(r, measure))
-        longest = int(slots.max()) if len(slots) else 0
-        i = np.arange(1, longest + 1, dtype=np.float64)
-        cum = np.concatenate([[0.0], np.cumsum(r_top * np.power(1.0 - r_top, i - 1.0) / i)])
-        return np.asarray(cum[slots], dtype=np.float64)
+        return K.running_sums(lambda i: r_top * np.power(1.0 - r_top, i - 1.0) / i, slots, decreasing=True)
     lst = ideal_list(r, measure, stop_fn)
     return _cascade(lst.q[lst.counted], lst.value[lst.counted], lst.slot[lst.counted], r.n_queries)
 

@@ -166,9 +166,46 @@ def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
     return build(r, measure, value_of or _gain_value(f), ideal_cut(r, measure), shared_key)
 
 
+#: The most slots ``ideal=max`` may fill when the kernels sum its discounts (:func:`top_grade_sums`):
+#: cut at k, its list has k slots whatever the run holds, and the sum of k discounts has no closed
+#: form for log2. Up to this many are added in chunks of :data:`~rankflavor.kernels.RUNNING_CHUNK`
+#: (about two seconds at the limit; memory bounded); beyond it, a :class:`~rankflavor.errors.FlavorError`
+#: naming the limit. nERR's ideal needs none: its terms vanish (:mod:`rankflavor.metrics.err`).
+MAX_SUMMED_SLOTS = 1 << 27
+
+#: The most slots of ``ideal=max`` a listed ideal (:func:`ideal_list`, what explain shows slot by slot) holds.
+MAX_LISTED_SLOTS = 1 << 20
+
+
+def _too_many_slots(measure: Measure, slots: int, limit: int, what: str) -> None:
+    if slots > limit:
+        from ..errors import FlavorError
+
+        where = "no cutoff: one per document retrieved" if measure.k is None else (
+            f"ideal_cut={measure.flavor.ideal_cut} at k={measure.k:,}")
+        raise FlavorError(
+            f"{measure.name}: ideal=max puts the top grade in every one of its {slots:,} slots ({where}), more "
+            f"than the {limit:,} {what}; use a cutoff of at most {limit:,}"
+            + ("" if measure.k is None else ", or ideal_cut=hits (the slots the run retrieved)"))
+
+
+def top_grade_sums(measure: Measure, value: float, slots: npt.NDArray[np.int64]) -> Floats:
+    """Per query, the ideal DCG of ``value`` (the top grade's gain, or its contribution) in each of
+    its ``slots``: ``sum(value / discount(i) for i in 1..slots)``, added slot by slot as the
+    segment sum of the listed ideal adds them (bit for bit: tests/test_explain.py), in chunks so
+    memory stays bounded when k exceeds every list (:func:`~rankflavor.kernels.running_sums`);
+    refused above :data:`MAX_SUMMED_SLOTS`."""
+    f = measure.flavor
+    _too_many_slots(measure, int(slots.max(initial=0)), MAX_SUMMED_SLOTS,
+                    "slots its ideal DCG is summed over (rankflavor.metrics.ndcg.MAX_SUMMED_SLOTS)")
+    return K.running_sums(lambda i: value / K.discounts(f, i), slots)
+
+
 def _top_grade(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
     value = top_value(measure, value_of)
     slots = top_grade_slots(r, cut)
+    _too_many_slots(measure, int(slots.max(initial=0)), MAX_LISTED_SLOTS,
+                    "slots its listed ideal holds (rankflavor.metrics.ndcg.MAX_LISTED_SLOTS)")
     q = np.repeat(np.arange(r.n_queries), slots)
     return IdealList(q, K.rank_within(q, slots), np.full(len(q), value), np.ones(len(q), dtype=bool),
                      np.full(len(q), -1, dtype=np.int64), "none")
@@ -273,11 +310,7 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
         # The same sums without the list of every query's slots: one running sum of the top
         # gain's contributions, slot by slot as the list's segment sum adds them, read at each
         # query's last slot (explain's list of them equals it bit for bit: tests/test_explain.py).
-        slots = top_grade_slots(r, ideal_cut(r, measure))
-        denom = K.discount_denominators(f, int(slots.max(initial=1)))
-        cum = np.concatenate([[0.0], np.cumsum(top_value(measure, _gain_value(f)) / denom[1:])])
-        out: Floats = cum[slots]
-        return out
+        return top_grade_sums(measure, top_value(measure, _gain_value(f)), top_grade_slots(r, ideal_cut(r, measure)))
     lists_key = None
     if source == "judgments":
         lists_key = ("ndcg.ideal_lists", *(str(getattr(f, knob)) for knob in _IDEAL_KNOBS

@@ -2,7 +2,8 @@
 LaTeX in :mod:`rankflavor.render.comparetex`.
 
 Table, JSON and CSV carry every number (means, CIs, deltas, Cohen's d, wins/losses/ties, raw and
-adjusted p-values, verdicts); Markdown and LaTeX are summary-only formats: each system's mean
+adjusted p-values, verdicts, and under ``--flavors`` which flavors flip each pair's sign and
+verdict, over the flavors :class:`~rankflavor.compare.Robustness` counts, and which it does not, why); Markdown and LaTeX are summary-only formats: each system's mean
 per measure, marked with the systems it beats significantly (the per-pair numbers behind the
 marks are in the other three). A statistic that is not a finite number follows
 :mod:`rankflavor.finite`: JSON ``null`` with the reason under ``"undefined"``, its word
@@ -24,7 +25,8 @@ COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
 
 
 def render_compare(result: Comparison, fmt: str = "table") -> str:
-    """``table``, ``json`` (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test), ``md``, ``latex``."""
+    """``table``, ``json`` (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test; the
+    robustness columns :data:`ROBUST_COLUMNS` last), ``md``, ``latex``."""
     if fmt == "json":
         return dumps(result.to_dict()) + "\n"
     if fmt == "csv":
@@ -49,18 +51,36 @@ def _notes(m: MeasureComparison) -> list[tuple[str, str, str, str]]:
     return out + [(p.a, p.b, k, why) for p in m.pairs for k, why in p.undefined.items()]
 
 
+#: The CSV's flavor-robustness columns (after ``note``, so the earlier columns keep their places;
+#: empty without ``--flavors``): the flavors counted, whether the sign and the verdict hold in all
+#: of them, the labels of those that flip each ("; "), and the flavors re-tested but not counted
+#: ("label: reason", " | ") -- the JSON's ``robustness``.
+ROBUST_COLUMNS = ("flavors_counted", "sign_holds", "verdict_holds", "sign_flipped_by", "verdict_flipped_by",
+                  "flavors_excluded")
+
+
+def _robust_cells(m: MeasureComparison, k: int) -> list[object]:
+    r = m.robustness
+    if r is None:
+        return [""] * len(ROBUST_COLUMNS)
+    sign, verdict = r.sign_flips[k], r.verdict_flips[k]
+    return [len(r.counted), not sign, not verdict, "; ".join(sign), "; ".join(verdict),
+            " | ".join(f"{f.label}: {f.defect}" for f in r.excluded)]
+
+
 def _csv(result: Comparison) -> str:
     """A row per pair and test; under ``tukey`` the Tukey HSD has a row of its own (its p is already adjusted)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["measure", "name", "n", "a", "b", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "cohens_d", "wins",
                 "losses", "ties", "test", "p", "correction", "p_adjusted", "significant", "alpha", "seed", "n_resamples",
-                "note"])
+                "note", *ROBUST_COLUMNS])
     s = result.settings
     for m in result.measures:
         means = {x.name: x.mean for x in m.systems}
         system_notes = {x.name: x.undefined for x in m.systems}
-        for p in m.pairs:
+        for k, p in enumerate(m.pairs):
+            robust = _robust_cells(m, k)
             why = [f"{who} {k} {r}" for who in (p.a, p.b) for k, r in system_notes[who].items()]
             note = "; ".join(why + [f"{k} {r}" for k, r in p.undefined.items()])
             rows = [(t, p.pvalues[t], p.adjusted.get(t)) for t in p.pvalues]
@@ -69,7 +89,7 @@ def _csv(result: Comparison) -> str:
                 w.writerow([m.measure, m.name, m.n, p.a, p.b, repr(means[p.a]), repr(means[p.b]), repr(p.delta),
                             repr(p.ci[0]), repr(p.ci[1]), repr(p.effect), p.wins, p.losses, p.ties, t, repr(raw),
                             s.correction if adj is not None else "", "" if adj is None else repr(adj),
-                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples, note])
+                            p.significant if t == s.verdict_key else "", s.alpha, s.seed, s.n_resamples, note, *robust])
     return buf.getvalue()
 
 
@@ -110,7 +130,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
                f"{p.wins}/{p.losses}/{p.ties}"] + [_p(p.pvalues[t]) for t in s.tests]
         row += [_p(v) for v in p.adjusted.values()] + ["yes" if p.significant else "no"]
         if m.robustness is not None:
-            n = len(m.robustness.flavors)
+            n = len(m.robustness.counted)
             sign, verdict = count_holding(m.robustness, k)
             row += [f"{sign}/{n}", f"{verdict}/{n}"]
         pt.add_row(*row)
@@ -124,7 +144,7 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
         print_(f"moved most {ids[p.b]}-{ids[p.a]}: up {escape(up)} | down {escape(down)}", soft_wrap=True)
     r = m.robustness
     if r is not None:
-        print_(f"flavor robustness over {len(r.flavors)} flavors (same test, correction, seed):")
+        print_(f"flavor robustness over {len(r.counted)} flavors (same test, correction, seed):")
         for k, p in enumerate(m.pairs):
             parts = []
             for what, flips in (("sign", r.sign_flips[k]), ("verdict", r.verdict_flips[k])):
@@ -134,8 +154,13 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
                 else:
                     parts.append(f"{what} holds")
             print_(f"  {ids[p.b]} vs {ids[p.a]}: " + escape(" | ".join(parts)), soft_wrap=True)
+        for f in r.excluded:
+            print_(f"  not counted (--include-defects counts it) {escape(f.label)}: {escape(str(f.defect))}",
+                   soft_wrap=True)
         for label, msg in list(r.errors.items())[:5]:
-            print_(f"  left out {escape(label)}: {escape(msg)}")
+            print_(f"  left out {escape(label)}: {escape(msg)}", soft_wrap=True)
+        for note in r.all_notes if not r.excluded else r.notes:  # (the excluded lines above say it)
+            print_(f"  note: {escape(note)}", soft_wrap=True)
 
 
 def _table(result: Comparison) -> str:
@@ -153,4 +178,4 @@ def _table(result: Comparison) -> str:
     return buf.getvalue()
 
 
-__all__ = ["COMPARE_FORMATS", "letters", "render_compare"]
+__all__ = ["COMPARE_FORMATS", "ROBUST_COLUMNS", "letters", "render_compare"]

@@ -1,8 +1,9 @@
 """Markdown and LaTeX tables of a comparison, for papers: one row per system, one column per
 measure, each value marked with the letters of the systems it beats significantly (as ranx does).
 
-A dagger after the letters marks a win whose verdict does not hold in every flavor of the
-robustness check (only when one was run).
+A dagger after the letters marks a win whose verdict does not hold in every flavor the
+robustness check counts (only when one was run); the caption names how many it counts and the
+flavors it leaves out, with their reason (:class:`~rankflavor.compare.Robustness`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,17 @@ def _caption(result: Comparison) -> str:
     ns = ", ".join(f"{m.name} n={m.n}" for m in result.measures)
     text = (f"Superscripts: systems significantly worse ({s.verdict_key}, {s.correction} correction, alpha={s.alpha:g}, "
             f"{s.n_resamples} resamples, seed {s.seed}; {ns}).")
-    if any(m.robustness is not None for m in result.measures):
-        text += " Dagger: that verdict does not hold in every flavor."
+    checked = [(m.name, m.robustness) for m in result.measures if m.robustness is not None]
+    if checked:
+        text += (" Dagger: that verdict does not hold in every flavor counted ("
+                 + ", ".join(f"{name}: {len(r.counted)}" for name, r in checked) + ").")
+        left = dict.fromkeys(f"{f.label}: {f.defect}" for _, r in checked for f in r.excluded)
+        if left:
+            text += (" Not counted (a tool's known defect; --include-defects counts them): "
+                     + " | ".join(left) + ".")
+        counted = dict.fromkeys(f.label for _, r in checked if r.include_defects for f in r.flavors if f.defect)
+        if counted:
+            text += " Counted though they reproduce a tool's known defect (--include-defects): " + " | ".join(counted) + "."
     return text
 
 

@@ -1,4 +1,15 @@
-"""CSV with stable columns ``metric,query,value,flavor``; values at full precision (repr), text as is."""
+"""CSV of an evaluation: the stable columns ``metric,query,value,flavor``, then the counts of each
+measure's summary (``n_queries,skipped_empty,skipped_missing``) and each per-query row's
+``status``. Values at full precision (repr), text as is.
+
+The columns after ``flavor`` were added later, at the end, so readers of the first four by
+position or by name keep working. A per-query row (``-q``) carries its value and ``status``
+(``ok``, ``empty``, ``missing``: :class:`rankflavor.results.MeasureResult`) and leaves the counts
+empty; the ``all`` row carries the summary and the counts of the JSON's measure (``value``,
+``n_queries``, ``skipped_empty``, ``skipped_missing``) and status ``summary``. A measure with no
+summary (``relstring``) has an ``all`` row too, with an empty value (the JSON's ``null``, the
+table's ``-``), so its count of queries is there without ``-q``.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +18,23 @@ import io
 
 from ..results import Results
 
+#: The columns, in order; the first four are the original ones.
+COLUMNS = ("metric", "query", "value", "flavor", "n_queries", "skipped_empty", "skipped_missing", "status")
+
 
 def render_csv(results: Results, per_query: bool) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "query", "value", "flavor"])
+    w.writerow(COLUMNS)
     for m in results.measures:
         flavor = str(m.measure)
         name = m.measure.display
         if per_query:
-            for q, v in zip(m.queries, m.values, strict=True):
-                w.writerow([name, str(q), v if isinstance(v, str) else repr(float(v)), flavor])
-        if m.measure.spec.summary != "none":  # per-query-only metrics (relstring) have no summary
-            w.writerow([name, "all", repr(float(m.summary)), flavor])
+            for q, v, s in zip(m.queries, m.values, m.status, strict=True):
+                w.writerow([name, str(q), v if isinstance(v, str) else repr(float(v)), flavor, "", "", "", str(s)])
+        value = repr(float(m.summary)) if m.measure.spec.summary != "none" else ""
+        w.writerow([name, "all", value, flavor, m.n_queries, m.skipped_empty, m.skipped_missing, "summary"])
     return buf.getvalue()
+
+
+__all__ = ["COLUMNS", "render_csv"]

@@ -64,7 +64,9 @@ def comparison_view(data: dict[str, Any]) -> dict[str, Any]:
     Returns ``{"settings", "notes", "measures": [{"flavor", "name", "n", "dropped", "zero_filled",
     "tests", "adjusted", "pairs", "robustness"}]}``; each pair is ``{"a", "b", "delta", "ci",
     "effect", "wins", "losses", "ties", "p": [per test], "adjusted": [per key], "significant",
-    "robust": None | {"sign_holds", "verdict_holds", "sign_flipped_by", "verdict_flipped_by"}}``.
+    "robust": None | {"sign_holds", "verdict_holds", "sign_flipped_by", "verdict_flipped_by"}}``; the
+    robustness is ``{"n_flavors", "n_in_summary", "flavors", "excluded", "errors", "notes"}`` (the
+    flips are over ``n_in_summary`` flavors; ``excluded`` names the others and why).
     """
     settings = data["settings"]
     tests = [str(t) for t in settings.get("tests", [])]
@@ -91,8 +93,12 @@ def comparison_view(data: dict[str, Any]) -> dict[str, Any]:
                     "verdict_flipped_by": [str(x) for x in r.get("verdict_flipped_by", [])]},
             })
         robustness = None if rob is None else {
-            "n_flavors": rob.get("n_flavors"),
-            "flavors": [{"label": str(f.get("label")), "flavor": str(f.get("flavor"))} for f in rob.get("flavors", [])],
+            # n_in_summary: the flavors the flips are over (a file older than it counted every flavor)
+            "n_flavors": rob.get("n_flavors"), "n_in_summary": rob.get("n_in_summary", rob.get("n_flavors")),
+            "flavors": [{"label": str(f.get("label")), "flavor": str(f.get("flavor")),
+                         "in_summary": bool(f.get("in_summary", True))} for f in rob.get("flavors", [])],
+            "excluded": [{"label": str(e.get("label")), "flavor": str(e.get("flavor")), "reason": str(e.get("reason"))}
+                         for e in rob.get("excluded", [])],
             "errors": {str(k): str(v) for k, v in (rob.get("errors") or {}).items()},
             "notes": [str(n) for n in rob.get("notes", [])]}
         measures.append({"flavor": str(m["flavor"]), "name": str(m.get("name", m["flavor"])), "n": m.get("n"),

@@ -58,18 +58,38 @@ def decode(source: str, data: bytes) -> str:
 
 
 def rows(source: str, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """Each row of ``text`` with the line it starts on; blank rows are yielded as ``[]``."""
+    """Each row of ``text`` with the line it starts on; blank rows are yielded as ``[]``.
+
+    A field of any length is read, as every other reader reads an id of any length: where
+    :mod:`csv` stops at its field size limit (a switch of the whole process, never changed
+    here), the rest is read by :func:`~rankflavor.io.formats.csvtext.records`, which parses
+    the same dialect with the same errors."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    start = 1
+    start, done = 1, 0
     while True:
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
+            if str(exc).startswith("field larger than field limit"):
+                yield from _unlimited(source, text, delimiter, done)
+                return
             raise InputError(source, reader.line_num, f"is not valid CSV: {exc}", _line(text, reader.line_num)) from None
         yield start, row if any(cell.strip() for cell in row) else []
-        start = reader.line_num + 1
+        start, done = reader.line_num + 1, done + 1
+
+
+def _unlimited(source: str, text: str, delimiter: str, skip: int) -> Iterator[tuple[int, list[str]]]:
+    """:func:`rows` after its first ``skip`` rows, read without a field size limit."""
+    from .csvtext import CsvSyntaxError, records
+
+    try:
+        for i, (line, row) in enumerate(records(text, delimiter)):
+            if i >= skip:
+                yield line, row if any(cell.strip() for cell in row) else []
+    except CsvSyntaxError as exc:
+        raise InputError(source, exc.line, f"is not valid CSV: {exc}", _line(text, exc.line)) from None
 
 
 def _line(text: str, line: int) -> str:
