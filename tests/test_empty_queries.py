@@ -268,7 +268,7 @@ def _dicts(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, fl
         docs = [f"d{j}" for j in rng.permutation(10)[: int(rng.integers(1, 6))]]
         side = rng.integers(0, 4)  # 0: both full, 1: qrels {}, 2: run {}, 3: both {}
         qrels[q] = {} if side in (1, 3) else {d: int(rng.integers(0, 3)) for d in docs}
-        run[q] = {} if side in (2, 3) else {d: float(10 - k) for k, d in enumerate(rng.permutation(docs + ["u"]))}
+        run[q] = {} if side in (2, 3) else {d: float(10 - k) for k, d in enumerate(rng.permutation([*docs, "u"]))}
     qrels["judged"], run["judged"] = {"a": 1}, {"a": 1.0}  # one query in common at least
     return qrels, run
 
@@ -357,3 +357,29 @@ def test_explain_a_listed_query() -> None:
     assert e.value == 0.0 and any("no judgment" in n for n in e.notes)
     with pytest.raises(rankflavor.errors.UsageError, match="missing=skip"):
         rankflavor.explain(qrels, run, "q", "ndcg_cut.10", preset="pytrec_eval")
+
+
+# ---------------------------------------------------------------------------------------------
+# convert: written where the format can name such a query, else refused (--lossy: left out)
+
+
+def test_convert_keeps_or_refuses_listed_queries(tmp_path: Path) -> None:
+    from rankflavor.convert import convert
+    from rankflavor.errors import FormatLossError
+    from rankflavor.io.formats.spec import Input
+
+    run_in, qrels_in = tmp_path / "run.json", tmp_path / "qrels.json"
+    run_in.write_text(json.dumps({"q1": {"d1": 2.0}, "q2": {}}))
+    qrels_in.write_text(json.dumps({"q1": {"d1": 1}, "q3": {}}))
+    for src, kind, names in ((run_in, "run", ("json", "es")), (qrels_in, "qrels", ("json", "es", "quepid"))):
+        for fmt in names:
+            out = tmp_path / f"{kind}.{fmt}.out"
+            c = convert(src, out, kind=kind, to_format=fmt)
+            assert (c.queries, c.listed, c.dropped) == (2, 1, 0), (kind, fmt)
+            back = (as_run if kind == "run" else as_qrels)(Input(str(out), fmt))
+            assert back.listed_empty == (as_run if kind == "run" else as_qrels)(src).listed_empty, (kind, fmt)
+        for fmt in ("trec", "csv", "parquet"):
+            with pytest.raises(FormatLossError, match="listed with no"):
+                convert(src, tmp_path / f"{kind}.{fmt}.out", kind=kind, to_format=fmt)
+            c = convert(src, tmp_path / f"{kind}.{fmt}.out", kind=kind, to_format=fmt, lossy=True)
+            assert (c.queries, c.dropped) == (1, 1) and "left out 1 query" in c.summary()

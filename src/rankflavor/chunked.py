@@ -18,8 +18,8 @@ import os
 import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
