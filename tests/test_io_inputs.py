@@ -148,19 +148,25 @@ _VALUES = st.one_of(st.integers(-3, 5), st.floats(-1e6, 1e6, allow_nan=False), s
 @given(obj=st.dictionaries(_IDS, st.dictionaries(_IDS, _VALUES, max_size=8), min_size=1, max_size=6))
 def test_dicts_become_the_rows_they_hold(obj: dict[Any, dict[Any, Any]]) -> None:
     """Text and integer ids (a query 1 and a query "1" are one query), queries without
-    documents, numbers of every Python kind: the rows of the dict, in its order."""
+    documents, numbers of every Python kind: the rows of the dict, in its order, and the queries
+    it lists with no document (a dict of those alone is a table of no rows that lists them)."""
     want = _nested_oracle(obj)
-    if not want:
-        with pytest.raises(InputError, match="is empty"):
-            as_run(obj)
-        return
-    if any("\x00" in q or "\x00" in d for q, d, _ in want):  # no id may hold a NUL (rankflavor.io.nul)
-        for read in (as_run, as_qrels):
+    listed = list(dict.fromkeys(str(q) for q, inner in obj.items() if not inner))
+    if any("\x00" in q or "\x00" in d for q, d, _ in want) or any("\x00" in q for q in listed):
+        for read in (as_run, as_qrels):  # no id may hold a NUL (rankflavor.io.nul)
             with pytest.raises(InputError, match=r"id holds a NUL byte"):
                 read(obj)
         return
-    assert _rows(as_run(obj)) == want
-    assert _rows(as_qrels(obj)) == want
+    for table in (as_run(obj), as_qrels(obj)):
+        assert _rows(table) == want and list(table.listed_empty) == listed
+
+
+def test_a_dict_naming_no_query_is_empty() -> None:
+    """``{}`` names nothing to evaluate; ``{"q": {}}`` names a query (as the JSON file does)."""
+    for read in (as_run, as_qrels):
+        with pytest.raises(InputError, match="is empty"):
+            read({})
+        assert read({"q": {}}).listed_empty == ("q",) and len(read({"q": {}})) == 0
 
 
 @pytest.mark.parametrize(
@@ -178,12 +184,14 @@ def test_dicts_become_the_rows_they_hold(obj: dict[Any, dict[Any, Any]]) -> None
     ],
 )
 def test_a_bad_dict_entry_is_named(run: dict[Any, Any], fragment: str) -> None:
-    """The first bad entry in the dict's order is the one named (a missing query id only
-    matters for a query with documents)."""
+    """The first bad entry in the dict's order is the one named; a query listed with no document
+    is a query too (a missing id is refused there as well, not left out uncounted)."""
     with pytest.raises(InputError) as info:
         as_run(run)
     assert fragment in str(info.value) and info.value.source == "run dict"
-    assert _rows(as_run({None: {}, "q": {"a": 1.0}})) == [("q", "a", 1.0)]
+    for first in ({None: {}}, {float("nan"): {}}):
+        with pytest.raises(InputError, match=r"query (None|nan) \(listed with no document\): a missing value"):
+            as_run({**first, "q": {"a": 1.0, "b": "x"}})  # named before the later bad score
 
 
 def _python_calls(work: Callable[[], object]) -> int:

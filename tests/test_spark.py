@@ -431,6 +431,8 @@ def test_policy_errors(spark) -> None:  # type: ignore[no-untyped-def]
         (run, ["ndcg@5[missing=error,empty=error]"], "empty=error"),
         (other, ["ndcg@5"], "no query is both in the run and in the qrels"),
         (other, ["ndcg@5[empty=error,run_only=error]"], "no query is both in the run and in the qrels"),
+        # run_only=include has something to score; the second measure has not
+        (other, ["ndcg@5[run_only=include]", "P@5"], "no query is both in the run and in the qrels"),
     ]
     for run_frame, wanted, what in cases:
         with pytest.raises(RankflavorError, match=re.escape(what)) as local:

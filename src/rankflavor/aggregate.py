@@ -17,30 +17,72 @@ import numpy as np
 from . import __version__
 from .align import Aligned, Counts
 from .errors import EvaluationError
+from .flavor import Flavor
 from .measure import Measure
 from .results import EMPTY, MISSING, OK, MeasureResult
 from .tables import Qrels, Run
 
 
-def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any]) -> None:
-    """Raise when no query is both in the run and in the judgments (``counts``; a few of each
-    side's ids name them in the message).
+def judged_queries(aligned: Aligned, flavor: Flavor) -> np.ndarray:
+    """Per query code: is it one of the judgments' queries under ``flavor``?
+
+    A query with a judgment always is. A query the judgments name with no judgment
+    (:attr:`Aligned.listed_unjudged`: ``{}`` in a dict, a ``_rank_eval`` request whose ratings
+    are ``[]``, a Quepid query nobody rated) is one where missing queries are scored or refused
+    (``missing=zero|error``): the tools that do so walk the judgments' query set, which for a
+    dict is its keys, so the query is theirs with nothing relevant in it (ir_measures:
+    ``providers/base.py`` ``Evaluator.iter_calc`` fills every qrels key the provider left out;
+    ranx scores a ``Qrels`` key of no judgment 0 and refuses a run without it; Elasticsearch
+    averages over every rated request; Spark over every row; Quepid over every query of the
+    case). Where missing queries are skipped (``missing=skip``: trec_eval 9, pytrec_eval, BEIR)
+    the tool walks the run and looks each query up in the judgment lines, so a query with no
+    judgment is none of theirs (pytrec_eval 0.5 leaves a qrels ``{}`` query out of its output):
+    in the run it is a run-only query (``run_only`` decides), else nothing is scored for it.
+    Either way it stays counted (:attr:`Counts.queries_listed_unjudged`).
+    """
+    listed = aligned.listed_unjudged
+    if listed is None or MISSING_POLICY[flavor.missing][0] == "skip":
+        return aligned.in_qrels
+    return aligned.in_qrels | listed
+
+
+def scores_something(counts: Counts, flavor: Flavor) -> bool:
+    """Does ``flavor`` score some query of the inputs ``counts`` describe, other than filling a
+    missing one? A query in the run and the judgments; a query the judgments name with no
+    judgment that the run holds, under ``missing=zero|error`` (:func:`judged_queries`); any run
+    query without judgments under ``run_only=include`` (scored as a query with nothing relevant,
+    as Quepid, Elasticsearch and Spark score a query nobody rated)."""
+    listed_in_run = counts.queries_listed_unjudged_in_run
+    return bool(counts.queries_evaluated
+                or (MISSING_POLICY[flavor.missing][0] != "skip" and listed_in_run)
+                or (RUN_ONLY_POLICY[flavor.run_only] == "include" and (counts.queries_only_in_run or listed_in_run)))
+
+
+def require_common_queries(counts: Counts, run_ids: Iterable[Any], qrels_ids: Iterable[Any],
+                           flavors: Iterable[Flavor] | None = None) -> None:
+    """Raise when one of ``flavors`` (default: rankflavor's default flavor) scores no query but by
+    filling missing ones (:func:`scores_something`): no query is both in the run and in the
+    judgments (``counts``; a few of each side's ids name them in the message).
 
     Every mean would then be NaN, or 0 under ``missing=zero``: a number that only says the files
     do not match (another collection's qrels, ids written differently). trec_eval stops here too
-    ("No queries with both results and relevance info").
+    ("No queries with both results and relevance info"). A flavor that scores run-only queries
+    (``run_only=include``) has something to score in any run: a case nobody rated is 0.0 per
+    query in Quepid, a ``_rank_eval`` request without ratings 0.0 in Elasticsearch.
     """
-    if counts.queries_evaluated:
+    if all(scores_something(counts, f) for f in (flavors if flavors is not None else [Flavor()])):
         return
 
     def some(ids: Iterable[Any]) -> str:
         first = [repr(str(i)) for i in itertools.islice(ids, 3)]
         return ", ".join(first) + (", ..." if len(first) == 3 else "") if first else "none"
 
+    listed = counts.queries_listed_unjudged
+    named = f" (and {listed} named with no judgment)" if listed else ""
     raise EvaluationError(
         f"no query is both in the run and in the qrels, so nothing can be evaluated (run: "
         f"{counts.queries_in_run} query(ies), e.g. {some(run_ids)}; qrels: {counts.queries_in_qrels}, e.g. "
-        f"{some(qrels_ids)}); were the right files given, and do they write query ids alike?"
+        f"{some(qrels_ids)}{named}); were the right files given, and do they write query ids alike?"
     )
 
 
@@ -87,8 +129,9 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
     """Apply the ``empty``, ``missing`` and ``run_only`` policies and summarise (mean, or sum for counts)."""
     f = measure.flavor
     spec = measure.spec
-    evaluated = aligned.evaluated
-    run_only = aligned.in_run & ~aligned.in_qrels
+    judged = judged_queries(aligned, f)
+    evaluated = aligned.in_run & judged
+    run_only = aligned.in_run & ~judged
     if run_only.any() and RUN_ONLY_POLICY[f.run_only] != "skip":
         if RUN_ONLY_POLICY[f.run_only] == "refuse":
             raise _policy_error(aligned, run_only, measure, "run_only")
@@ -98,7 +141,7 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         single = evaluated & (np.bincount(aligned.run_q, minlength=aligned.n_queries) == 1)
         if single.any():
             raise _policy_error(aligned, single, measure, "singletons")
-    missing = aligned.in_qrels & ~aligned.in_run
+    missing = judged & ~aligned.in_run
     text_valued = spec.summary == "none"  # per-query only, may be text (trec_eval relstring)
     vals = values.astype(object if text_valued else np.float64, copy=True)
     status = _all_ok(aligned.n_queries).copy()

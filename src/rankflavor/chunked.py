@@ -19,6 +19,7 @@ import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -302,15 +303,21 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     path = str(run_path)
     if not os.path.isfile(path):
         raise InputError(path, None, "file not found")
-    # Each chunk scores only its own queries; missing queries are decided once, at the end.
-    local = [m.with_knobs(missing="skip") for m in measures]
+    # Each chunk scores only its own queries, with the judgments of those alone: no judged query of
+    # a chunk is missing from its run, so its ``missing`` policy only says (as in a one-shot
+    # evaluation) whether the queries the judgments list with no judgment are theirs
+    # (aggregate.judged_queries). The queries no chunk holds are decided once, at the end.
+    local = list(measures)
+    # A chunk without judgments still has queries to score under run_only=include (or listed ones).
+    scores_unjudged = any(m.flavor.run_only == "include" for m in measures)
     parts: list[list[MeasureResult]] = [[] for _ in measures]
     counts: list[Counts] = []
     seen: set[str] = set()
     tag: str | None = None
     qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
-                  qrels.blank_lines, qrels.from_file, raters=qrels.raters)
+                  qrels.blank_lines, qrels.from_file, raters=qrels.raters, listed_empty=qrels.listed_empty)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
+    listed = set(qrels.listed_empty)
     bar = task(progress, f"evaluating {os.path.basename(path)} in chunks", os.path.getsize(path))
     for chunk, chunk_queries in _aligned(_batches(path, bar if progress is not None else None), path, chunk_rows):
         tag = chunk.tag or tag
@@ -318,10 +325,12 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         rows = np.flatnonzero(as_numpy(mask))
         # (with their lines, for an error naming one)
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source,
-                    qrels.lines_of(rows), raters=qrels.raters)
+                    qrels.lines_of(rows), raters=qrels.raters,
+                    listed_empty=tuple(q for q in chunk_queries if q in listed) if listed else ())
         seen.update(chunk_queries)
         plan = Evaluation(sub, chunk, whole=False)  # the chunk's queries, evaluated whole
-        if len(sub) == 0:  # counted as the plan counts (its first measure's duplicates policy)
+        if len(sub) == 0 and not sub.listed_empty and not scores_unjudged:
+            # nothing to score: counted as the plan counts (its first measure's duplicates policy)
             counts.append(plan.aligned(local[0].flavor.duplicates if local else "error").counts)
             continue
         res = plan.results(local)
@@ -330,14 +339,21 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
             parts[i].append(mr)
     bar.close()
     missing = np.array([q for q in qrels_queries if q not in seen], dtype=object)
+    # Listed with no judgment and in no chunk: missing where the flavor takes them for queries of
+    # the judgments (missing=zero|error), nothing otherwise (aggregate.judged_queries).
+    judged = set(qrels_queries.tolist())
+    listed_missing = np.array([q for q in qrels.listed_empty if q not in seen and q not in judged], dtype=object)
     # Judgment-side checks and counts over the whole qrels (chunks only see their own queries),
     # before any measure's policy: the whole file is checked in this order too.
     nothing = string_array([])  # (pa.array would import pandas)
     no_run = Run(nothing, nothing, np.zeros(0), path)
     whole = align(qrels, no_run, duplicates=measures[0].flavor.duplicates if measures else "error")
-    total = merge_counts(counts, whole.counts, len(missing))
-    require_common_queries(total, sorted(seen), qrels_queries)
-    merged = [merge_measure(m, parts[i], missing, qrels.grade) for i, m in enumerate(measures)]
+    total = replace(merge_counts(counts, whole.counts, len(missing)),
+                    queries_listed_unjudged=whole.counts.queries_listed_unjudged)
+    require_common_queries(total, sorted(seen), qrels_queries, [m.flavor for m in measures] or None)
+    merged = [merge_measure(m, parts[i], missing if m.flavor.missing == "skip" or not len(listed_missing)
+                            else np.concatenate([missing, listed_missing]), qrels.grade)
+              for i, m in enumerate(measures)]
     prov = provenance(qrels, no_run)
     prov["run"]["tag"] = tag
     prov["chunk_rows"] = chunk_rows

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .errors import InputError, UsageError
 from .io.formats.spec import FORMATS, format_by_name, format_named, parse_columns, split_input
-from .io.formats.write import write
+from .io.formats.write import lists_empty, write
 from .io.qrels import read_qrels
 from .io.run import read_run
 from .tables import Qrels, Run
@@ -47,12 +47,19 @@ class Conversion:
     to_format: str
     output: str
     ranked_by: str = "score"
+    #: Queries listed with nothing in them that the output names too (counted in ``queries``).
+    listed: int = 0
+    #: Queries listed with nothing in them that the output format cannot name, left out (``lossy``).
+    dropped: int = 0
 
     def summary(self) -> str:
         what = "judgments" if self.kind == "qrels" else "results"
         ranked = " (ordered by rank, no scores)" if self.ranked_by == "rank" else ""
-        return (f"wrote {self.rows} {what} of {self.queries} queries{ranked} to {self.output} "
-                f"({self.from_format} -> {self.to_format})\n")
+        listed = f", {self.listed} of them listed with nothing in them" if self.listed else ""
+        dropped = (f"; left out {self.dropped} query(ies) listed with nothing in them, which {self.to_format} cannot "
+                   "name (--lossy)") if self.dropped else ""
+        return (f"wrote {self.rows} {what} of {self.queries} queries{listed}{ranked} to {self.output} "
+                f"({self.from_format} -> {self.to_format}){dropped}\n")
 
 
 def read_either(path: str | os.PathLike[str], kind: str, fmt: str | None, columns: str | Mapping[str, str] | None
@@ -116,6 +123,8 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, kind: s
         raise UsageError(f"OUT is IN ({dst}): give another output file")
     write(table, dst, out, lossy)
     table_kind = "qrels" if isinstance(table, Qrels) else "run"
-    queries = len(set(table.query.to_pylist())) if len(table) else 0
-    return Conversion(table_kind, len(table), queries, fmt or format_by_name(path), out, str(dst),
-                      table.ranked_by if isinstance(table, Run) else "score")
+    named = set(table.query.to_pylist()) if len(table) else set()
+    listed = len(set(table.listed_empty) - named)  # (write refused them unless lossy or the format names them)
+    kept = listed if lists_empty(out, table_kind) else 0
+    return Conversion(table_kind, len(table), len(named) + kept, fmt or format_by_name(path), out, str(dst),
+                      table.ranked_by if isinstance(table, Run) else "score", kept, listed - kept)

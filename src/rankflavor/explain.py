@@ -45,7 +45,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from . import kernels as K
-from .aggregate import aggregate
+from .aggregate import aggregate, judged_queries
 from .align import Aligned, align
 from .columns import as_numpy, plain_strings, string_array, take
 from .errors import EvaluationError, UsageError, did_you_mean
@@ -118,6 +118,7 @@ def _only_query(aligned: Aligned, code: int) -> Aligned:
         aligned,
         in_run=aligned.in_run & only,
         in_qrels=aligned.in_qrels & only,
+        listed_unjudged=None if aligned.listed_unjudged is None else aligned.listed_unjudged & only,
         run_q=aligned.run_q[rows],
         query_starts=None,  # found again when needed
         run_doc=aligned.run_doc[rows],
@@ -138,7 +139,14 @@ def _query_code(aligned: Aligned, query: str, flavor: Flavor) -> int:
         raise UsageError(f"query: {query!r} is in neither the run nor the qrels ({len(ids)} queries known)."
                          + did_you_mean(query, ids))
     code = int(found[0])
-    if not aligned.in_qrels[code] and getattr(flavor, "run_only", "skip") != "include":
+    if judged_queries(aligned, flavor)[code]:
+        return code
+    if aligned.listed_unjudged is not None and aligned.listed_unjudged[code]:
+        if not aligned.in_run[code] or flavor.run_only != "include":
+            raise UsageError(f"query: {query!r} is listed by the qrels with no judgment, and missing=skip leaves such "
+                             "a query out of the judgments, so evaluate() leaves it out (missing=zero would score it)")
+        return code
+    if getattr(flavor, "run_only", "skip") != "include":
         raise UsageError(f"query: {query!r} is only in the run; it has no judgments, so evaluate() leaves it out "
                          "(run_only=include would score it)")
     return code
@@ -218,7 +226,10 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
 
     values, empty = measure.spec.compute(ranked, measure)
     status = "missing" if not full.in_run[code] else ("empty" if empty[code] else "ok")
-    if not full.in_qrels[code]:
+    if judged_queries(full, f)[code] and not full.in_qrels[code]:
+        notes.append(f"the qrels list the query with no judgment; missing={f.missing} makes it one of theirs, "
+                     "with nothing relevant")
+    elif not full.in_qrels[code]:
         notes.append("the query has no judgments; run_only=include scores it as a query with nothing relevant")
     value: float | None
     try:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from .aggregate import aggregate, provenance, require_common_queries
 from .align import Aligned, align, refuse_kept_duplicates
 from .errors import RankflavorError, UsageError
@@ -74,9 +76,11 @@ class Evaluation:
     Parameters
     ----------
     qrels, run : the tables, already read.
-    whole : the tables are the whole input, so a run sharing no query with the judgments is an
-        error (:func:`~rankflavor.aggregate.require_common_queries`); False for a chunk of a run
-        (chunked evaluation checks the whole once merged).
+    whole : the tables are the whole input, so a measure whose policies find no query to score
+        in them (a run sharing no query with the judgments, unless the measure scores run-only
+        queries) is an error (:func:`~rankflavor.aggregate.require_common_queries`, checked by
+        :meth:`require_common` before a measure is ranked); False for a chunk of a run (chunked
+        evaluation checks the whole once merged).
     one_ordering : keep the rankings of one ordering at a time (a ranking of a large run is
         several arrays of its length): evaluate the measures grouped by :meth:`key`, as
         :func:`rankflavor.spread` does over big grids, so each ordering is still sorted once.
@@ -106,17 +110,28 @@ class Evaluation:
         """The tables aligned under the duplicates ``policy`` (once)."""
         if policy not in self._aligned:
             try:
-                aligned = align(self.qrels, self.run, duplicates=policy, chunk=not self.whole)
-                if self.whole:
-                    require_common_queries(aligned.counts, aligned.query_ids[aligned.in_run],
-                                           aligned.query_ids[aligned.in_qrels])
-                self._aligned[policy] = aligned
+                self._aligned[policy] = align(self.qrels, self.run, duplicates=policy, chunk=not self.whole)
             except RankflavorError as exc:
                 self._aligned[policy] = exc
         found = self._aligned[policy]
         if isinstance(found, RankflavorError):
             raise found
         return found
+
+    def require_common(self, measures: Sequence[Measure]) -> None:
+        """Raise, for a whole input, when the policies of one of ``measures`` (none: the default
+        flavor's) leave no query to score (:func:`~rankflavor.aggregate.require_common_queries`):
+        no query is both in the run and in the judgments, and the measure does not score run-only
+        queries (``run_only=include``) or the judgments' queries of no judgment."""
+        if not self.whole:
+            return
+        flavors = [m.flavor for m in measures] or [Flavor()]
+        for policy in dict.fromkeys(str(f.duplicates) for f in flavors):
+            aligned = self.aligned(policy)
+            ids = aligned.query_ids  # (read only to name a few in the message)
+            require_common_queries(aligned.counts, (ids[i] for i in np.flatnonzero(aligned.in_run)),
+                                   (ids[i] for i in np.flatnonzero(aligned.in_qrels)),
+                                   [f for f in flavors if str(f.duplicates) == policy])
 
     def ranker(self, policy: str) -> Ranker:
         """The one :class:`~rankflavor.order.Ranker` of the alignment under ``policy``."""
@@ -133,6 +148,7 @@ class Evaluation:
         failed = (*key, str(needs.run))  # (a kernel of the judgments alone refuses no run duplicate)
         if failed in self._failed:
             raise self._failed[failed]
+        self.require_common([measure])
         ranker = self.ranker(policy)
         if self.one_ordering and self._key != key:
             for other in self._rankers.values():
@@ -161,9 +177,13 @@ class Evaluation:
     def results(self, measures: Sequence[Measure], extras: tuple[str, ...] = ()) -> Results:
         """Every measure's result, with the input counts of the first measure's alignment.
 
+        The check that the measures have a query to score comes first (:meth:`require_common`).
         With no measure (only extras such as ``num_q``) the tables are aligned once anyway, so
-        the counts and the check that run and judgments share a query still hold.
+        the counts and that check (under the default flavor's policies) still hold.
         """
+        # The inputs' check first, over every measure, as chunked and Spark evaluation check the
+        # merged whole before any measure's result: one error, whichever the engine.
+        self.require_common(measures)
         out = [self.evaluate(m) for m in measures]
         policy = str(measures[0].flavor.duplicates) if measures else str(Flavor().duplicates)
         return Results(out, self.aligned(policy).counts, provenance(self.qrels, self.run), extras)

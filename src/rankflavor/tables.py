@@ -45,6 +45,11 @@ class Qrels:
     #: Rows read that hold no judgment and were left out, counted (a Quepid export's row of a
     #: query nobody rated: the query text alone).
     skipped_rows: int = 0
+    #: Query ids the input names with no judgment (``{}`` in a dict, a ``_rank_eval`` request
+    #: whose ``ratings`` are ``[]``, a Quepid query nobody rated): known to the alignment and
+    #: counted; whether they are queries of the judgments is the ``missing`` policy's
+    #: (:func:`rankflavor.aggregate.judged_queries`). Those that also have judgments are judged.
+    listed_empty: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.grade)

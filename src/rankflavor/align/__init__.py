@@ -43,8 +43,11 @@ What :class:`Counts` guarantees (nothing is dropped uncounted):
   ``qrels_duplicates_resolved`` likewise counts the judgments removed;
 * ``run_duplicates_kept``: repeats that ``duplicates=error`` left for each ranking to refuse
   (where trec_eval would see them) rather than removed;
-* every query is counted in ``queries_in_run`` or ``queries_only_in_qrels`` and in
-  ``queries_in_qrels`` or ``queries_only_in_run``; ``queries_evaluated`` are in both;
+* every query is exactly one of ``queries_evaluated`` (in the run and judged),
+  ``queries_only_in_qrels``, ``queries_only_in_run`` and ``queries_listed_unjudged`` (named by
+  the judgments with no judgment, in the run or not: ``queries_listed_unjudged_in_run``); a
+  query an input lists with no row (a ranking of nothing, a query nobody judged) is a query
+  like any other, never dropped;
 * ``negative_grades`` (of the judgments) and ``negative_grades_retrieved`` (of the judged rows)
   are kept as they are: the flavor's ``negatives`` policy decides what they mean.
 """

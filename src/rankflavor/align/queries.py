@@ -7,6 +7,7 @@ chunk), and plain arrays are encoded here (:func:`encode`).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ Parts = list[tuple[np.ndarray, list[str]]]
 
 
 def query_names(
-    run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray
+    run_query: pa.Array | pa.ChunkedArray, qrels_query: pa.Array | pa.ChunkedArray, listed: Iterable[str] = ()
 ) -> tuple[Parts, Parts, list[str]]:
     """Dictionary parts of run and qrels query ids and every id they name, in byte order (some
     may be named by no row).
@@ -29,22 +30,25 @@ def query_names(
     Parameters
     ----------
     run_query, qrels_query : the query id columns, dictionary-encoded per chunk or plain.
+    listed : ids an input names with no row (``Run.listed_empty``, ``Qrels.listed_empty``):
+        queries too, though no row holds them.
 
     Returns
     -------
     The run's parts, the qrels' parts, and the sorted ids: the arguments of :func:`coded_queries`.
 
-    >>> _, _, ids = query_names(pa.array(["q2", "q10"]), pa.array(["q3", "q2"]))
+    >>> _, _, ids = query_names(pa.array(["q2", "q10"]), pa.array(["q3", "q2"]), listed=["q0"])
     >>> ids
-    ['q10', 'q2', 'q3']
+    ['q0', 'q10', 'q2', 'q3']
     """
     r_parts, j_parts = _dictionary_parts(run_query), _dictionary_parts(qrels_query)
     # Python orders str by code point, which is UTF-8 byte order.
-    return r_parts, j_parts, sorted(set().union(*(names for _, names in r_parts + j_parts)))
+    return r_parts, j_parts, sorted(set(listed).union(*(names for _, names in r_parts + j_parts)))
 
 
 def coded_queries(
     r_parts: Parts, j_parts: Parts, ids: list[str], r_runs: tuple[np.ndarray, ...] | None = None,
+    listed: Collection[str] = (),
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray | None]:
     """Query codes of run and qrels rows, ranked by byte order of the id.
 
@@ -53,20 +57,25 @@ def coded_queries(
     r_parts, j_parts, ids : what :func:`query_names` returns.
     r_runs : where the runs of one id start in each run part, when the reader found them
         (:attr:`Run.query_runs`).
+    listed : ids an input names with no row: queries, kept though no row uses them.
 
     Returns
     -------
-    The code of every run row and of every qrels row, the ids by code (ids no row uses are no
-    queries and are left out), the run's and the qrels' rows per code, and the first run row of
-    each query when every query's run rows are one block (else None).
+    The code of every run row and of every qrels row, the ids by code (ids no row uses and
+    no input lists are no queries and are left out), the run's and the qrels' rows per code,
+    and the first run row of each query when every query's run rows are one block (else None).
 
     >>> rq, jq, ids, n_run, n_qrels, starts = coded_queries(*query_names(pa.array(["b", "b", "a"]), pa.array(["c"])))
     >>> rq.tolist(), jq.tolist(), ids, n_run.tolist(), n_qrels.tolist(), starts.tolist()
     ([1, 1, 0], [2], ['a', 'b', 'c'], [1, 2, 0], [0, 0, 1], [0, 2])
+    >>> coded_queries(*query_names(pa.array(["b"]), pa.array(["c"]), ["a"]), listed={"a"})[2]
+    ['a', 'b', 'c']
     """
     code = {name: i for i, name in enumerate(ids)}
     (rq, run_rows, starts), (jq, qrels_rows, _) = row_codes(r_parts, code, runs=r_runs), row_codes(j_parts, code, blocks=False)
     used = (run_rows > 0) | (qrels_rows > 0)
+    if listed and not used.all():
+        used |= np.fromiter((name in listed for name in ids), dtype=bool, count=len(ids))
     if used.all():
         return rq, jq, ids, run_rows, qrels_rows, starts
     # A dictionary may name ids no row uses (e.g. a filtered categorical): they are no queries.

@@ -95,8 +95,10 @@ def _align(
     run_integers: Future[np.ndarray | None] | tuple[np.ndarray, ...] | None = run.doc_integers
     if run_integers is None and nr > sizes.PARALLEL_ROWS and not exact_docs and not hashed_by_reader:
         run_integers = pool.submit(canonical_integers, run.doc)
-    r_parts, j_parts, names = query_names(run.query, qrels.query)
-    code_queries = partial(coded_queries, r_parts, j_parts, names, run.query_runs)
+    # Queries an input lists with no row (a ranking of nothing, a query nobody judged) are queries too.
+    listed = frozenset(run.listed_empty) | frozenset(qrels.listed_empty)
+    r_parts, j_parts, names = query_names(run.query, qrels.query, listed)
+    code_queries = partial(coded_queries, r_parts, j_parts, names, run.query_runs, listed=listed)
     # Document codes (a pass over the run) are built on the worker while this thread codes the
     # queries (another pass); the names bound the number of queries from above.
     def doc_job() -> DocCodes:
@@ -212,8 +214,10 @@ def _align(
 
     in_run = rows_per_query > 0
     if run.listed_empty:  # listed with no document: answered with nothing, not missing
-        in_run |= np.isin(np.array(query_ids, dtype=object), np.array(run.listed_empty, dtype=object))
+        in_run |= _named(query_ids, run.listed_empty)
     in_qrels = judgments_per_query > 0  # resolving duplicate judgments leaves every query judged
+    # Named by the judgments with no judgment: the missing policy says whether it is one of theirs.
+    listed_unjudged = _named(query_ids, qrels.listed_empty) & ~in_qrels
     evaluated = in_run & in_qrels
     rows_of_unjudged_queries = int(rows_per_query[~in_qrels].sum())
     counts = Counts(
@@ -222,7 +226,7 @@ def _align(
         queries_in_run=int(in_run.sum()),
         queries_in_qrels=int(in_qrels.sum()),
         queries_evaluated=int(evaluated.sum()),
-        queries_only_in_run=int((in_run & ~in_qrels).sum()),
+        queries_only_in_run=int((in_run & ~in_qrels & ~listed_unjudged).sum()),
         queries_only_in_qrels=int((in_qrels & ~in_run).sum()),
         run_duplicates_resolved=dup_r,
         qrels_duplicates_resolved=dup_j,
@@ -235,6 +239,8 @@ def _align(
         blank_lines=qrels.blank_lines + run.blank_lines,
         run_lines_with_extra_fields=run.extra_fields,
         run_duplicates_kept=kept_r,
+        queries_listed_unjudged=int(listed_unjudged.sum()),
+        queries_listed_unjudged_in_run=int((listed_unjudged & in_run).sum()),
     )
     return Aligned(
         query_ids=np.array(query_ids, dtype=object),
@@ -258,4 +264,12 @@ def _align(
         # (a row dropped as a duplicate leaves the rest of its block as it was)
         scores_descend=run.scores_descend,
         qrels_doc=qrels.doc,  # for ideal=as_supplied's canonical order (Aligned.qrels_docno_order)
+        listed_unjudged=listed_unjudged,
     )
+
+
+def _named(query_ids: list[str], names: tuple[str, ...]) -> np.ndarray:
+    """Per query code: is its id among ``names``."""
+    if not names:
+        return np.zeros(len(query_ids), dtype=bool)
+    return np.isin(np.array(query_ids, dtype=object), np.array(names, dtype=object))

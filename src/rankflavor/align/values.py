@@ -37,6 +37,13 @@ class Counts:
     #: and a depth cut (trec_eval's ``-M``) that leaves one row of each pair is not an error, as
     #: in trec_eval.
     run_duplicates_kept: int = 0
+    #: Queries the judgments name with no judgment (``{}`` in a dict, a ``_rank_eval`` request
+    #: whose ratings are ``[]``, a Quepid query nobody rated), in the run or not; neither in
+    #: ``queries_in_qrels`` nor in ``queries_only_in_run``. The ``missing`` policy decides
+    #: whether they are queries of the judgments (:func:`rankflavor.aggregate.judged_queries`).
+    queries_listed_unjudged: int = 0
+    #: Those of ``queries_listed_unjudged`` that the run holds (with documents or listed empty).
+    queries_listed_unjudged_in_run: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -74,6 +81,10 @@ class Aligned:
         duplicate judgment was resolved).
     qrels_doc : the qrels table's docnos (``qrels_doc[qrels_rows(i)]`` is judgment i's); None when
         the docnos are not known (labelled groups). Read by :attr:`qrels_docno_order` only.
+    listed_unjudged : per query code, the judgments name it with no judgment (``in_qrels`` is
+        False); None when no query is so named. Such a query may have no run row either: it is
+        known only because an input lists it. :func:`rankflavor.aggregate.judged_queries` says
+        whether a flavor counts it among the judgments' queries.
     """
 
     query_ids: np.ndarray
@@ -100,8 +111,11 @@ class Aligned:
     scores_descend: bool = False
     qrels_row: np.ndarray | None = None
     qrels_doc: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False)
+    listed_unjudged: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if self.listed_unjudged is not None and not self.listed_unjudged.any():
+            object.__setattr__(self, "listed_unjudged", None)
         for name in _ARRAYS:
             value = getattr(self, name)
             if value is not None:
@@ -162,7 +176,7 @@ class Aligned:
 
 #: The fields of :class:`Aligned` that hold arrays.
 _ARRAYS = ("query_ids", "in_run", "in_qrels", "run_q", "query_starts", "run_doc", "run_score", "input_row",
-           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row")
+           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row", "listed_unjudged")
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -59,7 +59,9 @@ class _Kernel:
         ranked = plan.ranked(m)
         values, empty = m.spec.compute(ranked, m)
         a = ranked.aligned
-        return cls(np.asarray(values), empty, a, bool(empty.any()), bool((a.in_qrels & ~a.in_run).any()), {})
+        # (missing also decides the queries the judgments list with no judgment: aggregate.judged_queries)
+        any_missing = bool((a.in_qrels & ~a.in_run).any()) or a.listed_unjudged is not None
+        return cls(np.asarray(values), empty, a, bool(empty.any()), any_missing, {})
 
     def result(self, m: Measure) -> MeasureResult:
         f = m.flavor

@@ -3,6 +3,13 @@
 DataFrames are pandas', pyarrow Tables and polars' (taken through ``polars.DataFrame.to_arrow``,
 so polars is never imported here: the library works without it).
 
+A query a dict maps to ``{}`` is listed with no row (:attr:`Run.listed_empty`,
+:attr:`Qrels.listed_empty`): a ranking of nothing, or a query with no judgment, known to the
+alignment and counted, as the JSON file ``{"q": {}}`` is (:mod:`~rankflavor.io.formats.jsondoc`).
+A dict of such queries alone is a table of no rows that lists them; only a dict naming no query
+(``{}``) is refused as empty. A DataFrame (pandas, pyarrow, polars) has a row per (query,
+document) pair, so it cannot name a query with no row: its queries are those of its rows.
+
 Dicts and DataFrames become columns without a Python step per document: keys, values and
 lengths are gathered by C-level iteration (``itertools.chain``, ``map``, ``np.fromiter``) and
 query ids repeated by their lengths. Those fast paths accept only what needs no check per
@@ -64,8 +71,8 @@ def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, (str, os.PathLike)):
         return read_qrels(obj)
     if isinstance(obj, Mapping):
-        q, d, v = _from_nested(obj, "qrels dict", "grade")
-        return Qrels(q, d, v, "qrels dict")
+        (q, d, v), listed = _from_nested(obj, "qrels dict", "grade")
+        return Qrels(q, d, v, "qrels dict", listed_empty=listed)
     if _is_frame(obj):
         q, d, v = _from_frame(_polars_as_arrow(obj), "qrels DataFrame", GRADE_COLUMNS)
         return Qrels(q, d, v, "qrels DataFrame")
@@ -90,8 +97,8 @@ def as_run(obj: Any) -> Run:
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj)
     if isinstance(obj, Mapping):
-        q, d, v = _from_nested(obj, "run dict", "score")
-        return Run(q, d, v, "run dict", listed_empty=_listed_empty(obj))
+        (q, d, v), listed = _from_nested(obj, "run dict", "score")
+        return Run(q, d, v, "run dict", listed_empty=listed)
     if _is_frame(obj):
         q, d, v = _from_frame(_polars_as_arrow(obj), "run DataFrame", SCORE_COLUMNS)
         return Run(q, d, v, "run DataFrame")
@@ -104,10 +111,12 @@ def as_run(obj: Any) -> Run:
 # {query: {doc: value}}
 
 
-def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
-    """Query ids (dictionary-encoded, as the file readers give them), docnos and values."""
+def _from_nested(obj: Mapping[Any, Any], source: str, what: str) -> tuple[Columns, tuple[str, ...]]:
+    """Query ids (dictionary-encoded, as the file readers give them), docnos and values, and the
+    ids of the queries listed with no document."""
     fast = _nested_columns(obj)
-    return _no_nul(fast if fast is not None else _nested_rows(obj, source, what), source, None)
+    columns = _no_nul(fast if fast is not None else _nested_rows(obj, source, what), source, None)
+    return columns, _listed_empty(obj, source)
 
 
 def _no_nul(columns: Columns, source: str, names: tuple[str, str] | None) -> Columns:
@@ -132,9 +141,14 @@ def _shown(text: str) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
-def _listed_empty(obj: Mapping[Any, Any]) -> tuple[str, ...]:
-    """Ids of the queries a dict lists with no document (``{}``), as the readers spell ids."""
-    return tuple(str(q) for q, inner in obj.items() if isinstance(inner, Mapping) and not len(inner))
+def _listed_empty(obj: Mapping[Any, Any], source: str) -> tuple[str, ...]:
+    """Ids of the queries a dict lists with no document (``{}``), as the readers spell ids (their
+    missing ids were refused with the rows); one holding a NUL byte is refused, as in a row."""
+    listed = tuple(dict.fromkeys(str(q) for q, inner in obj.items() if isinstance(inner, Mapping) and not len(inner)))
+    for q in listed:
+        if "\x00" in q:
+            raise InputError(source, None, f"query {_shown(q)} (listed with no document): the query id {REASON}")
+    return listed
 
 
 def _nested_columns(obj: Mapping[Any, Any]) -> Columns | None:
@@ -148,7 +162,7 @@ def _nested_columns(obj: Mapping[Any, Any]) -> Columns | None:
     lengths = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     n = int(lengths.sum())
     answered = [q for q, k in zip(queries, lengths.tolist(), strict=True) if k]  # a query of no documents has no rows
-    if n == 0 or (not set(map(type, answered)) <= _PLAIN_IDS and any(_missing(q) for q in answered)):
+    if n == 0 or (not set(map(type, queries)) <= _PLAIN_IDS and any(_missing(q) for q in queries)):
         return None
     docs = list(chain.from_iterable(inners))
     if len(docs) != n:  # a mapping whose len() disagrees with its keys
@@ -178,6 +192,8 @@ def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
     for q, inner in obj.items():
         if not isinstance(inner, Mapping):
             raise InputError(source, None, f"query {q!r} maps to {type(inner).__name__}, expected {{doc: {what}}}")
+        if not len(inner) and _missing(q):  # listed with no document: a query all the same
+            raise InputError(source, None, f"query {q!r} (listed with no document): a missing value is not an id")
         for d, v in inner.items():
             if _missing(q) or _missing(d):
                 raise InputError(source, None, f"query {q!r} doc {d!r}: a missing value is not an id")
@@ -190,7 +206,7 @@ def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
             queries.append(str(q))
             docs.append(str(d))
             values.append(x)
-    if not values:
+    if not values and not obj:  # (queries listed with no document alone: a table of no rows)
         raise InputError(source, None, f"is empty; expected {{query: {{doc: {what}}}}}")
     # string_array, not pa.array: that imports pandas when installed.
     return dictionary_array(queries), string_array(docs), np.asarray(values, dtype=np.float64)

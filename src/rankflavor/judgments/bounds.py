@@ -447,6 +447,7 @@ def matched(plan: Evaluation, measures: Sequence[Measure], run: Run) -> None:
     policy = str(measures[0].flavor.duplicates) if measures else "error"
     try:
         plan.aligned(policy)
+        plan.require_common(measures)
     except EvaluationError as exc:
         if "no query is both" in str(exc):
             raise EvaluationError(f"{run.source}: {exc}") from None

@@ -184,7 +184,12 @@ def counts_lines(results: Results) -> list[str]:
     """What the inputs held and what the measures' flavors did with it, one line per topic."""
     c = results.counts
     lines = [f"queries: {c.queries_evaluated} evaluated, {c.queries_only_in_qrels} only in qrels, "
-             f"{c.queries_only_in_run} only in run"]
+             f"{c.queries_only_in_run} only in run"
+             + (f", {c.queries_listed_unjudged} listed in qrels with no judgment" if c.queries_listed_unjudged else "")]
+    if c.queries_listed_unjudged:
+        groups = _by_policy(results, "missing", _listed)
+        said = "; ".join(v if len(groups) == 1 else f"{v} in {', '.join(names)}" for v, names in groups.items())
+        lines.append(f"  listed with no judgment ({c.queries_listed_unjudged_in_run} in the run): {said}")
     if c.queries_only_in_qrels:
         groups = _by_policy(results, "missing", _knob("missing"))
         if groups:
@@ -216,6 +221,18 @@ def counts_lines(results: Results) -> list[str]:
     docs.append(neg)
     lines.append("documents: " + " | ".join(docs))
     return lines
+
+
+def _listed(m: MeasureResult) -> str:
+    """What a measure's policies make of a query the judgments list with no judgment
+    (:func:`rankflavor.aggregate.judged_queries`)."""
+    f = m.measure.flavor
+    if f.missing == "zero":
+        return "queries of the qrels with nothing relevant, scored 0 where the run lacks them (missing=zero)"
+    if f.missing == "error":
+        return "queries of the qrels with nothing relevant, refused where the run lacks them (missing=error)"
+    return (f"not queries of the qrels (missing=skip); those in the run are only in run: "
+            f"{_RUN_ONLY.get(str(f.run_only), str(f.run_only))} (run_only={f.run_only})")
 
 
 def _negatives(m: MeasureResult) -> str | None:

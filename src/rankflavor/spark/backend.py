@@ -149,7 +149,8 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
         n_run, n_qrels = int(in_run.sum()), int(in_qrels.sum())
         sides = {"queries_in_run": n_run, "queries_in_qrels": n_qrels, "queries_evaluated": 0}
         seen = counts if not errors.num_rows else Counts(**{f.name: sides.get(f.name, 0) for f in fields(Counts)})
-        require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]))
+        require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]),
+                               [m.flavor for m in measures] or None)
     stopped_at = int(_column(errors, "measure").min()) if errors.num_rows else len(measures)
 
     values = _rows_of(table, worker.VALUE)

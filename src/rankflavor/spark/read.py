@@ -219,6 +219,11 @@ def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
     if isinstance(obj, Qrels) and kind == "qrels":  # judgments made on the driver (aggregated ratings)
         import pyarrow as pa
 
+        if obj.listed_empty:  # a Spark table has a row per judgment: such a query would be lost
+            raise UsageError(f"{obj.source} lists {len(obj.listed_empty)} query(ies) with no judgment (e.g. "
+                             f"{obj.listed_empty[0]!r}), which the Spark engine's tables of one row per judgment "
+                             "cannot hold; evaluate these judgments with the local engine")
+
         table = pa.table({"query_id": obj.query, "doc_id": obj.doc, "relevance": obj.grade})
         return _from_frame(spark.createDataFrame(table), obj.source, kind)
     raise UsageError(f"{kind} must be a Spark DataFrame or a TREC file path for the Spark engine; received {type(obj).__name__}")

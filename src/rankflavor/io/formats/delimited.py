@@ -19,9 +19,13 @@ every error names its line):
 ``quepid`` qrels
     Quepid's ratings export (o19s/quepid ``app/views/api/v1/export/ratings/show.basic.csv.erb``):
     the header ``query,docid,rating``, then one rating per row; a query nobody rated is a row of
-    its query text alone, counted in ``Qrels.skipped_rows`` and left out. Quepid writes a query
-    text starting with ``= + - @`` after a space (``make_csv_safe``); ids are stripped of
-    leading and trailing blanks, as Quepid's importer strips them.
+    its query text alone (a row with a document and no rating likewise holds no judgment): the
+    row is counted in ``Qrels.skipped_rows``, and its query is listed with no judgment
+    (``Qrels.listed_empty``), so the query is known and counted, and the ``quepid`` preset
+    scores it 0.0 as Quepid scores a query with no ratings (o19s/quepid
+    ``test/services/javascript_scorer_test.rb``, "runs even though no scores provided"). Quepid
+    writes a query text starting with ``= + - @`` after a space (``make_csv_safe``); ids are
+    stripped of leading and trailing blanks, as Quepid's importer strips them.
 ``quepid`` run
     Quepid's snapshot CSV (the header its "Import Snapshots" takes and its snapshot export writes:
     ``Snapshot Name,Snapshot Time,Case ID,Query Text,Doc ID,Doc Position``, then any document
@@ -32,6 +36,7 @@ every error names its line):
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Iterator, Mapping
 
@@ -41,6 +46,7 @@ import pyarrow as pa
 from ...columns import string_array
 from ...errors import InputError
 from ...tables import Qrels, Run
+from ..nul import REASON, has_nul
 from .table import by_lines, to_qrels, to_run
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
@@ -174,13 +180,15 @@ def read_msmarco_run(source: str, data: bytes) -> Run:
 
 
 def read_quepid_ratings(source: str, data: bytes) -> Qrels:
-    """Quepid's ratings export ``query,docid,rating``; rows of an unrated query are counted and left out."""
+    """Quepid's ratings export ``query,docid,rating``; a row without a rating is counted and left
+    out, and its query listed (with no judgment unless another row rates it)."""
     text = decode(source, data)
     layout = "Quepid's header 'query,docid,rating'"
     header: list[str] | None = None
     cells: tuple[list[str], list[str], list[str]] = ([], [], [])
     lines: list[int] = []
     skipped = 0
+    unrated: dict[str, None] = {}  # queries of the rows without a rating, in file order
     for line, row in rows(source, text, ","):
         if not row:
             continue
@@ -192,6 +200,11 @@ def read_quepid_ratings(source: str, data: bytes) -> Qrels:
         if len(row) == 1 or (len(row) == 3 and not row[1].strip() and not row[2].strip()) or (
                 len(row) == 3 and not row[2].strip()):
             skipped += 1  # a query (or a doc) without a rating
+            query = row[0].strip()
+            if has_nul(query):  # refused as in a rated row (rankflavor.io.nul)
+                raise InputError(source, line, f"query {REASON}", _line(text, line))
+            if query:
+                unrated[query] = None
             continue
         if len(row) != len(header):
             raise InputError(source, line, f"expected {len(header)} fields ({', '.join(header)}), found {len(row)}",
@@ -201,10 +214,16 @@ def read_quepid_ratings(source: str, data: bytes) -> Qrels:
         lines.append(line)
     if header is None:
         raise InputError(source, None, f"is empty; expected {layout}")
+    listed = tuple(unrated)
+    if not lines and listed:  # a case nobody rated: its queries, with no judgment
+        none = string_array([])
+        return Qrels(none.dictionary_encode(), none, np.zeros(0, dtype=np.float64), source, from_file=True,
+                     skipped_rows=skipped, listed_empty=listed)
     at = np.asarray(lines, dtype=np.int64)
     table = pa.table({name: string_array(c) for name, c in zip(QUEPID_RATINGS, cells, strict=True)})
-    return to_qrels(table, source, {"query": "query", "doc": "docid", "grade": "rating"}, by_lines(at), lines=at,
-                    skipped=skipped)
+    qrels = to_qrels(table, source, {"query": "query", "doc": "docid", "grade": "rating"}, by_lines(at), lines=at,
+                     skipped=skipped)
+    return dataclasses.replace(qrels, listed_empty=listed) if listed else qrels
 
 
 def read_quepid_snapshot(source: str, data: bytes) -> Run:

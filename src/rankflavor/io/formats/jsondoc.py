@@ -14,7 +14,14 @@ the line and column of a JSON syntax error:
     ``search-rank-eval``; OpenSearch's ``rank-eval`` is the same): ``{"requests": [{"id": "q1",
     "request": {...}, "ratings": [{"_index": "idx", "_id": "d7", "rating": 2}, ...]}, ...]}``.
     The query id is the request's ``id``, the document its ``_id``; ratings across several
-    ``_index`` values are refused (documents are keyed by ``_id`` alone here).
+    ``_index`` values are refused (documents are keyed by ``_id`` alone here). A request whose
+    ``ratings`` are ``[]`` is a query with no judgment (:attr:`Qrels.listed_empty`): the engine
+    still searches and scores it, 0.0, and averages over every request (elastic/elasticsearch
+    ``modules/rank-eval``: ``TransportRankEvalAction`` evaluates each request's hits against its
+    ratings, ``EvaluationMetric.combine`` is their mean; ``RecallAtKTests.testNoResults``, no hit
+    and no rating, and ``PrecisionAtKTests.testNoRatedDocs``, hits and no rating, are 0.0), as
+    rankflavor does under the ``elasticsearch`` and ``opensearch`` presets
+    (:func:`rankflavor.aggregate.judged_queries`).
 ``es`` run
     Search responses by query id, ``{"q1": {"hits": {"hits": [{"_id": "d7", "_score": 12.5}, ...]}}}``
     (the body ``_search`` returns, per query), or a ``_rank_eval`` response, whose ``details``
@@ -147,13 +154,14 @@ def nested(source: str, value: Any, kind: str) -> tuple[list[str], list[str], li
 def read_nested(source: str, data: bytes, kind: str, value: Any = None) -> Qrels | Run:
     """``json`` / ``beir`` results: ``{query: {doc: value}}``. A run's query listed with no
     document (``{"q1": {}}``) is answered with nothing: in the run, scored as an empty ranking
-    (0 under every preset), as pytrec_eval, ir_measures and ranx's ``Run`` read a ``{}``."""
+    (0 under every preset), as pytrec_eval, ir_measures and ranx's ``Run`` read a ``{}``. A
+    judgments' query listed so has no judgment (:attr:`Qrels.listed_empty`), as a dict's."""
     value = load(source, data) if value is None else value
     q, d, v = nested(source, value, kind)
+    listed = tuple(dict.fromkeys(_id(source, _key("$", k), k) for k, inner in _items(value) if not len(inner)))
     if kind == "run":
-        listed = tuple(dict.fromkeys(_id(source, _key("$", k), k) for k, inner in _items(value) if not len(inner)))
         return _run(source, q, d, v, "score", listed)
-    return _table(source, kind, q, d, v, "score")
+    return _qrels(source, q, d, v, listed)
 
 
 def _run(source: str, q: list[str], d: list[str], v: list[float], value_name: str, listed: tuple[str, ...]) -> Run:
@@ -167,6 +175,19 @@ def _run(source: str, q: list[str], d: list[str], v: list[float], value_name: st
     run = _table(source, "run", q, d, v, value_name)
     assert isinstance(run, Run)
     return dataclasses.replace(run, listed_empty=listed) if listed else run
+
+
+def _qrels(source: str, q: list[str], d: list[str], v: list[float], listed: tuple[str, ...]) -> Qrels:
+    """The judgments of these rows, with the queries ``listed`` with no judgment (those that have
+    one elsewhere in the file are judged); a file of such queries alone is judgments of no row."""
+    if not v and not listed:
+        raise InputError(source, None, "holds no judgments")
+    if not v:
+        none = string_array([])
+        return Qrels(none.dictionary_encode(), none, np.zeros(0, dtype=np.float64), source, listed_empty=listed)
+    qrels = _table(source, "qrels", q, d, v, "relevance")
+    assert isinstance(qrels, Qrels)
+    return dataclasses.replace(qrels, listed_empty=listed) if listed else qrels
 
 
 def _table(source: str, kind: str, q: list[str], d: list[str], v: list[float], value_name: str) -> Qrels | Run:
@@ -193,6 +214,7 @@ def read_rank_eval(source: str, data: bytes, value: Any = None) -> Qrels:
     docs: list[str] = []
     grades: list[float] = []
     indices: dict[str, str] = {}
+    listed: dict[str, None] = {}  # requests rated nothing: scored all the same (0.0)
     for i, request in enumerate(requests):
         path = f"$.requests[{i}]"
         _expect_object(source, path, request, 'a rated request {"id": ..., "ratings": [...]}')
@@ -203,6 +225,8 @@ def read_rank_eval(source: str, data: bytes, value: Any = None) -> Qrels:
         ratings = request["ratings"]
         if not isinstance(ratings, list):
             raise _fail(source, path + ".ratings", f"expected an array, found {_json_type(ratings)}")
+        if not ratings:
+            listed[query] = None
         for j, rating in enumerate(ratings):
             at = f"{path}.ratings[{j}]"
             _expect_object(source, at, rating, 'a rating {"_index": ..., "_id": ..., "rating": ...}')
@@ -219,9 +243,7 @@ def read_rank_eval(source: str, data: bytes, value: Any = None) -> Qrels:
             queries.append(query)
             docs.append(_id(source, at + "._id", rating["_id"]))
             grades.append(_number(source, at + ".rating", rating["rating"], "rating"))
-    qrels = _table(source, "qrels", queries, docs, grades, "relevance")
-    assert isinstance(qrels, Qrels)
-    return qrels
+    return _qrels(source, queries, docs, grades, tuple(listed))
 
 
 def read_hits(source: str, data: bytes, value: Any = None) -> Run:

@@ -15,6 +15,11 @@ documented loss:
   ``#``, a comment); Quepid's CSV an id with leading or trailing blanks (its importer strips
   them); BEIR qrels and ``_rank_eval`` ratings hold integer grades; a JSON object cannot hold one
   document twice for a query. These are always refused.
+* a query listed with nothing in it (:attr:`Run.listed_empty`, :attr:`Qrels.listed_empty`: a
+  ranking of no document, a query with no judgment) is written where the format can name one
+  (``json``/``beir`` run ``{"q": {}}``, ``es`` ``"hits": []`` or ``"ratings": []``, a ``quepid``
+  ratings row of the query alone: :data:`LISTS_EMPTY`); elsewhere it is refused, and with
+  ``lossy`` left out (the conversion's summary counts it).
 * Compression follows the output's name (``.gz``, ``.bz2``, ``.xz``, ``.zst``).
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 from collections.abc import Iterator
@@ -44,6 +50,9 @@ WRITABLE: dict[str, tuple[str, ...]] = {
     "quepid": ("qrels", "run"), "es": ("qrels", "run"),
 }
 _TREC_BLANKS = set(" \t\n\r\v\f")
+#: The formats (and kinds) that can name a query with nothing in it.
+LISTS_EMPTY: dict[str, tuple[str, ...]] = {"json": ("qrels", "run"), "beir": ("run",), "es": ("qrels", "run"),
+                                           "quepid": ("qrels",)}
 
 
 class Rows:
@@ -57,6 +66,9 @@ class Rows:
         values = table.grade if isinstance(table, Qrels) else table.score
         self.value = (-values + 0.0).tolist() if self.ranked else values.tolist()
         self.tag = table.tag if isinstance(table, Run) else None
+        named = set(self.query)
+        #: Queries listed with nothing in them (no row), in the input's order.
+        self.listed = [q for q in table.listed_empty if q not in named]
 
     def groups(self) -> Iterator[tuple[str, list[int]]]:
         """Each query with its rows, in first-seen order (rows of a query in file order)."""
@@ -71,11 +83,24 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
     rows = Rows(table)
     if rows.kind not in WRITABLE.get(fmt, ()):
         raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
+    if rows.listed and not lists_empty(fmt, rows.kind):
+        if not lossy:
+            what = "document" if rows.kind == "run" else "judgment"
+            raise FormatLossError(
+                f"{len(rows.listed)} query(ies) are listed with no {what} (e.g. {rows.listed[0]!r}), which {fmt} "
+                f"cannot name (it holds a row per {what}); write json, es{' or quepid' if rows.kind == 'qrels' else ''}, "
+                "or give --lossy to leave them out")
+        rows.listed = []
     if fmt == "parquet":
         return _parquet(rows)
     writer = {"trec": _trec, "msmarco": _msmarco, "beir": _beir, "json": _json, "csv": _named, "tsv": _named,
               "jsonl": _jsonl, "quepid": _quepid, "es": _es}[fmt]
     return writer(rows, fmt, lossy).encode("utf-8")
+
+
+def lists_empty(fmt: str, kind: str) -> bool:
+    """Can ``fmt`` name a ``kind`` query with nothing in it (:data:`LISTS_EMPTY`)?"""
+    return kind in LISTS_EMPTY.get(fmt, ())
 
 
 def write(table: Qrels | Run, path: str | os.PathLike[str], fmt: str, lossy: bool = False) -> None:
@@ -212,6 +237,7 @@ def _json(rows: Rows, fmt: str, lossy: bool) -> str:
     _no_duplicates(rows, "JSON")
     values = rows.value if rows.kind == "qrels" else _scores_needed(rows, fmt, lossy)
     nested = {q: {rows.doc[i]: _json_number(values[i]) for i in members} for q, members in rows.groups()}
+    nested.update((q, {}) for q in rows.listed)
     return json.dumps(nested, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -219,13 +245,17 @@ def _quepid(rows: Rows, fmt: str, lossy: bool) -> str:
     for i, (q, d) in enumerate(zip(rows.query, rows.doc, strict=True)):
         if q != q.strip() or d != d.strip():
             raise _refuse(rows, i, "Quepid's CSV cannot hold an id with leading or trailing blanks (its importer strips them)")
+    for q in rows.listed:
+        if q != q.strip():
+            raise FormatLossError(f"query {q!r} (listed with no judgment): Quepid's CSV cannot hold an id with leading "
+                                  "or trailing blanks (its importer strips them)")
 
     def safe(text: str) -> str:  # Quepid's make_csv_safe; the reader strips the space again
         return " " + text if text[:1] in ("=", "+", "-", "@") else text
 
-    if rows.kind == "qrels":
-        return _csv_text(list(QUEPID_RATINGS), ([safe(q), safe(d), _num(g)]
-                                                for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True)))
+    if rows.kind == "qrels":  # (a query nobody rated: a row of its text alone, as Quepid exports it)
+        rated = ([safe(q), safe(d), _num(g)] for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True))
+        return _csv_text(list(QUEPID_RATINGS), itertools.chain(rated, ([safe(q), "", ""] for q in rows.listed)))
     ranks = _ranks_needed(rows, fmt, lossy)
     name = rows.tag or "rankflavor"
     return _csv_text(list(QUEPID_SNAPSHOT), ([name, "", "", safe(q), safe(d), _num(r)]
@@ -237,6 +267,7 @@ def _es(rows: Rows, fmt: str, lossy: bool) -> str:
         _integers(rows, "_rank_eval ratings")
         requests = [{"id": q, "ratings": [{"_index": "index", "_id": rows.doc[i], "rating": int(rows.value[i])}
                                           for i in members]} for q, members in rows.groups()]
+        requests += [{"id": q, "ratings": []} for q in rows.listed]
         return json.dumps({"requests": requests}, ensure_ascii=False, indent=1) + "\n"
     responses = {}
     for q, members in rows.groups():
@@ -249,6 +280,7 @@ def _es(rows: Rows, fmt: str, lossy: bool) -> str:
         else:
             hits = [{"_id": rows.doc[i], "_score": rows.value[i]} for i in members]
         responses[q] = {"hits": {"hits": hits}}
+    responses.update((q, {"hits": {"hits": []}}) for q in rows.listed)
     return json.dumps(responses, ensure_ascii=False, indent=1) + "\n"
 
 
