@@ -1,0 +1,259 @@
+"""Mutation testing of the modules that compute numbers (issue #32; docs/mutation.md).
+
+Two engines, one module group at a time, each mutant run against the test files mapped to its
+group (and of those, only the tests that execute the mutated code):
+
+* ``mutmut`` (3.x): every mutation mutmut makes, inside functions and methods. The group's
+  configuration is written to a scratch directory ``mutants-run/GROUP/`` (``pyproject.toml`` with
+  ``[tool.mutmut]``, links to ``src/`` and ``tests/``), so groups run with their own tests and
+  never share state; mutmut copies the tree to ``mutants-run/GROUP/mutants/``.
+* ``ast`` (``bench/mutation_ast.py``): the kinds the issue lists that mutmut does not make
+  (min/max swapped, -1 on numbers, negated conditions everywhere; every kind at module level, in
+  default arguments and in decorated functions), or ``--kinds all`` for every listed kind.
+
+Survivors are then matched against ``bench/mutation_equivalent.toml``: a survivor listed there
+(by module, function and the changed text, so renumbering does not unlist it) is equivalent,
+with the reason given there; any other survivor is a missing test, and the exit status is 1.
+
+Usage (from the repository root; mutmut installed: ``pip install mutmut``)::
+
+    python3 bench/mutation.py run stats order aggregate         # both engines, then the report
+    python3 bench/mutation.py run metrics --engine mutmut       # one engine
+    python3 bench/mutation.py report stats order aggregate      # the report of the last runs
+    python3 bench/mutation.py list                               # the groups and their tests
+
+``--max-children`` (default 1) is mutmut's parallelism. Results go to ``bench/out/mutation/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out" / "mutation"
+EQUIVALENT = REPO / "bench" / "mutation_equivalent.toml"
+
+#: group -> (source files under src/, as globs; the test files that pin them)
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "stats": (["rankflavor/stats/*.py"], ["tests/test_stats.py", "tests/test_mutants_stats.py"]),
+    "order": (["rankflavor/order/*.py"], [
+        "tests/test_order_blocks.py", "tests/test_order_layout.py", "tests/test_order_ranker.py",
+        "tests/test_order_ties.py", "tests/test_mutants_order.py"]),
+    "aggregate": (["rankflavor/aggregate.py"], ["tests/test_mutants_aggregate.py", "tests/test_api.py"]),
+    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments.py", "tests/test_pool.py"]),
+    "metrics": (["rankflavor/metrics/*.py"], [
+        "tests/test_metrics_alone.py", "tests/test_registry.py", "tests/test_rbp.py", "tests/test_udcg.py",
+        "tests/test_err.py", "tests/test_trec_parity.py", "tests/test_fractional_grades.py"]),
+}
+
+
+def files_of(group: str) -> list[str]:
+    """The group's source files, relative to ``src/``, without ``__init__.py`` files that only re-export."""
+    globs = GROUPS[group][0]
+    found = sorted(str(p.relative_to(REPO / "src")) for g in globs for p in (REPO / "src").glob(g))
+    return [f for f in found if not f.endswith("__init__.py") or _computes((REPO / "src" / f).read_text())]
+
+
+def _computes(text: str) -> bool:
+    return "def " in text
+
+
+def tests_of(group: str) -> list[str]:
+    return [t for t in GROUPS[group][1] if (REPO / t).exists()]
+
+
+# -- mutmut -------------------------------------------------------------------------------------
+
+
+def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
+    cmd = [sys.executable, "-m", "mutmut", *args]
+    out = subprocess.run(cmd, cwd=cwd, capture_output=capture, text=True, check=False)
+    return out.stdout if capture else ""
+
+
+def run_mutmut(group: str, max_children: int) -> Path:
+    """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory."""
+    scratch = REPO / "mutants-run" / group
+    scratch.mkdir(parents=True, exist_ok=True)
+    for name in ("src", "tests"):
+        link = scratch / name
+        if not link.exists():
+            link.symlink_to(REPO / name)
+    shared = REPO.parent / "shared"
+    if shared.exists() and not (scratch / "shared").exists():
+        (scratch / "shared").symlink_to(shared)  # conftest reads ROOT.parent / "shared"
+    only = [f"src/{g}" for g in GROUPS[group][0]]
+    config = {
+        "source_paths": ["src/"], "only_mutate": only, "pytest_add_cli_args_test_selection": tests_of(group),
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-o", "addopts=", "-q", "--hypothesis-seed=0"],
+        "use_git_change_detection": False,
+    }
+    lines = ["[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in config.items()]
+    project = (REPO / "pyproject.toml").read_text()
+    pytest_section = project[project.index("[tool.pytest.ini_options]"):].split("\n[", 1)[0]
+    (scratch / "pyproject.toml").write_text(pytest_section + "\n\n" + "\n".join(lines) + "\n")
+    t0 = time.time()
+    _mutmut("run", "--max-children", str(max_children), cwd=scratch, capture=False)
+    (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
+    return scratch
+
+
+_RESULT = re.compile(r"^\s+(\S+): (.+)$")
+
+
+def mutmut_records(group: str) -> list[dict[str, object]]:
+    """One record per mutmut mutant of the last run of ``group`` (survivors with their diff)."""
+    scratch = REPO / "mutants-run" / group
+    records = []
+    for line in _mutmut("results", "--all", "true", cwd=scratch).splitlines():
+        m = _RESULT.match(line)
+        if not m:
+            continue
+        name, status = m.group(1), m.group(2)
+        module, func = name.split("__mutmut_")[0].rsplit(".", 1)[0], name.split("__mutmut_")[0].rsplit(".", 1)[1]
+        rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
+                                  "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
+        if status != "killed":
+            rec["change"] = _diff_change(_mutmut("show", name, cwd=scratch))
+        records.append(rec)
+    return [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+
+
+def _demangle(name: str) -> str:
+    """mutmut's ``x_func`` / ``xǁClassǁmethod`` as ``func`` / ``Class.method``."""
+    if name.startswith("xǁ"):
+        return ".".join(name[2:].split("ǁ"))
+    return name[2:] if name.startswith("x_") else name
+
+
+def _diff_change(diff: str) -> str:
+    """The changed lines of a mutant's diff, as ``old -> new`` (whitespace collapsed)."""
+    old = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    new = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return " ".join(" | ".join(old).split()) + " -> " + " ".join(" | ".join(new).split())
+
+
+# -- ast ------------------------------------------------------------------------------------------
+
+
+def run_ast(group: str, every_kind: bool, only: str | None) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import mutation_ast
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    with open(OUT / f"ast-{group}.log", "w") as log:
+        records = mutation_ast.run(REPO, files_of(group), tests_of(group), every_kind=every_kind, only=only,
+                                   workdir=REPO / "mutants-ast" / group, log=log)
+    for r in records:
+        r["engine"] = "ast"
+        r["path"] = str(r["path"])
+        r["change"] = f"{' '.join(str(r['old']).split())} -> {' '.join(str(r['new']).split())}"
+    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": round(time.time() - t0), "records": records}, indent=1))
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+
+def load_equivalent() -> list[dict[str, str]]:
+    if not EQUIVALENT.exists():
+        return []
+    return list(tomllib.loads(EQUIVALENT.read_text()).get("mutant", []))
+
+
+def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]]) -> None:
+    """Mark each survivor ``equivalent`` (with its reason) when the list names it."""
+    for r in records:
+        if r["status"] not in ("survived", "no tests"):
+            continue
+        for e in equivalent:
+            if (e["engine"] == r["engine"] and e["path"] == r["path"] and e["function"] == r["function"]
+                    and " ".join(e["change"].split()) == r.get("change")):
+                r["equivalent"] = e["reason"]
+                break
+
+
+def report(groups: list[str]) -> int:
+    equivalent = load_equivalent()
+    rows, missing = [], []
+    for group in groups:
+        recs: list[dict[str, object]] = []
+        if (REPO / "mutants-run" / group).exists():
+            recs += mutmut_records(group)
+        ast_file = OUT / f"ast-{group}.json"
+        if ast_file.exists():
+            recs += json.loads(ast_file.read_text())["records"]
+        classify(recs, equivalent)
+        (OUT / f"records-{group}.json").write_text(json.dumps(recs, indent=1))
+        for path in sorted({str(r["path"]) for r in recs}):
+            for engine in ("mutmut", "ast"):
+                mine = [r for r in recs if r["path"] == path and r["engine"] == engine]
+                if not mine:
+                    continue
+                killed = sum(r["status"] == "killed" for r in mine)
+                timeout = sum(r["status"] == "timeout" for r in mine)
+                eq = sum("equivalent" in r for r in mine)
+                bad = [r for r in mine if r["status"] in ("survived", "no tests", "suspicious")
+                       and "equivalent" not in r]
+                missing += bad
+                score = (killed + timeout) / max(1, len(mine) - eq)
+                rows.append(f"| {path} | {engine} | {len(mine)} | {killed} | {timeout} | {eq} | {len(bad)} | "
+                            f"{100 * score:.1f} % |")
+    print("| module | engine | mutants | killed | timeout | equivalent | surviving, not equivalent | score |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    if missing:
+        print(f"\n{len(missing)} survivor(s) neither killed nor listed as equivalent:")
+        for r in missing:
+            print(f"  {r['engine']} {r['id']} [{r['function']}] {r.get('change', '')}")
+    return 1 if missing else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["run", "report", "list"])
+    parser.add_argument("groups", nargs="*", default=[])
+    parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
+    parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
+                        help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
+    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text")
+    parser.add_argument("--max-children", type=int, default=1)
+    args = parser.parse_args(argv)
+    groups = args.groups or list(GROUPS)
+    if unknown := [g for g in groups if g not in GROUPS]:
+        parser.error(f"unknown group(s) {unknown}; known: {', '.join(GROUPS)}")
+    if args.command == "list":
+        for g in groups:
+            print(f"{g}: {', '.join(files_of(g))}\n  tests: {', '.join(tests_of(g))}")
+        return 0
+    if args.command == "run":
+        for g in groups:
+            if args.engine in ("mutmut", "both"):
+                run_mutmut(g, args.max_children)
+            if args.engine in ("ast", "both"):
+                # a child process: the engine forks, and must not inherit this one's imports
+                subprocess.run([sys.executable, __file__, "_ast", g, "--kinds", args.kinds,
+                                *(["--only", args.only] if args.only else [])], check=True)
+    return report(groups)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "_ast":
+        ns = argparse.ArgumentParser()
+        ns.add_argument("group")
+        ns.add_argument("--kinds", default="complement")
+        ns.add_argument("--only")
+        a = ns.parse_args(sys.argv[2:])
+        run_ast(a.group, a.kinds == "all", a.only)
+        sys.exit(0)
+    os.chdir(REPO)
+    sys.exit(main())
