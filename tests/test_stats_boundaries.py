@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import scipy.stats as ss
 
+from rankflavor.stats import bootstrap as bootstrap_module
 from rankflavor.stats import (
     bootstrap_ci,
     bootstrap_ci_many,
@@ -25,12 +26,11 @@ from rankflavor.stats import (
     permutation,
     permutation_many,
     sign_test,
+    tukey,
     tukey_hsd_randomized,
     wilcoxon,
     wins_losses_ties,
 )
-from rankflavor.stats import bootstrap as bootstrap_module
-from rankflavor.stats import tukey
 from rankflavor.stats.bootstrap import default_batch
 from rankflavor.stats.randomization import all_signs, sign_blocks
 

@@ -21,6 +21,7 @@ import scipy.stats as ss
 
 from rankflavor.errors import EvaluationError, UsageError
 from rankflavor.progress import Recorder
+from rankflavor.stats import bootstrap as bootstrap_module
 from rankflavor.stats import (
     bootstrap_ci,
     bootstrap_ci_many,
@@ -31,13 +32,13 @@ from rankflavor.stats import (
     paired_t,
     permutation,
     permutation_many,
+    randomization,
     sign_test,
+    tukey,
     tukey_hsd_randomized,
     wilcoxon,
     wins_losses_ties,
 )
-from rankflavor.stats import bootstrap as bootstrap_module
-from rankflavor.stats import randomization, tukey
 
 A = [0.5, 0.625, 0.75, 1.0, 0.375]
 B = [0.25, 0.75, 0.5, 0.5, 0.125]  # d = [0.25, -0.125, 0.25, 0.5, 0.25], exact in binary
