@@ -21,6 +21,7 @@ Usage (from the repository root; mutmut installed: ``pip install mutmut``)::
     python3 bench/mutation.py run metrics --engine mutmut       # one engine
     python3 bench/mutation.py report stats order aggregate      # the report of the last runs
     python3 bench/mutation.py list                               # the groups and their tests
+    python3 bench/mutation.py stubs stats                        # entries to explain for the list
 
 ``--max-children`` (default 1) is mutmut's parallelism. Results go to ``bench/out/mutation/``.
 """
@@ -169,14 +170,28 @@ def load_equivalent() -> list[dict[str, str]]:
     return list(tomllib.loads(EQUIVALENT.read_text()).get("mutant", []))
 
 
+def _names(entry: dict[str, str], record: dict[str, object]) -> bool:
+    """Does a list entry name this mutant? ``engine`` (when given), ``path`` and ``function`` (globs,
+    ``function`` optional) and either the exact ``change`` or a ``change_regex`` it matches whole."""
+    if entry.get("engine", record["engine"]) != record["engine"]:
+        return False
+    if not fnmatch.fnmatchcase(str(record["path"]), entry["path"]):
+        return False
+    if not fnmatch.fnmatchcase(str(record["function"]), entry.get("function", "*")):
+        return False
+    change = str(record.get("change", ""))
+    if "change" in entry:
+        return " ".join(entry["change"].split()) == change
+    return re.fullmatch(entry["change_regex"], change) is not None
+
+
 def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]]) -> None:
     """Mark each survivor ``equivalent`` (with its reason) when the list names it."""
     for r in records:
-        if r["status"] not in ("survived", "no tests"):
+        if r["status"] not in ("survived", "no tests", "suspicious"):
             continue
         for e in equivalent:
-            if (e["engine"] == r["engine"] and e["path"] == r["path"] and e["function"] == r["function"]
-                    and " ".join(e["change"].split()) == r.get("change")):
+            if _names(e, r):
                 r["equivalent"] = e["reason"]
                 break
 
@@ -207,6 +222,14 @@ def report(groups: list[str]) -> int:
                 score = (killed + timeout) / max(1, len(mine) - eq)
                 rows.append(f"| {path} | {engine} | {len(mine)} | {killed} | {timeout} | {eq} | {len(bad)} | "
                             f"{100 * score:.1f} % |")
+    for group in groups:
+        took = []
+        if (REPO / "mutants-run" / group / "took.txt").exists():
+            took.append(f"mutmut {int((REPO / 'mutants-run' / group / 'took.txt').read_text()) / 60:.0f} min")
+        if (OUT / f"ast-{group}.json").exists():
+            took.append(f"ast {json.loads((OUT / f'ast-{group}.json').read_text())['took'] / 60:.0f} min")
+        print(f"{group}: {', '.join(tests_of(group))} ({'; '.join(took) or 'not run'})")
+    print()
     print("| module | engine | mutants | killed | timeout | equivalent | surviving, not equivalent | score |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
@@ -217,9 +240,21 @@ def report(groups: list[str]) -> int:
     return 1 if missing else 0
 
 
+def stubs(groups: list[str]) -> None:
+    """TOML entries for the survivors not yet listed, reason to be written (after ``report``)."""
+    for group in groups:
+        path = OUT / f"records-{group}.json"
+        for r in json.loads(path.read_text()) if path.exists() else []:
+            if r["status"] in ("survived", "no tests", "suspicious") and "equivalent" not in r:
+                print("[[mutant]]")
+                for key in ("engine", "path", "function", "change"):
+                    print(f"{key} = {json.dumps(str(r[key]), ensure_ascii=False)}")
+                print(f'reason = "TODO"  # {r["id"]}\n')
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "report", "list"])
+    parser.add_argument("command", choices=["run", "report", "list", "stubs"])
     parser.add_argument("groups", nargs="*", default=[])
     parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
     parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
@@ -233,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "list":
         for g in groups:
             print(f"{g}: {', '.join(files_of(g))}\n  tests: {', '.join(tests_of(g))}")
+        return 0
+    if args.command == "stubs":
+        stubs(groups)
         return 0
     if args.command == "run":
         for g in groups:
