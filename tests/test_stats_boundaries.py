@@ -284,3 +284,10 @@ def test_tukey_random_in_small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tukey, "BLOCK_ELEMENTS", 20)  # one resample (12 elements) a block
     assert tukey_hsd_randomized(m, n_resamples=700, seed=2).tolist() == whole.tolist()
     assert (whole * 701 % 1 < 1e-9).all() | (whole == 1.0).all()
+
+
+def test_bca_of_two_values_is_scipys() -> None:
+    """Two values: the jackknife's leave-one-out means divide by n - 1 = 1 (never by zero)."""
+    for x in ([0.125, 0.75], [0.3, -0.2]):
+        ref = ss.bootstrap((np.array(x),), np.mean, n_resamples=99, rng=np.random.default_rng(4)).confidence_interval
+        assert bootstrap_ci(x, n_resamples=99, seed=4) == pytest.approx((ref.low, ref.high), rel=1e-12)
