@@ -53,7 +53,7 @@ def collection(seed: int, text_docs: bool, in_rank_order: bool) -> tuple[list[Li
         lines = [(q, d, float(s)) for d, s in zip(docs, scores, strict=True)]
         run += sorted(lines, key=lambda r: -r[2]) if in_rank_order else lines
         if q != "q1":  # q1 is run-only
-            for d in docs + ["unretrieved"]:
+            for d in [*docs, "unretrieved"]:
                 if rng.random() < 0.7:
                     qrels.append((q, d, float(rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]))))
     qrels.append(("qrels_only", "x", 1.0))
