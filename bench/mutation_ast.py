@@ -264,9 +264,9 @@ def _third_party(repo: Path, src: Path, tests: list[str]) -> list[str]:
     return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _pytest_args(tests: list[str]) -> list[str]:
+def _pytest_args(tests: list[str], deselect: str | None = None) -> list[str]:
     return [*tests, "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore", "--no-header",
-            "--hypothesis-seed=0"]
+            "--hypothesis-seed=0", *(["-k", deselect] if deselect else [])]
 
 
 def _child(run: object, timeout: float) -> tuple[str, float]:
@@ -300,7 +300,8 @@ def _child(run: object, timeout: float) -> tuple[str, float]:
 
 
 def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = False, only: str | None = None,
-        workdir: Path | None = None, log: io.TextIOBase | None = None) -> list[dict[str, object]]:
+        workdir: Path | None = None, log: io.TextIOBase | None = None,
+        deselect: str | None = None) -> list[dict[str, object]]:
     """Every mutant of ``files`` (paths under ``src/``) against ``tests``; one record per mutant."""
     log = log or sys.stderr  # type: ignore[assignment]
     workdir = workdir or repo / "mutants-ast"
@@ -344,7 +345,7 @@ def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = Fa
         cov = coverage.Coverage(data_file=str(cov_file), include=[str(src / f) for f in files])
         plugin = Contexts(cov)
         cov.start()
-        code = pytest.main(_pytest_args(tests), plugins=[plugin])
+        code = pytest.main(_pytest_args(tests, deselect), plugins=[plugin])
         cov.stop()
         cov.save()
         (workdir / "durations.json").write_text(json.dumps(plugin.durations))

@@ -242,6 +242,8 @@ def test_randomization_slack_is_inclusive_and_per_pair() -> None:
     # 2e-14 below the observed sum is outside row 0's slack (1.4e-14), inside a slack scaled by row 1
     rows = [[1.0, 1e-14], [1000.0, 1000.0]]
     assert permutation_many(rows, n_resamples=4).tolist() == [float(randomization_rule(r)) for r in rows] == [0.5, 0.5]
+    # the slack grows with sum|d|: 4e-12 below is inside 64 eps x 1000 (1.4e-11)
+    assert permutation_many([[1000.0, 2e-12]], n_resamples=4).tolist() == [float(randomization_rule([1000.0, 2e-12]))] == [1.0]
 
 
 def test_tukey_slack_scale() -> None:
@@ -280,10 +282,22 @@ def test_bootstrap_test_in_small_blocks_is_the_rule(monkeypatch: pytest.MonkeyPa
 
 def test_tukey_random_in_small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     m = np.random.default_rng(6).beta(2, 3, (4, 3))
-    whole = tukey_hsd_randomized(m, n_resamples=700, seed=2)
-    monkeypatch.setattr(tukey, "BLOCK_ELEMENTS", 20)  # one resample (12 elements) a block
-    assert tukey_hsd_randomized(m, n_resamples=700, seed=2).tolist() == whole.tolist()
-    assert (whole * 701 % 1 < 1e-9).all() | (whole == 1.0).all()
+    whole = tukey_hsd_randomized(m, n_resamples=701, seed=2)
+    monkeypatch.setattr(tukey, "BLOCK_ELEMENTS", 30)  # two resamples (12 elements each) a block, one in the last
+    assert tukey_hsd_randomized(m, n_resamples=701, seed=2).tolist() == whole.tolist()
+    off = np.abs(whole * 702 - np.round(whole * 702))
+    assert (off < 1e-9).all()  # (b + 1) / (701 + 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (4, 2)])
+def test_tukey_exact_in_small_blocks_is_the_rule(shape: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every arrangement once, whatever the block of arrangement codes (20 elements: 3 or 2 codes a block)."""
+    monkeypatch.setattr(tukey, "BLOCK_ELEMENTS", 20)
+    for seed in range(3):
+        m = np.random.default_rng(seed).integers(0, 9, shape) / 8.0
+        if (m == m[:, :1]).all():
+            continue
+        np.testing.assert_array_equal(tukey_hsd_randomized(m), tukey_rule(m))
 
 
 def test_bca_of_two_values_is_scipys() -> None:
@@ -291,3 +305,35 @@ def test_bca_of_two_values_is_scipys() -> None:
     for x in ([0.125, 0.75], [0.3, -0.2]):
         ref = ss.bootstrap((np.array(x),), np.mean, n_resamples=99, rng=np.random.default_rng(4)).confidence_interval
         assert bootstrap_ci(x, n_resamples=99, seed=4) == pytest.approx((ref.low, ref.high), rel=1e-12)
+
+
+def test_wilcoxon_enumerated_edges_are_scipys() -> None:
+    """Ties or zeros, at most 13 pairs: all sign flips. R+ = 0 (every difference negative: the rounding
+    allowance is 0 and the null's own 0 must count) and R+ at the centre (both tails above 1/2: clipped)."""
+    for d in ([-1.0, -1.0, -2.0, -3.0], [1.0, -1.0, 2.0, -2.0], [0.0, 1.0, -1.0, 2.0, 2.0]):
+        r = wilcoxon(d, np.zeros(len(d)))
+        assert r.details["method"] == "enumerated"
+        assert r.pvalue == pytest.approx(ss.wilcoxon(d).pvalue, rel=1e-12)
+    assert wilcoxon([1.0, -1.0, 2.0, -2.0], np.zeros(4)).pvalue == 1.0
+
+
+def test_wilcoxon_normal_approximation_reports_z() -> None:
+    """More than 50 pairs: the z of the normal approximation (SciPy's, without continuity correction)."""
+    rng = np.random.default_rng(8)
+    a, b = rng.random(60), rng.random(60)
+    r = wilcoxon(a, b)
+    ref = ss.wilcoxon(a, b, method="approx")
+    assert r.details["method"] == "asymptotic"
+    assert r.details["z"] == pytest.approx(ref.zstatistic, rel=1e-12) and r.details["z"] < 0
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_checked_values_are_float64() -> None:
+    from rankflavor.stats.multiple import correct
+    from rankflavor.stats.result import differences, values
+
+    assert values([1, 2]).dtype == np.float64 and values([1, 2]).tolist() == [1.0, 2.0]
+    with pytest.raises(Exception, match=r"^x has 1 non-finite"):
+        values([np.nan, 1.0])
+    assert differences([1.0], [0.5], minimum=1).tolist() == [0.5]
+    assert correct([0, 1], "none").dtype == np.float64 and correct([], "holm").dtype == np.float64
