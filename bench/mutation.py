@@ -19,6 +19,7 @@ Usage (from the repository root; mutmut installed: ``pip install mutmut``)::
 
     python3 bench/mutation.py run stats order aggregate         # both engines, then the report
     python3 bench/mutation.py run metrics --engine mutmut       # one engine
+    python3 bench/mutation.py run stats --survivors             # only last run's survivors, after new tests
     python3 bench/mutation.py report stats order aggregate      # the report of the last runs
     python3 bench/mutation.py list                               # the groups and their tests
     python3 bench/mutation.py stubs stats                        # entries to explain for the list
@@ -90,8 +91,9 @@ def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
     return out.stdout if capture else ""
 
 
-def run_mutmut(group: str, max_children: int) -> Path:
-    """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory."""
+def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
+    """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
+    ``survivors``, only the mutants the last run left alive (say, after new tests)."""
     scratch = REPO / "mutants-run" / group
     scratch.mkdir(parents=True, exist_ok=True)
     for name in ("src", "tests"):
@@ -112,9 +114,15 @@ def run_mutmut(group: str, max_children: int) -> Path:
     project = (REPO / "pyproject.toml").read_text()
     pytest_section = project[project.index("[tool.pytest.ini_options]"):].split("\n[", 1)[0]
     (scratch / "pyproject.toml").write_text(pytest_section + "\n\n" + "\n".join(lines) + "\n")
+    names: list[str] = []
+    if survivors:
+        names = [str(r["id"]) for r in mutmut_records(group) if r["status"] not in ("killed", "timeout")]
+        if not names:
+            return scratch
     t0 = time.time()
-    _mutmut("run", "--max-children", str(max_children), cwd=scratch, capture=False)
-    (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
+    _mutmut("run", "--max-children", str(max_children), *names, cwd=scratch, capture=False)
+    if not survivors:
+        (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
     return scratch
 
 
@@ -273,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
     parser.add_argument("--only", help="ast engine: only mutants whose id contains this text")
     parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--survivors", action="store_true",
+                        help="mutmut: run again only the mutants the last run left alive (after adding tests)")
     args = parser.parse_args(argv)
     groups = args.groups or list(GROUPS)
     if unknown := [g for g in groups if g not in GROUPS]:
@@ -287,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         for g in groups:
             if args.engine in ("mutmut", "both"):
-                run_mutmut(g, args.max_children)
+                run_mutmut(g, args.max_children, args.survivors)
             if args.engine in ("ast", "both"):
                 # a child process: the engine forks, and must not inherit this one's imports
                 subprocess.run([sys.executable, __file__, "_ast", g, "--kinds", args.kinds,

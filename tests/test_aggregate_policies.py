@@ -98,6 +98,9 @@ def test_singletons_policy() -> None:
     with pytest.raises(EvaluationError, match=r"^2 query\(ies\) rank a single document \(b, x\)"):
         one("ndcg@2[singletons=error,run_only=include]", run=run)
     assert one("ndcg@2[singletons=error]").n_queries == 3  # two documents each: nothing to refuse
+    # a judged query absent from the run has the highest query code: the per-query counts cover it
+    late = {**QRELS, "zz": {"d1": 1}}
+    assert one("ndcg@2[singletons=error,missing=zero]", late).n_queries == 4
 
 
 def test_policy_errors_name_five_queries_then_dots() -> None:
@@ -109,6 +112,9 @@ def test_policy_errors_name_five_queries_then_dots() -> None:
     five = {f"q{i}": {"d": 0} for i in range(5)}
     with pytest.raises(EvaluationError, match=re.escape("5 query(ies) have nothing relevant (q0, q1, q2, q3, q4) and")):
         one("ndcg@2[empty=error]", five, run)
+    six = {f"q{i}": {"d": 0} for i in range(6)}
+    with pytest.raises(EvaluationError, match=re.escape("6 query(ies) have nothing relevant (q0, q1, q2, q3, q4...) and")):
+        one("ndcg@2[empty=error]", six, run)
 
 
 def test_text_valued_missing_query_is_an_empty_string() -> None:
@@ -131,6 +137,25 @@ def test_no_common_query_names_some_of_each() -> None:
             "'r0', 'r1'; qrels: 4, e.g. 'q0', 'q1', 'q2', ...); were the right files given, and do they write "
             "query ids alike?")):
         rf.evaluate(qrels, {"r0": {"d": 1.0}, "r1": {"d": 0.5}}, ["ndcg@2"])
+
+
+def test_an_empty_run_table_names_no_query() -> None:
+    from rankflavor.columns import string_array
+    from rankflavor.tables import Run
+
+    empty = Run(string_array([]), string_array([]), np.array([]), "empty run")
+    with pytest.raises(EvaluationError, match=re.escape("(run: 0 query(ies), e.g. none; qrels: 1, e.g. 'a')")):
+        rf.evaluate({"a": {"d": 1}}, empty, ["ndcg@2"])
+
+
+def test_summaries_that_read_more_than_the_values() -> None:
+    """GMAP puts a query missing from the run at trec_eval's floor 1e-5 (meas_avg.c, -c); num_rel
+    under total=qrels_positive counts every positive qrels line, missing queries included."""
+    gmap = one("GMAP[missing=zero]")  # AP: a 1/2 (relevant at rank 2), b 0 (empty=zero), c missing
+    assert gmap.summary == pytest.approx(math.exp((math.log(0.5) + 2 * math.log(1e-5)) / 3), rel=1e-12)
+    assert one("GMAP[missing=skip]").summary == pytest.approx(math.exp((math.log(0.5) + math.log(1e-5)) / 2), rel=1e-12)
+    assert one("num_rel[total=qrels_positive,missing=zero]").summary == 2.0  # a:d1 and c:d3
+    assert str(gmap.measure).startswith("GMAP[") and gmap.flavor == str(gmap.measure)
 
 
 def test_provenance_names_the_files(tmp_path: Path) -> None:
