@@ -224,41 +224,92 @@ def test_top_rows_hold_every_row_to_rank_k_and_the_judged_below() -> None:
             assert {q: n for q, n in got["n_ret"].items() if n} == expected_n_ret(want)  # type: ignore[attr-defined]
 
 
-def test_block_ranker_gives_every_field_of_the_ranker() -> None:
-    """A block ranker (every row judged, blocks in code order) against the ranker's ranking:
-    every field, including the documents' rows, the usable judgments and the shared work."""
+BLOCK_ORDERINGS = [Ordering(ties=t, precision=p, negatives=n, fractional=f) for t, p, n, f in itertools.product(
+    ["docno_desc", "docno_asc", "input_order", "averaged", "pessimistic", "optimistic"], ["float64", "float32"],
+    ["unjudged", "zero"], ["keep", "truncate"])]
+
+
+@pytest.mark.parametrize("docnos_in_file_order", [False, True])
+def test_block_ranker_gives_every_field_of_the_ranker(docnos_in_file_order: bool) -> None:
+    """A block ranker (every row judged, blocks in code order) against the ranker's ranking and the
+    definition: every field, the usable judgments and the shared work; ties of equal judgments
+    are common (few scores, few grades), so which document sits where is compared too."""
     rng = np.random.default_rng(2)
     qrels: list[Line] = []
     run: list[Line] = []
     for i in range(12):
         q = f"q{i:02d}"
-        for j in rng.permutation(int(rng.integers(1, 7))):
-            d = f"d{j}"
-            run.append((q, d, float(rng.choice([0.5, 1.0, 1.0 + 1e-12, 2.0]))))
-            qrels.append((q, d, float(rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0]))))
+        n = int(rng.integers(1, 9))
+        for j in (range(n) if docnos_in_file_order else rng.permutation(n)):
+            d = f"d{j}"  # one digit: byte order is numeric order
+            run.append((q, d, float(rng.choice([1.0, 1.0 + 1e-12, 2.0]))))
+            qrels.append((q, d, float(rng.choice([-1.0, 0.0, 0.5, 1.0, 1.0]))))
     aligned = aligned_of(qrels, run)
     starts = aligned.query_starts
     assert starts is not None
     lengths = np.diff(np.append(starts, len(aligned.run_q)))
     shared = SharedWork()
-    blocks = BlockRanker(aligned, BlockSort(starts, lengths), shared)
+    blocks = BlockRanker(aligned, BlockSort(starts, lengths), shared, docnos_in_file_order=docnos_in_file_order)
     docs = [d for _, d, _ in run]
-    for o in ORDERINGS:
-        if not BlockRanker.takes(o):
-            assert o.depth is not None or o.condensed or o.self_hits == "drop"
-            continue
+    for o in BLOCK_ORDERINGS:
+        assert BlockRanker.takes(o)
         want = reference(qrels, run, o)
         full = blocks.ranked(aligned.run_score, o)
         assert full.aligned is aligned and full.shared is shared and full.ordering == o and full.to_rank is None
         got = fields(aligned, full, docs)
-        assert got == fields(aligned, Ranker(aligned).rank(o, exact=False), docs), o
-        assert sorted(got["rows"]) == sorted(want["rows"]), o  # type: ignore[arg-type]
-        assert [r[1:2] + r[3:] for r in got["rows"]] == [r[1:2] + r[3:] for r in want["rows"]], o  # type: ignore[attr-defined]
+        ranker = fields(aligned, Ranker(aligned).rank(o, exact=False), docs)
+        if docnos_in_file_order and o.tie_rule in ("docno_desc", "docno_asc", "input_order"):
+            # the sort itself orders the ties: every document in the rule's place, as the definition has it
+            assert got == {**ranker, "rows": want["rows"]}, o
+        elif docnos_in_file_order:
+            assert {**got, "rows": None} == {**ranker, "rows": None}, o
+        else:
+            assert got == ranker, o  # the same steps as the ranker's: the same documents too
+        assert [without_doc(r) for r in got["rows"]] == [without_doc(r) for r in want["rows"]], o  # type: ignore[attr-defined]
         assert got["judgments"] == want["judgments"] and (got["depth"], got["unjudged"]) == (0, 0)
         for to_rank in (1, 2, int(lengths.max())):
             top = blocks.ranked(aligned.run_score, o, to_rank)
             assert top.to_rank == (None if to_rank >= lengths.max() else to_rank)
             assert fields(aligned, top, docs)["rows"] == [r for r in got["rows"] if r[1] <= to_rank], o  # type: ignore[attr-defined]
+
+
+def test_block_ranker_refuses_what_the_grade_policies_refuse() -> None:
+    aligned = aligned_of([("a", "d0", 0.5), ("a", "d1", -1.0)], [("a", "d0", 1.0), ("a", "d1", 0.5)])
+    blocks = BlockRanker(aligned, BlockSort(np.array([0]), np.array([2])), SharedWork())
+    with pytest.raises(InputError, match=r"^qrels: 1 judgment\(s\) have a grade that is not a whole number"):
+        blocks.ranked(aligned.run_score, Ordering(fractional="error"))
+    with pytest.raises(InputError, match=r"1 judgment\(s\) have a negative grade"):
+        blocks.ranked(aligned.run_score, Ordering(negatives="error"))
+    assert blocks.ranked(aligned.run_score, Ordering(fractional="truncate")).grade.tolist() == [0.0, 0.0]
+
+
+def test_block_sort_defaults_and_no_blocks() -> None:
+    """Called with the scores alone: every row, equal scores in file order; no blocks: no rows."""
+    sort = BlockSort(np.array([0, 3]), np.array([3, 2]))
+    assert sort(np.array([0.1, 0.5, 0.1, 2.0, 3.0])).tolist() == [1, 0, 2, 4, 3]
+    assert sort(np.array([0.1, 0.5, 0.1, 2.0, 3.0], dtype=np.float32)).tolist() == [1, 0, 2, 4, 3]
+    empty = BlockSort(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    got = empty(np.zeros(0))
+    assert got.dtype == np.int64 and got.shape == (0,)
+
+
+def test_float32_keys_keep_tiny_differences() -> None:
+    """float32 scores 1e-10 apart order by score, not by file (a key that added 1 would round them equal)."""
+    sort = BlockSort(np.array([0]), np.array([3]))
+    assert sort(np.array([1e-10, 3e-10, 2e-10], dtype=np.float32)).tolist() == [1, 2, 0]
+    assert sort(np.array([-1e-10, -3e-10, -2e-10], dtype=np.float32)).tolist() == [0, 2, 1]
+
+
+def test_order_key_names_every_ordering_knob() -> None:
+    from rankflavor.flavor import Flavor
+    from rankflavor.order import ORDER_KNOBS, order_key
+
+    base = order_key(Flavor())
+    assert base == tuple(str(getattr(Flavor(), k)) for k in ORDER_KNOBS) and "docno_desc" in base
+    for knob, value in [("ties", "averaged"), ("depth", "10"), ("unjudged", "condensed"), ("precision", "float32"),
+                        ("negatives", "zero"), ("self_hits", "drop"), ("fractional", "truncate"), ("run_only", "include")]:
+        assert order_key(Flavor(**{knob: value})) != base, knob
+    assert order_key(Flavor(gain="exp2")) == base
 
 
 def test_takes_only_orderings_that_remove_no_row() -> None:
