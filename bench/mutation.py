@@ -93,7 +93,8 @@ def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
 
 def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
     """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
-    ``survivors``, only the mutants the last run left alive (say, after new tests)."""
+    ``survivors``, only the mutants the last run left alive and the equivalence list does not
+    name (say, after new tests)."""
     scratch = REPO / "mutants-run" / group
     scratch.mkdir(parents=True, exist_ok=True)
     for name in ("src", "tests"):
@@ -116,7 +117,9 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
     (scratch / "pyproject.toml").write_text(pytest_section + "\n\n" + "\n".join(lines) + "\n")
     names: list[str] = []
     if survivors:
-        names = [str(r["id"]) for r in mutmut_records(group) if r["status"] not in ("killed", "timeout")]
+        records = mutmut_records(group)
+        classify(records, load_equivalent())  # a listed equivalent needs no second look
+        names = [str(r["id"]) for r in records if r["status"] not in ("killed", "timeout") and "equivalent" not in r]
         if not names:
             return scratch
     t0 = time.time()
