@@ -337,3 +337,16 @@ def test_checked_values_are_float64() -> None:
         values([np.nan, 1.0])
     assert differences([1.0], [0.5], minimum=1).tolist() == [0.5]
     assert correct([0, 1], "none").dtype == np.float64 and correct([], "holm").dtype == np.float64
+
+
+def test_bootstrap_resample_of_one_query_is_infinitely_extreme() -> None:
+    """d = [0.64, 0.27, 0.04]: a resample drawing query 0 three times has variance 0, which the
+    sums of squares round to -2.8e-17; it must count as t* = inf (a hit), as the rule says."""
+    d = [0.64, 0.27, 0.04]
+    draws = np.random.default_rng(6).integers(0, 3, (60, 3))
+    assert any((row == 0).all() for row in draws)  # the case is there
+    assert bootstrap_test_many([d], n_resamples=60, seed=6)[0] == pytest.approx(bootstrap_rule(d, 60, 6), rel=1e-12)
+
+
+def test_default_batch_never_zero() -> None:
+    assert default_batch(5_000_000, 10) == 1  # 2**22 // 5e6 = 0 rows would draw nothing
