@@ -143,15 +143,18 @@ def _interval(xs: NDArray[np.float64], theta: NDArray[np.float64], level: float,
         u = (n - 1) * (jack.mean() - jack)
         accel = (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** 1.5 / 6.0
         z = ndtri(alpha)
-        levels = [ndtr(z0 + (z0 + zz) / (1.0 - accel * (z0 + zz))) for zz in (z, -z)]
+        with np.errstate(invalid="ignore"):  # an infinite z0 gives NaN levels: refused below
+            levels = [ndtr(z0 + (z0 + zz) / (1.0 - accel * (z0 + zz))) for zz in (z, -z)]
     else:
         levels = [alpha, 1.0 - alpha]
-    low, high = np.quantile(theta, levels)
-    if not (np.isfinite(low) and np.isfinite(high)):
+    # An infinite bias correction (every resampled mean on one side) makes the BCa levels NaN,
+    # which np.quantile refuses with a bare ValueError: say what happened instead.
+    if not np.isfinite(levels).all():
         raise EvaluationError(
             f"the BCa interval is undefined for these {xs.size} values (every resampled mean lies on one side "
             "of the observed mean); use method='percentile'"
         )
+    low, high = np.quantile(theta, levels)
     if kind == "basic":
         mean = xs.mean()
         low, high = 2.0 * mean - high, 2.0 * mean - low

@@ -1,0 +1,321 @@
+"""Mutation testing of the modules that compute numbers (issue #32; docs/mutation.md).
+
+Two engines, one module group at a time, each mutant run against the test files mapped to its
+group (and of those, only the tests that execute the mutated code):
+
+* ``mutmut`` (3.x): every mutation mutmut makes, inside functions and methods. The group's
+  configuration is written to a scratch directory ``mutants-run/GROUP/`` (``pyproject.toml`` with
+  ``[tool.mutmut]``, links to ``src/`` and ``tests/``), so groups run with their own tests and
+  never share state; mutmut copies the tree to ``mutants-run/GROUP/mutants/``.
+* ``ast`` (``bench/mutation_ast.py``): the kinds the issue lists that mutmut does not make
+  (min/max swapped, -1 on numbers, negated conditions everywhere; every kind at module level, in
+  default arguments and in decorated functions), or ``--kinds all`` for every listed kind.
+
+Survivors are then matched against ``bench/mutation_equivalent.toml``: a survivor listed there
+(by module, function and the changed text, so renumbering does not unlist it) is equivalent,
+with the reason given there; any other survivor is a missing test, and the exit status is 1.
+
+Usage (from the repository root; mutmut installed: ``pip install mutmut``)::
+
+    python3 bench/mutation.py run stats order aggregate         # both engines, then the report
+    python3 bench/mutation.py run metrics --engine mutmut       # one engine
+    python3 bench/mutation.py run stats --survivors             # only last run's survivors, after new tests
+    python3 bench/mutation.py report stats order aggregate      # the report of the last runs
+    python3 bench/mutation.py list                               # the groups and their tests
+    python3 bench/mutation.py stubs stats                        # entries to explain for the list
+
+``--max-children`` (default 1) is mutmut's parallelism. Results go to ``bench/out/mutation/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out" / "mutation"
+EQUIVALENT = REPO / "bench" / "mutation_equivalent.toml"
+
+#: group -> (source files under src/, as globs; the test files that pin them, as globs). A new
+#: test file named like the group's joins it.
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "stats": (["rankflavor/stats/*.py"], ["tests/test_stats*.py"]),
+    "order": (["rankflavor/order/*.py"], ["tests/test_order*.py"]),
+    "aggregate": (["rankflavor/aggregate.py"], ["tests/test_aggregate*.py"]),
+    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py"]),
+    "metrics": (["rankflavor/metrics/*.py"], [
+        "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
+        "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py"]),
+}
+
+
+#: Tests of a group left out of its mutation runs (pytest -k), with the reason: hypothesis tests
+#: that compare one path of the code with another over hundreds of random collections take
+#: minutes per surviving mutant, and a brute-force test in the group checks what they check.
+DESELECT: dict[str, str] = {
+    # tests/test_order_reference.py checks every field of every path against the definitions
+    "order": "not judged_rows_view_gives_the_values and not inexact_rows_give_every_value"
+             " and not ranking_the_judged_rows_alone_equals_the_view",
+}
+
+
+def files_of(group: str) -> list[str]:
+    """The group's source files, relative to ``src/``, without ``__init__.py`` files that only re-export."""
+    globs = GROUPS[group][0]
+    found = sorted(str(p.relative_to(REPO / "src")) for g in globs for p in (REPO / "src").glob(g))
+    return [f for f in found if not f.endswith("__init__.py") or _computes((REPO / "src" / f).read_text())]
+
+
+def _computes(text: str) -> bool:
+    return "def " in text
+
+
+def tests_of(group: str) -> list[str]:
+    return sorted({str(p.relative_to(REPO)) for g in GROUPS[group][1] for p in REPO.glob(g)})
+
+
+# -- mutmut -------------------------------------------------------------------------------------
+
+
+def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
+    cmd = [sys.executable, "-m", "mutmut", *args]
+    out = subprocess.run(cmd, cwd=cwd, capture_output=capture, text=True, check=False)
+    return out.stdout if capture else ""
+
+
+def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
+    """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
+    ``survivors``, only the mutants the last run left alive and the equivalence list does not
+    name (say, after new tests)."""
+    scratch = REPO / "mutants-run" / group
+    scratch.mkdir(parents=True, exist_ok=True)
+    for name in ("src", "tests"):
+        link = scratch / name
+        if not link.exists():
+            link.symlink_to(REPO / name)
+    shared = REPO.parent / "shared"
+    if shared.exists() and not (scratch / "shared").exists():
+        (scratch / "shared").symlink_to(shared)  # conftest reads ROOT.parent / "shared"
+    only = [f"src/{g}" for g in GROUPS[group][0]]
+    config = {
+        "source_paths": ["src/"], "only_mutate": only, "pytest_add_cli_args_test_selection": tests_of(group),
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-o", "addopts=", "-q", "--hypothesis-seed=0",
+                                *(["-k", DESELECT[group]] if group in DESELECT else [])],
+        "use_git_change_detection": False,
+    }
+    lines = ["[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in config.items()]
+    project = (REPO / "pyproject.toml").read_text()
+    pytest_section = project[project.index("[tool.pytest.ini_options]"):].split("\n[", 1)[0]
+    (scratch / "pyproject.toml").write_text(pytest_section + "\n\n" + "\n".join(lines) + "\n")
+    names: list[str] = []
+    if survivors:
+        records = mutmut_records(group)
+        classify(records, load_equivalent())  # a listed equivalent needs no second look
+        names = [str(r["id"]) for r in records if r["status"] not in ("killed", "timeout") and "equivalent" not in r]
+        if not names:
+            return scratch
+    t0 = time.time()
+    _mutmut("run", "--max-children", str(max_children), *names, cwd=scratch, capture=False)
+    if not survivors:
+        (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
+    return scratch
+
+
+_RESULT = re.compile(r"^\s+(\S+): (.+)$")
+
+
+def mutmut_records(group: str) -> list[dict[str, object]]:
+    """One record per mutmut mutant of the last run of ``group`` (survivors with their diff)."""
+    scratch = REPO / "mutants-run" / group
+    records = []
+    for line in _mutmut("results", "--all", "true", cwd=scratch).splitlines():
+        m = _RESULT.match(line)
+        if not m:
+            continue
+        name, status = m.group(1), m.group(2)
+        module, func = name.split("__mutmut_")[0].rsplit(".", 1)[0], name.split("__mutmut_")[0].rsplit(".", 1)[1]
+        rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
+                                  "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
+        if status != "killed":
+            rec["change"] = _diff_change(_mutmut("show", name, cwd=scratch))
+        records.append(rec)
+    return [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+
+
+def _demangle(name: str) -> str:
+    """mutmut's ``x_func`` / ``xǁClassǁmethod`` as ``func`` / ``Class.method``."""
+    if name.startswith("xǁ"):
+        return ".".join(name[2:].split("ǁ"))
+    return name[2:] if name.startswith("x_") else name
+
+
+def _diff_change(diff: str) -> str:
+    """The changed lines of a mutant's diff, as ``old -> new`` (whitespace collapsed)."""
+    old = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    new = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return " ".join(" | ".join(old).split()) + " -> " + " ".join(" | ".join(new).split())
+
+
+# -- ast ------------------------------------------------------------------------------------------
+
+
+def run_ast(group: str, every_kind: bool, only: str | None) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import mutation_ast
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    with open(OUT / f"ast-{group}.log", "w") as log:
+        records = mutation_ast.run(REPO, files_of(group), tests_of(group), every_kind=every_kind, only=only,
+                                   deselect=DESELECT.get(group),
+                                   workdir=REPO / "mutants-ast" / group, log=log)
+    for r in records:
+        r["engine"] = "ast"
+        r["path"] = str(r["path"])
+        r["change"] = f"{' '.join(str(r['old']).split())} -> {' '.join(str(r['new']).split())}"
+    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": round(time.time() - t0), "records": records}, indent=1))
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+
+def load_equivalent() -> list[dict[str, str]]:
+    if not EQUIVALENT.exists():
+        return []
+    return list(tomllib.loads(EQUIVALENT.read_text()).get("mutant", []))
+
+
+def _names(entry: dict[str, str], record: dict[str, object]) -> bool:
+    """Does a list entry name this mutant? ``engine`` (when given), ``path`` and ``function`` (globs,
+    ``function`` optional) and either the exact ``change`` or a ``change_regex`` it matches whole."""
+    if entry.get("engine", record["engine"]) != record["engine"]:
+        return False
+    if not fnmatch.fnmatchcase(str(record["path"]), entry["path"]):
+        return False
+    if not fnmatch.fnmatchcase(str(record["function"]), entry.get("function", "*")):
+        return False
+    change = str(record.get("change", ""))
+    if "change" in entry:
+        return " ".join(entry["change"].split()) == change
+    return re.fullmatch(entry["change_regex"], change) is not None
+
+
+def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]]) -> None:
+    """Mark each survivor ``equivalent`` (with its reason) when the list names it."""
+    for r in records:
+        if r["status"] not in ("survived", "no tests", "suspicious"):
+            continue
+        for e in equivalent:
+            if _names(e, r):
+                r["equivalent"] = e["reason"]
+                break
+
+
+def report(groups: list[str]) -> int:
+    equivalent = load_equivalent()
+    rows, missing = [], []
+    for group in groups:
+        recs: list[dict[str, object]] = []
+        if (REPO / "mutants-run" / group).exists():
+            recs += mutmut_records(group)
+        ast_file = OUT / f"ast-{group}.json"
+        if ast_file.exists():
+            recs += json.loads(ast_file.read_text())["records"]
+        classify(recs, equivalent)
+        (OUT / f"records-{group}.json").write_text(json.dumps(recs, indent=1))
+        for path in sorted({str(r["path"]) for r in recs}):
+            for engine in ("mutmut", "ast"):
+                mine = [r for r in recs if r["path"] == path and r["engine"] == engine]
+                if not mine:
+                    continue
+                killed = sum(r["status"] == "killed" for r in mine)
+                timeout = sum(r["status"] == "timeout" for r in mine)
+                eq = sum("equivalent" in r for r in mine)
+                bad = [r for r in mine if r["status"] in ("survived", "no tests", "suspicious")
+                       and "equivalent" not in r]
+                missing += bad
+                score = (killed + timeout) / max(1, len(mine) - eq)
+                rows.append(f"| {path} | {engine} | {len(mine)} | {killed} | {timeout} | {eq} | {len(bad)} | "
+                            f"{100 * score:.1f} % |")
+    for group in groups:
+        took = []
+        if (REPO / "mutants-run" / group / "took.txt").exists():
+            took.append(f"mutmut {int((REPO / 'mutants-run' / group / 'took.txt').read_text()) / 60:.0f} min")
+        if (OUT / f"ast-{group}.json").exists():
+            took.append(f"ast {json.loads((OUT / f'ast-{group}.json').read_text())['took'] / 60:.0f} min")
+        print(f"{group}: {', '.join(tests_of(group))} ({'; '.join(took) or 'not run'})")
+    print()
+    print("| module | engine | mutants | killed | timeout | equivalent | surviving, not equivalent | score |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    if missing:
+        print(f"\n{len(missing)} survivor(s) neither killed nor listed as equivalent:")
+        for r in missing:
+            print(f"  {r['engine']} {r['id']} [{r['function']}] {r.get('change', '')}")
+    return 1 if missing else 0
+
+
+def stubs(groups: list[str]) -> None:
+    """TOML entries for the survivors not yet listed, reason to be written (after ``report``)."""
+    for group in groups:
+        path = OUT / f"records-{group}.json"
+        for r in json.loads(path.read_text()) if path.exists() else []:
+            if r["status"] in ("survived", "no tests", "suspicious") and "equivalent" not in r:
+                print("[[mutant]]")
+                for key in ("engine", "path", "function", "change"):
+                    print(f"{key} = {json.dumps(str(r[key]), ensure_ascii=False)}")
+                print(f'reason = "TODO"  # {r["id"]}\n')
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["run", "report", "list", "stubs"])
+    parser.add_argument("groups", nargs="*", default=[])
+    parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
+    parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
+                        help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
+    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text")
+    parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--survivors", action="store_true",
+                        help="mutmut: run again only the mutants the last run left alive (after adding tests)")
+    args = parser.parse_args(argv)
+    groups = args.groups or list(GROUPS)
+    if unknown := [g for g in groups if g not in GROUPS]:
+        parser.error(f"unknown group(s) {unknown}; known: {', '.join(GROUPS)}")
+    if args.command == "list":
+        for g in groups:
+            print(f"{g}: {', '.join(files_of(g))}\n  tests: {', '.join(tests_of(g))}")
+        return 0
+    if args.command == "stubs":
+        stubs(groups)
+        return 0
+    if args.command == "run":
+        for g in groups:
+            if args.engine in ("mutmut", "both"):
+                run_mutmut(g, args.max_children, args.survivors)
+            if args.engine in ("ast", "both"):
+                # a child process: the engine forks, and must not inherit this one's imports
+                subprocess.run([sys.executable, __file__, "_ast", g, "--kinds", args.kinds,
+                                *(["--only", args.only] if args.only else [])], check=True)
+    return report(groups)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "_ast":
+        ns = argparse.ArgumentParser()
+        ns.add_argument("group")
+        ns.add_argument("--kinds", default="complement")
+        ns.add_argument("--only")
+        a = ns.parse_args(sys.argv[2:])
+        run_ast(a.group, a.kinds == "all", a.only)
+        sys.exit(0)
+    os.chdir(REPO)
+    sys.exit(main())
