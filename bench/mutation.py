@@ -50,10 +50,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "stats": (["rankflavor/stats/*.py"], ["tests/test_stats*.py"]),
     "order": (["rankflavor/order/*.py"], ["tests/test_order*.py"]),
     "aggregate": (["rankflavor/aggregate.py"], ["tests/test_aggregate*.py"]),
-    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py"]),
+    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
-        "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py"]),
+        "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
+        "tests/test_binary_knobs.py"]),
 }
 
 
@@ -188,9 +189,11 @@ def run_ast(group: str, every_kind: bool, only: str | None) -> None:
 
 
 def load_equivalent() -> list[dict[str, str]]:
-    if not EQUIVALENT.exists():
-        return []
-    return list(tomllib.loads(EQUIVALENT.read_text()).get("mutant", []))
+    """Every entry of ``bench/mutation_equivalent.toml`` and of ``bench/mutation_equivalent/*.toml``
+    (a file per group, so groups triaged side by side never edit one file)."""
+    files = [EQUIVALENT] if EQUIVALENT.exists() else []
+    files += sorted((REPO / "bench" / "mutation_equivalent").glob("*.toml"))
+    return [entry for f in files for entry in tomllib.loads(f.read_text()).get("mutant", [])]
 
 
 def _names(entry: dict[str, str], record: dict[str, object]) -> bool:
