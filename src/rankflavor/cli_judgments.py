@@ -35,7 +35,7 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
                   per_query: bool, fmt: str, html_path: str | None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
     from .judgments import judgments
-    from .judgments.report import render_coverage
+    from .render.judgmentsfmt import render_judgments
 
     cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
     if html_path:
@@ -43,7 +43,7 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
 
         html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
                      {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
-    click.echo(render_coverage(cov, fmt, per_query), nl=False)
+    click.echo(render_judgments(cov, fmt, per_query), nl=False)
 
 
 @click.command("pool")
@@ -94,48 +94,27 @@ def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> 
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
     from .finite import dumps
     from .io.raters import read_ratings
-    from .judgments.scale import scale_named
     from .raters import agreement
 
-    sc = scale_named(scale)
-    grades = None if sc is None else sc.grades
+    grades = _grades(scale)
     result = agreement(read_ratings(ratings, input_format, grades), grades)
     if fmt == "json":
         click.echo(dumps(result.to_dict()))
         return
-    click.echo(_agreement_table(result), nl=False)
+    from .render.ratersfmt import render_agreement
+
+    click.echo(render_agreement(result), nl=False)
 
 
-def _agreement_table(result: object) -> str:
-    import io
-    import math
+def _grades(scale: str | None) -> tuple[float, ...] | None:
+    """The grades of the named label scale; None without one (the judgments package, which
+    defines the scales, is imported only then: it loads the bounds machinery)."""
+    if scale is None:
+        return None
+    from .judgments.scale import scale_named
 
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    from .raters import Agreement
-
-    assert isinstance(result, Agreement)
-
-    def num(x: float | None) -> str:
-        return "-" if x is None else ("nan" if math.isnan(x) else f"{x:.4f}")
-
-    buf = io.StringIO()
-    console = Console(file=buf, width=160, force_terminal=False, color_system=None)
-    t = Table(title=f"agreement of {len(result.raters)} raters ({escape(result.source)})")
-    for col in ("query", "pairs", "ratings", "raters", "complete", "cohen_kappa", "fleiss_kappa", "kripp_alpha"):
-        t.add_column(col, justify="left" if col == "query" else "right", no_wrap=True)
-    for name, s in [("all", result.overall), *result.per_query.items()]:
-        t.add_row(escape(name), str(s.pairs), str(s.ratings), str(s.raters), str(s.complete_pairs),
-                  num(s.cohen_kappa), num(s.fleiss_kappa), num(s.krippendorff_alpha))
-    console.print(t)
-    console.print("cohen_kappa: 2 raters, pairs both rated | fleiss_kappa: pairs all raters rated | "
-                  "kripp_alpha: ordinal, all pairs")
-    for name, s in [("all", result.overall), *result.per_query.items()]:
-        for stat, why in s.undefined.items():
-            console.print(f"note: {escape(name)} {stat} {escape(why)}")
-    return buf.getvalue()
+    sc = scale_named(scale)
+    return None if sc is None else tuple(sc.grades)
 
 
 @click.command("aggregate")
@@ -151,13 +130,11 @@ def _agreement_table(result: object) -> str:
 def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
     """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
     from .io.raters import read_ratings, write_aggregated
-    from .judgments.scale import scale_named
     from .raters import aggregate_ratings
     from .raters.rules import check_rule
 
     check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds
-    sc = scale_named(scale)
-    read = read_ratings(ratings, input_format, None if sc is None else sc.grades)
+    read = read_ratings(ratings, input_format, _grades(scale))
     _emit(write_aggregated(aggregate_ratings(read, rule), len(set(read.rater))), output)
 
 

@@ -1,15 +1,19 @@
-"""Agreement between raters, overall and per query, computed by the field's libraries.
+"""Agreement between raters, overall and per query.
 
-* Cohen's kappa (unweighted), only when there are exactly two raters, over the pairs both rated:
-  :func:`statsmodels.stats.inter_rater.cohens_kappa` on their contingency table;
-* Fleiss' kappa: :func:`statsmodels.stats.inter_rater.fleiss_kappa` on
-  :func:`~statsmodels.stats.inter_rater.aggregate_raters`, over the pairs every rater rated
-  (Fleiss' kappa needs the same number of ratings per item);
+* Cohen's kappa (unweighted), only when there are exactly two raters, over the pairs both rated,
+  on their contingency table (:func:`_cohen`);
+* Fleiss' kappa over the pairs every rater rated (Fleiss' kappa needs the same number of ratings
+  per item; :func:`_fleiss`);
 * Krippendorff's alpha, ordinal: :func:`krippendorff.alpha` on the raters x pairs matrix, a
   missing rating left missing (alpha needs no complete design), the value domain the grades of
   the declared scale when one is given, else the grades observed.
 
 A statistic that is undefined on the data (one grade only, too few pairs) is NaN.
+
+The two kappas are computed here with the very operations of statsmodels'
+``cohens_kappa``/``fleiss_kappa`` (tests/test_raters.py checks them against statsmodels and
+scikit-learn): importing statsmodels, and SciPy with it, took seconds of a command that
+otherwise runs in a fraction of one.
 """
 
 from __future__ import annotations
@@ -113,28 +117,42 @@ def _stats(matrix: np.ndarray, domain: np.ndarray) -> Stats:
 
 
 def _cohen(complete: np.ndarray, domain: np.ndarray) -> float:
-    from statsmodels.stats.inter_rater import cohens_kappa
-
+    """Unweighted Cohen's kappa of two raters' grades on the pairs both rated:
+    ``(p_o - p_e) / (1 - p_e)`` on their contingency table, ``p_o`` the share of pairs on the
+    diagonal and ``p_e`` the chance agreement of the margins (Cohen 1960). The operations (and so
+    the float result) are those of :func:`statsmodels.stats.inter_rater.cohens_kappa` without its
+    variance, which is not reported: importing statsmodels (and SciPy) would take seconds."""
     if complete.shape[1] < 1:
         return math.nan
     index = np.searchsorted(domain, complete)
     table = np.zeros((len(domain), len(domain)))
     np.add.at(table, (index[0], index[1]), 1)
-    with warnings.catch_warnings():  # 0/0 on one grade only: NaN, which is what we report
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(cohens_kappa(table, return_results=False))
+    nobs = table.sum()
+    agree = np.diag(table).sum()
+    freq_row, freq_col = table.sum(1) / nobs, table.sum(0) / nobs
+    agree_exp = np.diag(freq_col * freq_row[:, None]).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 on one grade only: NaN, which is what we report
+        return float((agree / nobs - agree_exp) / (1 - agree_exp))
 
 
 def _fleiss(complete: np.ndarray, domain: np.ndarray) -> float:
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
+    """Fleiss' kappa (Fleiss 1971) of the pairs every rater rated: per pair the share of agreeing
+    rater pairs, ``P_i = (sum_j n_ij^2 - n) / (n (n - 1))``, against the chance agreement
+    ``sum_j p_j^2`` of the grades' shares; the operations of
+    :func:`statsmodels.stats.inter_rater.fleiss_kappa` (``method="fleiss"``) on the table
+    :func:`~statsmodels.stats.inter_rater.aggregate_raters` builds (pairs x grades, counts)."""
     if complete.shape[0] < 2 or complete.shape[1] < 1:
         return math.nan
     index = np.searchsorted(domain, complete).T  # subjects x raters, category codes
-    table, _ = aggregate_raters(index, n_cat=len(domain))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(fleiss_kappa(table))
+    table = np.zeros((index.shape[0], len(domain)))
+    np.add.at(table, (np.repeat(np.arange(index.shape[0]), index.shape[1]), index.ravel()), 1)
+    n_total = table.sum()
+    n_rat = table.sum(1).max()
+    p_cat = table.sum(0) / n_total
+    p_rat = ((table * table).sum(1) - n_rat) / (n_rat * (n_rat - 1.0))
+    p_mean_exp = (p_cat * p_cat).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float((p_rat.mean() - p_mean_exp) / (1 - p_mean_exp))
 
 
 def _alpha(m: np.ndarray, domain: np.ndarray) -> float:
@@ -144,6 +162,8 @@ def _alpha(m: np.ndarray, domain: np.ndarray) -> float:
     if len(domain) < 2 or m.shape[0] < 2 or not ((~np.isnan(m)).sum(axis=0) >= 2).any():
         return math.nan
     try:
-        return float(krippendorff.alpha(reliability_data=m, value_domain=domain, level_of_measurement="ordinal"))
+        with warnings.catch_warnings():  # 0/0 when the expected disagreement is nil: NaN, reported as such
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return float(krippendorff.alpha(reliability_data=m, value_domain=domain, level_of_measurement="ordinal"))
     except (ValueError, ZeroDivisionError):
         return math.nan
