@@ -14,10 +14,9 @@ import click
 
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
-from .cli_output import html_report, typed_command_line
+from .cli_output import html_report, output_width, screen_options, shown_progress, typed_command_line
 from .errors import RankflavorError
 from .pages import prefer_small_pages
-from .progress import terminal_progress
 
 FORMATS = ("table", "json", "csv", "trec", "md", "latex")
 
@@ -111,6 +110,7 @@ def cli() -> None:
 @click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
               help="The history database --record appends to (default: rankflavor-history.sqlite here).")
 @input_formats
+@screen_options
 def eval_cmd(
     qrels: str,
     run: str,
@@ -161,15 +161,15 @@ def eval_cmd(
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        with terminal_progress() as bar:
+        with shown_progress() as bar:
             results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule,
                                      progress=bar, **knobs)
     else:
-        with terminal_progress() as bar:
+        with shown_progress() as bar:
             results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                                raters=raters_rule, progress=bar, **knobs)
     results = project.finish(results, output_path, record, history_db)
-    click.echo(render(results, fmt, per_query), nl=False)
+    click.echo(render(results, fmt, per_query, output_width()), nl=False)
     project.note(results, fmt)
     if html_path:
         from .report import document_from_results
@@ -192,37 +192,17 @@ def _default_metrics(preset: str | None) -> list[str]:
 
 @cli.command("flavors")
 @click.option("--presets", "show_presets", is_flag=True, help="Show the preset table instead of the knobs.")
+@screen_options
 def flavors_cmd(show_presets: bool) -> None:
     """List every flavor knob with its values, default and meaning (or the presets)."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    from .flavor import KNOBS
-    from .metrics import REGISTRY
-
     if show_presets:
         from .render.presetsfmt import render_presets
 
-        click.echo(render_presets(), nl=False)
+        click.echo(render_presets(output_width()), nl=False)
         return
-    console = Console()  # the terminal's width (COLUMNS), 80 when there is no terminal
-    t = Table(title="flavor knobs")
-    t.add_column("knob", no_wrap=True)
-    t.add_column("default", no_wrap=True)
-    t.add_column("values")
-    t.add_column("meaning")
-    for knob in KNOBS.values():
-        t.add_row(knob.name, knob.default, escape(knob.values), escape(knob.doc))
-    console.print(t)
-    m = Table(title="metrics")
-    m.add_column("metric", no_wrap=True)
-    m.add_column("cutoff")
-    m.add_column("knobs it reads")
-    m.add_column("meaning")
-    for spec in REGISTRY.values():
-        m.add_row(spec.name, spec.cutoff, ", ".join(spec.knobs + (("empty",) if spec.uses_empty else ())), escape(spec.doc))
-    console.print(m)
+    from .render.flavorsfmt import render_flavors
+
+    click.echo(render_flavors(output_width()), nl=False)
 
 
 @cli.command("demo")
@@ -259,6 +239,7 @@ def demo_cmd(out_dir: str | None) -> None:
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; the base and grid flavors take "
               "its rel, negatives and G (knobs typed here win); preset rows keep their tool's own flavor.")
 @input_formats
+@screen_options
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
                fmt: str, scale_name: str | None = None) -> None:
@@ -269,10 +250,10 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
 
     grid = parse_grid(vary) if vary else None
     knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
-    with terminal_progress() as bar:
+    with shown_progress() as bar:
         result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
                         scale=scale_name, include_defects=include_defects, progress=bar, **knobs)
-    click.echo(render_spread(result, fmt), nl=False)
+    click.echo(render_spread(result, fmt, output_width()), nl=False)
 
 
 @cli.command("explain")
@@ -347,15 +328,17 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
 @click.option("--show", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
               help="Candidates listed per group (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@screen_options
 def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, per_query: str | None,
                  tolerance: float | None, show: int, fmt: str) -> None:
     """Which flavors reproduce a reported number (--value) or per-query output (--per-query) on QRELS and RUN."""
     from .identify import identify
     from .render.identifyfmt import render_identification
 
-    result = identify(qrels, run, value, measure if measure or per_query else "ndcg@10", per_query,
-                      tolerance=tolerance)
-    click.echo(render_identification(result, fmt, show), nl=False)
+    with shown_progress() as bar:
+        result = identify(qrels, run, value, measure if measure or per_query else "ndcg@10", per_query,
+                          tolerance=tolerance, progress=bar)
+    click.echo(render_identification(result, fmt, show, output_width()), nl=False)
 # -- report ---------------------------------------------------------------------------------------
 
 
@@ -427,6 +410,7 @@ for _command in _HISTORY_COMMANDS:
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; every measure takes its rel, "
               "negatives and G (knobs typed here win); --flavors presets keep their tool's own flavor.")
 @input_formats
+@screen_options
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, include_defects: bool, preset: str | None, flavor_knobs: tuple[str, ...],
@@ -442,7 +426,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
             from .errors import UsageError
 
             raise UsageError("--scale is for runs scored here; saved comparisons keep the flavors they were scored under")
-        with terminal_progress() as bar:
+        with shown_progress() as bar:
             result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
                                    tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                                    n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, force=force,
@@ -450,7 +434,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
     else:
         chosen = None if flavors is None else [f.strip() for f in flavors.split(",") if f.strip()]
         knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
-        with terminal_progress() as bar:
+        with shown_progress() as bar:
             result = compare(qrels, list(runs), list(metrics) or ["ndcg@10"], baseline=baseline,
                              queries=query_policy, tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                              n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen,
@@ -460,7 +444,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
         from .report import document_from_dict
 
         html_report(html_path, [document_from_dict(result.to_dict(), "compare results (in memory)")])
-    click.echo(render_compare(result, fmt), nl=False)
+    click.echo(render_compare(result, fmt, output_width()), nl=False)
 
 
 # --- project: rankflavor.toml, init, show, gate (issue 19; the commands live in cli_project.py) ---

@@ -1,4 +1,7 @@
-"""What the commands write beside their output: the command line that made it, and ``--html``.
+"""What the commands write beside their output: the command line that made it, ``--html``, and
+what the terminal shows while and after they work: ``--wide`` and ``--quiet``
+(:func:`screen_options`), the output width (:func:`output_width`) and progress bars
+(:func:`shown_progress`).
 
 Shared by :mod:`rankflavor.cli` and the command modules it adds (``cli_judgments``,
 ``cli_project``); like them, this module imports only click at module level.
@@ -9,9 +12,70 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from .progress import Progress
+
+#: The columns ``--wide`` lays text out for: every flavor string whole beside its numbers.
+WIDE = 300
+_WIDE, _QUIET = "rankflavor.wide", "rankflavor.quiet"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _remember(key: str) -> Callable[[click.Context, click.Parameter, bool], None]:
+    def store(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+        if value:
+            ctx.meta[key] = True
+
+    return store
+
+
+def screen_options(command: F) -> F:
+    """``--wide`` and ``--quiet`` of a command that prints for a person: the same two options,
+    meaning the same thing, on every such command (read back by :func:`output_width` and
+    :func:`shown_progress`, so the command's own parameters do not change)."""
+    command = click.option("--wide", is_flag=True, expose_value=False, callback=_remember(_WIDE),
+                           help=f"Lay the table out {WIDE} columns wide whatever the terminal's width: every "
+                           "flavor string whole, no column paged (lines may be wider than the terminal).")(command)
+    return click.option("--quiet", is_flag=True, expose_value=False, callback=_remember(_QUIET),
+                        help="No progress bars (they are drawn on standard error only when it is a terminal, "
+                        "and removed when the work is done).")(command)
+
+
+def output_width() -> int | None:
+    """The columns the command's text is laid out for: :data:`WIDE` under ``--wide``, else None
+    (the terminal's width: ``COLUMNS``, the terminal, else 80)."""
+    ctx = click.get_current_context(silent=True)
+    return WIDE if ctx is not None and ctx.meta.get(_WIDE) else None
+
+
+@contextmanager
+def shown_progress() -> Iterator[Progress | None]:
+    """Progress bars on standard error when it is a terminal and ``--quiet`` was not given
+    (:func:`rankflavor.progress.terminal_progress`); else None, and nothing is drawn."""
+    from .progress import terminal_progress
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(_QUIET):
+        yield None
+        return
+    with terminal_progress() as bar:
+        yield bar
+
+
+@contextmanager
+def working(description: str) -> Iterator[None]:
+    """A bar with no total (it pulses) while work that reports no steps runs, under the rules
+    of :func:`shown_progress`."""
+    from .progress import task
+
+    with shown_progress() as bar, task(bar, description):
+        yield
 
 
 def typed_command_line() -> str | None:
@@ -46,4 +110,5 @@ def html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None
     click.echo(f"report written to {path}", err=True)
 
 
-__all__ = ["command_line", "html_report", "typed_command_line"]
+__all__ = ["WIDE", "command_line", "html_report", "output_width", "screen_options", "shown_progress",
+           "typed_command_line", "working"]

@@ -41,6 +41,7 @@ import numpy as np
 from ..errors import FlavorError, UsageError
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
+from ..progress import Progress
 from ..results import MeasureResult
 from ..spread import one_measure
 from .perquery import Reported, decimals_of, read_per_query
@@ -153,6 +154,7 @@ def identify(
     grid: Mapping[str, Iterable[str]] | None = None,
     ks: Iterable[int | None] | None = None,
     presets: bool | Iterable[str] = True,
+    progress: Progress | None = None,
 ) -> Identification:
     """Find the flavors that reproduce a reported number on this qrels and run.
 
@@ -176,6 +178,8 @@ def identify(
         Cutoffs tried beside the stated one (default 5, 10, 20, 100, 1000 and none).
     presets : bool or preset names, default True
         The presets whose flavors are tried.
+    progress : rankflavor.progress.Progress, optional
+        Told of the flavors evaluated (nothing is shown when None).
 
     Returns
     -------
@@ -222,7 +226,7 @@ def identify(
             kept[j] = (res.summary, vector)  # per-query output: grouped on the reported queries only
             unlisted[j] = extra
 
-    errors = evaluate_space(q_table, r_table, measures, visit)
+    errors = evaluate_space(q_table, r_table, measures, visit, progress)
     groups, firsts = _groups(entries, kept, lambda j: (unlisted[j], *_rank(entries[j], j, hint, writers)),
                              hint, writers)
     rule = _rule(tol, mean_decimals, reported, tolerance)

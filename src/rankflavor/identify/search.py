@@ -21,6 +21,7 @@ from ..errors import RankflavorError
 from ..flavor import KNOBS
 from ..measure import Measure
 from ..plan import Evaluation
+from ..progress import Progress, task
 from ..results import MeasureResult
 from ..tables import Qrels, Run
 
@@ -78,7 +79,8 @@ class _Kernel:
 
 
 def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
-                   visit: Callable[[int, MeasureResult, np.ndarray], None]) -> dict[int, str]:
+                   visit: Callable[[int, MeasureResult, np.ndarray], None],
+                   progress: Progress | None = None) -> dict[int, str]:
     """Evaluate every measure; call ``visit(j, result, query_ids)`` for each one that evaluates
     (``query_ids``: the alignment's ids, byte-ordered). Returns ``{j: error}`` for the others;
     when every measure fails, raises the first error (the input itself is refused).
@@ -86,6 +88,9 @@ def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
     Flavors whose ``empty``/``missing`` policy has no query to apply to (no query with nothing
     relevant, no judged query the run leaves out) get the very same result object: their
     numbers are the same, and ``visit`` may reuse what it made of it.
+
+    ``progress`` (:mod:`rankflavor.progress`) is told of each kernel pass, in units of the
+    flavors it serves (the flavors sharing a pass cost little more than it).
     """
     plan = Evaluation(qrels, run, one_ordering=True)
     errors: dict[int, str] = {}
@@ -93,25 +98,31 @@ def evaluate_space(qrels: Qrels, run: Run, measures: Sequence[Measure],
     last: tuple[object, ...] | None = None
     kernel: _Kernel | RankflavorError | None = None
     first: RankflavorError | None = None
+    pending = 0  # flavors visited since the bar last moved
     try:
-        for j in sorted(range(len(measures)), key=keys.__getitem__):
-            m = measures[j]
-            if keys[j] != last:
-                last = keys[j]
+        with task(progress, f"identify: {len(measures)} flavors", len(measures)) as bar:
+            for j in sorted(range(len(measures)), key=keys.__getitem__):
+                m = measures[j]
+                if keys[j] != last:
+                    last = keys[j]
+                    bar.advance(pending)
+                    pending = 0
+                    try:
+                        kernel = _Kernel.run(plan, m)
+                    except RankflavorError as exc:
+                        kernel = exc.with_traceback(None)
+                pending += 1
                 try:
-                    kernel = _Kernel.run(plan, m)
+                    if isinstance(kernel, RankflavorError):
+                        raise kernel
+                    assert kernel is not None
+                    res = kernel.result(m)
                 except RankflavorError as exc:
-                    kernel = exc.with_traceback(None)
-            try:
-                if isinstance(kernel, RankflavorError):
-                    raise kernel
-                assert kernel is not None
-                res = kernel.result(m)
-            except RankflavorError as exc:
-                errors[j] = str(exc)
-                first = first or exc
-                continue
-            visit(j, res, kernel.aligned.query_ids)
+                    errors[j] = str(exc)
+                    first = first or exc
+                    continue
+                visit(j, res, kernel.aligned.query_ids)
+            bar.advance(pending)
     finally:
         plan.close()
     if measures and len(errors) == len(measures):

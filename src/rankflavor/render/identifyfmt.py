@@ -8,11 +8,15 @@ from ..identify.result import Identification
 IDENTIFY_FORMATS = ("table", "json")
 
 
-def render_identification(result: Identification, fmt: str = "table", shown: int = 8) -> str:
-    """``table`` (terminal text; ``shown`` candidates per group) or ``json`` (:meth:`Identification.to_dict`)."""
+def render_identification(result: Identification, fmt: str = "table", shown: int = 8, width: int | None = None) -> str:
+    """``table`` (terminal text, ``width`` columns, default the terminal's; ``shown`` candidates per
+    group) or ``json`` (:meth:`Identification.to_dict`)."""
     if fmt == "json":
         return dumps(result.to_dict()) + "\n"
-    return _text(result, shown)
+    from .console import terminal_width
+
+    lines = _text(result, shown, width or terminal_width())
+    return "\n".join(lines) + "\n"
 
 
 def _some(items: tuple[str, ...] | list[str], n: int = 8) -> str:
@@ -20,53 +24,70 @@ def _some(items: tuple[str, ...] | list[str], n: int = 8) -> str:
     return head + (f" (+{len(items) - n} more)" if len(items) > n else "")
 
 
-def _text(r: Identification, shown: int) -> str:
+def _text(r: Identification, shown: int, width: int) -> list[str]:
+    from .fit import printable, wrap
+
+    def say(text: str, indent: str = "", hang: str | None = None) -> None:
+        lines.extend(wrap(printable(text), width, indent, hang))
+
     what = []
     if r.value is not None:
         what.append(f"mean {r.value}")
     if r.per_query_source:
         what.append(f"{r.n_reported} per-query values from {r.per_query_source}")
-    lines = [f"{r.measure.name}: {' and '.join(what)}; {r.n_flavors} flavors tried"
-             + (f" ({r.errors} refused by the input)" if r.errors else ""),
-             f"rule: {r.rule}", ""]
+    lines: list[str] = []
+    say(f"{r.measure.name}: {' and '.join(what)}; {r.n_flavors} flavors tried"
+        + (f" ({r.errors} refused by the input)" if r.errors else ""))
+    say(f"rule: {r.rule}")
+    lines.append("")
+    # the knob list beside the preset names when there is room for it, else under them
+    label_w = 22 if width >= 72 else 0
     if r.groups:
         n = len(r.candidates)
-        lines.append(f"{n} flavor(s) reproduce it, in {len(r.groups)} group(s); within a group every per-query "
-                     "value is the same, so this input cannot tell its flavors apart:")
+        say(f"{n} flavor(s) reproduce it, in {len(r.groups)} group(s); within a group every per-query "
+            "value is the same, so this input cannot tell its flavors apart:")
         for i, g in enumerate(r.groups[:10], 1):
             lines.append(f"[{i}] {len(g.candidates)} flavor(s), mean {g.best.mean:.6f}")
             for c in g.candidates[:shown]:  # knobs away from the defaults; the full strings are in the JSON
                 name = "preset " + " = ".join(c.presets) if c.presets else "grid"
-                lines.append(f"    {name:<22} {', '.join(c.changed) or 'rankflavor defaults'}")
+                knobs = ", ".join(c.changed) or "rankflavor defaults"
+                if label_w and len(name) <= label_w:
+                    say(f"{name:<{label_w}} {knobs}", "    ", " " * (5 + label_w))
+                else:
+                    say(name, "    ")
+                    say(knobs, "      ", "      ")
             if len(g.candidates) > shown:
                 lines.append(f"    ... {len(g.candidates) - shown} more")
             if g.indistinct:
-                lines.append("    same numbers whatever: " + "; ".join(f"{k} {'/'.join(v)}" for k, v in g.indistinct))
+                say("same numbers whatever: " + "; ".join(f"{k} {'/'.join(v)}" for k, v in g.indistinct), "    ",
+                    "      ")
             for e in g.evidence:
-                lines.append(f"      to separate {e}")
+                say(f"to separate {e}", "      ", "        ")
         if len(r.groups) > 10:
             lines.append(f"... {len(r.groups) - 10} more group(s)")
         for s in r.separations:
             if s.queries:
-                lines.append(f"per-query values would separate [1] from [{s.other + 1}] on queries {_some(s.queries)}")
+                say(f"per-query values would separate [1] from [{s.other + 1}] on queries {_some(s.queries)}")
     elif r.per_query_source and r.nearest is not None and r.unexplained:
-        lines.append(f"no flavor explains every query: the nearest, {r.nearest.label} ({r.nearest.flavor}),\n"
-                     f"explains {r.nearest_explained} of {r.n_reported}")
+        say(f"no flavor explains every query: the nearest, {r.nearest.label} ({r.nearest.flavor}), "
+            f"explains {r.nearest_explained} of {r.n_reported}")
         alone = [u for u in r.unexplained if not u.by_some]
-        lines.append(f"{len(alone)} query(ies) no flavor explains (different judgments, a truncated run, or a bug "
-                     "in that tool); * = another flavor reproduces it:")
+        say(f"{len(alone)} query(ies) no flavor explains (different judgments, a truncated run, or a bug "
+            "in that tool); * = another flavor reproduces it:")
         lines.append(f"  {'query':<12} {'line':>5} {'reported':>10} {'nearest':>10} {'closest any':>12}")
         for u in sorted(r.unexplained, key=lambda u: u.by_some)[:50]:
             near = "-" if u.nearest is None else f"{u.nearest:.6f}"
             best = "-" if u.best_value is None else f"{u.best_value:.6f}"
-            lines.append(f"{'*' if u.by_some else ' '} {u.query:<12} {u.line or '-':>5} {u.reported:>10.6f} {best:>10} "
-                         f"{near:>12}")
+            row = printable(f"{'*' if u.by_some else ' '} {u.query:<12} {u.line or '-':>5} {u.reported:>10.6f} "
+                            f"{best:>10} {near:>12}")
+            lines.extend([row] if len(row) <= width else wrap(row, width, "", "    "))
         if len(r.unexplained) > 50:
             lines.append(f"  ... {len(r.unexplained) - 50} more")
     else:
         lines.append("no flavor explains it")
-    lines += [f"note: {n}" for n in r.notes]
-    return "\n".join(lines) + "\n"
+    for note in r.notes:
+        say(f"note: {note}")
+    return lines
 
 
 __all__ = ["IDENTIFY_FORMATS", "render_identification"]
