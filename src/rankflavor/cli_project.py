@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_output import command_line
+from .cli_output import command_line, output_width, screen_options
 
 if TYPE_CHECKING:
     from .project.config import Config
@@ -74,6 +74,12 @@ class EvalProject:
         from .project.flagging import project_note
 
         out, err = project_note(results, fmt)
+        if fmt == "table":  # sentences for a person: wrapped at the terminal's width
+            from .render.console import terminal_width
+            from .render.fit import wrap_lines
+
+            width = output_width() or terminal_width()
+            out, err = (wrap_lines(text, width) if text else text for text in (out, err))
         if out:
             click.echo(out, nl=False)
         if err:
@@ -112,13 +118,14 @@ def eval_project(config_path: str | None, qrels: str, run: str, metrics: list[st
 @click.option("-q", "per_query", is_flag=True, help="Per-query values as well as the summary.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "trec", "md", "latex")), default="table",
               show_default=True, help="As `rankflavor eval --format`: the same output, byte for byte.")
+@screen_options
 def show_cmd(results_file: str, per_query: bool, fmt: str) -> None:
     """Print a results file (`rankflavor eval ... -o RESULTS.json`) in any format, as eval printed it."""
     from .project.resultsfile import read_results
     from .render import render
 
     results = read_results(results_file)
-    click.echo(render(results, fmt, per_query), nl=False)
+    click.echo(render(results, fmt, per_query, output_width()), nl=False)
     EvalProject.note(results, fmt)
 
 
@@ -169,6 +176,7 @@ def init_cmd(qrels: str, runs: tuple[str, ...], question: str | None, match: str
               help="The dataset of RUNs given as paths (default: the config's only dataset).")
 @click.option("--record", is_flag=True, help="Append each run's results to the config's history database.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@screen_options
 def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | None, dataset: str | None, record: bool,
              fmt: str) -> None:
     """Evaluate RUNs (names in rankflavor.toml, or paths; default: every run it names) under the pinned
@@ -189,7 +197,9 @@ def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | Non
         for check in result.runs:
             click.echo("rankflavor: " + record_results(config, check.results, dataset=check.dataset, run=check.run,
                                                        command=command_line()), err=True)
-    click.echo(result.render(fmt), nl=False)
+    from .render.gatefmt import render_gate
+
+    click.echo(render_gate(result, fmt, output_width()), nl=False)
     sys.exit(0 if result.passed else 1)
 
 

@@ -24,16 +24,17 @@ from .spreadfmt import short_names
 COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
 
 
-def render_compare(result: Comparison, fmt: str = "table") -> str:
-    """``table``, ``json`` (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test; the
-    robustness columns :data:`ROBUST_COLUMNS` last), ``md``, ``latex``."""
+def render_compare(result: Comparison, fmt: str = "table", width: int | None = None) -> str:
+    """``table`` (terminal, ``width`` columns; default the terminal's), ``json``
+    (:meth:`Comparison.to_dict`), ``csv`` (a row per pair and test; the robustness columns
+    :data:`ROBUST_COLUMNS` last), ``md``, ``latex``."""
     if fmt == "json":
         return dumps(result.to_dict()) + "\n"
     if fmt == "csv":
         return _csv(result)
     if fmt in ("md", "latex"):
         return render_markdown(result) if fmt == "md" else render_latex(result)
-    return _table(result)
+    return _table(result, width)
 
 
 def _f(x: float | None, signed: bool = False) -> str:
@@ -100,51 +101,57 @@ def _header(result: Comparison) -> list[str]:
 
 
 def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+    from .console import print_flavor
+    from .fit import GLUE, Column, NameText, paged_tables, print_wrapped, printable
 
     s = result.settings
     ids = dict(zip(result.systems, letters(len(result.systems)), strict=True))
     short = dict(zip(result.systems, short_names(result.systems), strict=True))
     print_ = console.print  # type: ignore[attr-defined]
+    width = console.width  # type: ignore[attr-defined]
+
+    def say(text: str, indent: str = "", hang: str | None = None) -> None:
+        print_wrapped(console, text, indent, hang)
+
     extra = f", {m.dropped} dropped (not answered by every system)" if m.dropped else ""
     extra += f", {m.zero_filled} missing values scored 0" if m.zero_filled else ""
-    print_(f"\n{escape(m.name)}: n = {m.n} queries{extra}")
-    print_(f"flavor: {escape(m.measure)}", soft_wrap=True)
-    t = Table()
+    print_()
+    say(f"{m.name}: n = {m.n} queries{extra}")
+    print_("flavor:", markup=False, highlight=False)
+    print_flavor(console, m.measure, "  ")  # type: ignore[arg-type]
     ci = "CI" if s.ci_level is None else f"{s.ci_level:.0%} CI"
-    for col in ("#", "system", "mean", ci):
-        t.add_column(col, justify="right" if col in ("mean",) else "left")
-    for x in m.systems:
-        t.add_row(ids[x.name], escape(short[x.name]), _f(x.mean), escape(f"[{_f(x.ci[0])}, {_f(x.ci[1])}]"))
-    print_(t)
-    pt = Table(title="B - A")
-    cols = ["A", "B", "delta", ci, "d", "W/L/T"] + [f"p {k}" for k in s.tests]
-    cols += [f"adj {k}" for k in (m.pairs[0].adjusted if m.pairs else {})] + ["sig"]
+    systems = [Column("#", [ids[x.name] for x in m.systems]),
+               Column("system", [NameText(short[x.name]) for x in m.systems], wrap=True),
+               Column("mean", [_f(x.mean) for x in m.systems], "right"),
+               Column(ci, [f"[{_f(x.ci[0])}, {_f(x.ci[1])}]" for x in m.systems])]
+    for t in paged_tables(systems, width):
+        print_(t)
+    cols = [Column("A", [ids[p.a] for p in m.pairs]), Column("B", [ids[p.b] for p in m.pairs]),
+            Column("delta", [_f(p.delta, True) for p in m.pairs], "right"),
+            Column(ci, [f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]" for p in m.pairs], "right"),
+            Column("d", [text(p.effect, "+.2f") for p in m.pairs], "right"),
+            Column("W/L/T", [f"{p.wins}/{p.losses}/{p.ties}" for p in m.pairs])]
+    cols += [Column(f"p {t}", [_p(p.pvalues[t]) for p in m.pairs], "right") for t in s.tests]
+    cols += [Column(f"adj {k}", [_p(p.adjusted[k]) for p in m.pairs], "right")
+             for k in (m.pairs[0].adjusted if m.pairs else {})]
+    cols.append(Column("sig", ["yes" if p.significant else "no" for p in m.pairs]))
     if m.robustness is not None:
-        cols += ["sign holds", "verdict holds"]
-    for col in cols:
-        pt.add_column(col, justify="left" if col in ("A", "B", "W/L/T", "sig") else "right")
-    for k, p in enumerate(m.pairs):
-        row = [ids[p.a], ids[p.b], _f(p.delta, True), escape(f"[{_f(p.ci[0], True)}, {_f(p.ci[1], True)}]"), text(p.effect, "+.2f"),
-               f"{p.wins}/{p.losses}/{p.ties}"] + [_p(p.pvalues[t]) for t in s.tests]
-        row += [_p(v) for v in p.adjusted.values()] + ["yes" if p.significant else "no"]
-        if m.robustness is not None:
-            n = len(m.robustness.counted)
-            sign, verdict = count_holding(m.robustness, k)
-            row += [f"{sign}/{n}", f"{verdict}/{n}"]
-        pt.add_row(*row)
-    print_(pt)
+        n = len(m.robustness.counted)
+        held = [count_holding(m.robustness, k) for k in range(len(m.pairs))]
+        cols += [Column("sign holds", [f"{h[0]}/{n}" for h in held], "right"),
+                 Column("verdict holds", [f"{h[1]}/{n}" for h in held], "right")]
+    for t in paged_tables(cols, width, keep=2, title="B - A"):
+        print_(t)
     for a, b, what, why in _notes(m):
         who = f"{ids[b]}-{ids[a]}" if b else ids[a]
-        print_(f"note: {who} {escape(what)} {escape(why)}", soft_wrap=True)
-    for p in m.pairs:
-        up = ", ".join(f"{q} {d:+.3f}" for q, d in p.up) or "-"
-        down = ", ".join(f"{q} {d:+.3f}" for q, d in p.down) or "-"
-        print_(f"moved most {ids[p.b]}-{ids[p.a]}: up {escape(up)} | down {escape(down)}", soft_wrap=True)
+        say(f"note: {who} {what} {why}")
+    for p in m.pairs:  # a query and its change on one line
+        up = ", ".join(f"{printable(str(q))}{GLUE}{d:+.3f}" for q, d in p.up) or "-"
+        down = ", ".join(f"{printable(str(q))}{GLUE}{d:+.3f}" for q, d in p.down) or "-"
+        print_wrapped(console, f"moved most {ids[p.b]}-{ids[p.a]}: up {up} | down {down}", escaped=True)
     r = m.robustness
     if r is not None:
-        print_(f"flavor robustness over {len(r.counted)} flavors (same test, correction, seed):")
+        say(f"flavor robustness over {len(r.counted)} flavors (same test, correction, seed):")
         for k, p in enumerate(m.pairs):
             parts = []
             for what, flips in (("sign", r.sign_flips[k]), ("verdict", r.verdict_flips[k])):
@@ -153,28 +160,27 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
                     parts.append(f"{what} flipped by {len(flips)}: {shown}")
                 else:
                     parts.append(f"{what} holds")
-            print_(f"  {ids[p.b]} vs {ids[p.a]}: " + escape(" | ".join(parts)), soft_wrap=True)
+            say(f"{ids[p.b]} vs {ids[p.a]}: " + " | ".join(parts), "  ", "    ")
         for f in r.excluded:
-            print_(f"  not counted (--include-defects counts it) {escape(f.label)}: {escape(str(f.defect))}",
-                   soft_wrap=True)
+            say(f"not counted (--include-defects counts it) {f.label}: {f.defect}", "  ", "    ")
         for label, msg in list(r.errors.items())[:5]:
-            print_(f"  left out {escape(label)}: {escape(msg)}", soft_wrap=True)
+            say(f"left out {label}: {msg}", "  ", "    ")
         for note in r.all_notes if not r.excluded else r.notes:  # (the excluded lines above say it)
-            print_(f"  note: {escape(note)}", soft_wrap=True)
+            say(f"note: {note}", "  ", "    ")
 
 
-def _table(result: Comparison) -> str:
-    from rich.console import Console
-    from rich.markup import escape
+def _table(result: Comparison, width: int | None) -> str:
+    from .console import make_console
+    from .fit import print_wrapped
 
     buf = io.StringIO()
-    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
+    console = make_console(buf, width)
     for line in _header(result):
-        console.print(escape(line), soft_wrap=True)
+        print_wrapped(console, line)
     for m in result.measures:
         _measure_tables(console, result, m)
     for note in result.notes:
-        console.print(f"note: {escape(note)}")
+        print_wrapped(console, f"note: {note}")
     return buf.getvalue()
 
 

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.table import Table
 
+#: Joins two words that must stay on one line (an id and its value); printed as a space.
+GLUE = "\u2060"
 #: The narrowest line a renderer lays text out for (a narrower terminal gets lines this wide).
 MIN_WIDTH = 20
 #: Where an over-long word may be cut, in order of preference (after the character).
@@ -60,7 +62,7 @@ def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> li
 
     ``indent`` leads the first line and ``hang`` (default: ``indent`` and two spaces) every
     continuation. Runs of spaces inside a line are kept (aligned columns stay aligned); a word
-    longer than a line is cut by :func:`_cut_word`.
+    longer than a line is cut by :func:`_cut_word`; words joined by :data:`GLUE` stay on one line.
     """
     hang = indent + "  " if hang is None else hang
     width = max(width, MIN_WIDTH, len(indent) + 8, len(hang) + 8)
@@ -84,7 +86,7 @@ def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> li
         line += pieces[-1]
         fresh = False
     lines.append(line)
-    return [x.rstrip() for x in lines]
+    return [x.rstrip().replace(GLUE, " ") for x in lines]
 
 
 def wrap_lines(text: str, width: int) -> str:
@@ -257,10 +259,11 @@ class NameText:
         return self.text
 
 
-def print_wrapped(console: Any, text: str, indent: str = "", hang: str | None = None) -> None:
+def print_wrapped(console: Any, text: str, indent: str = "", hang: str | None = None, escaped: bool = False) -> None:
     """Print ``text`` on ``console`` wrapped to its width (:func:`wrap`), literally (no markup),
-    control characters escaped."""
-    for line in wrap(printable(text), console.width, indent, hang):
+    control characters escaped (``escaped``: the caller made its untrusted parts
+    :func:`printable` itself, and joined words with :data:`GLUE`)."""
+    for line in wrap(text if escaped else printable(text), console.width, indent, hang):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
@@ -269,5 +272,5 @@ def fits(lines: Iterable[str], width: int) -> bool:
     return all(len(x) <= width for x in lines)
 
 
-__all__ = ["CELL_EXTRA", "MIN_WIDTH", "Column", "NameText", "fits", "page_columns", "page_widths", "paged_tables", "print_wrapped", "printable", "wrap",
+__all__ = ["CELL_EXTRA", "GLUE", "MIN_WIDTH", "Column", "NameText", "fits", "page_columns", "page_widths", "paged_tables", "print_wrapped", "printable", "wrap",
            "wrap_lines"]
