@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from .cli_output import output_width, screen_options, working
+
 
 @click.command("check")
 @click.argument("qrels", type=click.Path(dir_okay=False))
@@ -25,6 +27,7 @@ import click
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True,
               help="Findings of one kind listed line by line per file; the rest are counted.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@screen_options
 def check_cmd(qrels: str, runs: tuple[str, ...], qrels_format: str | None, run_format: str | None,
               columns: str | None, scale: str | None, limit: int, fmt: str) -> None:
     """Validate QRELS and RUNs without scoring: malformed lines, duplicates, overlap, suspicious patterns.
@@ -34,9 +37,10 @@ def check_cmd(qrels: str, runs: tuple[str, ...], qrels_format: str | None, run_f
     from .check import check
     from .render.checkfmt import render_check
 
-    report = check(qrels, list(runs), qrels_format=qrels_format, run_format=run_format, columns=columns,
-                   scale=scale, limit=limit)
-    click.echo(render_check(report, fmt), nl=False)
+    with working(f"check: {1 + len(runs)} file{'s' if runs else ''}"):
+        report = check(qrels, list(runs), qrels_format=qrels_format, run_format=run_format, columns=columns,
+                       scale=scale, limit=limit)
+    click.echo(render_check(report, fmt, output_width()), nl=False)
     sys.exit(report.exit_code)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from .cli_output import output_width, screen_options
 from .history.store import DEFAULT_PATH as DEFAULT_DB  # (sqlite3 and the errors only: no NumPy)
 
 HISTORY_DB_HELP = f"The history database (SQLite) to append to / read from. Default: {DEFAULT_DB} in the working directory."
@@ -35,6 +36,7 @@ def record_eval(results: Any, db_path: str | None, command: str | None, dataset:
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True,
               help="table: the points, the lines' flavors and a chart at the terminal's width (COLUMNS); "
               "json, csv: every point with its flavor, hashes and record.")
+@screen_options
 def history_cmd(metric: str | None, dataset: str | None, db_path: str | None, fmt: str) -> None:
     """A metric's trend over the recorded evaluations, one line per flavor (points of different
     flavors are never joined: the output says where and why they were split)."""
@@ -42,7 +44,7 @@ def history_cmd(metric: str | None, dataset: str | None, db_path: str | None, fm
     from .render.historyfmt import render_history
 
     path = db_path or DEFAULT_DB
-    click.echo(render_history(load_series(path, metric, dataset), fmt, source=path), nl=False)
+    click.echo(render_history(load_series(path, metric, dataset), fmt, output_width(), source=path), nl=False)
 
 
 COMMANDS = (history_cmd,)

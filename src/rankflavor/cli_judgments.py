@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import input_formats
-from .cli_output import html_report
+from .cli_output import html_report, output_width, screen_options, working
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
 _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce); a grade off it is an "
@@ -31,19 +31,21 @@ _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecomm
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
 @input_formats
+@screen_options
 def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
                   per_query: bool, fmt: str, html_path: str | None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
     from .judgments import judgments
     from .render.judgmentsfmt import render_judgments
 
-    cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
+    with working(f"judgments: coverage and bounds of {len(runs)} run{'s' if len(runs) != 1 else ''}"):
+        cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
     if html_path:
         from .report import document_from_dict
 
         html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
                      {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
-    click.echo(render_judgments(cov, fmt, per_query), nl=False)
+    click.echo(render_judgments(cov, fmt, per_query, output_width()), nl=False)
 
 
 @click.command("pool")
@@ -65,14 +67,19 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
               "csv: query,doc,priority,runs,best_rank; quepid: Quepid's ratings import CSV query,docid,rating.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the candidates here (default: standard output). The counts go to standard error.")
+@screen_options
 def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,
              strategy: str, seed: int, fmt: str, output: str | None) -> None:
     """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
     from .pool import pool
 
-    result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
+    from .render.console import terminal_width
+    from .render.fit import wrap_lines
+
+    with working(f"pool: {len(runs)} run{'s' if len(runs) != 1 else ''}"):
+        result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
     _emit(result.render(fmt), output)
-    click.echo(result.summary(), err=True, nl=False)
+    click.echo(wrap_lines(result.summary(), output_width() or terminal_width()), err=True, nl=False)
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -90,6 +97,7 @@ def _emit(text: str, output: str | None) -> None:
               "quepid (a book's judgements export: query,docid,<judge>,...); auto guesses from the first line.")
 @click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP + " Its grades are alpha's value domain.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@screen_options
 def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
     from .finite import dumps
@@ -97,13 +105,14 @@ def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> 
     from .raters import agreement
 
     grades = _grades(scale)
-    result = agreement(read_ratings(ratings, input_format, grades), grades)
+    with working("raters: agreement"):
+        result = agreement(read_ratings(ratings, input_format, grades), grades)
     if fmt == "json":
         click.echo(dumps(result.to_dict()))
         return
     from .render.ratersfmt import render_agreement
 
-    click.echo(render_agreement(result), nl=False)
+    click.echo(render_agreement(result, output_width()), nl=False)
 
 
 def _grades(scale: str | None) -> tuple[float, ...] | None:

@@ -19,6 +19,8 @@ from .chart import MARKERS, line_chart
 from .console import comma_pieces, make_console, pack
 
 HISTORY_FORMATS = ("table", "json", "csv")
+#: The widest the chart is drawn (``--wide`` lays the text out wider than any chart needs).
+CHART_MAX = 200
 
 
 def render_history(series: list[Series], fmt: str = "table", width: int | None = None, source: str | None = None) -> str:
@@ -111,7 +113,7 @@ def _table(series: list[Series], notes: list[str], width: int | None, source: st
     pts = [(_marker(i), [(p.record_id, p.value) for p in s.points]) for i, s in enumerate(series)]
     if len(series) > len(MARKERS):
         out.append(f"(more lines than markers: markers repeat after {len(MARKERS)} lines)\n")
-    out.extend(line + "\n" for line in line_chart(pts, width=console.width, x_label="#"))
+    out.extend(line + "\n" for line in line_chart(pts, width=min(console.width, CHART_MAX), x_label="#"))
     out.extend(line + "\n" for line in _wrap("x: record (oldest left); a line never joins points of two flavors or "
                                              "datasets", console.width))
     return "".join(out)

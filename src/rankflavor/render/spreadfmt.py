@@ -9,6 +9,7 @@ import math
 from ..finite import dumps, text
 from ..spread import Spread
 from .console import FlavorText, chunks, is_compact, make_console, print_flavor
+from .fit import GLUE, Column, Glued, NameText, paged_tables, print_wrapped
 from .spreadview import defect_flavors, knob_delta, origin_text, short_names
 
 __all__ = ["CSV_HEADER", "SPREAD_FORMATS", "defect_flavors", "knob_delta", "origin_text", "render_spread", "short_names"]
@@ -93,10 +94,6 @@ def _table(s: Spread, width: int | None) -> str:
             flav.add_row(str(j + 1), *cells, *[_f(s.means[r, j]) for r in page])
         console.print(flav)
 
-    per_run = Table(title="spread per run (lowest to highest flavor" + (", as # above)" if compact else ")"))
-    for col in ("run", "base", "min", "max", "spread", "flavors", "lowest", "highest"):
-        right = col in ("base", "min", "max", "spread", "flavors")
-        per_run.add_column(col, justify="right" if right else "left", no_wrap=right or compact)
     number = {f.flavor: j + 1 for j, f in enumerate(s.flavors)}
 
     def where(flavor: str) -> FlavorText | str:
@@ -105,49 +102,59 @@ def _table(s: Spread, width: int | None) -> str:
         j = number[flavor]
         return f"#{j}" if compact else FlavorText(f"#{j} " + knob_delta(s.flavors[j - 1].measure, s.base))
 
-    for sm in s.summaries:
-        per_run.add_row(escape(name[sm.run]), _f(sm.base), _f(sm.low), _f(sm.high), _f(sm.spread), str(sm.n_flavors),
-                        where(sm.low_flavor), where(sm.high_flavor))
-    console.print(per_run)
+    sums = s.summaries
+    per_run = [Column("run", [NameText(name[sm.run]) for sm in sums], wrap=True)]
+    for head, read in (("base", lambda sm: _f(sm.base)), ("min", lambda sm: _f(sm.low)), ("max", lambda sm: _f(sm.high)),
+                       ("spread", lambda sm: _f(sm.spread)), ("flavors", lambda sm: str(sm.n_flavors))):
+        per_run.append(Column(head, [read(sm) for sm in sums], "right"))
+    per_run += [Column("lowest", [where(sm.low_flavor) for sm in sums], wrap=not compact),
+                Column("highest", [where(sm.high_flavor) for sm in sums], wrap=not compact)]
+    for t in paged_tables(per_run, console.width,
+                          title="spread per run (lowest to highest flavor" + (", as # above)" if compact else ")")):
+        console.print(t)
 
     effects = s.knob_effects
     if effects:
-        eff = Table(title="knob effects: swing of the mean across the knob's values, other grid knobs fixed")
-        eff.add_column("knob")
-        eff.add_column("mean swing", justify="right")
-        eff.add_column("max swing", justify="right")
-        eff.add_column("mean by value (over runs)")
+        knobs, overall, swing, by_values = [], [], [], []
         for e in sorted(effects, key=lambda e: -e.overall if not math.isnan(e.overall) else 0.0):
             by_value = []
             for v, per in e.by_value.items():
                 vals = [x for x in per.values() if not math.isnan(x)]
-                by_value.append(f"{v} {sum(vals) / len(vals):.4f}" if vals else f"{v} -")
-            max_swing = max((x for x in e.max_swing.values() if not math.isnan(x)), default=float("nan"))
-            eff.add_row(e.knob, _f(e.overall), _f(max_swing), escape(" | ".join(by_value)))
-        console.print(eff)
-        console.print(f"moves the score most: {s.most_moving_knob}")
+                by_value.append(f"{v}{GLUE}{sum(vals) / len(vals):.4f}" if vals else f"{v}{GLUE}-")
+            knobs.append(e.knob)
+            overall.append(_f(e.overall))
+            swing.append(_f(max((x for x in e.max_swing.values() if not math.isnan(x)), default=float("nan"))))
+            by_values.append(Glued(" | ".join(by_value)))
+        cols = [Column("knob", knobs), Column("mean swing", overall, "right"), Column("max swing", swing, "right"),
+                Column("mean by value (over runs)", by_values, wrap=True)]
+        for t in paged_tables(cols, console.width,
+                              title="knob effects: swing of the mean across the knob's values, other grid knobs fixed"):
+            console.print(t)
+        print_wrapped(console, f"moves the score most: {s.most_moving_knob}")
 
     if len(s.runs) > 1:
-        pairs = Table(title="run pairs: A - B across flavors")
-        for col in ("A", "B", "base", "min", "max", "A>B", "B>A", "=", "flips"):
-            pairs.add_column(col, justify="left" if col in ("A", "B", "flips") else "right",
-                             overflow="fold" if col in ("A", "B") else "ellipsis")
-        for p in s.pairs:
-            pairs.add_row(escape(name[p.run_a]), escape(name[p.run_b]), _f(p.base_diff, True), _f(p.min_diff, True),
-                          _f(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
-                          "FLIPS" if p.flips else "no")
-        console.print(pairs)
-        pairs_ = s.pairs
-        flips = [p for p in pairs_ if p.flips]
-        console.print(f"{len(flips)} of {len(pairs_)} pair(s) change sign across flavors")
+        ps = s.pairs
+        cols = [Column("A", [NameText(name[p.run_a]) for p in ps], wrap=True),
+                Column("B", [NameText(name[p.run_b]) for p in ps], wrap=True)]
+        for head, read in (("base", lambda p: _f(p.base_diff, True)), ("min", lambda p: _f(p.min_diff, True)),
+                           ("max", lambda p: _f(p.max_diff, True)), ("A>B", lambda p: str(p.a_better)),
+                           ("B>A", lambda p: str(p.b_better)), ("=", lambda p: str(p.equal))):
+            cols.append(Column(head, [read(p) for p in ps], "right"))
+        cols.append(Column("flips", ["FLIPS" if p.flips else "no" for p in ps]))
+        for t in paged_tables(cols, console.width, keep=2, title="run pairs: A - B across flavors"):
+            console.print(t)
+        flips = [p for p in ps if p.flips]
+        print_wrapped(console, f"{len(flips)} of {len(ps)} pair(s) change sign across flavors")
         orders = s.orders
-        console.print(f"run order (best first): {len(orders)} distinct order(s) over the flavors every run evaluated")
+        print_wrapped(console, f"run order (best first): {len(orders)} distinct order(s) over the flavors every run "
+                      "evaluated")
         for o in orders:
-            console.print(f"  {len(o.flavors):>3} flavor(s): " + escape(" > ".join(name[r] for r in o.order)))
+            print_wrapped(console, f"{len(o.flavors):>3} flavor(s): " + " > ".join(name[r] for r in o.order), "  ",
+                          "      ")
     if s.errors:
-        console.print(f"{len(s.errors)} (run, flavor) evaluation(s) refused by their policy:")
+        print_wrapped(console, f"{len(s.errors)} (run, flavor) evaluation(s) refused by their policy:")
         for (run, flavor_text), msg in list(s.errors.items())[:10]:
-            console.print(f"  {escape(name[run])} {escape(flavor_text)}: {escape(msg)}")
+            print_wrapped(console, f"{name[run]} {flavor_text}: {msg}", "  ", "    ")
     for note in s.all_notes:
-        console.print(f"note: {escape(note)}")
+        print_wrapped(console, f"note: {note}")
     return buf.getvalue()
