@@ -426,12 +426,13 @@ def test_cli_table_and_json(dl19):  # type: ignore[no-untyped-def]
     assert res.exit_code == 0, res.output
     assert "WARNING pool bias: rankllm.dl19.d-bert-kd-tasb.top100.run" in res.output
     assert "0.7210 [0.7169, 0.7850]" in res.output  # (the interval of test_the_issue_figures_on_dl19)
+    text = " ".join(res.output.split())  # (sentences are wrapped at the terminal's width)
     assert ("[lower, upper]: least and greatest value over every grading of the unjudged documents in the top 10 "
             "with the grades {0,1,2,3}; not covered: unjudged documents ranked below that or never retrieved, and "
-            "grades off the scale") in res.output
-    assert "lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: " in res.output
+            "grades off the scale") in text
+    assert "lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: " in text
     per_query = CliRunner().invoke(cli, [*args, "-q"]).output
-    assert "per query" in per_query and "\n  1037798 " in per_query
+    assert "per query" in per_query and "\n│ 1037798 " in per_query
     out = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).output)
     assert out["pool_bias"]["runs"] == ["rankllm.dl19.d-bert-kd-tasb.top100.run"]
     tasb = out["runs"][1]["bounds"][0]
