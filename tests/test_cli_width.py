@@ -1,6 +1,6 @@
 """What a person sees fits the terminal (issue #34): at COLUMNS=80 and COLUMNS=120, no line of
 ``eval``, ``judgments``, ``identify``, ``compare`` (``--flavors grid`` too), ``check``, ``spread``,
-``pool``, ``gate``, ``history`` or ``raters`` on the DL19 runs is wider than the terminal, and no
+``pool``, ``gate``, ``history``, ``raters`` or ``explain`` on the DL19 runs is wider than the terminal, and no
 number is split across lines.
 
 The second check is independent of how the renderers lay text out: every number the 200-column
@@ -95,6 +95,7 @@ def _commands(p: dict[str, str]) -> dict[str, list[str]]:
         "gate": ["gate", "bm25", "splade"],
         "history": ["history"],
         "raters": ["raters", "ratings.csv"],
+        "explain": ["explain", q, bm25, "-Q", "1037798"],
     }
 
 
@@ -117,7 +118,8 @@ def recorded(project: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", ["eval", "eval -q", "judgments", "judgments -q", "identify", "compare",
-                                  "compare --flavors grid", "check", "spread", "pool", "gate", "history", "raters"])
+                                  "compare --flavors grid", "check", "spread", "pool", "gate", "history", "raters",
+                                  "explain"])
 def test_every_line_fits_and_no_number_is_split(name: str, recorded: dict[str, str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     args = _commands(recorded)[name]

@@ -268,6 +268,7 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
               help="Documents listed per reason for being left out (table format).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @input_formats
+@screen_options
 def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | None, flavor_knobs: tuple[str, ...],
                 show_ignored: int, fmt: str) -> None:
     """Per-position table of one query: gains, discounts, contributions, the ideal list, what was ignored."""
@@ -276,7 +277,7 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
     from .render.explainfmt import render_explanation
 
     result = explain(qrels, run, query, measure, preset=preset, **parse_knob_assignments(list(flavor_knobs)))
-    click.echo(render_explanation(result, fmt, show_ignored), nl=False)
+    click.echo(render_explanation(result, fmt, show_ignored, output_width()), nl=False)
 
 
 @cli.command("diff")
@@ -296,6 +297,7 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
               help="csv: knob,query,delta for every query (query all: the step's delta of the mean; knob total: "
               "B - A), the deltas only; the others also give A's and B's means and each step's mean after it.")
 @input_formats
+@screen_options
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],
              path_order: str | None, scale: str, top: int, fmt: str) -> None:
     """Why FLAVOR_A and FLAVOR_B differ on RUN: the gap attributed to each knob, per query and in the mean."""
@@ -306,7 +308,7 @@ def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | N
     order = path_order.split(",") if path_order else None
     result = diff(qrels, run, flavor_a, flavor_b, order=order, preset=preset,
                   **parse_knob_assignments(list(flavor_knobs)))
-    click.echo(render_diff(result, fmt, scale, top), nl=False)
+    click.echo(render_diff(result, fmt, scale, top, output_width()), nl=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,50 +34,54 @@ def _grade(grade: float | None, judged: bool) -> str:
 
 
 def _table(e: Explanation, show_ignored: int, width: int | None) -> str:
-    from rich.markup import escape
-    from rich.table import Table
+    from .fit import Column, NameText, paged_tables, print_wrapped
 
     buf = io.StringIO()
     console = make_console(buf, width)
-    console.print(f"query {escape(e.query)}")
+    print_wrapped(console, f"query {e.query}")
     print_flavor(console, e.flavor)
-    t = Table(title="ranked documents (contribution = gain / discount)")
-    for col in ("rank", "doc", "score", "grade", "gain", "discount", "contribution", "DCG", "tie"):
-        left = col in ("doc", "grade", "tie")
-        t.add_column(col, justify="left" if left else "right", no_wrap=not left, overflow="fold")
+    rows = [r for r in e.rows if r.in_cut]
     averaged = any(r.gain != r.raw_gain for r in e.rows)
-    for r in e.rows:
-        if not r.in_cut:
-            continue
-        gain = f"{r.gain:.4g}" + (f" (own {r.raw_gain:g})" if averaged and r.tie_group else "")
-        t.add_row(str(r.rank), escape(r.doc), f"{r.score:g}", _grade(r.grade, r.judged), gain, f"{r.discount:.4f}",
-                  f"{r.contribution:.4f}", f"{r.cumulative:.4f}", r.tie_group or "")
-    console.print(t)
+    cols = [Column("rank", [str(r.rank) for r in rows], "right"), Column("doc", [NameText(r.doc) for r in rows], wrap=True),
+            Column("score", [f"{r.score:g}" for r in rows], "right"),
+            Column("grade", [_grade(r.grade, r.judged) for r in rows], wrap=True),
+            Column("gain", [f"{r.gain:.4g}" + (f" (own {r.raw_gain:g})" if averaged and r.tie_group else "")
+                            for r in rows], "right", wrap=averaged),
+            Column("discount", [f"{r.discount:.4f}" for r in rows], "right"),
+            Column("contribution", [f"{r.contribution:.4f}" for r in rows], "right"),
+            Column("DCG", [f"{r.cumulative:.4f}" for r in rows], "right"),
+            Column("tie", [NameText(r.tie_group or "") for r in rows], wrap=True)]
+    for t in paged_tables(cols, console.width, keep=2, title="ranked documents (contribution = gain / discount)"):
+        console.print(t)
     if e.measure.spec.uses_ideal:
         title = f"ideal list ({e.measure.flavor.ideal}, " + (
             f"cut at {e.ideal_cut})" if e.ideal_cut is not None else "not cut)")
-        it = Table(title=title)
-        for col in ("slot", "doc", "grade", "gain", "discount", "contribution", "IDCG", "retrieved at"):
-            it.add_column(col, justify="left" if col == "doc" else "right", no_wrap=col != "doc", overflow="fold")
-        for s in e.ideal:
-            it.add_row(str(s.rank), escape(s.doc or "-"), "-" if s.grade is None else f"{s.grade:g}", f"{s.gain:.4g}",
-                       f"{s.discount:.4f}", f"{s.contribution:.4f}", f"{s.cumulative:.4f}",
-                       "-" if s.retrieved_rank is None else str(s.retrieved_rank))
-        console.print(it)
-        console.print(f"DCG {_n(e.dcg)}   IDCG {_n(e.idcg)}   NDCG {_n(e.ndcg)}   (status {e.status})")
+        ideal = e.ideal
+        cols = [Column("slot", [str(s.rank) for s in ideal], "right"),
+                Column("doc", [NameText(s.doc or "-") for s in ideal], wrap=True),
+                Column("grade", ["-" if s.grade is None else f"{s.grade:g}" for s in ideal], "right"),
+                Column("gain", [f"{s.gain:.4g}" for s in ideal], "right"),
+                Column("discount", [f"{s.discount:.4f}" for s in ideal], "right"),
+                Column("contribution", [f"{s.contribution:.4f}" for s in ideal], "right"),
+                Column("IDCG", [f"{s.cumulative:.4f}" for s in ideal], "right"),
+                Column("retrieved at", ["-" if s.retrieved_rank is None else str(s.retrieved_rank) for s in ideal],
+                       "right")]
+        for t in paged_tables(cols, console.width, keep=2, title=title):
+            console.print(t)
+        print_wrapped(console, f"DCG {_n(e.dcg)}   IDCG {_n(e.idcg)}   NDCG {_n(e.ndcg)}   (status {e.status})")
     else:
-        console.print(f"DCG {_n(e.dcg)}   value {_n(e.value)}   (status {e.status})")
+        print_wrapped(console, f"DCG {_n(e.dcg)}   value {_n(e.value)}   (status {e.status})")
     if e.ignored:
         by_kind: dict[str, list[str]] = {}
         reason: dict[str, str] = {}
         for i in e.ignored:
             by_kind.setdefault(i.kind, []).append(i.doc)
             reason.setdefault(i.kind, i.reason)
-        console.print(f"{len(e.ignored)} retrieved document(s) not in DCG:")
+        print_wrapped(console, f"{len(e.ignored)} retrieved document(s) not in DCG:")
         for kind, docs in by_kind.items():
             why = "below the cutoff k" if kind == "cutoff" else reason[kind]
             more = f", ... (+{len(docs) - show_ignored})" if len(docs) > show_ignored else ""
-            console.print(f"  {len(docs)} {escape(why)}: {escape(', '.join(docs[:show_ignored]))}{more}")
+            print_wrapped(console, f"{len(docs)} {why}: {', '.join(docs[:show_ignored])}{more}", "  ", "    ")
     for note in e.notes:
-        console.print(f"note: {escape(note)}")
+        print_wrapped(console, f"note: {note}")
     return buf.getvalue()

@@ -60,10 +60,11 @@ def _cut_word(word: str, room: int) -> list[str]:
 def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> list[str]:
     """``text`` as lines of at most ``width`` characters, cut at spaces.
 
-    ``indent`` leads the first line and ``hang`` (default: ``indent`` and two spaces) every
-    continuation. Runs of spaces inside a line are kept (aligned columns stay aligned); a word
+    ``indent`` (and the text's own leading spaces) leads the first line and ``hang`` (default:
+    that and two spaces) every continuation. Runs of spaces inside a line are kept (aligned columns stay aligned); a word
     longer than a line is cut by :func:`_cut_word`; words joined by :data:`GLUE` stay on one line.
     """
+    indent += text[:len(text) - len(text.lstrip(" "))]  # leading spaces of the text lead its first line
     hang = indent + "  " if hang is None else hang
     width = max(width, MIN_WIDTH, len(indent) + 8, len(hang) + 8)
     tokens = re.split(r"( +)", text.strip(" "))
@@ -227,8 +228,8 @@ def printable(text: str) -> str:
     """``text`` with every control character (an escape sequence would reach the terminal)
     written as its Python escape; line breaks kept.
 
-    >>> printable("ev\x1b[31mil")
-    'ev\\x1b[31mil'
+    >>> print(printable("ev\\x1b[31mil"))
+    ev\\x1b[31mil
     """
     if text.isprintable():
         return text
