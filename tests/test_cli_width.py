@@ -20,8 +20,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankflavor.cli import cli
+from rankflavor.render.fit import Column, NameText, paged_tables, wrap
 
 from .conftest import shared_path
 
@@ -152,3 +155,47 @@ def test_flavors_is_readable_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> N
     assert r.exit_code == 0 and max(map(len, lines)) <= 80
     assert len(lines) < 500  # (946 lines before: a table whose meaning column was 20 characters wide)
     assert "gain = linear  values: linear | exp2 | binary | {grade:gain,...}" in lines
+
+
+# -- the layer itself, on random text -----------------------------------------------------------
+
+_WORD = st.one_of(st.from_regex(r"[a-z]{1,12}", fullmatch=True),
+                  st.floats(-10, 10, allow_nan=False).map(lambda x: f"{x:.4f}"),
+                  st.from_regex(r"[a-z]{1,8}(=[a-z0-9]{1,8},){1,8}", fullmatch=True),  # a flavor-like word
+                  st.from_regex(r"[a-z0-9]{25,70}", fullmatch=True))  # a word no separator cuts
+
+
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(_WORD, max_size=30), width=st.integers(20, 130), gaps=st.lists(st.integers(1, 3), max_size=30))
+def test_wrap_fits_keeps_every_character_and_every_number_whole(words: list[str], width: int, gaps: list[int]) -> None:
+    text = "".join(w + " " * (gaps[i] if i < len(gaps) else 1) for i, w in enumerate(words)).rstrip()
+    lines = wrap(text, width, "  ", "    ")
+    assert all(len(line) <= width for line in lines), lines
+    assert "".join("".join(line.split()) for line in lines) == "".join(text.split())  # nothing lost or added
+    for word in words:  # a number that fits a line is never cut
+        if _NUMBER.fullmatch(word) and len(word) <= width - 4:
+            assert any(word in line.split() for line in lines), (word, lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.lists(st.floats(-100, 100, allow_nan=False).map(lambda x: f"{x:.4f}"), min_size=3, max_size=3),
+                      min_size=1, max_size=12),
+       names=st.lists(st.from_regex(r"[a-z]{1,10}(\.[a-z]{1,10}){0,4}", fullmatch=True), min_size=12, max_size=12),
+       width=st.integers(40, 130))
+def test_paged_tables_fit_and_keep_every_number_whole(cells: list[list[str]], names: list[str], width: int) -> None:
+    import io
+
+    from rich.console import Console
+
+    n_cols = 9
+    columns = [Column("name", [NameText(names[i]) for i in range(len(cells))], wrap=True)]
+    columns += [Column(f"value number {j}", [row[j % 3] for row in cells], "right") for j in range(n_cols)]
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None)
+    for table in paged_tables(columns, width):
+        console.print(table)
+    out = buf.getvalue()
+    assert all(len(line) <= width for line in out.splitlines())
+    want = Counter(c for row in cells for j in range(n_cols) for c in [row[j % 3]])
+    got = numbers(out)
+    assert all(got[c] >= n for c, n in want.items()), (want, got)

@@ -36,7 +36,8 @@ def project(tmp_path: Path, gate: str, baseline: str | None = "base.json", qrels
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(cli, list(args))
+    # 200 columns: each sentence checked here on one line (tests/test_cli_width.py checks 80 and 120)
+    r = CliRunner().invoke(cli, list(args), env={"COLUMNS": "200"})
     assert r.exception is None or isinstance(r.exception, SystemExit), r.output
     return r.exit_code, r.stdout, r.stderr
 

@@ -23,8 +23,8 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> li
         if not fresh:
             lines.append(line)
             line = hang
-        pieces = _cut_word(word, width - len(line))
+        pieces = _cut_word(word, min(width - len(line), width - len(hang)))  # each piece fits any line
         for piece in pieces[:-1]:
             lines.append(line + piece)
             line = hang
@@ -115,7 +115,6 @@ class Column:
     wrap: bool = False
     #: The narrowest a wrapping column may get (default: its longest word, at most 30).
     min_width: int | None = None
-    header_lines: Sequence[Any] = field(default_factory=tuple)
 
     def natural(self) -> int:
         """Width of the longest cell (and header word) on one line."""
@@ -170,7 +169,8 @@ def page_columns(columns: Sequence[Column], width: int, keep: int = 1) -> list[l
 
 def page_widths(columns: Sequence[Column], page: Sequence[int], width: int) -> list[int]:
     """The width of each column of ``page``: a column that does not wrap at its natural width,
-    a wrapping one at its narrowest plus a share of the room left (up to its natural width)."""
+    a wrapping one at its narrowest plus a share of the room left (up to its natural width);
+    then, while room is left, a column whose header would wrap as wide as its header."""
     widths = {i: columns[i].narrowest() for i in page}
     room = width - 1 - sum(widths[i] + CELL_EXTRA for i in page)
     growing = [i for i in page if columns[i].wrap and columns[i].natural() > widths[i]]
@@ -184,6 +184,12 @@ def page_widths(columns: Sequence[Column], page: Sequence[int], width: int) -> l
                 growing.remove(i)
             if room <= 0:
                 break
+    for i in page:  # room still left: headers on one line
+        header = max((len(x) for x in columns[i].header.split("\n")), default=0)
+        if room > 0 and header > widths[i]:
+            add = min(room, header - widths[i])
+            widths[i] += add
+            room -= add
     return [widths[i] for i in page]
 
 
@@ -292,10 +298,5 @@ def print_wrapped(console: Any, text: str, indent: str = "", hang: str | None = 
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-def fits(lines: Iterable[str], width: int) -> bool:
-    """Whether no line is wider than ``width``."""
-    return all(len(x) <= width for x in lines)
-
-
-__all__ = ["CELL_EXTRA", "GLUE", "MIN_WIDTH", "Column", "Glued", "NameText", "fits", "page_columns", "page_widths", "paged_tables", "print_wrapped", "printable", "wrap",
+__all__ = ["CELL_EXTRA", "GLUE", "MIN_WIDTH", "Column", "Glued", "NameText", "page_columns", "page_widths", "paged_tables", "print_wrapped", "printable", "wrap",
            "wrap_lines"]
