@@ -72,7 +72,6 @@ def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str |
              strategy: str, seed: int, fmt: str, output: str | None) -> None:
     """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
     from .pool import pool
-
     from .render.console import terminal_width
     from .render.fit import wrap_lines
 
