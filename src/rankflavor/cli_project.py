@@ -132,6 +132,7 @@ def show_cmd(results_file: str, per_query: bool, fmt: str) -> None:
 # -- init -------------------------------------------------------------------------------------------
 
 @click.command("init")
+@screen_options
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--question", type=click.Choice(("ranking", "overall", "coverage")), default=None,
@@ -155,7 +156,10 @@ def init_cmd(qrels: str, runs: tuple[str, ...], question: str | None, match: str
     if not dry_run and os.path.exists(output) and not force:
         raise UsageError(f"{output} exists; pass --force to overwrite it, or -o another file")
     advice = advise(qrels, list(runs), question=question, match=match, k=k)
-    click.echo(advice.render(), nl=False)
+    from .render.console import terminal_width
+    from .render.fit import wrap_lines
+
+    click.echo(wrap_lines(advice.render(), output_width() or terminal_width()), nl=False)  # (the config is not wrapped)
     text = advice.toml(config_dir=os.path.dirname(os.path.abspath(output)))
     if dry_run:
         click.echo("\n" + text, nl=False)
