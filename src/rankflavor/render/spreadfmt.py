@@ -67,12 +67,12 @@ def _table(s: Spread, width: int | None) -> str:
     n_grid = sum(1 for f in s.flavors if f.cell is not None)
     n_presets = sum(1 for f in s.flavors if f.presets)
     n_used = int(s.in_summary.sum())
-    console.print(f"spread of {escape(s.base.display)} over {len(s.flavors)} flavors ({n_grid} grid cells, "
+    print_wrapped(console, f"spread of {s.base.display} over {len(s.flavors)} flavors ({n_grid} grid cells, "
                   f"{n_presets} preset flavors; {n_used} in the summaries), {len(s.runs)} run(s)")
     console.print("base:")
     print_flavor(console, str(s.base))
     if s.grid:
-        console.print("grid: " + escape(" x ".join(f"{k}={'|'.join(v)}" for k, v in s.grid.items())))
+        print_wrapped(console, "grid: " + " x ".join(f"{k}={'|'.join(v)}" for k, v in s.grid.items()))
 
     compact = is_compact(console)
     run_widths = [max(len(n), 6) + 3 for n in short]
