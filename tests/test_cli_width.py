@@ -165,7 +165,7 @@ _WORD = st.one_of(st.from_regex(r"[a-z]{1,12}", fullmatch=True),
                   st.from_regex(r"[a-z0-9]{25,70}", fullmatch=True))  # a word no separator cuts
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(words=st.lists(_WORD, max_size=30), width=st.integers(20, 130), gaps=st.lists(st.integers(1, 3), max_size=30))
 def test_wrap_fits_keeps_every_character_and_every_number_whole(words: list[str], width: int, gaps: list[int]) -> None:
     text = "".join(w + " " * (gaps[i] if i < len(gaps) else 1) for i, w in enumerate(words)).rstrip()
@@ -177,7 +177,7 @@ def test_wrap_fits_keeps_every_character_and_every_number_whole(words: list[str]
             assert any(word in line.split() for line in lines), (word, lines)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(cells=st.lists(st.lists(st.floats(-100, 100, allow_nan=False).map(lambda x: f"{x:.4f}"), min_size=3, max_size=3),
                       min_size=1, max_size=12),
        names=st.lists(st.from_regex(r"[a-z]{1,10}(\.[a-z]{1,10}){0,4}", fullmatch=True), min_size=12, max_size=12),
