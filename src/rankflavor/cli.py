@@ -14,7 +14,7 @@ import click
 
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
-from .cli_output import html_report, typed_command_line
+from .cli_output import html_report, input_provenance, typed_command_line
 from .cli_vocabulary import deprecated_alias, diff_old_scale
 from .errors import RankflavorError
 from .pages import prefer_small_pages
@@ -277,9 +277,11 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
         result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
                         scale=scale_name, include_defects=include_defects, progress=bar, **knobs)
     if html_path:
-        from .report import document_from_spread
+        from .report import document_from_dict
 
-        html_report(html_path, [document_from_spread(result)], {"measure": measure, "preset": preset, "flavor": knobs})
+        data = {**result.to_dict(), "provenance": input_provenance(qrels, runs, hashes=True)}
+        html_report(html_path, [document_from_dict(data, "spread results (in memory)")],
+                    {"measure": measure, "preset": preset, "flavor": knobs})
     click.echo(render_spread(result, fmt), nl=False)
 
 

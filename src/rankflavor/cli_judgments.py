@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import input_formats
-from .cli_output import html_report
+from .cli_output import html_report, input_provenance
 from .cli_vocabulary import deprecated_alias
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
@@ -42,8 +42,14 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
     if html_path:
         from .report import document_from_dict
 
-        html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
+        data = {**cov.to_dict(), "provenance": input_provenance(qrels, runs, hashes=True)}
+        html_report(html_path, [document_from_dict(data, "judgments results (in memory)")],
                      {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
+    if fmt == "json":  # the inputs' paths and sizes, so `rankflavor report` can show their SHA-256
+        from .finite import dumps
+
+        click.echo(dumps({**cov.to_dict(), "provenance": input_provenance(qrels, runs)}))
+        return
     click.echo(render_coverage(cov, fmt, per_query), nl=False)
 
 
