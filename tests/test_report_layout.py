@@ -213,6 +213,9 @@ def test_mixed_report_fits_and_names_in_a_browser(browser: Browser, mixed: dict[
           });
         });""")
     assert boxes and all(all(all(flags) for flags in cells) for cells in boxes), boxes
+    if width >= 1200:  # wide enough: the whole table fits its box, nothing to scroll
+        assert browser.js("return Array.from(document.querySelectorAll('table.sig-table')).every("
+                          "function (t) { return t.scrollWidth <= t.parentElement.clientWidth; })")
     # The spread chart's ticks are the flavors' names (drawn as SVG text by Plotly).
     ticks = browser.js("return Array.from(document.querySelectorAll('#spread-chart-0 .xtick text'))"
                        ".map(function (e) { return e.textContent; })")
