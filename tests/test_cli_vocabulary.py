@@ -235,3 +235,17 @@ def test_spread_writes_html(files: Path) -> None:
     assert "report written to s.html" in r.stderr
     html = (files / "s.html").read_text()
     assert "<html" in html and "spread of ndcg" in html
+
+
+def test_every_help_renders_without_an_old_spelling() -> None:
+    """Each subcommand's ``--help`` (what a person reads) shows only current spellings."""
+    old_of = defaultdict(set)
+    for (command, old), _ in RENAMED.items():
+        old_of[command].add(old)
+    for name in cli.commands:
+        r = CliRunner().invoke(cli, [name, "--help"], env={"COLUMNS": "200"})
+        assert r.exit_code == 0, (name, r.output)
+        words = set(r.stdout.replace(",", " ").split())
+        assert not (old_of[name] & words), (name, old_of[name] & words)
+        if name == "gate":
+            assert "[table|json]" in r.stdout
