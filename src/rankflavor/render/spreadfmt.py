@@ -9,7 +9,7 @@ import math
 from ..finite import dumps, text
 from ..spread import Spread
 from .console import FlavorText, chunks, is_compact, make_console, print_flavor
-from .spreadview import defect_flavors, knob_delta, origin_text, short_names
+from .spreadview import defect_flavors, flip_text, knob_delta, origin_text, short_names
 
 __all__ = ["CSV_HEADER", "SPREAD_FORMATS", "defect_flavors", "knob_delta", "origin_text", "render_spread", "short_names"]
 
@@ -135,7 +135,7 @@ def _table(s: Spread, width: int | None) -> str:
         for p in s.pairs:
             pairs.add_row(escape(name[p.run_a]), escape(name[p.run_b]), _f(p.base_diff, True), _f(p.min_diff, True),
                           _f(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
-                          "FLIPS" if p.flips else "no")
+                          flip_text(s, p))
         console.print(pairs)
         pairs_ = s.pairs
         flips = [p for p in pairs_ if p.flips]
