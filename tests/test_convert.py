@@ -164,7 +164,7 @@ def test_convert_command_exit_codes(base: dict[str, Path], tmp_path: Path) -> No
 
     ok = run(str(base["qrels"]), str(tmp_path / "q.parquet"))
     assert ok.returncode == 0 and "judgments" in ok.stderr and "trec -> parquet" in ok.stderr
-    assert run(str(base["run"]), str(tmp_path / "r.tsv"), "--to", "msmarco").returncode == 2
+    assert run(str(base["run"]), str(tmp_path / "r.tsv"), "--out-format", "msmarco").returncode == 2
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"query_id": "q1", "doc_id": "d", "relevance": 1}\n{"query_id": "q1"\n')
     failed = run(str(bad), str(tmp_path / "x.txt"), "--kind", "qrels")

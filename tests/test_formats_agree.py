@@ -428,7 +428,7 @@ def test_judgments_formats_agree(toy: Path) -> None:
 def test_raters_formats_agree(toy: Path) -> None:
     Path("ratings.txt").write_text("q1 0 a 1 r1\nq1 0 a 2 r2\nq1 0 b 0 r1\nq1 0 b 0 r2\nq1 0 c 3 r1\nq1 0 c 2 r2\n"
                                    "q2 0 a 1 r1\nq2 0 a 1 r2\nq2 0 d 2 r1\nq2 0 d 3 r2\nq2 0 e 0 r1\n")
-    out = outputs(["raters", "ratings.txt", "--input-format", "trec"], ("json", "table"))
+    out = outputs(["raters", "ratings.txt", "--ratings-format", "trec"], ("json", "table"))
     data = json.loads(out["json"])
     rows = {r[0]: r for r in table_rows(out["table"])}
     for name, s in [("all", data["overall"]), *data["per_query"].items()]:
@@ -476,7 +476,7 @@ def test_gate_formats_agree(toy: Path) -> None:
 
 
 def test_pool_formats_agree(toy: Path) -> None:
-    out = {fmt: invoke("pool", "A.run", "B.run", "--depth", "3", "--format", fmt) for fmt in ("trec", "csv", "quepid")}
+    out = {fmt: invoke("pool", "A.run", "B.run", "--cutoff", "3", "--format", fmt) for fmt in ("trec", "csv", "quepid")}
     trec = [tuple(line.split()[::2]) for line in out["trec"].splitlines() if line and not line.startswith("#")]
     rows = csv_rows(out["csv"])
     assert rows[0][:2] == ["query", "doc"]

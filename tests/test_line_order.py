@@ -104,9 +104,9 @@ COMMANDS: list[tuple[list[str], tuple[str, ...], int]] = [
     (["identify", "q.txt", "A.run", "--value", "0.1667", "-m", "P@10"], ("table", "json"), 0),
     (["judgments", "q.txt", "A.run", "B.run", "--scale", "trec_dl", "-q"], ("table", "json"), 0),
     (["check", "q.txt", "A.run", "B.run", "--scale", "trec_dl"], ("table", "json"), 0),
-    (["pool", "A.run", "B.run", "--depth", "3", "--budget", "4"], ("trec", "csv", "quepid"), 0),
-    (["pool", "A.run", "B.run", "--depth", "2", "--qrels", "q.txt", "--scale", "trec_dl"], ("trec", "csv"), 0),
-    (["raters", "ratings.txt", "--input-format", "trec"], ("table", "json"), 0),
+    (["pool", "A.run", "B.run", "--cutoff", "3", "--budget", "4"], ("trec", "csv", "quepid"), 0),
+    (["pool", "A.run", "B.run", "--cutoff", "2", "--qrels", "q.txt", "--scale", "trec_dl"], ("trec", "csv"), 0),
+    (["raters", "ratings.txt", "--ratings-format", "trec"], ("table", "json"), 0),
 ]
 
 

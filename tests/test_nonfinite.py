@@ -86,11 +86,11 @@ def test_raters_who_all_give_one_grade(tmp_path: Path) -> None:
     """Every rating the same grade: chance agreement is perfect, so kappa and alpha are 0/0."""
     path = tmp_path / "same.txt"
     path.write_text("q1 0 a 1 r1\nq1 0 a 1 r2\nq1 0 b 1 r1\nq1 0 b 1 r2\n")
-    data = json.loads(invoke("raters", str(path), "--input-format", "trec", "--format", "json"))
+    data = json.loads(invoke("raters", str(path), "--ratings-format", "trec", "--format", "json"))
     for stats in (data["overall"], data["per_query"]["q1"]):
         for name in ("cohen_kappa", "fleiss_kappa", "krippendorff_alpha"):
             assert stats[name] is None and stats["undefined"][name].startswith("nan: every rating is the same grade")
-    table = invoke("raters", str(path), "--input-format", "trec")
+    table = invoke("raters", str(path), "--ratings-format", "trec")
     assert all(r[5:] == ["nan", "nan", "nan"] for r in table_rows(table))
     assert "note: all cohen_kappa nan: every rating is the same grade" in table
 

@@ -204,7 +204,7 @@ def test_pool_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     other = shared_path("runs", "rankllm.dl19.d-bert-kd-tasb.top100.run")
     qrels = shared_path("qrels", "qrels.dl19-passage.txt")
     out = tmp_path / "pool.csv"
-    result = CliRunner().invoke(cli, ["pool", str(run), str(other), "--depth", "10", "--qrels", str(qrels),
+    result = CliRunner().invoke(cli, ["pool", str(run), str(other), "--cutoff", "10", "--qrels", str(qrels),
                                       "--scale", "trec_dl", "--budget", "5", "--format", "csv", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "pool depth 10: 2 runs, 43 queries" in result.output and "5 selected (budget 5)" in result.output

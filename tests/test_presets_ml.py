@@ -6,7 +6,7 @@ library through its own public API and by :func:`rankflavor.ndcg_score` under th
 every group must agree to 1e-9 (1e-6 where the library computes in float32). Each test also checks
 that a wrong flavor disagrees on the same data, so the data exercises what the preset pins.
 
-Libraries come from the ``peers`` extra (``pip install -e '.[peers]'``); a library that is not
+Libraries come from the ``peers`` extra (``pip install -e '.[peers]'``; torchmetrics from ``torch``); a library that is not
 installed skips its test and says so. RankLib (Java, not on PyPI) is checked against the values
 flavor-facts.md §4.2 recorded by running it.
 """
@@ -36,8 +36,9 @@ FLOAT32 = 1e-6
 
 
 def _require(module: str) -> Any:
+    extra = "torch" if module.startswith("torch") else "peers"  # torch's CPU wheel: README, Set-up
     return pytest.importorskip(
-        module, reason=f"{module} is not installed; `pip install -e '.[peers]'` runs this differential test"
+        module, reason=f"{module} is not installed; `pip install -e '.[{extra}]'` runs this differential test"
     )
 
 

@@ -154,7 +154,7 @@ def test_match_beir_pins_the_preset(tmp_path: Path) -> None:
     assert all(c.value == str(getattr(beir, c.knob)) for c in a.choices)
     assert a.measures == ["NDCG@10", "Recall@100", "MAP@10", "P@10"]
     # BEIR means over the answered queries (missing=skip), where rule M1 scores them 0.
-    assert any("--match beir pins missing=skip where rule M1 picks zero" in w for w in a.warnings)
+    assert any("--preset beir pins missing=skip where rule M1 picks zero" in w for w in a.warnings)
     # The DL scale's rel=2 would change BEIR's binary measures (pytrec_eval relevance_level 1).
     assert a.scale is None and any("scale trec_dl sets rel=2 where beir uses rel=1" in w for w in a.warnings)
     assert a.scale_reason.startswith("[P1] left out")
@@ -178,9 +178,9 @@ def test_init_writes_a_config_the_project_then_evaluates_under(tmp_path: Path, m
     assert "ndcg@10               \tall\t0.5058" in ev.stdout
     again = CliRunner().invoke(cli, ["init", str(qrels)])
     assert again.exit_code == 2 and "exists; pass --force" in again.stderr
-    beir = CliRunner().invoke(cli, ["init", str(qrels), "--match", "beir", "--force"])
+    beir = CliRunner().invoke(cli, ["init", str(qrels), "--preset", "beir", "--force"])
     assert beir.exit_code == 0 and load_config(tmp_path / "rankflavor.toml").preset == "beir"
-    bad = CliRunner().invoke(cli, ["init", str(qrels), "--match", "bier", "--dry-run"])
+    bad = CliRunner().invoke(cli, ["init", str(qrels), "--preset", "bier", "--dry-run"])
     assert bad.exit_code == 2 and "Did you mean 'beir'?" in bad.stderr
 
 

@@ -66,7 +66,8 @@ def test_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "dataset dl19, run rm3" in out and "baseline " in out
     assert re.search(r"PASS  ndcg@10  floor\s+mean 0\.5216 >= floor 0\.4000", out), out
     assert re.search(r"PASS  ndcg@10  max_drop\s+mean 0\.5216 rose 0\.015[78] from the baseline's 0\.5058", out), out
-    assert re.search(r"PASS  ndcg@10  significance .*on 43 queries: no drop at alpha 0\.05", out), out
+    assert re.search(r"PASS  ndcg@10  significance .*on 43 queries: higher than the baseline, not significantly at "
+                     r"alpha 0\.05: no drop", out), out
     assert out.rstrip().endswith("gate passed: 3 checks")
 
 
@@ -93,7 +94,7 @@ def test_fail_on_drop_and_a_significant_drop(tmp_path: Path, monkeypatch: pytest
     queries = sorted(new)
     expected = stats.ttest_rel([new[q] for q in queries], [base[q] for q in queries]).pvalue
     sig = checks["significance"]
-    assert sig["passed"] is False and "a significant drop" in sig["reason"]
+    assert sig["passed"] is False and "significantly lower than the baseline at alpha 0.05: a drop" in sig["reason"]
     assert sig["pvalue"] == pytest.approx(expected, rel=0.02)  # trec_eval prints 4 decimals
     text = invoke("gate", "bm25")[1]
     assert "FAIL  ndcg@10  max_drop" in text and "FAIL  ndcg@10  significance paired t-test" in text
@@ -122,7 +123,7 @@ def test_a_missing_baseline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     project(tmp_path, "max_drop = 0.05", baseline=None)
     code, _, err = invoke("gate", "rm3")
     assert code == 2 and "dataset 'dl19' has none: set [baselines] dl19" in err
-    code, _, err = invoke("gate", "rm3", "--baseline", "other.json")
+    code, _, err = invoke("gate", "rm3", "--baseline-results", "other.json")
     assert code == 3 and "other.json" in err
 
 
@@ -179,3 +180,17 @@ def test_record_hands_the_results_to_the_history_hook(tmp_path: Path, monkeypatc
     assert code == 0
     assert calls == [(tmp_path / "h" / "history.sqlite", "ndcg@10", "dl19", "rm3"),
                      (tmp_path / "h" / "history.sqlite", "ndcg@10", "dl19", "bm25")]
+
+
+def test_a_significant_rise_is_said_to_be_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: SPLADE++ against a BM25 baseline has a small p because it scores higher; the gate
+    passes and says "significantly higher", not a bare "no drop" beside the small p."""
+    monkeypatch.chdir(project(tmp_path, "alpha = 0.05"))
+    make_baseline("bm25")
+    code, out, _ = invoke("gate", "splade")
+    new, base = trec_eval_per_query("splade"), trec_eval_per_query("bm25")
+    queries = sorted(new)
+    expected = stats.ttest_rel([new[q] for q in queries], [base[q] for q in queries]).pvalue
+    assert code == 0 and expected < 0.05, out
+    assert re.search(r"PASS  ndcg@10  significance paired t-test p = \S+ on 43 queries: significantly higher than the "
+                     r"baseline at alpha 0\.05: a rise, no drop", out), out

@@ -157,7 +157,9 @@ def test_counts_line_names_negative_grades_udcg_reads_as_distractors() -> None:
     assert "read as negative utilities (distractors) in UDCG@3 (utility=grade)" in out
     assert "pooled but unjudged: gain 0, never in the ideal in ndcg@3 (negatives=unjudged)" in out
     plain = render_table(rankflavor.evaluate(qrels, run, ["UDCG@3"]), False, 400)
-    assert "negative grades 1, read as pooled but unjudged" in plain  # no distractor grade declared
+    # no distractor grade declared: unjudged, and the line says how to declare one (issue 34)
+    assert ("negative grades 1, read as unjudged, not as distractors (a grade is a distractor only where "
+            "--distractor-grade names it: --distractor-grade -1) in UDCG@3 (negatives=unjudged)") in plain
 
 
 # -- flavors --presets -------------------------------------------------------------------------

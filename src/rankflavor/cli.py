@@ -14,7 +14,8 @@ import click
 
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
-from .cli_output import html_report, output_width, screen_options, shown_progress, typed_command_line
+from .cli_output import html_report, input_provenance, output_width, screen_options, shown_progress, typed_command_line
+from .cli_vocabulary import deprecated_alias, diff_old_scale
 from .errors import RankflavorError
 from .pages import prefer_small_pages
 
@@ -88,7 +89,7 @@ def cli() -> None:
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stream the run in chunks of about N rows (whole queries each): memory bounded by N.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write an HTML report (with every per-query value) to FILE; see `rankflavor report`.")
+              help="Also write the HTML report (with every per-query value) to FILE; see `rankflavor report`.")
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): its rel, negatives and top grade G set every "
               "measure's knobs; a grade off it is an error naming file and line.")
@@ -238,11 +239,14 @@ def demo_cmd(out_dir: str | None) -> None:
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; the base and grid flavors take "
               "its rel, negatives and G (knobs typed here win); preset rows keep their tool's own flavor.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the HTML report (the flavor-spread chart, each flavor named by the knobs "
+              "that differ, and the pairs whose order flips) to FILE.")
 @input_formats
 @screen_options
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
-               fmt: str, scale_name: str | None = None) -> None:
+               fmt: str, scale_name: str | None = None, html_path: str | None = None) -> None:
     """Evaluate RUNs under a grid of flavors and every preset: spread, knob effects, order flips."""
     from .flavor import parse_knob_assignments
     from .render.spreadfmt import render_spread
@@ -253,6 +257,12 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     with shown_progress() as bar:
         result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
                         scale=scale_name, include_defects=include_defects, progress=bar, **knobs)
+    if html_path:
+        from .report import document_from_dict
+
+        data = {**result.to_dict(), "provenance": input_provenance(qrels, runs, hashes=True)}
+        html_report(html_path, [document_from_dict(data, "spread results (in memory)")],
+                    {"measure": measure, "preset": preset, "flavor": knobs})
     click.echo(render_spread(result, fmt, output_width()), nl=False)
 
 
@@ -289,13 +299,14 @@ def explain_cmd(qrels: str, run: str, query: str, measure: str, preset: str | No
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob applied to both. Repeatable.")
 @click.option("--order", "path_order", default=None, metavar="KNOB,KNOB,...",
               help="Knobs to change first, in this order (k = the cutoff); the rest follow the default order.")
-@click.option("--scale", type=click.Choice(("value", "mean")), default="value", show_default=True,
+@click.option("--deltas", "scale", type=click.Choice(("value", "mean")), default="value", show_default=True,
               help="Per-query deltas as the query's own value, or as its share of the mean.")
 @click.option("--top", type=int, default=10, show_default=True, metavar="N", help="Queries listed as moving most.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md", "latex")), default="table",
               show_default=True,
               help="csv: knob,query,delta for every query (query all: the step's delta of the mean; knob total: "
               "B - A), the deltas only; the others also give A's and B's means and each step's mean after it.")
+@deprecated_alias("--scale", "--deltas", "scale", convert=diff_old_scale)
 @input_formats
 @screen_options
 def diff_cmd(qrels: str, run: str, flavor_a: str, flavor_b: str, preset: str | None, flavor_knobs: tuple[str, ...],

@@ -11,15 +11,17 @@ import sys
 
 import click
 
+from .cli_inputs import FORMAT_HELP, FORMAT_NAMES, auto_is_none
 from .cli_output import output_width, screen_options, working
 
 
 @click.command("check")
 @click.argument("qrels", type=click.Path(dir_okay=False))
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--qrels-format", default=None, metavar="FORMAT",
-              help="Format of QRELS when its extension does not say (trec, or another reader's name).")
-@click.option("--run-format", default=None, metavar="FORMAT", help="Format of each RUN, as --qrels-format.")
+@click.option("--qrels-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+              show_default=True, callback=auto_is_none, help="Format of QRELS: " + FORMAT_HELP)
+@click.option("--run-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+              show_default=True, callback=auto_is_none, help="Format of the run(s), as --qrels-format.")
 @click.option("--columns", default=None, metavar="ROLE=NAME,...",
               help="Column names of CSV/TSV/JSONL/Parquet inputs (query=qid,doc=docid,grade=label).")
 @click.option("--scale", default=None, metavar="NAME",

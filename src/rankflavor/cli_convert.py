@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import FORMAT_NAMES
+from .cli_vocabulary import deprecated_alias
 
 
 @click.command("convert")
@@ -16,9 +17,9 @@ from .cli_inputs import FORMAT_NAMES
 @click.argument("output_path", metavar="OUT", type=click.Path(dir_okay=False, writable=True))
 @click.option("--kind", type=click.Choice(("auto", "qrels", "run")), default="auto", show_default=True,
               help="IN holds judgments (qrels) or a run; auto: whichever it reads as.")
-@click.option("--from", "from_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+@click.option("--in-format", "from_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
               show_default=True, help="Format of IN (auto: by its name and first line).")
-@click.option("--to", "to_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+@click.option("--out-format", "to_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
               show_default=True, help="Format of OUT (auto: by its name; .gz .bz2 .xz .zst compress it).")
 @click.option("--columns", default=None, metavar="ROLE=NAME,...",
               help="Column names of a csv, tsv, jsonl or parquet IN: query=qid,doc=docid,grade=label or score=/rank=.")
@@ -26,6 +27,8 @@ from .cli_inputs import FORMAT_NAMES
               help="Allow the documented losses: a scored run into a format of ranks (msmarco, quepid) keeps each "
               "row's position as its rank; a run of ranks into a format of scores (trec, json) gets minus the rank "
               "as its score. Without it such a conversion is refused.")
+@deprecated_alias("--from", "--in-format", "from_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False))
+@deprecated_alias("--to", "--out-format", "to_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False))
 def convert_cmd(input_path: str, output_path: str, kind: str, from_format: str, to_format: str, columns: str | None,
                 lossy: bool) -> None:
     """Convert judgments or a run from IN to OUT, exactly: reading OUT gives what reading IN gave."""

@@ -16,9 +16,14 @@ from typing import Any
 import click
 
 FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
-_FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
+FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
                 "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch); compressed files "
                 "(gzip, bz2, xz, zstd) are read as they are.")
+
+
+def auto_is_none(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Callback of a format option whose command takes None for "choose by the file's name"."""
+    return None if value is None or value.lower() == "auto" else value
 
 
 def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,7 +37,7 @@ def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
 
     options = [
         click.option("--qrels-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
-                     show_default=True, help="Format of QRELS: " + _FORMAT_HELP),
+                     show_default=True, help="Format of QRELS: " + FORMAT_HELP),
         click.option("--run-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
                      show_default=True, help="Format of the run(s), as --qrels-format."),
         click.option("--columns", default=None, metavar="ROLE=NAME,...",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import input_formats
-from .cli_output import html_report, output_width, screen_options, working
+from .cli_output import html_report, input_provenance, output_width, screen_options, working
+from .cli_vocabulary import deprecated_alias
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
 _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecommerce); a grade off it is an "
@@ -43,15 +44,22 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
     if html_path:
         from .report import document_from_dict
 
-        html_report(html_path, [document_from_dict(cov.to_dict(), "judgments results (in memory)")],
+        data = {**cov.to_dict(), "provenance": input_provenance(qrels, runs, hashes=True)}
+        html_report(html_path, [document_from_dict(data, "judgments results (in memory)")],
                      {"metrics": list(metrics) or ["ndcg@10"], "scale": scale_name})
+    if fmt == "json":  # the inputs' paths and sizes, so `rankflavor report` can show their SHA-256
+        from .finite import dumps
+
+        click.echo(dumps({**cov.to_dict(), "provenance": input_provenance(qrels, runs)}))
+        return
     click.echo(render_judgments(cov, fmt, per_query, output_width()), nl=False)
 
 
 @click.command("pool")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--depth", "-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Pool each run's top K documents per query (the K of the NDCG@K whose bounds to close).")
+@click.option("-k", "--cutoff", "depth", type=click.IntRange(min=1), default=10, show_default=True, metavar="K",
+              help="The pool's cutoff: each run's top K documents per query are pooled (the K of the NDCG@K whose "
+              "bounds to close). Not the depth knob, which cuts the run before scoring.")
 @click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
               help="Keep the N candidates whose judgment is sure to shrink the runs' exact NDCG@K intervals most, "
               "whatever grade it gets (see `rankflavor.pool`).")
@@ -68,6 +76,7 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the candidates here (default: standard output). The counts go to standard error.")
 @screen_options
+@deprecated_alias("--depth", "-k/--cutoff", "depth", type=click.IntRange(min=1))
 def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,
              strategy: str, seed: int, fmt: str, output: str | None) -> None:
     """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
@@ -91,12 +100,13 @@ def _emit(text: str, output: str | None) -> None:
 
 @click.command("raters")
 @click.argument("ratings", type=click.Path(dir_okay=False))
-@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
-              help="Layout of RATINGS: trec (query iteration doc grade rater), csv (query,doc,rater,grade) or "
+@click.option("--ratings-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Format of RATINGS: trec (query iteration doc grade rater), csv (query,doc,rater,grade) or "
               "quepid (a book's judgements export: query,docid,<judge>,...); auto guesses from the first line.")
 @click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP + " Its grades are alpha's value domain.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @screen_options
+@deprecated_alias("--input-format", "--ratings-format", "input_format", type=click.Choice(RATINGS_FORMATS))
 def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
     from .finite import dumps
@@ -130,11 +140,12 @@ def _grades(scale: str | None) -> tuple[float, ...] | None:
 @click.option("--rule", required=True, metavar="RULE",
               help="mean, rounded_mean (Quepid before PR #1597), quepid (Quepid since), median, majority "
               "(ties to the lowest grade), max or min.")
-@click.option("--input-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
-              help="Layout of RATINGS (see `rankflavor raters --help`).")
+@click.option("--ratings-format", "input_format", type=click.Choice(RATINGS_FORMATS), default="auto", show_default=True,
+              help="Format of RATINGS (see `rankflavor raters --help`).")
 @click.option("--scale", default=None, metavar="NAME", help=_SCALE_HELP)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the qrels here (default: standard output).")
+@deprecated_alias("--input-format", "--ratings-format", "input_format", type=click.Choice(RATINGS_FORMATS))
 def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
     """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
     from .io.raters import read_ratings, write_aggregated

@@ -100,6 +100,28 @@ def command_line() -> str:
     return f"rankflavor {ctx.info_name} (in-process: {params})"
 
 
+def input_provenance(qrels: Any, runs: Any, hashes: bool = False) -> dict[str, Any]:
+    """The provenance a command's results carry when its library result has none: rankflavor's
+    version, the command line, and each input file's path and size (with ``hashes``, its SHA-256:
+    for a report written now, from the files read now). Sizes and paths only by default, so the
+    command's JSON does not change when the lines of an input are reordered."""
+    from . import __version__
+    from .sources import file_sha256
+
+    def record(path: Any) -> dict[str, Any]:
+        source = os.fspath(path)
+        rec: dict[str, Any] = {"source": source}
+        if os.path.isfile(source):
+            rec["bytes"] = os.path.getsize(source)
+            if hashes:
+                rec["sha256"], rec["hash_of"] = file_sha256(source), "file bytes"
+        return rec
+
+    out: dict[str, Any] = {"rankflavor": __version__, "command": command_line(), "qrels": record(qrels)}
+    out["runs"] = [record(r) for r in runs]
+    return out
+
+
 def html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None) -> None:
     """``--html FILE`` of a command: the report of its results (``rankflavor.report`` documents)."""
     import json
@@ -110,5 +132,5 @@ def html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None
     click.echo(f"report written to {path}", err=True)
 
 
-__all__ = ["WIDE", "command_line", "html_report", "output_width", "screen_options", "shown_progress",
-           "typed_command_line", "working"]
+__all__ = ["WIDE", "command_line", "html_report", "input_provenance", "output_width", "screen_options",
+           "shown_progress", "typed_command_line", "working"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .cli_output import command_line, output_width, screen_options
+from .cli_vocabulary import RenamedChoice, deprecated_alias
 
 if TYPE_CHECKING:
     from .project.config import Config
@@ -98,6 +99,8 @@ def eval_project(config_path: str | None, qrels: str, run: str, metrics: list[st
     config = project_config(config_path)
     if config is None:
         return EvalProject(None, qrels, run, preset, scale, knobs, asked=metrics)
+    config.require_file_or_name(qrels, "dataset")
+    config.require_file_or_name(run, "run")
     dataset = _named(qrels, config.datasets)
     run_name = _named(run, config.runs)
     qrels_path = str(config.datasets[dataset]) if dataset else qrels
@@ -138,7 +141,7 @@ def show_cmd(results_file: str, per_query: bool, fmt: str) -> None:
 @click.option("--question", type=click.Choice(("ranking", "overall", "coverage")), default=None,
               help="ranking: quality of what was returned (local ideal); overall: performance including recall "
               "(global ideal; the default); coverage: how much of the relevant set is found (global ideal, not cut).")
-@click.option("--match", "match", default=None, metavar="PRESET",
+@click.option("--preset", "match", default=None, metavar="NAME",
               help="Pin a benchmark's or tool's flavor (beir, trec_dl, msmarco, ...; `rankflavor flavors --presets`) "
               "so the numbers compare with its leaderboard; the advisor still warns where the data disagrees.")
 @click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
@@ -147,6 +150,7 @@ def show_cmd(results_file: str, per_query: bool, fmt: str) -> None:
               show_default=True, help="The config file to write.")
 @click.option("--force", is_flag=True, help="Overwrite an existing config file.")
 @click.option("--dry-run", is_flag=True, help="Print the advice and the config; write nothing.")
+@deprecated_alias("--match", "--preset", "match")
 def init_cmd(qrels: str, runs: tuple[str, ...], question: str | None, match: str | None, k: int, output: str,
              force: bool, dry_run: bool) -> None:
     """Recommend a flavor for QRELS (and RUNs): one reason per knob, warnings, and a rankflavor.toml."""
@@ -174,12 +178,15 @@ def init_cmd(qrels: str, runs: tuple[str, ...], question: str | None, match: str
 @click.command("gate")
 @click.argument("runs", nargs=-1, type=str, metavar="[RUN]...")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=_CONFIG_HELP)
-@click.option("--baseline", "baseline", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="The baseline results file (default: the config's [baselines] entry of the run's dataset).")
+@click.option("--baseline-results", "baseline", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="The baseline's results file, as `eval -o` writes it (default: the config's [baselines] entry of "
+              "the run's dataset).")
 @click.option("--dataset", "dataset", default=None, metavar="NAME",
               help="The dataset of RUNs given as paths (default: the config's only dataset).")
 @click.option("--record", is_flag=True, help="Append each run's results to the config's history database.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=RenamedChoice(("table", "json"), {"text": "table"}, "--format"), default="table",
+              show_default=True, help="table: one line per check; json: every check with its numbers.")
+@deprecated_alias("--baseline", "--baseline-results", "baseline", type=click.Path(dir_okay=False))
 @screen_options
 def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | None, dataset: str | None, record: bool,
              fmt: str) -> None:

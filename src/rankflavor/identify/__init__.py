@@ -89,12 +89,31 @@ def _resolve(measure: str | Measure | None, reported: Reported | None) -> tuple[
             # which tool printed it is the file's form's to say (trec_eval and pytrec_eval print
             # the same names): see _rank
             return found, None
-        raise UsageError(f"cannot tell which measure {name!r} (in {reported.source if reported else ''}) is: give -m")
+        raise UsageError(f"cannot tell which measure {name!r} (in {reported.source if reported else ''}) is: "
+                         f"name it with -m, as rankflavor names it (-m ndcg@10) or as a preset does "
+                         f"(-m trec_eval:ndcg_cut.10)")
     hint = None
     if isinstance(measure, str) and ":" in measure:
         prefix = measure.split(":", 1)[0].strip().lower().replace("-", "_")
         hint = prefix if prefix in PRESETS else None
-    return one_measure(measure), hint
+    return _given(measure), hint
+
+
+def _given(measure: str | Measure) -> Measure:
+    """The measure ``-m`` names: rankflavor's or a preset's name, or the name as a tool's per-query
+    output prints it (trec_eval's ``ndcg_cut_10`` for its argument ``ndcg_cut.10``)."""
+    try:
+        return one_measure(measure)
+    except (FlavorError, UsageError) as exc:
+        if not isinstance(measure, str):
+            raise
+        for text in _spellings(measure)[:2]:
+            try:
+                return one_measure(text)
+            except (FlavorError, UsageError):
+                continue
+        raise type(exc)(f"{exc} (-m takes rankflavor's names, ndcg@10; a preset's, trec_eval:ndcg_cut.10; or the "
+                        "name as the per-query file prints it, ndcg_cut_10)") from exc
 
 
 def _spellings(name: str) -> list[str]:
@@ -123,8 +142,11 @@ def _picker(measure: str | Measure | None) -> Any:
 
     def pick(names: list[str]) -> str:
         if measure is None:
-            raise UsageError(f"the per-query output holds {len(names)} measures ({', '.join(names[:6])}...): give -m")
-        want = one_measure(measure)
+            more = ", ..." if len(names) > 6 else ""
+            raise UsageError(f"the per-query output holds {len(names)} measures ({', '.join(names[:6])}{more}): name "
+                             f"the one to match with -m, as the file prints it (-m {names[0]}) or as rankflavor "
+                             "names it (-m ndcg@10)")
+        want = _given(measure)
         hits = []
         for name in names:
             for text in _spellings(name):

@@ -83,7 +83,7 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
                     source,
                     lineno,
                     f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {len(parts)}."
-                    + _swap_hint(len(parts), "qrels"),
+                    + _swap_hint(len(parts), "qrels", len(lines)),
                     raw,
                 )
             _ids(source, lineno, parts, raw)
@@ -150,7 +150,7 @@ def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: b
                     source,
                     lineno,
                     f"expected 6 whitespace-separated fields '{RUN_LAYOUT}', found {len(parts)}."
-                    + _swap_hint(len(parts), "run"),
+                    + _swap_hint(len(parts), "run", len(lines) + first_line - 1),
                     raw,
                 )
             _ids(source, lineno, parts, raw)
@@ -270,7 +270,14 @@ def _number(source: str, lineno: int, text: str, field: str, line: str) -> float
     return value
 
 
-def _swap_hint(n_fields: int, expected_kind: str) -> str:
+def _swap_hint(n_fields: int, expected_kind: str, before: int = 0) -> str:
+    """What a line of the wrong field count suggests. Only when no line before it read well can the
+    whole file be the other input (QRELS and RUN swapped); after good lines (``before``: lines read
+    or skipped before it) the file is of its kind and this one line is damaged."""
+    if before:
+        return (f" The lines before it read as {'judgments' if expected_kind == 'qrels' else 'a run'}, so this one "
+                "line is cut short or damaged (the inputs are not swapped): fix or remove it (`rankflavor check` "
+                "lists every such line).")
     if expected_kind == "qrels" and n_fields >= RUN_FIELDS:
         return " This looks like a run line: were QRELS and RUN given in the wrong order?"
     if expected_kind == "run" and n_fields == QRELS_FIELDS:

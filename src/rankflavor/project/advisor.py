@@ -55,7 +55,7 @@ RULES: dict[str, str] = {
     "T2": "no tie changes NDCG@k (or no run given): trec_eval's docno_desc",
     "M1": "a query the run does not answer scores 0 (trec_eval -c)",
     "E1": "a query with nothing relevant scores 0 (trec_eval)",
-    "P1": "--match PRESET: the preset's value, so the numbers compare with its tool or leaderboard",
+    "P1": "--preset NAME: the preset's value, so the numbers compare with its tool or leaderboard",
 }
 
 
@@ -411,7 +411,7 @@ def advise(qrels: str, runs: list[str] | None = None, *, question: str | None = 
         for c in choices:
             value = str(getattr(pinned, c.knob))
             if value != c.value:
-                warn.append(f"--match {preset.name} pins {c.knob}={value} where rule {c.rule} picks {c.value}: kept, "
+                warn.append(f"--preset {preset.name} pins {c.knob}={value} where rule {c.rule} picks {c.value}: kept, "
                             "so the numbers compare with the preset's")
             picked.append(Choice(c.knob, value, "P1", f"{preset.name} sets {value} ({preset.summary.split(':')[0]})"))
         choices = picked

@@ -136,6 +136,26 @@ class Config:
             return entry.dataset
         return next(iter(self.datasets), None)
 
+    def require_file_or_name(self, value: str, kind: str) -> None:
+        """Refuse ``value`` (a QRELS or RUN argument) that is neither a file nor a name the config
+        gives (``kind``: ``"run"`` or ``"dataset"``), naming the config's names and the next step;
+        without this the reader would say only "tasb: file not found".
+
+        Raises
+        ------
+        InputError
+            Exit status 3, as any missing input.
+        """
+        from ..errors import InputError, did_you_mean
+
+        names = list(self.runs if kind == "run" else self.datasets)
+        if os.path.exists(value) or value in names:
+            return
+        table = f"[runs.{value}] path = \"FILE\"" if kind == "run" else f"[datasets.{value}] qrels = \"FILE\""
+        raise InputError(value, None, f"no such file, and {self.path} names no {kind} {value!r} (its {kind}s: "
+                         f"{', '.join(names) or 'none'}).{did_you_mean(value, names)} Give the file's path, or add "
+                         f"{table} to {self.path.name}")
+
     def describe(self) -> dict[str, Any]:
         """The config as results' provenance records it."""
         return {"source": str(self.path), "sha256": self.sha256, "hash_of": "file bytes", "flavor": self.flavor_text()}

@@ -125,6 +125,7 @@ def _targets(config: Config, runs: list[str], dataset: str | None) -> list[tuple
         raise ConfigError(f"{config.path}: gate: no RUN given and [runs] names none")
     out = []
     for name in names:
+        config.require_file_or_name(name, "run")
         if name in config.runs and not os.path.exists(name):
             ds = dataset or config.dataset_of(name)
             out.append((ds or "", name, str(config.runs[name].path)))
@@ -247,14 +248,27 @@ def _checks(config: Config, ds: str, run: str, results: Results, base: dict[str,
             except EvaluationError as exc:  # identical or too few pairs: no evidence of a drop
                 out.append(Check(ds, run, name, "significance", True, f"no test: {exc}", value, bv, g.alpha))
                 continue
-            lower = float(a.mean()) < float(bb.mean())
-            ok = not (lower and p < g.alpha)
-            verdict = ("a significant drop" if not ok else
-                       "not significant" if lower and p >= g.alpha else "no drop")
-            out.append(Check(ds, run, name, "significance", ok,
-                             f"{test} p = {p:.4g} on {len(a)} queries{extra}: {verdict} at alpha {g.alpha:g}",
-                             value, bv, g.alpha, p))
+            ok, verdict = _significance_verdict(float(a.mean()), float(bb.mean()), p, g.alpha)
+            out.append(Check(ds, run, name, "significance", ok, f"{test} p = {p:.4g} on {len(a)} queries{extra}: "
+                             f"{verdict}", value, bv, g.alpha, p))
     return out
+
+
+def _significance_verdict(new: float, base: float, p: float, alpha: float) -> tuple[bool, str]:
+    """Whether the significance check passes, and the sentence saying which way the mean moved.
+
+    The check fails only on a significant drop; a small p where the run scores higher is a
+    significant rise, said as such (not "no drop", which would leave a reader to guess the sign).
+    """
+    if new < base:
+        if p < alpha:
+            return False, f"significantly lower than the baseline at alpha {alpha:g}: a drop"
+        return True, f"lower than the baseline, not significantly at alpha {alpha:g}: no significant drop"
+    if new > base:
+        if p < alpha:
+            return True, f"significantly higher than the baseline at alpha {alpha:g}: a rise, no drop"
+        return True, f"higher than the baseline, not significantly at alpha {alpha:g}: no drop"
+    return True, "the same mean as the baseline: no drop"
 
 
 def gate(config: Config, runs: list[str] | None = None, *, baseline: str | None = None, dataset: str | None = None,
@@ -279,7 +293,7 @@ def gate(config: Config, runs: list[str] | None = None, *, baseline: str | None 
         base_path = _baseline_path(config, ds, baseline) if needs_baseline else None
         if needs_baseline and base_path is None:
             raise ConfigError(f"{config.path}: [gate] compares with a baseline, and dataset {ds!r} has none: set "
-                              f"[baselines] {ds} = \"FILE\" (made by rankflavor eval {ds} RUN -o FILE) or pass --baseline")
+                              f"[baselines] {ds} = \"FILE\" (made by rankflavor eval {ds} RUN -o FILE) or pass --baseline-results FILE")
         if base_path is not None and str(base_path) not in baselines:
             if not base_path.is_file():
                 raise InputError(str(base_path), None, f"the baseline results file of dataset {ds!r} does not exist; "

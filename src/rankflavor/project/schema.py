@@ -202,7 +202,7 @@ SECTIONS: tuple[Section, ...] = (
             "The label scale (`rankflavor.judgments.SCALES`): its rel, negatives and top grade G set every "
             "measure's knobs, and a grade off it is an error naming file and line.", _scale),
         Key("preset", "preset name", "The flavor starts from this preset's knobs (`rankflavor flavors --presets`; "
-            "`rankflavor init --match`), so numbers compare with that tool's or leaderboard's.", _preset),
+            "`rankflavor init --preset`), so numbers compare with that tool's or leaderboard's.", _preset),
         Key("question", " | ".join(QUESTIONS), "The question the flavor answers (recorded by `rankflavor init`): "
             "ranking quality of what was returned, overall performance including recall, or how much of the "
             "relevant set is found.",

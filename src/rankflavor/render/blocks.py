@@ -82,7 +82,7 @@ def results_blocks(results: Results, per_query: bool) -> list[Block]:
 def spread_blocks(s: Spread) -> list[Block]:
     """Flavor table (every flavor, defect presets marked, each flavor's place in the summaries),
     the summaries per run and per pair, the run orders, notes (the excluded flavors' reasons first)."""
-    from .spreadview import knob_delta, origin_text, short_names
+    from .spreadview import flip_text, knob_delta, origin_text, short_names
 
     short = short_names(s.runs)
     name = dict(zip(s.runs, short, strict=True))
@@ -105,7 +105,7 @@ def spread_blocks(s: Spread) -> list[Block]:
     if len(s.runs) > 1:
         pairs = tuple((name[p.run_a], name[p.run_b], _num(p.base_diff, True), _num(p.min_diff, True),
                        _num(p.max_diff, True), str(p.a_better), str(p.b_better), str(p.equal),
-                       "FLIPS" if p.flips else "no") for p in s.pairs)
+                       flip_text(s, p)) for p in s.pairs)
         blocks.append(Block("run pairs: A - B across flavors", ("A", "B", "base", "min", "max", "A>B", "B>A", "=",
                                                                  "flips"), pairs,
                             (False, False, True, True, True, True, True, True, False)))

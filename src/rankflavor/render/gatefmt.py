@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from ..project.gate import GateResult
 
 
-def render_gate(result: GateResult, fmt: str = "text", width: int | None = None) -> str:
-    """``text`` (``width`` columns; default the terminal's) or ``json``."""
+def render_gate(result: GateResult, fmt: str = "table", width: int | None = None) -> str:
+    """``table`` (text, ``width`` columns; default the terminal's) or ``json``."""
     if fmt == "json":
         return result.render("json")
     from .console import terminal_width

@@ -10,7 +10,7 @@ from ..finite import dumps, text
 from ..spread import Spread
 from .console import FlavorText, chunks, is_compact, make_console, print_flavor
 from .fit import GLUE, Column, Glued, NameText, paged_tables, print_wrapped
-from .spreadview import defect_flavors, knob_delta, origin_text, short_names
+from .spreadview import defect_flavors, flip_text, knob_delta, origin_text, short_names
 
 __all__ = ["CSV_HEADER", "SPREAD_FORMATS", "defect_flavors", "knob_delta", "origin_text", "render_spread", "short_names"]
 
@@ -140,7 +140,7 @@ def _table(s: Spread, width: int | None) -> str:
                            ("max", lambda p: _f(p.max_diff, True)), ("A>B", lambda p: str(p.a_better)),
                            ("B>A", lambda p: str(p.b_better)), ("=", lambda p: str(p.equal))):
             cols.append(Column(head, [read(p) for p in ps], "right"))
-        cols.append(Column("flips", ["FLIPS" if p.flips else "no" for p in ps]))
+        cols.append(Column("flips", [flip_text(s, p) for p in ps], wrap=True))
         for t in paged_tables(cols, console.width, keep=2, title="run pairs: A - B across flavors"):
             console.print(t)
         flips = [p for p in ps if p.flips]

@@ -9,7 +9,7 @@ import re
 
 from ..measure import Measure
 from ..spread import Spread
-from ..spreadresult import SpreadFlavor
+from ..spreadresult import PairComparison, SpreadFlavor
 
 
 def knob_delta(measure: Measure, base: Measure) -> str:
@@ -61,3 +61,20 @@ def origin_text(f: SpreadFlavor) -> str:
         name = o.replace("preset:", "")
         out.append(name + (" (defect)" if o.startswith("preset:") and name in PRESETS and PRESETS[name].defect else ""))
     return ", ".join(out) or "grid"
+
+
+def flip_text(s: Spread, p: PairComparison) -> str:
+    """A pair's ``flips`` cell: ``no``, or which run gets ahead under which flavor, named.
+
+    The flavor named is the one where the difference goes furthest against the base flavor's sign
+    (``B ahead under #57 quepid``), so a reader need not scan the flavor table for it; the number
+    is its row in the flavor table, the name its presets, else the knobs that differ from the base.
+    """
+    if not p.flips:
+        return "no"
+    against_base = p.min_flavor if p.base_diff >= 0 else p.max_flavor
+    ahead = "B" if p.base_diff >= 0 else "A"
+    j = next(i for i, f in enumerate(s.flavors) if f.flavor == against_base)
+    f = s.flavors[j]
+    label = origin_text(f) if f.presets else knob_delta(f.measure, s.base)
+    return f"FLIPS: {ahead} ahead under #{j + 1} {label}"

@@ -244,6 +244,8 @@ def _negatives(m: MeasureResult) -> str | None:
     grade = knobs.get("distractor_grade")
     if grade not in (None, "none") and float(grade) < 0:
         return f"distractor_grade={grade}"
+    if "distractor_grade" in m.measure.spec.knobs and knobs.get("negatives") == "unjudged":
+        return "negatives=unjudged"  # a measure that could read them as distractors, told of none (UDCG)
     return knobs.get("negatives")
 
 
@@ -253,6 +255,9 @@ def _say_negatives(groups: dict[str, list[str]]) -> str:
             return "read as negative utilities (distractors)"
         if value.startswith("distractor_grade="):
             return f"grade {value.split('=')[1]} read as a distractor"
+        if value == "negatives=unjudged":
+            return ("read as unjudged, not as distractors (a grade is a distractor only where --distractor-grade "
+                    "names it: --distractor-grade -1)")
         return _NEGATIVES.get(value, value)
 
     plain = {v: names for v, names in groups.items() if "=" not in v}

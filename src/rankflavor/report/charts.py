@@ -87,6 +87,29 @@ def _label(f: dict[str, Any], base_cell: dict[str, str] | None) -> str:
     return "grid " + (", ".join(diff) if diff else "cell")
 
 
+#: Longest flavor name an axis tick shows; the hover and the flavor table give the whole string.
+TICK_CHARS = 34
+
+
+def tick_label(row: dict[str, Any]) -> str:
+    """A flavor's name on the x axis: ``base``, its presets, or the knobs that differ from the base
+    (``gain=exp2, ideal=local``), cut to :data:`TICK_CHARS` with an ellipsis."""
+    label = str(row["label"])
+    for prefix in ("grid ", "preset "):
+        if label.startswith(prefix):
+            label = label[len(prefix):]
+    return label if len(label) <= TICK_CHARS else label[: TICK_CHARS - 1] + "…"
+
+
+def flavor_axis(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """An x axis whose ticks name every flavor (base, presets, the knobs that differ), turned
+    upright when there are many, with room below for the longest."""
+    many = len(rows) > 12
+    return {"title": {"text": title, "standoff": 8}, "tickmode": "array", "tickvals": [r["i"] for r in rows],
+            "ticktext": [plotly_text(tick_label(r)) for r in rows], "tickangle": -90 if many else -35,
+            "tickfont": {"size": 9 if many else 11}, "automargin": True, "range": [0.5, len(rows) + 0.5]}
+
+
 def _order(means: dict[str, Any], runs: list[str]) -> tuple[str, ...] | None:
     vals = [means.get(r) for r in runs]
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
@@ -125,7 +148,17 @@ def spread_view(data: dict[str, Any]) -> dict[str, Any]:
     rows.sort(key=lambda r: (r["mean"] is None, r["mean"] if r["mean"] is not None else 0.0))
     for i, r in enumerate(rows, 1):
         r["i"] = i
-    return {"runs": runs, "rows": rows, "base_order": list(base_order or ()), "pairs": pairs, "notes": notes}
+    by_flavor = {r["flavor"]: r for r in rows}
+    named = []
+    for p in pairs:
+        p = dict(p)
+        if p.get("flips"):  # name the flavor that turns the base's order round, as the terminal does
+            against = p.get("min_flavor") if (p.get("base_diff") or 0.0) >= 0 else p.get("max_flavor")
+            row = by_flavor.get(str(against))
+            ahead = "B" if (p.get("base_diff") or 0.0) >= 0 else "A"
+            p["flip_text"] = f"yes: {ahead} ahead under #{row['i']} {tick_label(row)}" if row else "yes"
+        named.append(p)
+    return {"runs": runs, "rows": rows, "base_order": list(base_order or ()), "pairs": named, "notes": notes}
 
 
 def spread_figure(view: dict[str, Any], title: str) -> dict[str, Any]:
@@ -152,14 +185,20 @@ def spread_figure(view: dict[str, Any], title: str) -> dict[str, Any]:
                            yref="paper", x=1, y=1.02, xanchor="right", yanchor="bottom", showarrow=False,
                            font={"size": 11, "color": "#d62728"})
     fig.update_layout(
-        title={"text": plotly_text(title), "font": {"size": 14}}, shapes=shapes, height=380,
+        title={"text": plotly_text(title), "font": {"size": 14}}, shapes=shapes, height=380 + _tick_room(rows),
         margin={"l": 55, "r": 20, "t": 45, "b": 45}, hovermode="closest", template="plotly_white",
-        xaxis={"title": {"text": f"flavor # (sorted by mean over runs; shaded: the runs' order differs from "
-                                 f"the base flavor's, {n_flip} of {len(rows)})"}, "dtick": max(1, len(rows) // 20),
-               "range": [0.5, len(rows) + 0.5]},
-        yaxis={"title": {"text": "mean"}, **({"range": y_range} if y_range else {})}, legend={"orientation": "h", "y": -0.2},
+        xaxis=flavor_axis(rows, f"flavor, sorted by mean over runs (shaded: the runs' order differs from the base "
+                                f"flavor's, {n_flip} of {len(rows)})"),
+        yaxis={"title": {"text": "mean"}, **({"range": y_range} if y_range else {})},
+        legend={"title": {"text": "run"}},  # at the right: below the plot are the flavors' names
     )
     return _plain(fig)
+
+
+def _tick_room(rows: list[dict[str, Any]]) -> int:
+    """Pixels the upright tick labels take below the plot, so the plot keeps its height."""
+    longest = max((len(tick_label(r)) for r in rows), default=0)
+    return int(longest * (5.5 if len(rows) > 12 else 4.5))
 
 
 def _span(vals: list[Any]) -> str:
@@ -210,11 +249,11 @@ def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | 
     more = f" (the first 6 of {len(pairs)})" if len(pairs) > 6 else ""
     fig.update_layout(
         title={"text": f"pairs whose order flips{more}: A − B per flavor (below zero: B wins)", "font": {"size": 14}},
-        barmode="group", height=340, margin={"l": 55, "r": 20, "t": 45, "b": 40}, template="plotly_white",
-        xaxis={"title": {"text": "flavor # (as above)"}, "range": [0.5, len(rows) + 0.5]},
+        barmode="group", height=340 + _tick_room(rows), margin={"l": 55, "r": 20, "t": 45, "b": 40}, template="plotly_white",
+        xaxis=flavor_axis(rows, "flavor (as above)"),
         yaxis={"title": {"text": "difference of means"}, "zeroline": True, "zerolinewidth": 2,
                **({"range": y_range} if y_range else {})},
-        legend={"orientation": "h", "y": -0.25},
+        legend={"title": {"text": "A − B"}},
     )
     return _plain(fig)
 
@@ -224,4 +263,4 @@ def _plain(fig: go.Figure) -> dict[str, Any]:
     return json.loads(pio.to_json(fig, validate=False))
 
 
-__all__ = ["headline_of", "pair_figure", "plotly_text", "spread_figure", "spread_view"]
+__all__ = ["flavor_axis", "headline_of", "pair_figure", "plotly_text", "spread_figure", "spread_view", "tick_label"]

@@ -53,7 +53,18 @@ def _environment() -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
     env.filters["pval"] = _pval
+    env.filters["hash"] = _hash
     return env
+
+
+def _hash(x: Any) -> Markup | None:
+    """A SHA-256 (or any long token) in groups of 16 characters that break only between groups,
+    so a narrow column wraps it into a few whole groups, never one character a line."""
+    if not x:
+        return None
+    text = str(x)
+    groups = [text[i:i + 16] for i in range(0, len(text), 16)]
+    return Markup("<wbr>").join(Markup('<span class="hg">{}</span>').format(g) for g in groups)
 
 
 def _num(x: Any, digits: int = 4) -> str:

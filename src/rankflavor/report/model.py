@@ -118,12 +118,23 @@ def _run_name(data: dict[str, Any], doc: Document) -> str:
 
 
 def _run_key(data: dict[str, Any]) -> tuple[str, str]:
+    """What identifies the run and judgments an eval document scored: each file's name and size
+    (its SHA-256 where no size is recorded). Not the path as typed: one run evaluated from two working
+    directories (``run.txt``, ``../x/run.txt``) is one system, listed once."""
     prov = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
     assert isinstance(prov, dict)
 
     def src(role: str) -> str:
         rec = prov.get(role)
-        return str(rec.get("source", "")) if isinstance(rec, dict) else ""
+        if not isinstance(rec, dict):
+            return ""
+        source = str(rec.get("source", ""))
+        if not source or source.endswith(" dict"):
+            return source
+        if isinstance(rec.get("bytes"), int):
+            return f"{os.path.basename(source)}:{rec['bytes']}"
+        digest = rec.get("sha256")
+        return "sha256:" + digest if isinstance(digest, str) and digest else os.path.basename(source)
 
     return src("run"), src("qrels")
 
