@@ -119,15 +119,15 @@ def test_cli_refuses_a_huge_top_grade_ideal_with_a_flavor_error(tmp_path, monkey
     assert (cut["dcg"], cut["idcg"], cut["ndcg"]) == (whole["dcg"], whole["idcg"], whole["ndcg"])
 
 
-@pytest.mark.parametrize("knobs,r_top", [("max_grade=3", 7 / 8), ("gain=binary", 0.5), ("max_grade=4", 15 / 16),
-                                         ("max_grade=30", 1 - 2.0 ** -30)])
-def test_the_nerr_top_grade_ideal_is_its_series_for_any_k(knobs: str, r_top: float) -> None:
+@pytest.mark.parametrize("metric,knobs,r_top", [("ERR", "max_grade=3", 7 / 8), ("ERR_gain", "gain=binary", 0.5),
+                                                ("ERR", "max_grade=4", 15 / 16), ("ERR", "max_grade=30", 1 - 2.0 ** -30)])
+def test_the_nerr_top_grade_ideal_is_its_series_for_any_k(metric: str, knobs: str, r_top: float) -> None:
     """nERR@k's ideal of the top grade: ERR of R_top in every slot, sum R (1-R)^(i-1) / i. Its
     terms vanish, so k = 2**53 is summed; past the point where they stop changing the sum, the
     value is the series' limit -R ln(R) / (1 - R) (sum x^i / i = -ln(1 - x)). R_top is
-    (2^G - 1) / 2^G (Chapelle et al. 2009), 1/2 for binary gain."""
-    measure = f"nERR@{{k}}[ideal=max,{knobs}]"
-    err = _values(f"ERR@{HUGE}[{knobs}]")
+    (2^G - 1) / 2^G (Chapelle et al. 2009); 1/2 under ERR_gain's binary gain (gain(G) / (gain(G) + 1))."""
+    measure = f"n{metric}@{{k}}[ideal=max,{knobs}]"
+    err = _values(f"{metric}@{HUGE}[{knobs}]")
     nerr = _values(measure.format(k=HUGE))
     limit = -r_top * math.log(r_top) / (1 - r_top)
     for e, n in zip(err, nerr, strict=True):
