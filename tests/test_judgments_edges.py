@@ -1,0 +1,143 @@
+"""Edges of the judgments command and the bounds that the mutation run of issue #32 found
+unpinned: the ``empty`` policies where NDCG's ideal can or cannot be empty, Dinkelbach's search
+where the chains are held to one positive hole or the queries hold different numbers of holes,
+how runs are given and named, the relevance threshold, the pool-bias boundaries, ids that
+contain the key separator, and the attributes of the results. Expected values come from the
+definitions (worked in the comments) or from brute force over every grading
+(``tests/brute_bounds.py``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankflavor.errors import EvaluationError, UsageError
+from rankflavor.judgments import bounds, judgments, ratio
+from rankflavor.judgments.coverage import pool_bias
+
+from .brute_bounds import check
+
+ZERO_GAINS = "{0:0,1:0,2:0,3:0}"
+Q = {"q": {"a": 0}}
+R = {"q": {"a": 1.0, "u": 0.5}}
+
+
+@pytest.mark.parametrize(("measure", "kept"), [
+    (f"ndcg@2[ideal=max,empty=nan,gain={ZERO_GAINS}]", []),  # the fixed ideal gains nothing: IDCG = 0 always
+    (f"ndcg@2[empty=nan,gain={ZERO_GAINS}]", []),  # no grade gains anything: IDCG = 0 always (r too)
+    ("ndcg@2[ideal=recall@1,empty=nan]", ["r"]),  # the ideal is the top 1 (a, judged 0); u at rank 2 is outside
+])
+def test_a_query_empty_under_every_grading_is_not_refused(measure, kept):  # type: ignore[no-untyped-def]
+    """Nothing to find under every grading of u: empty=nan leaves the query NaN whatever u is, so
+    the mean's queries do not depend on the grading and the bounds are defined (NaN)."""
+    b = bounds(Q, R, measure, scale="trec_dl")[0]
+    assert b.queries.tolist() == ["q"] and np.isnan(b.lower[0]) and np.isnan(b.upper[0]) and np.isnan(b.value[0])
+    skip = bounds({**Q, "r": {"b": 3}}, {**R, "r": {"b": 1.0}}, measure.replace("empty=nan", "empty=skip"),
+                  scale="trec_dl")[0]
+    assert skip.queries.tolist() == kept
+    if kept:  # r: b (3) alone at rank 1 is its own ideal
+        assert (skip.lower_mean, skip.upper_mean) == (1.0, 1.0)
+
+
+def test_a_query_whose_grading_decides_emptiness_is_refused_under_binary_gain():
+    """gain=binary (grades >= 2 gain 1): a judged 1 gains nothing, u graded 2 or 3 makes IDCG > 0
+    and graded 0 or 1 leaves it 0, so empty=nan would move the query out of the mean."""
+    with pytest.raises(EvaluationError, match="on query q whether anything is relevant depends"):
+        bounds({"q": {"a": 1}}, R, "ndcg@2[gain=binary,empty=nan]", scale="trec_dl")
+
+
+@pytest.mark.parametrize("limit", [0, 10**9])
+@pytest.mark.parametrize("measure", [
+    "ndcg@4[ideal=recall@2,gain=binary]",  # one positive gain level, nothing relevant judged, B holes at 3, 4
+    "ndcg@4[ideal=recall@2,gain=binary,empty=one]",
+    "ndcg@4[ideal=recall@2,gain=exp2,empty=one]",
+    "ndcg@3[ties=pessimistic]", "ndcg@3[ties=optimistic]", "ndcg@4[ties=pessimistic,gain=exp2]",
+])
+def test_chain_searches_on_uneven_queries(limit, measure, monkeypatch):  # type: ignore[no-untyped-def]
+    """Both searches (Dinkelbach: limit 0) against brute force, on queries searched together that
+    hold different numbers of holes (one, three), tie groups shared by holes and judged rows, and
+    a query with nothing relevant judged whose B holes lie outside a recall ideal."""
+    monkeypatch.setattr(ratio, "ENUMERATE", limit)
+    qrels = {"one": {"a": 3, "b": 1}, "three": {"c": 2, "d": 0}, "none": {"e": 0, "f": 1}}
+    runs = {"one": [("a", 2.0), ("h1", 1.0), ("b", 1.0)],
+            "three": [("c", 3.0), ("h2", 2.0), ("d", 2.0), ("h3", 2.0), ("h4", 1.0)],
+            "none": [("h5", 3.0), ("e", 2.0), ("h6", 1.0), ("h7", 0.5), ("f", 0.2)]}
+    check(qrels, runs, measure)
+
+
+def test_pool_bias_boundaries():
+    """BIAS_RULE: u - median >= 0.05 and u >= 2 x median, both inclusive."""
+    assert pool_bias({"a": 0.0, "b": 0.05}) == ["b"]  # the margin exactly
+    assert pool_bias({"a": 0.1, "b": 0.2}) == ["b"]  # twice the median exactly
+    assert pool_bias({"a": 0.01, "b": 0.045}) == []  # 0.035 above: under the margin (though 0.055 is the sum)
+    assert pool_bias({"a": 0.0}) == []
+
+
+def test_runs_given_every_way_and_named():
+    qrels = {"q1": {"a": 2}}
+    run = {"q1": {"a": 1.0, "u": 0.5}}
+    one = judgments(qrels, run, ["P@1"], scale="trec_dl")  # one run as {query: {doc: score}}
+    assert [r.name for r in one.runs] == ["run dict"] and one.runs[0].queries.tolist() == ["q1"]
+    two = judgments(qrels, [run, run], ["P@1"], scale="trec_dl")  # two of one name: the second numbered
+    assert [r.name for r in two.runs] == ["run dict", "run dict#2"]
+    three = judgments(qrels, [run, run, run], ["P@1"], scale="trec_dl")
+    assert [r.name for r in three.runs] == ["run dict", "run dict#2", "run dict#3"]
+    df = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "u"], "score": [1.0, 0.5]})
+    frame = judgments(qrels, df, ["P@2"], scale="trec_dl")
+    assert [r.name for r in frame.runs] == ["run DataFrame"] and frame.runs[0].unjudged.tolist() == [1]
+    for empty in ({}, []):
+        with pytest.raises(UsageError, match="runs: give at least one run"):
+            judgments(qrels, empty, ["P@1"], scale="trec_dl")
+    with pytest.raises(KeyError, match="nope"):
+        one.run("nope")
+
+
+def test_the_relevance_threshold():
+    """rel given wins over the scale's; without either it is 1."""
+    qrels = {"q1": {"a": 2}, "q2": {"b": 3}, "q3": {"c": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q3": {"c": 1.0}}
+    assert judgments(qrels, run, ["P@1"], scale="trec_dl", rel=3).no_relevant == ["q1", "q3"]
+    assert judgments(qrels, run, ["P@1"], scale="trec_dl").no_relevant == ["q3"]
+    plain = judgments({"q1": {"a": 0}, "q2": {"b": 1}}, {"q1": {"a": 1.0}}, ["RBP@1[max_grade=3]"])
+    assert plain.rel == 1.0 and plain.no_relevant == ["q1"]
+    assert [str(m) for m in plain.measures] == [str(plain.runs[0].bounds[0].measure)]
+    assert plain.runs[0].bounds.qrels.source == "qrels dict" and plain.runs[0].bounds.scale is None
+
+
+def test_never_retrieved_is_per_query_even_with_the_separator_in_ids():
+    """A relevant document another query retrieved is still never retrieved for its own; a query id
+    and a docno holding the key separator (\\x1f) do not pass for another pair."""
+    cov = judgments({"q1": {"c": 2}, "q2": {"c": 2, "d": 0}}, {"q2": {"c": 1.0, "d": 0.5}}, ["P@1"], scale="trec_dl")
+    assert cov.never_retrieved == {"q1": ["c"]}
+    odd = judgments({"xXX\x1fXX": {"y": 2}, "x": {"z": 0}}, {"x": {"XX\x1fXXy": 1.0, "z": 0.5}}, ["P@1"],
+                    scale="trec_dl")
+    assert odd.never_retrieved == {"xXX\x1fXX": ["y"]}
+
+
+def test_a_cutoff_free_measure_names_no_k():
+    cov = judgments({"q": {"a": 2}}, {"q": {"a": 1.0, "u": 0.5}}, ["P"], scale="trec_dl")
+    r = cov.runs[0]
+    assert r.k is None and r.shown.tolist() == [2] and r.unjudged_ranks == [[2]]
+    from rankflavor.judgments.report import render_coverage
+
+    head = render_coverage(cov).splitlines()[5]
+    assert head.split()[:3] == ["run", "judged", "unjudged"]
+    d = r.bounds.to_dict()
+    assert list(d) == ["run", "scale", "measures"] and d["run"] == "run dict" and d["scale"] == "trec_dl"
+    assert d["measures"][0]["lower"] == 0.5 and d["measures"][0]["upper"] == 1.0  # u at 0: 1/2; at 2 or 3: 2/2
+    assert bounds({"q": {"a": 2}}, {"q": {"a": 1.0}}, "RBP@1[max_grade=2]").to_dict()["scale"] is None
+
+
+def test_duplicates_first_counts_the_first_line(tmp_path):  # type: ignore[no-untyped-def]
+    """duplicates=first: a document listed twice counts once, at its first line's score."""
+    run = tmp_path / "dup.run"
+    run.write_text("q Q0 u 1 0.9 t\nq Q0 a 2 0.8 t\nq Q0 u 3 0.1 t\nq Q0 v 4 0.05 t\n")
+    cov = judgments({"q": {"a": 2}}, {"r": str(run)}, ["P@3[duplicates=first]"], scale="trec_dl")
+    r = cov.runs[0]
+    assert r.shown.tolist() == [3] and r.unjudged_ranks == [[1, 3]]  # u, a, v
+    b = r.bounds[0]
+    assert (b.lower[0], b.upper[0]) == (pytest.approx(1 / 3), pytest.approx(1.0))
+    assert math.isclose(b.value[0], 1 / 3)
