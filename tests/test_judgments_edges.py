@@ -141,3 +141,54 @@ def test_duplicates_first_counts_the_first_line(tmp_path):  # type: ignore[no-un
     b = r.bounds[0]
     assert (b.lower[0], b.upper[0]) == (pytest.approx(1 / 3), pytest.approx(1.0))
     assert math.isclose(b.value[0], 1 / 3)
+
+
+def test_a_scale_is_checked_and_its_errors_are_worded():
+    from rankflavor.errors import FlavorError, InputError
+    from rankflavor.judgments import Scale
+    from rankflavor.judgments.scale import scale_named
+
+    s = Scale("s", (2, 0, 1), rel=1, top=2)
+    assert s.grades == (0.0, 1.0, 2.0) and type(s.rel) is float and type(s.top) is float
+    assert Scale("z", (0, 1), rel=1, top=1, negatives="zero").negatives == "zero"
+    for grades, top, words in [((), 0, "grades must be non-negative and not empty"),
+                               ((-1, 0, 1), 1, "grades must be non-negative and not empty"),
+                               ((0, 1, 2), 3, "the top grade G=3 must be its largest grade")]:
+        with pytest.raises(FlavorError, match=f"scale 'x': {words}"):
+            Scale("x", grades, rel=1, top=top)
+    with pytest.raises(FlavorError, match="scale 'x': negatives must be unjudged, zero or error"):
+        Scale("x", (0, 1), rel=1, top=1, negatives="skip")
+    err = scale_named("trec_dl").off_scale("q.txt", 7, 5.0, 2)
+    assert isinstance(err, InputError) and str(err).startswith("q.txt:7: grade 5 is not on the trec_dl scale "
+                                                               "(grades 0, 1, 2, 3 (or a negative label)); 2 judgment(s)")
+    strict = Scale("strict", (0, 1), rel=1, top=1, negatives="error")
+    assert "(grades 0, 1); 1 judgment(s) are off it" in str(strict.off_scale("q.txt", 1, -1.0, 1))
+    assert strict.describe() == "strict: grades {0,1}, relevant >= 1, G = 1"
+
+
+def test_undefined_values_are_null_in_json():
+    b = bounds(Q, R, "ndcg@2[ideal=recall@1,empty=nan]", scale="trec_dl")[0]
+    d = b.to_dict()
+    assert d["lower"] is None and d["upper"] is None and d["value"] is None and d["condensed"] is None
+    assert d["per_query"]["q"] == {"lower": None, "value": None, "upper": None, "condensed": None}
+
+
+def test_scope_text_of_ideals_without_a_cutoff_and_local_ties():
+    from rankflavor.judgments import Scale
+    from rankflavor.judgments.bounds import scope_text
+
+    s = Scale("s", (0, 1, 2, 3), rel=2, top=3)
+    assert scope_text(s.measure("ndcg[ideal=recall@5]")) == "the whole ranking"
+    assert scope_text(s.measure("ndcg@10[ideal=local,ties=pessimistic]")) == "the whole ranking"
+    assert scope_text(s.measure("ndcg@10[ideal=recall@20,ties=pessimistic]")) == (
+        "the top 20 and the rest of the tie group at its end")
+
+
+def test_document_table_is_sorted_by_gap_then_query_then_rank():
+    """Equal gaps: query ids ascending (not docnos), then ranks. P@2, one hole in each of two
+    queries beside a relevant judged document: judging the hole closes [1/2, 1] whatever its
+    grade, a gap of 1/2 each."""
+    qrels = {"b": {"r1": 3}, "a": {"r2": 3}}
+    run = {"b": {"r1": 1.0, "a1": 0.5}, "a": {"r2": 1.0, "z1": 0.5}}
+    table = bounds(qrels, run, "P@2", scale="trec_dl").document_table()
+    assert [(q, d, g) for q, d, _, _, _, _, g in table] == [("a", "z1", 0.5), ("b", "a1", 0.5)]
