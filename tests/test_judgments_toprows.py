@@ -94,3 +94,24 @@ def test_a_duplicate_line_is_refused_on_every_path(first, tmp_path):  # type: ig
     run.write_text("q Q0 a 1 1.0 t\nq Q0 u 2 0.5 t\nq Q0 u 3 0.4 t\n")
     with pytest.raises(RankflavorError, match="dup.run"):
         judgments({"q": {"a": 2}}, {"r": str(run)}, [first], scale="trec_dl")
+
+
+def test_the_grid_limit_switches_to_ranking_every_row(monkeypatch):  # type: ignore[no-untyped-def]
+    """Above _GRID_CELLS (query x rank) cells the prefix path declines and every row is ranked:
+    the same top rows either way (the limit set around this input's 2 x 3 cells)."""
+    qrels = {"q1": {"a": 2, "b": 0}, "q2": {"c": 1}}
+    run = {"q1": {"u": 2.0, "a": 2.0, "b": 1.0, "v": 0.5}, "q2": {"c": 1.0, "w": 1.0}}
+    measure = parse_measure("P@3")
+    want = {"q1": [(1, False, None), (2, True, "a"), (3, True, "b")], "q2": [(1, False, None), (2, True, "c")]}  # ties: docno descending
+    for cells, taken in [(6, True), (5, False)]:
+        monkeypatch.setattr(toprows, "_GRID_CELLS", cells)
+        plan = Evaluation(as_qrels(qrels), as_run(run))
+        try:
+            aligned = plan.aligned("error")
+            docs = to_strings(docnos_of(aligned, np.arange(len(aligned.run_q))))
+            fast = toprows._from_prefix(plan, measure, Ordering.of(measure.flavor), 3)
+            assert (fast is not None) == taken
+            top = toprows.top_rows(plan, measure, 3)
+            assert (top.score is None) == taken and _rows(top, aligned, docs) == want
+        finally:
+            plan.close()
