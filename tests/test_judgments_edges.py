@@ -192,3 +192,17 @@ def test_document_table_is_sorted_by_gap_then_query_then_rank():
     run = {"b": {"r1": 1.0, "a1": 0.5}, "a": {"r2": 1.0, "z1": 0.5}}
     table = bounds(qrels, run, "P@2", scale="trec_dl").document_table()
     assert [(q, d, g) for q, d, _, _, _, _, g in table] == [("a", "z1", 0.5), ("b", "a1", 0.5)]
+
+
+def test_document_table_ties_broken_by_rank_then_measure_name():
+    """Query b, one judged relevant document x never retrieved: holes b1 (rank 1) and b0 (rank 2).
+    P@2 is [0, 1]; judging either hole leaves a width of 1/2 whatever its grade: gap 1/2 each.
+    RR@2 is [0, 1]; b1 relevant closes it, not relevant leaves [0, 1/2]: gap 1/2; b0 not relevant
+    leaves [0, 1]: gap 0. Equal gaps go by rank, then by measure name (here given RR@2 first)."""
+    table = bounds({"b": {"x": 2}}, {"b": {"b0": 0.0, "b1": 2.1}}, ["RR@2", "P@2"], scale="trec_dl").document_table()
+    assert [(d, m, rank, gap) for _, d, m, rank, _, _, gap in table] == [
+        ("b1", "P@2", 1, 0.5), ("b1", "RR@2", 1, 0.5), ("b0", "P@2", 2, 0.5), ("b0", "RR@2", 2, 0.0)]
+    # AP@2 and RR@2 on one hole b0 above a judged relevant b1: both [1/2, 1], closed by judging b0
+    # (AP with b0 relevant: R = 2, (1/1 + 2/2) / 2 = 1; not: (1/2) / 1)
+    both = bounds({"b": {"b1": 3}}, {"b": {"b0": 3.0, "b1": 0.1}}, ["RR@2", "AP@2"], scale="trec_dl").document_table()
+    assert [(m, gap) for _, _, m, _, _, _, gap in both] == [("AP@2", 0.5), ("RR@2", 0.5)]
