@@ -206,3 +206,30 @@ def test_document_table_ties_broken_by_rank_then_measure_name():
     # (AP with b0 relevant: R = 2, (1/1 + 2/2) / 2 = 1; not: (1/2) / 1)
     both = bounds({"b": {"b1": 3}}, {"b": {"b0": 3.0, "b1": 0.1}}, ["RR@2", "AP@2"], scale="trec_dl").document_table()
     assert [(m, gap) for _, _, m, _, _, _, gap in both] == [("AP@2", 0.5), ("RR@2", 0.5)]
+
+
+def test_duplicates_best_keeps_the_highest_scored_line(tmp_path):  # type: ignore[no-untyped-def]
+    """duplicates=best: a judged document listed twice counts once, at its higher score (rank 1
+    here, not 3); the top-2 histogram holds its grade and the unjudged u."""
+    run = tmp_path / "dup.run"
+    run.write_text("q Q0 a 1 0.1 t\nq Q0 u 2 0.5 t\nq Q0 b 3 0.05 t\nq Q0 a 4 0.9 t\n")
+    cov = judgments({"q": {"a": 3, "b": 1, "c": 2}}, {"r": str(run)}, ["P@2[duplicates=best]"], scale="trec_dl")
+    r = cov.runs[0]
+    assert r.shown.tolist() == [2] and r.unjudged_ranks == [[2]]  # a, u
+    assert r.top_grades == {"3": 1, "unjudged": 1}
+    assert cov.never_retrieved == {"q": ["c"]}
+    b = r.bounds[0]
+    assert (b.lower[0], b.upper[0]) == (0.5, 1.0)
+
+
+def test_a_duplicate_in_a_query_without_judgments_is_kept(tmp_path):  # type: ignore[no-untyped-def]
+    """trec_eval refuses a repeated document only in a judged query: a query of the run the
+    judgments lack may repeat one (duplicates=error), and the judged query's coverage and
+    top-2 grades are read as if it were absent."""
+    run = tmp_path / "dup.run"
+    run.write_text("a0 Q0 z 1 0.9 t\na0 Q0 z 2 0.8 t\na0 Q0 y 3 0.7 t\n"
+                   "q Q0 u 1 0.9 t\nq Q0 b 2 0.5 t\nq Q0 a 3 0.4 t\n")
+    cov = judgments({"q": {"a": 3, "b": 1}}, {"r": str(run)}, ["P@2"], scale="trec_dl")
+    r = cov.runs[0]
+    assert r.queries.tolist() == ["q"] and r.unjudged_ranks == [[1]]
+    assert r.top_grades == {"1": 1, "unjudged": 1}
