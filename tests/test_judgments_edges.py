@@ -234,3 +234,15 @@ def test_a_duplicate_in_a_query_without_judgments_is_kept(tmp_path):  # type: ig
     r = cov.runs[0]
     assert r.queries.tolist() == ["q"] and r.unjudged_ranks == [[1]]
     assert r.top_grades == {"1": 1, "unjudged": 1}
+
+
+@pytest.mark.parametrize("measure", ["AP[ties=pessimistic]", "AP[ties=optimistic]", "AP@3[ties=pessimistic]",
+                                     "AP[ties=optimistic,rel=1]", "AP[ties=pessimistic,rel=4,empty=one]"])
+def test_average_precision_with_holes_inside_tie_groups(measure):  # type: ignore[no-untyped-def]
+    """AP's search where a hole shares a grade-ordered tie group (every count of relevant holes
+    scored in full), against brute force: a judged relevant document on top, so the greatest AP
+    makes no hole relevant (each one raises R); holes tied with judged rows and with each other."""
+    qrels = {"q": {"a": 3, "b": 0, "c": 1}, "r": {"e": 2, "f": 0}}
+    runs = {"q": [("a", 2.0), ("b", 1.0), ("u", 1.0), ("c", 0.5), ("v", 0.5), ("w", 0.5)],
+            "r": [("h", 1.0), ("e", 1.0), ("f", 0.5), ("i", 0.2)]}
+    check(qrels, runs, measure)
