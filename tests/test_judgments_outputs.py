@@ -161,3 +161,15 @@ def test_scale_describe_and_own_scale_json():
     cov = judgments({"q": {"a": 2}}, {"q": {"a": 1.0}}, ["P@1"], scale=s)
     assert cov.to_dict()["scale"] == "mine" and cov.rel == 1.0
     assert judgments({"q": {"a": 2}}, {"q": {"a": 1.0}}, ["RBP@1[max_grade=2]"]).to_dict()["scale"] is None
+
+
+@pytest.mark.parametrize(("empty", "line"), [
+    (0, "  queries with nothing relevant: 0"),
+    (8, "  queries with nothing relevant: 8 (e0, e1, e2, e3, e4, e5, e6, e7)"),  # eight: all named, no "..."
+])
+def test_the_queries_with_nothing_relevant_line(empty, line):  # type: ignore[no-untyped-def]
+    qrels = {f"e{i}": {"z": 0} for i in range(empty)}
+    qrels["q"] = {"a": 2}
+    run = {q: {"z": 1.0, "a": 0.5} for q in qrels}
+    cov = judgments(qrels, {"r": run}, ["P@1"], scale="trec_dl")
+    assert render_coverage(cov).splitlines()[2] == line
