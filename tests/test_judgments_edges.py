@@ -223,14 +223,15 @@ def test_duplicates_best_keeps_the_highest_scored_line(tmp_path):  # type: ignor
     assert (b.lower[0], b.upper[0]) == (0.5, 1.0)
 
 
-def test_a_duplicate_in_a_query_without_judgments_is_kept(tmp_path):  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("measure", ["P@2", "P@2[ties=pessimistic]"])  # (the prefix, every row ranked)
+def test_a_duplicate_in_a_query_without_judgments_is_kept(measure, tmp_path):  # type: ignore[no-untyped-def]
     """trec_eval refuses a repeated document only in a judged query: a query of the run the
     judgments lack may repeat one (duplicates=error), and the judged query's coverage and
     top-2 grades are read as if it were absent."""
     run = tmp_path / "dup.run"
     run.write_text("a0 Q0 z 1 0.9 t\na0 Q0 z 2 0.8 t\na0 Q0 y 3 0.7 t\n"
                    "q Q0 u 1 0.9 t\nq Q0 b 2 0.5 t\nq Q0 a 3 0.4 t\n")
-    cov = judgments({"q": {"a": 3, "b": 1}}, {"r": str(run)}, ["P@2"], scale="trec_dl")
+    cov = judgments({"q": {"a": 3, "b": 1}}, {"r": str(run)}, [measure], scale="trec_dl")
     r = cov.runs[0]
     assert r.queries.tolist() == ["q"] and r.unjudged_ranks == [[1]]
     assert r.top_grades == {"1": 1, "unjudged": 1}
