@@ -247,3 +247,16 @@ def test_average_precision_with_holes_inside_tie_groups(measure):  # type: ignor
     runs = {"q": [("a", 2.0), ("b", 1.0), ("u", 1.0), ("c", 0.5), ("v", 0.5), ("w", 0.5)],
             "r": [("h", 1.0), ("e", 1.0), ("f", 0.5), ("i", 0.2)]}
     check(qrels, runs, measure)
+
+
+@pytest.mark.parametrize("measure", ["P@2[depth=2]", "P@2[depth=2,ties=pessimistic]"])
+def test_a_repeat_below_the_depth_is_kept_at_its_best_rank(measure, tmp_path):  # type: ignore[no-untyped-def]
+    """duplicates=error refuses a repeat only where both copies are in the top ``depth`` (trec_eval):
+    a's copies score 0.9 and 0.1, so the ranking is a, u | b, a and only the first a is read.
+    Top 2: a (3) and u (unjudged); P@2 is [1/2, 1]."""
+    run = tmp_path / "dup.run"
+    run.write_text("q Q0 a 1 0.1 t\nq Q0 u 2 0.5 t\nq Q0 b 3 0.3 t\nq Q0 a 4 0.9 t\n")
+    cov = judgments({"q": {"a": 3, "b": 1}}, {"r": str(run)}, [measure], scale="trec_dl")
+    r = cov.runs[0]
+    assert r.unjudged_ranks == [[2]] and r.top_grades == {"3": 1, "unjudged": 1}
+    assert (r.bounds[0].lower[0], r.bounds[0].upper[0]) == (0.5, 1.0)
