@@ -19,8 +19,8 @@ from rankflavor.errors import RankflavorError
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.judgments import judgments, toprows
 from rankflavor.judgments.scope import docnos_of
-from rankflavor.order import Ordering
 from rankflavor.measure import parse_measure
+from rankflavor.order import Ordering
 from rankflavor.plan import Evaluation
 
 from .brute_bounds import ranked
@@ -92,7 +92,7 @@ def test_a_duplicate_line_is_refused_on_every_path(first, tmp_path):  # type: ig
     reads (the prefix, or every row)."""
     run = tmp_path / "dup.run"
     run.write_text("q Q0 a 1 1.0 t\nq Q0 u 2 0.5 t\nq Q0 u 3 0.4 t\n")
-    with pytest.raises(RankflavorError, match="dup.run"):
+    with pytest.raises(RankflavorError, match=r"dup\.run"):
         judgments({"q": {"a": 2}}, {"r": str(run)}, [first], scale="trec_dl")
 
 
