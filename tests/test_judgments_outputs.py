@@ -173,3 +173,28 @@ def test_the_queries_with_nothing_relevant_line(empty, line):  # type: ignore[no
     run = {q: {"z": 1.0, "a": 0.5} for q in qrels}
     cov = judgments(qrels, {"r": run}, ["P@1"], scale="trec_dl")
     assert render_coverage(cov).splitlines()[2] == line
+
+
+def test_table_of_three_runs_with_rbp_two_biased_and_a_skipped_query():
+    """Three runs, RBP@1 (p = 0.8, g / G, G = 3): "full" retrieves the judged a (3) for q and the
+    judged b (0) for s; "new1" and "new2" retrieve unjudged documents only. Mean unjudged@1: full
+    0, the others 1; for each of new1 and new2 the others' median is 1/2, and 1 - 1/2 >= 0.05 and
+    1 >= 2 x 1/2: both named. Residual: p^1 = 0.8 past rank 1 for full; 0.2 (the hole) + 0.8 = 1
+    for the others. With empty=skip, s (nothing relevant and nothing to grade in full's top 1)
+    is left out of full's bounds, so its per-query row is skipped, and q's still follows."""
+    qrels = {"q": {"a": 3}, "s": {"b": 0}}
+    runs = {"full": {"q": {"a": 1.0}, "s": {"b": 1.0}}, "new1": {"q": {"x": 1.0}, "s": {"b": 0.5, "y": 1.0}},
+            "new2": {"q": {"z": 1.0}, "s": {"w": 1.0, "b": 0.5}}}
+    cov = judgments(qrels, runs, ["RBP@1[param=0.8]"], scale="trec_dl")
+    text = render_coverage(cov).splitlines()
+    assert ("WARNING pool bias: new1, new2 hold markedly more unjudged documents in the top k than the other runs; "
+            "their zero-imputed scores are biased low: read the bounds.") in text
+    # lower: full (0.2 + 0) / 2 = 0.1, the others 0; + residual: full 0.1 + 0.8, the others 0 + 1
+    assert ("    lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: "
+            "full 0.9000, new1 1.0000, new2 1.0000") in text
+    skip = judgments(qrels, {"full": runs["full"]}, ["P@1[empty=skip]"], scale="trec_dl")
+    rows = render_coverage(skip, per_query=True).splitlines()
+    assert rows[5:7] == ["run     judged@1    unjudged@1  " + "P@1 value [lower, upper]".ljust(32) + "  condensed",
+                         "full      1.0000             0  " + "1.0000 [1.0000, 1.0000]".ljust(32) + "     1.0000"]
+    per_query = rows[rows.index("full: per query") + 2:]
+    assert per_query == ["  q              1.0000 -                        1.0000 [1.0000, 1.0000]"]
