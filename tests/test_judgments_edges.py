@@ -113,8 +113,8 @@ def test_never_retrieved_is_per_query_even_with_the_separator_in_ids():
     and a docno holding the key separator (\\x1f) do not pass for another pair."""
     cov = judgments({"q1": {"c": 2}, "q2": {"c": 2, "d": 0}}, {"q2": {"c": 1.0, "d": 0.5}}, ["P@1"], scale="trec_dl")
     assert cov.never_retrieved == {"q1": ["c"]}
-    odd = judgments({"xXX\x1fXX": {"y": 2}, "x": {"z": 0}}, {"x": {"XX\x1fXXy": 1.0, "z": 0.5}}, ["P@1"],
-                    scale="trec_dl")
+    odd = judgments({"xXX\x1fXX": {"y": 2}, "x": {"XX\x1fXXy": 0}}, {"x": {"XX\x1fXXy": 1.0, "z": 0.5}}, ["P@1"],
+                    scale="trec_dl")  # (x's judged row and the relevant pair would join to one key with "XX\x1fXX")
     assert odd.never_retrieved == {"xXX\x1fXX": ["y"]}
 
 
@@ -260,3 +260,11 @@ def test_a_repeat_below_the_depth_is_kept_at_its_best_rank(measure, tmp_path):  
     r = cov.runs[0]
     assert r.unjudged_ranks == [[2]] and r.top_grades == {"3": 1, "unjudged": 1}
     assert (r.bounds[0].lower[0], r.bounds[0].upper[0]) == (0.5, 1.0)
+
+
+def test_ids_holding_the_separator_do_not_pass_for_another_pair():
+    """Bug found by the mutation run: the (query, doc) keys were query + "\\x1f" + doc, so the
+    relevant ("x\\x1fb", "y"), which no run retrieved, joined to the same key as x's retrieved and
+    judged "b\\x1fy" and was not reported. Ids are untrusted text."""
+    cov = judgments({"x\x1fb": {"y": 2}, "x": {"b\x1fy": 0}}, {"x": {"b\x1fy": 1.0}}, ["P@1"], scale="trec_dl")
+    assert cov.never_retrieved == {"x\x1fb": ["y"]}
