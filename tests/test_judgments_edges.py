@@ -268,3 +268,17 @@ def test_ids_holding_the_separator_do_not_pass_for_another_pair():
     judged "b\\x1fy" and was not reported. Ids are untrusted text."""
     cov = judgments({"x\x1fb": {"y": 2}, "x": {"b\x1fy": 0}}, {"x": {"b\x1fy": 1.0}}, ["P@1"], scale="trec_dl")
     assert cov.never_retrieved == {"x\x1fb": ["y"]}
+
+
+def test_document_table_across_queries_and_measures_and_the_default_measure():
+    """Queries a and b each: a judged non-relevant row, then a hole at rank 2. P@2 and RR@2 are
+    [0, 1/2] on each query, and judging the hole closes the interval: four rows of gap 1/2 at
+    rank 2, ordered by query, then measure. document_gaps() is the first measure's."""
+    b = bounds({"a": {"a0": 0}, "b": {"b0": 0}}, {"a": {"a0": 1.0, "ha": 0.5}, "b": {"b0": 1.0, "hb": 0.5}},
+               ["P@2", "RR@2"], scale="trec_dl")
+    assert [(q, d, m, rank, gap) for q, d, m, rank, _, _, gap in b.document_table()] == [
+        ("a", "ha", "P@2", 2, 0.5), ("a", "ha", "RR@2", 2, 0.5), ("b", "hb", "P@2", 2, 0.5), ("b", "hb", "RR@2", 2, 0.5)]
+    assert b.document_gaps() == [("a", "ha", b.run, 0.5), ("b", "hb", b.run, 0.5)] == b.document_gaps("P@2")
+    two = bounds({"a": {"a0": 0}}, {"a": {"a0": 1.0, "ha": 0.5}}, ["P@2", "RR@1"], scale="trec_dl")
+    assert two.document_gaps() == [("a", "ha", two.run, 0.5)] and two.document_gaps(1) == []  # RR@1 reads a0 only
+    assert b[0].grade == 3.0 and b[0].grades == (0.0, 1.0, 2.0, 3.0)  # G, the top grade of the scale
