@@ -282,3 +282,25 @@ def test_document_table_across_queries_and_measures_and_the_default_measure():
     two = bounds({"a": {"a0": 0}}, {"a": {"a0": 1.0, "ha": 0.5}}, ["P@2", "RR@1"], scale="trec_dl")
     assert two.document_gaps() == [("a", "ha", two.run, 0.5)] and two.document_gaps(1) == []  # RR@1 reads a0 only
     assert b[0].grade == 3.0 and b[0].grades == (0.0, 1.0, 2.0, 3.0)  # G, the top grade of the scale
+
+
+def test_pool_bias_ratio_and_rule_text():
+    from rankflavor.judgments.coverage import BIAS_RULE
+
+    assert pool_bias({"a": 0.2, "b": 0.3}) == []  # 0.1 above the median, but under twice it
+    assert BIAS_RULE == ("a run is named when its mean unjudged@k exceeds the median of the other runs' by >= 0.05 "
+                         "(of the top k) and is >= 2x that median")
+
+
+def test_duplicate_judgments_under_duplicates_first(tmp_path):  # type: ignore[no-untyped-def]
+    """duplicates=first applies to the judgments too: a document judged twice keeps its first
+    grade (2, relevant), where duplicates=error refuses the file."""
+    q = tmp_path / "qrels.txt"
+    q.write_text("q 0 a 2\nq 0 a 0\nq 0 b 1\n")
+    run = {"q": {"a": 1.0, "u": 0.5}}
+    b = bounds(str(q), run, "P@2[duplicates=first]", scale="trec_dl")[0]
+    assert (b.lower[0], b.upper[0]) == (0.5, 1.0)
+    from rankflavor.errors import InputError
+
+    with pytest.raises(InputError, match="appears more than once"):
+        bounds(str(q), run, "P@2", scale="trec_dl")
