@@ -177,14 +177,14 @@ def test_the_queries_with_nothing_relevant_line(empty, line):  # type: ignore[no
 
 def test_table_of_three_runs_with_rbp_two_biased_and_a_skipped_query():
     """Three runs, RBP@1 (p = 0.8, g / G, G = 3): "full" retrieves the judged a (3) for q and the
-    judged b (0) for s; "new1" and "new2" retrieve unjudged documents only. Mean unjudged@1: full
+    judged b (0) for p; "new1" and "new2" retrieve unjudged documents only. Mean unjudged@1: full
     0, the others 1; for each of new1 and new2 the others' median is 1/2, and 1 - 1/2 >= 0.05 and
     1 >= 2 x 1/2: both named. Residual: p^1 = 0.8 past rank 1 for full; 0.2 (the hole) + 0.8 = 1
-    for the others. With empty=skip, s (nothing relevant and nothing to grade in full's top 1)
-    is left out of full's bounds, so its per-query row is skipped, and q's still follows."""
-    qrels = {"q": {"a": 3}, "s": {"b": 0}}
-    runs = {"full": {"q": {"a": 1.0}, "s": {"b": 1.0}}, "new1": {"q": {"x": 1.0}, "s": {"b": 0.5, "y": 1.0}},
-            "new2": {"q": {"z": 1.0}, "s": {"w": 1.0, "b": 0.5}}}
+    for the others. With empty=skip, p (nothing relevant and nothing to grade in full's top 1)
+    is left out of full's bounds, so its per-query row is skipped, and q's (after it) still follows."""
+    qrels = {"q": {"a": 3}, "p": {"b": 0}}
+    runs = {"full": {"q": {"a": 1.0}, "p": {"b": 1.0}}, "new1": {"q": {"x": 1.0}, "p": {"b": 0.5, "y": 1.0}},
+            "new2": {"q": {"z": 1.0}, "p": {"w": 1.0, "b": 0.5}}}
     cov = judgments(qrels, runs, ["RBP@1[param=0.8]"], scale="trec_dl")
     text = render_coverage(cov).splitlines()
     assert ("WARNING pool bias: new1, new2 hold markedly more unjudged documents in the top k than the other runs; "
