@@ -65,6 +65,7 @@ DESELECT: dict[str, str] = {
     # tests/test_order_reference.py checks every field of every path against the definitions
     "order": "not judged_rows_view_gives_the_values and not inexact_rows_give_every_value"
              " and not ranking_the_judged_rows_alone_equals_the_view",
+    "judgments": "not dinkelbach_agrees_with_every_chain_on_long_lists and not prefix_path_equals_full_ranking",
 }
 
 

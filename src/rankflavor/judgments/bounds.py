@@ -86,10 +86,13 @@ def zero_imputed(measure: Measure) -> Measure:
 
 
 def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
-    """``query + "\\x1f" + doc`` per row (the separator an array: a Python scalar in a compute call
-    would import pandas)."""
+    """``len(query) + "\\x1f" + query + "\\x1f" + doc`` per row: one key per (query, doc) pair, and
+    two pairs never share one, whatever characters the ids hold (the length says where the query
+    ends; a separator alone would let ``("a\\x1fb", "c")`` pass for ``("a", "b\\x1fc")``). The
+    separator is an array: a Python scalar in a compute call would import pandas."""
     sep = string_array(["\x1f"] * len(query))
-    return pc.binary_join_element_wise(query, doc, sep)
+    length = pc.cast(pc.utf8_length(query), pa.string())
+    return pc.binary_join_element_wise(length, query, doc, sep)
 
 
 def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
