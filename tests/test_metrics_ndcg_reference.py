@@ -223,3 +223,77 @@ def test_the_slot_limits_of_ideal_max_are_named() -> None:
     assert f"ndcg@{big}: ideal=max puts the top grade in every one of its {big:,} slots " in msg
     assert f"(ideal_cut=k at k={big:,}), more than the {ndcg.MAX_SUMMED_SLOTS:,} slots its ideal DCG" in msg
     assert f"use a cutoff of at most {ndcg.MAX_SUMMED_SLOTS:,}, or ideal_cut=hits" in msg
+
+
+@st.composite
+def tied_queries(draw: st.DrawFn) -> Query:
+    """As :func:`queries`, with scores from a few values, so that tie groups form."""
+    n = draw(st.integers(1, 8))
+    scores = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    grades = draw(st.lists(st.one_of(st.none(), st.integers(-1, 3)), min_size=n, max_size=n))
+    qrels = {f"d{i}": g for i, g in enumerate(grades) if g is not None} or {"x9": 0}
+    qrels.update({f"x{i}": g for i, g in enumerate(draw(st.lists(st.integers(0, 3), max_size=2)))})
+    return qrels, sorted(((f"d{i}", float(s)) for i, s in enumerate(scores)), key=lambda t: -t[1])
+
+
+def averaged_dcg(q: Query, k: int | None, assumed: int | None, gain: str) -> float:
+    """DCG@k with each row's gain the mean gain of its tie group (McSherry & Najork, ECIR 2008;
+    scikit-learn's ``ignore_ties=False``), a group reaching past k counted at its ranks <= k."""
+    qrels, ranked = q
+
+    def g(d: str) -> float:
+        grade = qrels.get(d, assumed if d not in qrels else -1)
+        return 0.0 if grade is None or grade < 0 else GAINS[gain](grade, 1)
+
+    total = 0.0
+    for i, (_, s) in enumerate(ranked if k is None else ranked[:k], start=1):
+        group = [g(e) for e, t in ranked if t == s]
+        total += sum(group) / len(group) / math.log2(i + 1)
+    return total
+
+
+@settings(max_examples=80, deadline=None)
+@given(tied_queries(), st.one_of(st.none(), st.integers(1, 6)), st.sampled_from([None, 1, 3]),
+       st.sampled_from(["linear", "exp2"]), st.sampled_from(["global", "local", "max"]))
+def test_averaged_ties_are_the_tie_groups_mean_gain(q: Query, k: int | None, assumed: int | None, gain: str,
+                                                     ideal: str) -> None:
+    extra = "" if assumed is None else f",unjudged_grade={assumed}"
+    dcg = averaged_dcg(q, k, assumed, gain)
+    at = "" if k is None else f"@{k}"
+    got_dcg, got_ndcg = ours(q, [f"dcg{at}[ties=averaged,gain={gain}{extra}]",
+                                 f"ndcg{at}[ties=averaged,gain={gain},ideal={ideal},max_grade=3{extra}]"])
+    assert got_dcg == pytest.approx(dcg, abs=1e-9)
+    plain = {"ideal": ideal, "max_grade": "3", "gain": gain}
+    distinct = (q[0], [(d, -float(i)) for i, (d, _) in enumerate(q[1])])  # ideals read no order
+    idcg = reference(distinct, "dcg", k, {"gain": gain}) / reference(distinct, "ndcg", k, plain) \
+        if not math.isnan(reference(distinct, "ndcg", k, plain)) and reference(distinct, "dcg", k, {"gain": gain}) else None
+    if idcg is not None:
+        assert got_ndcg == pytest.approx(dcg / idcg, abs=1e-9)
+
+
+@pytest.mark.parametrize("measure", [
+    "ndcg@2[ideal=recall@4]", "ndcg@2[ideal=local]", "ndcg@2", "dcg@2", "ndcg@2[ideal=recall@4,ties=averaged]",
+    "ndcg@3[ties=averaged]", "dcg@3[ties=averaged]", "ndcg@2[ideal=max,max_grade=3]", "ndcg@2[ideal_cut=hits]",
+])
+def test_training_time_scores_read_every_row_the_measure_reads(measure: str) -> None:
+    """The Rescorer (training-time metrics) keeps only the rows down to the deepest rank a measure
+    reads; each value equals the definition on the whole list."""
+    from rankflavor.rescore import Rescorer
+
+    # one group of 6: scores rank them 0..5; grades 0 1 0 3 0 2 (the best below rank 2); a tie of
+    # the rows at ranks 2 to 4 (scores 0.5) under the last two measures' averaged ties
+    labels = [0, 1, 0, 3, 0, 2]
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
+    tied = [0.9, 0.5, 0.5, 0.5, 0.3, 0.2]
+    use = tied if "averaged" in measure else scores
+    got = Rescorer(labels, group=[6], metrics=[measure]).means(use)[0]
+    docs = [f"d{i}" for i in range(6)]
+    want = rankflavor.evaluate({"q": dict(zip(docs, labels, strict=True))}, {"q": dict(zip(docs, use, strict=True))},
+                               measure)[0].mean
+    assert got == pytest.approx(want, abs=1e-12)
+    if "averaged" not in measure:
+        q = ({d: g for d, g in zip(docs, labels, strict=True)}, [(d, s) for d, s in zip(docs, scores, strict=True)])
+        m, _, rest = measure.partition("@")
+        k = int(rest.split("[")[0])
+        knobs = dict(kv.split("=") for kv in rest.partition("[")[2].rstrip("]").split(",") if kv)
+        assert got == pytest.approx(reference(q, m, k, knobs), abs=1e-12)
