@@ -14,6 +14,7 @@ scores, grades -1 (pooled, unjudged) to 3 or absent, judged documents never retr
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -117,7 +118,10 @@ def ours(q: Query, measures: list[str]) -> list[float]:
     qrels, ranked = q
     run = {d: s for d, s in ranked}
     one = {str(parse_measure(m)): m for m in measures}  # a measure named twice is computed once
-    out = rankflavor.evaluate({"q": qrels, "z": {"a": 1}}, {"q": run, "z": {"a": 1.0}}, list(one.values()), empty="nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning is an output too: none is expected
+        out = rankflavor.evaluate({"q": qrels, "z": {"a": 1}}, {"q": run, "z": {"a": 1.0}}, list(one.values()),
+                                  empty="nan")
     by_name = dict(zip(one, out, strict=True))
     return [by_name[str(parse_measure(m))].per_query()["q"] for m in measures]
 
