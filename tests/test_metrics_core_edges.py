@@ -106,3 +106,24 @@ def test_dcg_has_no_empty_queries() -> None:
                                  empty="nan")
     assert res.per_query() == {"q": 0.0, "r": 1.0}
     assert res.mean == 0.5
+
+
+def test_labelled_groups_keep_their_own_order_under_as_supplied() -> None:
+    """Arrays have no docnos: ideal=as_supplied reads each query's labels in the order given (Spark's
+    label array as the caller built it), here rows of two queries interleaved (XGBoost's qid), so
+    that a sort of the rows by query that is not stable would move them."""
+    from rankflavor.rescore import Rescorer
+
+    qid = [(i * i + i // 3) % 2 for i in range(60)]
+    labels = [(7 * i + i // 5) % 4 for i in range(60)]
+    scores = [((11 * i) % 17) / 17 + i * 1e-6 for i in range(60)]
+    got = Rescorer(labels, qid=qid, metrics=["ndcg@25[ideal=as_supplied]"]).results(scores)[0].per_query()
+
+    def by_hand(q: int) -> float:
+        lab = [g for g, x in zip(labels, qid, strict=True) if x == q]
+        sc = [s for s, x in zip(scores, qid, strict=True) if x == q]
+        ranked = [g for _, g in sorted(zip(sc, lab, strict=True), key=lambda t: -t[0])]
+        dcg = sum(g / math.log2(i + 2) for i, g in enumerate(ranked[:25]))
+        return dcg / sum(g / math.log2(i + 2) for i, g in enumerate(lab[:25]))
+
+    assert list(got.values()) == pytest.approx([by_hand(0), by_hand(1)], abs=1e-12)
