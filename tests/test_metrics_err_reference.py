@@ -109,7 +109,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
     return metric, k, knobs
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_err_family_equals_the_cascade(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
     measures = [text(m, k, kn) for m, k, kn in cases]

@@ -152,7 +152,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
     return metric, k, knobs
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_ndcg_and_dcg_equal_the_definition(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
     measures = [text(m, k, kn) for m, k, kn in cases]
