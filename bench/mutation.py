@@ -56,12 +56,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
         "tests/test_binary_knobs.py"]),
 }
-#: metrics/ in two halves with the same tests, so the modules that compute the headline numbers
-#: (and the helpers they share) run first: ``run metrics_core`` then ``run metrics_rest``.
-_METRICS_CORE = ["ndcg", "err", "bounded", "binary", "common"]
-GROUPS["metrics_core"] = ([f"rankflavor/metrics/{m}.py" for m in _METRICS_CORE], GROUPS["metrics"][1])
+#: metrics/ in three parts with the same tests, so the modules that compute the headline numbers
+#: (and the helpers they share) run first: ``run metrics_core``, ``metrics_next``, ``metrics_rest``.
+_METRICS_PARTS = {"metrics_core": ["ndcg", "err", "bounded", "binary", "common"],
+                  "metrics_next": ["rbp", "udcg", "registry", "summary"]}
+for _part, _names in _METRICS_PARTS.items():
+    GROUPS[_part] = ([f"rankflavor/metrics/{m}.py" for m in _names], GROUPS["metrics"][1])
 GROUPS["metrics_rest"] = (sorted(f"rankflavor/metrics/{p.name}" for p in (REPO / "src/rankflavor/metrics").glob("*.py")
-                                 if p.stem not in _METRICS_CORE and p.stem != "__init__"), GROUPS["metrics"][1])
+                                 if p.stem != "__init__" and all(p.stem not in v for v in _METRICS_PARTS.values())),
+                          GROUPS["metrics"][1])
 
 
 #: Tests of a group left out of its mutation runs (pytest -k), with the reason: hypothesis tests
