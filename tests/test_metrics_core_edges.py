@@ -127,3 +127,52 @@ def test_labelled_groups_keep_their_own_order_under_as_supplied() -> None:
         return dcg / sum(g / math.log2(i + 2) for i, g in enumerate(lab[:25]))
 
     assert list(got.values()) == pytest.approx([by_hand(0), by_hand(1)], abs=1e-12)
+
+
+def test_shared_tables_are_made_once_per_ranking_and_dropped_with_it() -> None:
+    """common.shared: ``build()`` once per live ranking and key; the entry leaves with the ranking,
+    and the finalizer raises nothing (sys.unraisablehook sees no exception)."""
+    import gc
+    import sys
+
+    from rankflavor.metrics import common
+
+    class Ranking:
+        pass
+
+    r, other = Ranking(), Ranking()
+    assert common.shared(r, ("t", 1), lambda: [1]) == [1]
+    assert common.shared(r, ("t", 1), lambda: [2]) == [1]  # made once
+    assert common.shared(r, ("t", 2), lambda: [3]) == [3]  # another key
+    assert common.shared(other, ("t", 1), lambda: [4]) == [4]  # another ranking
+    full = (id(r), "t", 1)
+    assert common._SHARED[full][1] == [1] and common._SHARED[full][0]() is r
+    seen: list[object] = []
+    hook, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        del r
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert full not in common._SHARED and (id(other), "t", 1) in common._SHARED
+    assert seen == []
+
+
+def test_params_refusals_word_for_word() -> None:
+    from rankflavor.measure import parse_measure
+    from rankflavor.metrics import common
+
+    with pytest.raises(FlavorError) as err:
+        common.params(parse_measure("RBP"), None)
+    assert str(err.value) == "metric 'RBP' needs its parameter: set param=N, e.g. RBP[param=0.5]"
+    with pytest.raises(FlavorError) as err:
+        common.params(parse_measure("RBP[param=(0.5,0.6)]"), (0.8,), count=1)
+    assert str(err.value) == "metric 'RBP' takes 1 parameter value(s) in param, received (0.5,0.6)"
+    assert common.params(parse_measure("RBP[param=(0.5,0.6)]"), None, count=2) == (0.5, 0.6)
+    assert common.params(parse_measure("RBP"), (0.8,), count=1) == (0.8,)
+
+
+def test_judged_of_a_query_with_nothing_left_is_zero() -> None:
+    """The run's only document is the query itself, dropped under self_hits=drop: judged@k is 0."""
+    (res,) = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"q": 1.0}}, "judged@3[self_hits=drop]")
+    assert res.per_query() == {"q": 0.0}

@@ -301,3 +301,13 @@ def test_training_time_scores_read_every_row_the_measure_reads(measure: str) -> 
         k = int(rest.split("[")[0])
         knobs = dict(kv.split("=") for kv in rest.partition("[")[2].rstrip("]").split(",") if kv)
         assert got == pytest.approx(reference(q, m, k, knobs), abs=1e-12)
+
+
+def test_training_time_scores_without_a_cutoff() -> None:
+    from rankflavor.rescore import Rescorer
+
+    labels, scores = [0, 1, 0, 3, 0, 2], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
+    q = ({f"d{i}": g for i, g in enumerate(labels)}, [(f"d{i}", s) for i, s in enumerate(scores)])
+    got = Rescorer(labels, group=[6], metrics=["ndcg", "dcg"]).means(scores)
+    assert got == pytest.approx([reference(q, "ndcg", None, {"ideal_cut": "none"}), reference(q, "dcg", None, {})],
+                                abs=1e-12)
