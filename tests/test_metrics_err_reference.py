@@ -173,3 +173,22 @@ def test_the_stopping_rules_are_named_in_the_registry() -> None:
     for name in ("ERR", "nERR", "ERR_gain", "nERR_gain"):
         assert rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, f"{name}@1[max_grade=1]")[0].mean > 0
     assert [lookup(a).name for a in ("err", "nerr", "nerr_cut", "err_gain", "nerr_gain")] == ["ERR", "nERR", "nERR", "ERR_gain", "nERR_gain"]  # type: ignore[union-attr]
+
+
+def test_the_edges_of_the_stopping_probability() -> None:
+    # a grade above G under ERR_gain is named as such (not by its stopping probability)
+    with pytest.raises(FlavorError) as err:
+        ours(({"a": 5}, [("a", 1.0)]), ["ERR_gain@1[max_grade=3]"])
+    assert str(err.value) == "ERR_gain@1: a grade 5 exceeds max_grade=3"
+    with pytest.raises(FlavorError) as err:
+        ours(({"a": 3.5}, [("a", 1.0)]), ["ERR_gain@1[max_grade=3]"])  # R = 3.5 / 4 would be < 1
+    assert str(err.value) == "ERR_gain@1: a grade 3.5 exceeds max_grade=3"
+    # R = 1 exactly (gain 4 over gain(G) + 1 = 4) is outside [0, 1): every user would stop there
+    with pytest.raises(FlavorError) as err:
+        ours(({"a": 1}, [("a", 1.0)]), ["ERR_gain@1[max_grade=3,gain={1:4,3:3}]"])
+    assert str(err.value).startswith("ERR_gain@1: grade 1 has stopping probability 1, outside [0, 1)")
+    # an unjudged row has no grade to check against G: max_grade=0 with a grade-0 judgment is fine
+    # (n, graded -1, is pooled but unjudged: a row of the kernel, with no grade)
+    (res,) = rankflavor.evaluate({"q": {"a": 0, "n": -1}}, {"q": {"a": 1.0, "n": 0.5, "u": 0.2}}, "ERR@2[max_grade=0]",
+                                 empty="nan")
+    assert math.isnan(res.per_query()["q"])  # nothing stops anyone: empty
