@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .test_metrics_ndcg_reference import Query, ours, queries, same
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, ours, queries, same
 
 
 def bpref(q: Query, k: int | None, rel: int, ranx: bool) -> float:
@@ -46,7 +46,7 @@ def judged(q: Query, k: int | None) -> float:
     return sum(d in qrels for d, _ in top) / len(top) if top else 0.0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.one_of(st.none(), st.integers(1, 7)), st.sampled_from([1, 2]))
 def test_bpref_and_judged_equal_their_definitions(q: Query, k: int | None, rel: int) -> None:
     at = "" if k is None else f"@{k}"
@@ -57,7 +57,7 @@ def test_bpref_and_judged_equal_their_definitions(q: Query, k: int | None, rel: 
     assert same(got[2], judged(q, k)), (names[2], q, got[2])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.sampled_from([1, 2]))
 def test_the_bpref_reference_is_trec_eval(q: Query, rel: int) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import rankflavor
 
-from .test_metrics_ndcg_reference import Query, ours, queries
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, ours, queries
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.sampled_from([1, 2]), st.sampled_from([None, 2]))
 def test_counts_equal_their_definitions(q: Query, rel: int, depth: int | None) -> None:
     qrels, ranked = q
@@ -23,7 +23,7 @@ def test_counts_equal_their_definitions(q: Query, rel: int, depth: int | None) -
     assert got == [len(rows), sum(g >= rel for g in qrels.values()), sum(qrels.get(x, -1) >= rel for x, _ in rows)]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, phases=NO_SHRINK)
 @given(queries())
 def test_counts_are_trec_eval(q: Query) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor.errors import FlavorError
 
-from .test_metrics_ndcg_reference import Query, ours, queries, same, text
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, ours, queries, same, text
 
 TABLE = {1: 1.0, 2: 4.0, 3: 9.0}
 
@@ -109,7 +109,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
     return metric, k, knobs
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_err_family_equals_the_cascade(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
     measures = [text(m, k, kn) for m, k, kn in cases]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .test_metrics_ndcg_reference import Query, ours, queries, same
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, ours, queries, same
 
 
 def reference(q: Query, metric: str, k: int | None, rel: int) -> float:
@@ -28,7 +28,7 @@ def reference(q: Query, metric: str, k: int | None, rel: int) -> float:
     return 2 * (p * r) / (p + r) if p + r > 0 else 0.0
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.one_of(st.none(), st.integers(1, 7)), st.sampled_from([1, 2, 3]))
 def test_hits_and_f1_equal_their_definitions(q: Query, k: int | None, rel: int) -> None:
     at = "" if k is None else f"@{k}"

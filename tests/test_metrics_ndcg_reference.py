@@ -17,7 +17,7 @@ import math
 import warnings
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import rankflavor
@@ -25,6 +25,10 @@ from rankflavor.errors import FlavorError
 from rankflavor.measure import parse_measure
 
 Query = tuple[dict[str, int], list[tuple[str, float]]]
+
+#: No shrinking: every assertion prints the whole failing case, and a failing example is found
+#: fast (mutation runs: bench/mutation.py) instead of minimised for minutes.
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 @st.composite
@@ -152,7 +156,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
     return metric, k, knobs
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_ndcg_and_dcg_equal_the_definition(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
     measures = [text(m, k, kn) for m, k, kn in cases]
@@ -162,7 +166,7 @@ def test_ndcg_and_dcg_equal_the_definition(q: Query, cases: list[tuple[str, int 
         assert same(g, want), (name, q, g, want)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, phases=NO_SHRINK)
 @given(queries())
 def test_the_reference_is_trec_eval(q: Query) -> None:
     """The reference's default flavor is trec_eval's ndcg / ndcg_cut (pytrec_eval 0.5)."""
@@ -256,7 +260,7 @@ def averaged_dcg(q: Query, k: int | None, assumed: int | None, gain: str) -> flo
     return total
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(tied_queries(), st.one_of(st.none(), st.integers(1, 6)), st.sampled_from([None, 1, 3]),
        st.sampled_from(["linear", "exp2"]), st.sampled_from(["global", "local", "max"]))
 def test_averaged_ties_are_the_tie_groups_mean_gain(q: Query, k: int | None, assumed: int | None, gain: str,

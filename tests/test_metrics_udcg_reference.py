@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rankflavor.errors import FlavorError
 
-from .test_metrics_ndcg_reference import Query, ours, queries, same, text
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, ours, queries, same, text
 
 
 def reference(q: Query, k: int | None, knobs: dict[str, str]) -> float:
@@ -71,7 +71,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
     return "UDCG", k, knobs
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_udcg_equals_the_formula(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
     measures = [text(m, k, kn) for m, k, kn in cases]
