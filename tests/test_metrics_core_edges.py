@@ -176,3 +176,18 @@ def test_judged_of_a_query_with_nothing_left_is_zero() -> None:
     """The run's only document is the query itself, dropped under self_hits=drop: judged@k is 0."""
     (res,) = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"q": 1.0}}, "judged@3[self_hits=drop]")
     assert res.per_query() == {"q": 0.0}
+
+
+def test_measures_of_one_ranking_share_only_what_they_have_in_common() -> None:
+    """The global ideal's lists and IDCG are shared by the measures of one alignment keyed by what
+    they depend on: measures that differ in gain, floor or cut each get their own, equal to the
+    measure evaluated alone (and to the hand value)."""
+    qrels = {"q": {"a": 2, "b": 0, "c": 3, "e": 1, "f": 2}}
+    run = {"q": {"a": 4.0, "u": 3.0, "b": 2.0, "c": 1.0}}
+    measures = ["ndcg@3", "ndcg@3[gain=exp2]", "ndcg@3[min_grade=2]", "ndcg@3[gain={2:5}]", "ndcg@2",
+                "ndcg@3[discount=reciprocal]", "ndcg@3[ideal_cut=none]", "ndcg@3[max_grade=3]"]
+    together = [m.mean for m in rankflavor.evaluate(qrels, run, measures)]
+    alone = [rankflavor.evaluate(qrels, run, m)[0].mean for m in measures]
+    assert together == alone
+    assert together[0] == pytest.approx(2 / (3 + 2 / L3 + 2 / 2), abs=1e-12)  # ideal 3 2 2
+    assert together[1] == pytest.approx(3 / (7 + 3 / L3 + 3 / 2), abs=1e-12)
