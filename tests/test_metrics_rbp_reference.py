@@ -101,3 +101,11 @@ def test_a_grade_at_the_top_is_not_above_it() -> None:
     assert ours(FIXED, ["RBP[param=0.5,max_grade=3,gain={3:1e-9}]"])[0] == pytest.approx(
         0.5 + 0.125 * 1e9, rel=1e-12)  # a: 1e-9 / 1e-9; c: gain 1 (not in the table) / 1e-9
     assert math.isfinite(ours(({"a": 1}, [("a", 1.0)]), ["RBP[max_grade=1]"])[0])
+
+
+def test_averaged_ties_take_the_unjudged_rows_of_a_tie_group() -> None:
+    """a (relevant) and u (unjudged) tie at the top: each gains the group's mean 1/2 (McSherry &
+    Najork's tie-averaged gain), so RBP = (1 - p) (1/2 + p / 2)."""
+    q = ({"a": 1}, [("a", 1.0), ("u", 1.0)])
+    got = ours(q, ["RBP[param=0.5,gain=binary,ties=averaged]", "RBP_gain[param=0.5,ties=averaged]"])
+    assert got == pytest.approx([0.5 * (0.5 + 0.25), 0.5 * (0.5 + 0.25)], abs=1e-12)
