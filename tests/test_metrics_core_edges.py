@@ -74,6 +74,7 @@ def test_the_slot_limits_of_ideal_max(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_grade_above_max_grade_is_refused_word_for_word(metric: str) -> None:
     with pytest.raises(InputError) as err:
         rankflavor.evaluate(QRELS, RUN, f"{metric}@2[max_grade=0]")
+    assert str(err.value).startswith("qrels dict: ")  # where the judgments came from
     assert str(err.value).endswith(
         f"3 judgment(s) have a grade above max_grade=0 (largest 3); {metric}@2 rejects them as its tool does. "
         "Raise max_grade or remap the grades")
