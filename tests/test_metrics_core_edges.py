@@ -21,6 +21,7 @@ L3, L5 = math.log2(3), math.log2(5)
 @pytest.mark.parametrize(("measure", "top"), [
     ("ERR@4", 3), ("nERR@4", 3), ("ERR_gain@4", 3), ("nERR_gain@4", 3), ("ndcg@4[ideal=max]", 3),
     ("ERR_gain@4[gain=binary]", None), ("nERR_gain@4[gain=binary]", None), ("ndcg@4", None), ("dcg@4", None),
+    ("RBP@4", 3), ("RBP@4[gain=binary]", None),
 ])
 def test_a_scale_gives_its_top_grade_where_it_changes_the_value(measure: str, top: int | None) -> None:
     """trec_dl's G = 3 is set exactly where the metric reads G; the value is the one written with it."""
