@@ -56,6 +56,21 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
         "tests/test_binary_knobs.py"]),
 }
+#: metrics/ in three parts with the same tests, so the modules that compute the headline numbers
+#: (and the helpers they share) run first: ``run metrics_core``, ``metrics_next``, ``metrics_rest``.
+_METRICS_PARTS = {"metrics_core": ["ndcg", "err", "bounded", "binary", "common"],
+                  "metrics_next": ["rbp", "udcg", "registry", "summary"]}
+for _part, _names in _METRICS_PARTS.items():
+    GROUPS[_part] = ([f"rankflavor/metrics/{m}.py" for m in _names], list(GROUPS["metrics"][1]))
+#: trec_eval's own measures (trec_extra, trec_gain, counts) are pinned against trec_eval 9.0.8 and
+#: pytrec_eval by the first three (about 20 s together), C/W/L and Compat against ir_measures'
+#: cwl_eval and compat providers by the last (about 20 s).
+_TREC_TESTS = ["tests/test_trec_all.py", "tests/test_trec_parity.py", "tests/test_pytrec_eval_diff.py",
+               "tests/test_dialect_irmeasures.py"]
+GROUPS["metrics_rest"] = (sorted(f"rankflavor/metrics/{p.name}" for p in (REPO / "src/rankflavor/metrics").glob("*.py")
+                                 if p.stem != "__init__" and all(p.stem not in v for v in _METRICS_PARTS.values())),
+                          GROUPS["metrics"][1] + _TREC_TESTS)
+GROUPS["metrics"][1].extend(_TREC_TESTS)
 
 
 #: Tests of a group left out of its mutation runs (pytest -k), with the reason: hypothesis tests

@@ -202,6 +202,9 @@ def nerr_kernel(r: Ranked, measure: Measure) -> Result:
     0.4307
     """
     stop_fn = stopping_probability(measure)
+    # The ideal may hold any usable judgment, retrieved or not: each is checked as a ranked row is
+    # (a grade above G, or a table's R >= 1, made the ideal's cascade NaN without a word).
+    _checked(measure, r.jgrade, stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool)))
     values = _err(r, measure, stop_fn)
     ideal = _ideal_err(r, measure, stop_fn)
     empty = ideal <= 0
