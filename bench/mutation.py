@@ -241,6 +241,7 @@ def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]])
 def report(groups: list[str]) -> int:
     equivalent = load_equivalent()
     rows, missing = [], []
+    OUT.mkdir(parents=True, exist_ok=True)  # a report before any run (mutmut's tree only) writes here too
     for group in groups:
         recs: list[dict[str, object]] = []
         if (REPO / "mutants-run" / group).exists():
