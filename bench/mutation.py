@@ -68,6 +68,14 @@ DESELECT: dict[str, str] = {
 }
 
 
+#: Extra pytest arguments of a group's mutation runs: the ``mutation`` hypothesis profile
+#: (tests/conftest.py) skips shrinking, which only costs time when a mutant is already caught.
+PYTEST_ARGS: dict[str, list[str]] = {
+    "order": ["--hypothesis-profile=mutation"],
+    "aggregate": ["--hypothesis-profile=mutation"],
+}
+
+
 def files_of(group: str) -> list[str]:
     """The group's source files, relative to ``src/``, without ``__init__.py`` files that only re-export."""
     globs = GROUPS[group][0]
@@ -109,7 +117,7 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
     config = {
         "source_paths": ["src/"], "only_mutate": only, "pytest_add_cli_args_test_selection": tests_of(group),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-o", "addopts=", "-q", "--hypothesis-seed=0",
-                                *(["-k", DESELECT[group]] if group in DESELECT else [])],
+                                *(["-k", DESELECT[group]] if group in DESELECT else []), *PYTEST_ARGS.get(group, [])],
         "use_git_change_detection": False,
     }
     lines = ["[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in config.items()]
@@ -145,7 +153,7 @@ def mutmut_records(group: str) -> list[dict[str, object]]:
         module, func = name.split("__mutmut_")[0].rsplit(".", 1)[0], name.split("__mutmut_")[0].rsplit(".", 1)[1]
         rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
                                   "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
-        if status != "killed":
+        if status not in ("killed", "timeout", "not checked"):  # (a diff costs a process each)
             rec["change"] = _diff_change(_mutmut("show", name, cwd=scratch))
         records.append(rec)
     return [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
@@ -224,6 +232,7 @@ def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]])
 
 def report(groups: list[str]) -> int:
     equivalent = load_equivalent()
+    OUT.mkdir(parents=True, exist_ok=True)
     rows, missing = [], []
     for group in groups:
         recs: list[dict[str, object]] = []
