@@ -153,10 +153,33 @@ def mutmut_records(group: str) -> list[dict[str, object]]:
         module, func = name.split("__mutmut_")[0].rsplit(".", 1)[0], name.split("__mutmut_")[0].rsplit(".", 1)[1]
         rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
                                   "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
-        if status not in ("killed", "timeout", "not checked"):  # (a diff costs a process each)
-            rec["change"] = _diff_change(_mutmut("show", name, cwd=scratch))
         records.append(rec)
-    return [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+    records = [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+    alive = [r for r in records if r["status"] not in ("killed", "timeout", "not checked")]
+    for r, diff in zip(alive, _diffs([str(r["id"]) for r in alive], scratch), strict=True):
+        r["change"] = _diff_change(diff)
+    return records
+
+
+#: Prints each named mutant's diff (as ``mutmut show`` does), one JSON list, in one process.
+_SHOW = """
+import json, sys
+from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant
+print(json.dumps([get_diff_for_mutant(n, path=find_mutant(n).path) for n in sys.argv[1:]]))
+"""
+
+
+def _diffs(names: list[str], scratch: Path) -> list[str]:
+    """The diffs of mutmut mutants ``names``, read in one process (``mutmut show`` costs one each)."""
+    if not names:
+        return []
+    for _ in range(3):  # (a run in progress may be rewriting a file of results at that moment)
+        out = subprocess.run([sys.executable, "-c", _SHOW, *names], cwd=scratch, capture_output=True, text=True,
+                             check=False)
+        if out.returncode == 0:
+            return list(json.loads(out.stdout.strip().splitlines()[-1]))
+        time.sleep(2)
+    return [_mutmut("show", name, cwd=scratch) for name in names]
 
 
 def _demangle(name: str) -> str:
