@@ -207,7 +207,7 @@ def run_ast(group: str, every_kind: bool, only: str | None) -> None:
     t0 = time.time()
     with open(OUT / f"ast-{group}.log", "w") as log:
         records = mutation_ast.run(REPO, files_of(group), tests_of(group), every_kind=every_kind, only=only,
-                                   deselect=DESELECT.get(group),
+                                   deselect=DESELECT.get(group), extra=PYTEST_ARGS.get(group, []),
                                    workdir=REPO / "mutants-ast" / group, log=log)
     for r in records:
         r["engine"] = "ast"
