@@ -6,7 +6,10 @@ Expected values come from the definitions (tests/test_order_reference.py's brute
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 
 from rankflavor.order import Ordering, SharedWork
 from rankflavor.order.blocks import BlockRanker, BlockSort
@@ -47,3 +50,50 @@ def test_block_ranker_counts_rows_of_every_query() -> None:
     want = {q: sum(1 for qq, _, _ in RUN if qq == q) for q in ids}
     assert dict(zip(ids, ranked.n_ret.tolist(), strict=True)) == want == {"a": 3, "b": 3, "zz": 0}
     assert ranked.n_queries == 3
+
+
+def test_usable_judgments_are_the_indices_of_judgments_the_policies_keep() -> None:
+    """The indices of the judgments a ranking's ``jq``/``jgrade`` hold: grade >= 0 after truncation
+    toward zero (trec_eval's atol: -0.5 is a 0), every one under negatives=zero."""
+    from rankflavor.order import grades
+
+    qrels = [("a", "d1", 1.0), ("a", "d2", -1.0), ("a", "d3", -0.5), ("a", "d4", 2.5), ("b", "d1", 0.0),
+             ("b", "d2", -2.0)]
+    aligned = aligned_of(qrels, [("a", "d1", 1.0), ("b", "d1", 1.0)])
+    g = aligned.qrels_grade.tolist()
+    assert sorted(g) == sorted(x for _, _, x in qrels)
+    for truncate in (False, True):
+        want = [i for i, x in enumerate(g) if (math.trunc(x) if truncate else x) >= 0]
+        got = grades.usable_judgments(aligned, Ordering(fractional="truncate" if truncate else "keep"), truncate)
+        assert got.tolist() == want, truncate
+        assert got.tolist() != list(range(len(g)))  # -1 and -2 are never usable
+        every = grades.usable_judgments(aligned, Ordering(negatives="zero"), truncate)
+        assert every.tolist() == list(range(len(g)))
+    assert len(want) == 4  # 1, -0.5 (a 0 once truncated), 2.5, 0
+
+
+def test_prefix_is_declined_where_the_judged_rows_are() -> None:
+    """A run out of rank order or dropping self hits has no judged-rows path, so no prefix either;
+    a top_rows kernel then reads the full ranking."""
+    from rankflavor.order import Needs, Ranker
+
+    unsorted = aligned_of([("a", "d1", 1.0)], [("a", "d2", 0.5), ("a", "d1", 1.0)])
+    assert Ranker(unsorted).prefix(Ordering(ties="averaged"), 1) is None
+    full = Ranker(unsorted).ranked(Ordering(ties="averaged"), Needs(top_rows=1))
+    assert full.row is not None and len(full.row) == 2 and full.grade.tolist() == [1.0, 0.0]
+    sorted_run = aligned_of([("a", "d1", 1.0)], [("a", "d1", 1.0), ("a", "d2", 0.5)])
+    assert Ranker(sorted_run).prefix(Ordering(self_hits="drop"), 1) is None
+
+
+def test_averaged_ndcg_at_1_over_a_tie_group_reaching_the_end_of_its_query() -> None:
+    """McSherry-Najork: three tied documents at ranks 1-3, one of grade 2 and two unjudged: each
+    rank earns the group's mean gain g(2)/3, the ideal puts g(2) at rank 1, so NDCG@1 = 1/3
+    whatever the gain function. The top-k path must read the whole group, to the block's last row."""
+    import rankflavor as rf
+
+    run = {"a": {"d1": 1.0, "d2": 1.0, "d3": 1.0}}
+    for k, gain in ((1, "linear"), (1, "exp2"), (2, "linear")):
+        got = rf.evaluate({"a": {"d1": 2}}, run, [f"ndcg@{k}[ties=averaged,gain={gain}]"])[0].summary
+        # ranks 1..k each earn g/3; ideal g at rank 1 (discount 1/log2(rank + 1))
+        want = sum(1 / 3 / math.log2(r + 1) for r in range(1, k + 1))
+        assert got == pytest.approx(want, rel=1e-12), (k, gain)
