@@ -97,3 +97,20 @@ def test_averaged_ndcg_at_1_over_a_tie_group_reaching_the_end_of_its_query() -> 
         # ranks 1..k each earn g/3; ideal g at rank 1 (discount 1/log2(rank + 1))
         want = sum(1 / 3 / math.log2(r + 1) for r in range(1, k + 1))
         assert got == pytest.approx(want, rel=1e-12), (k, gain)
+
+
+def test_kept_duplicates_are_refused_by_measures_that_read_the_run() -> None:
+    """trec_eval refuses a document retrieved twice for a query (after its -M cut); a measure of the
+    judgments alone (num_rel) reads no run row, so it has nothing to refuse."""
+    import rankflavor as rf
+    from rankflavor.columns import string_array
+    from rankflavor.errors import InputError
+    from rankflavor.tables import Run
+
+    run = Run(string_array(["a", "a", "a"]), string_array(["d1", "d2", "d1"]), np.array([3.0, 2.0, 1.0]), "run")
+    for measure in ("P@5[duplicates=error]", "ndcg@5[duplicates=error]"):
+        with pytest.raises(InputError, match=r"document 'd1' appears more than once for query 'a'"):
+            rf.evaluate({"a": {"d1": 1}}, run, [measure])
+    assert rf.evaluate({"a": {"d1": 1}}, run, ["num_rel[duplicates=error]"])[0].summary == 1.0
+    # the depth cut keeps one row of the pair (ranks 1 and 3, depth 2): nothing to refuse
+    assert rf.evaluate({"a": {"d1": 1}}, run, ["P@2[duplicates=error,depth=2]"])[0].summary == 0.5
