@@ -114,3 +114,42 @@ def test_kept_duplicates_are_refused_by_measures_that_read_the_run() -> None:
     assert rf.evaluate({"a": {"d1": 1}}, run, ["num_rel[duplicates=error]"])[0].summary == 1.0
     # the depth cut keeps one row of the pair (ranks 1 and 3, depth 2): nothing to refuse
     assert rf.evaluate({"a": {"d1": 1}}, run, ["P@2[duplicates=error,depth=2]"])[0].summary == 0.5
+
+
+def test_measures_of_different_orderings_in_one_evaluation_each_get_their_own_ranking() -> None:
+    """One evaluation keeps one ranking per ordering and path: a measure never reads the ranking of
+    another ordering. By the definitions: trec_eval orders ties by docno descending (d2 before d1),
+    docno_asc the other way; at float32 1 + 1e-12 ties 1.0, so ties=averaged shares d1's gain."""
+    import rankflavor as rf
+
+    qrels = {"a": {"d1": 1, "d2": 0}}
+    tied = {"a": {"d1": 1.0, "d2": 1.0}}
+    got = rf.evaluate(qrels, tied, ["P@1[ties=docno_asc]", "P@1[ties=docno_desc]", "judged@1[ties=docno_asc]"])
+    assert [m.summary for m in got] == [1.0, 0.0, 1.0]
+    # the same after measures that rank every row (unjudged rows have a gain) under both rules
+    full_first = ["ndcg@1[ties=docno_asc,unjudged_grade=1]", "ndcg@1[ties=docno_desc,unjudged_grade=1]",
+                  "P@1[ties=docno_asc]", "P@1[ties=docno_desc]"]
+    got = rf.evaluate(qrels, {"a": {**tied["a"], "d3": 0.5}}, full_first)
+    assert [m.summary for m in got][2:] == [1.0, 0.0]
+    near = {"a": {"d1": 1.0 + 1e-12, "d2": 1.0}}
+    got = rf.evaluate(qrels, near, ["ndcg@1[ties=averaged]", "ndcg@1[ties=averaged,precision=float32]",
+                                    "ndcg@2[ties=averaged,precision=float32]"])
+    # float64: d1 alone at rank 1; float32: ranks 1-2 earn (g(1) + 0) / 2 each, ideal g(1) at rank 1
+    assert [m.summary for m in got] == pytest.approx([1.0, 0.5, 0.5 * (1 + 1 / math.log2(3))], rel=1e-12)
+
+
+def test_a_judgments_only_measure_still_applies_its_grade_policies_with_duplicates_kept() -> None:
+    """num_rel reads no run row, but its fractional policy refuses as any measure's does, even next
+    to a num_rel of another policy in the same evaluation."""
+    import rankflavor as rf
+    from rankflavor.columns import string_array
+    from rankflavor.errors import InputError
+    from rankflavor.tables import Run
+
+    run = Run(string_array(["a", "a", "a"]), string_array(["d1", "d2", "d1"]), np.array([3.0, 2.0, 1.0]), "run")
+    qrels = {"a": {"d1": 1, "d2": 2.5}}
+    assert [m.summary for m in rf.evaluate(qrels, run, ["num_rel[duplicates=error]",
+                                                        "num_rel[duplicates=error,rel=3,fractional=truncate]"])] \
+        == [2.0, 0.0]
+    with pytest.raises(InputError, match=r"1 judgment\(s\) have a grade that is not a whole number"):
+        rf.evaluate(qrels, run, ["num_rel[duplicates=error]", "num_rel[duplicates=error,fractional=error]"])
