@@ -153,3 +153,26 @@ def test_a_judgments_only_measure_still_applies_its_grade_policies_with_duplicat
         == [2.0, 0.0]
     with pytest.raises(InputError, match=r"1 judgment\(s\) have a grade that is not a whole number"):
         rf.evaluate(qrels, run, ["num_rel[duplicates=error]", "num_rel[duplicates=error,fractional=error]"])
+
+
+def test_block_sort_of_float32_scores_one_ulp_apart() -> None:
+    """float32 keys keep every bit of the score: scores one ulp apart, of either sign and on either
+    side of 2 (where the exponent's top bit changes), come out as NumPy's stable argsort of -score."""
+    base = np.array([0.5, 1.0, 1.5, 2.0, 3.0, 1e-10, 0.0, -0.5, -1.0, -2.0, -3.0, -1e-10], dtype=np.float32)
+    scores = np.concatenate([base, np.nextafter(base, np.float32(np.inf)), np.nextafter(base, np.float32(-np.inf))])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        s = rng.permutation(scores)
+        lengths = np.array([len(s) // 3, len(s) - len(s) // 3])
+        starts = np.array([0, lengths[0]])
+        want = np.concatenate([a + np.argsort(-s[a:a + n], kind="stable") for a, n in zip(starts, lengths, strict=True)])
+        assert BlockSort(starts, lengths)(s).tolist() == want.tolist()
+        assert BlockSort(np.array([0]), np.array([len(s)]))(s).tolist() == np.argsort(-s, kind="stable").tolist()
+
+
+def test_an_empty_run_has_no_layout() -> None:
+    """No rows: no query blocks for the judged-rows path to read (find_layout's None)."""
+    from rankflavor.order.layout import find_layout
+
+    assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0)) is None
+    assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int64), True) is None
