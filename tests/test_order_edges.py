@@ -176,3 +176,18 @@ def test_an_empty_run_has_no_layout() -> None:
 
     assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0)) is None
     assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int64), True) is None
+
+
+def test_rows_by_query_and_score_past_65536_query_codes() -> None:
+    """The sort of a run out of rank order: rows by query code, score descending, equal scores in
+    file order, as NumPy's lexsort gives it, also for query codes past 16 bits."""
+    from rankflavor.order.layout import by_query_and_score
+
+    rng = np.random.default_rng(1)
+    n = 70_000
+    for high in (n, 300):
+        q = rng.integers(0, high, n).astype(np.int32)
+        q[0] = high - 1  # the highest code is there
+        score = rng.choice([0.0, 0.5, 1.0], n)
+        want = np.lexsort((np.arange(n), -score, q))
+        assert by_query_and_score(q, score, None).tolist() == want.tolist(), high
