@@ -7,12 +7,19 @@ Expected values come from the definitions (tests/test_order_reference.py's brute
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 
-from rankflavor.order import Ordering, SharedWork
+import rankflavor as rf
+from rankflavor.columns import string_array
+from rankflavor.errors import InputError
+from rankflavor.order import Needs, Ordering, Ranker, SharedWork, grades
 from rankflavor.order.blocks import BlockRanker, BlockSort
+from rankflavor.order.layout import by_query_and_score, find_layout
+from rankflavor.order.ties import averaged_at
+from rankflavor.tables import Run
 
 from .test_order_reference import aligned_of, fields, reference
 
@@ -55,7 +62,6 @@ def test_block_ranker_counts_rows_of_every_query() -> None:
 def test_usable_judgments_are_the_indices_of_judgments_the_policies_keep() -> None:
     """The indices of the judgments a ranking's ``jq``/``jgrade`` hold: grade >= 0 after truncation
     toward zero (trec_eval's atol: -0.5 is a 0), every one under negatives=zero."""
-    from rankflavor.order import grades
 
     qrels = [("a", "d1", 1.0), ("a", "d2", -1.0), ("a", "d3", -0.5), ("a", "d4", 2.5), ("b", "d1", 0.0),
              ("b", "d2", -2.0)]
@@ -75,7 +81,6 @@ def test_usable_judgments_are_the_indices_of_judgments_the_policies_keep() -> No
 def test_prefix_is_declined_where_the_judged_rows_are() -> None:
     """A run out of rank order or dropping self hits has no judged-rows path, so no prefix either;
     a top_rows kernel then reads the full ranking."""
-    from rankflavor.order import Needs, Ranker
 
     unsorted = aligned_of([("a", "d1", 1.0)], [("a", "d2", 0.5), ("a", "d1", 1.0)])
     assert Ranker(unsorted).prefix(Ordering(ties="averaged"), 1) is None
@@ -89,7 +94,6 @@ def test_averaged_ndcg_at_1_over_a_tie_group_reaching_the_end_of_its_query() -> 
     """McSherry-Najork: three tied documents at ranks 1-3, one of grade 2 and two unjudged: each
     rank earns the group's mean gain g(2)/3, the ideal puts g(2) at rank 1, so NDCG@1 = 1/3
     whatever the gain function. The top-k path must read the whole group, to the block's last row."""
-    import rankflavor as rf
 
     run = {"a": {"d1": 1.0, "d2": 1.0, "d3": 1.0}}
     for k, gain in ((1, "linear"), (1, "exp2"), (2, "linear")):
@@ -102,10 +106,6 @@ def test_averaged_ndcg_at_1_over_a_tie_group_reaching_the_end_of_its_query() -> 
 def test_kept_duplicates_are_refused_by_measures_that_read_the_run() -> None:
     """trec_eval refuses a document retrieved twice for a query (after its -M cut); a measure of the
     judgments alone (num_rel) reads no run row, so it has nothing to refuse."""
-    import rankflavor as rf
-    from rankflavor.columns import string_array
-    from rankflavor.errors import InputError
-    from rankflavor.tables import Run
 
     run = Run(string_array(["a", "a", "a"]), string_array(["d1", "d2", "d1"]), np.array([3.0, 2.0, 1.0]), "run")
     for measure in ("P@5[duplicates=error]", "ndcg@5[duplicates=error]"):
@@ -120,7 +120,6 @@ def test_measures_of_different_orderings_in_one_evaluation_each_get_their_own_ra
     """One evaluation keeps one ranking per ordering and path: a measure never reads the ranking of
     another ordering. By the definitions: trec_eval orders ties by docno descending (d2 before d1),
     docno_asc the other way; at float32 1 + 1e-12 ties 1.0, so ties=averaged shares d1's gain."""
-    import rankflavor as rf
 
     qrels = {"a": {"d1": 1, "d2": 0}}
     tied = {"a": {"d1": 1.0, "d2": 1.0}}
@@ -141,10 +140,6 @@ def test_measures_of_different_orderings_in_one_evaluation_each_get_their_own_ra
 def test_a_judgments_only_measure_still_applies_its_grade_policies_with_duplicates_kept() -> None:
     """num_rel reads no run row, but its fractional policy refuses as any measure's does, even next
     to a num_rel of another policy in the same evaluation."""
-    import rankflavor as rf
-    from rankflavor.columns import string_array
-    from rankflavor.errors import InputError
-    from rankflavor.tables import Run
 
     run = Run(string_array(["a", "a", "a"]), string_array(["d1", "d2", "d1"]), np.array([3.0, 2.0, 1.0]), "run")
     qrels = {"a": {"d1": 1, "d2": 2.5}}
@@ -172,7 +167,6 @@ def test_block_sort_of_float32_scores_one_ulp_apart() -> None:
 
 def test_an_empty_run_has_no_layout() -> None:
     """No rows: no query blocks for the judged-rows path to read (find_layout's None)."""
-    from rankflavor.order.layout import find_layout
 
     assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0)) is None
     assert find_layout(np.zeros(0, dtype=np.int32), np.zeros(0), np.zeros(0, dtype=np.int64), True) is None
@@ -181,7 +175,6 @@ def test_an_empty_run_has_no_layout() -> None:
 def test_rows_by_query_and_score_past_65536_query_codes() -> None:
     """The sort of a run out of rank order: rows by query code, score descending, equal scores in
     file order, as NumPy's lexsort gives it, also for query codes past 16 bits."""
-    from rankflavor.order.layout import by_query_and_score
 
     rng = np.random.default_rng(1)
     n = 70_000
@@ -191,3 +184,21 @@ def test_rows_by_query_and_score_past_65536_query_codes() -> None:
         score = rng.choice([0.0, 0.5, 1.0], n)
         want = np.lexsort((np.arange(n), -score, q))
         assert by_query_and_score(q, score, None).tolist() == want.tolist(), high
+
+
+def test_errors_of_tie_groups_name_what_is_missing() -> None:
+    """The full text of the errors a kernel gets when it asks for tie groups it cannot have."""
+
+
+    aligned = aligned_of([("a", "d1", 1.0)], [("a", "d1", 1.0), ("a", "d2", 1.0), ("a", "d3", 0.5)])
+
+    ranked = Ranker(aligned).rank(Ordering(ties="averaged"))
+    assert ranked.tie_group.tolist() == [0, 0, 1]
+    message = "tie groups need every ranked row, not only the judged or the top ones"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        _ = ranked.judged_rows.tie_group
+    with pytest.raises(ValueError, match=r"^averaged_at: the rows must be in ascending order$"):
+        averaged_at(lambda rows: np.ones(len(rows)), np.array([0, 0, 1]), np.array([2, 0]))
+    # the mean of whole groups, for the rows asked: group 0 (rows 0, 1) and group 1 (row 2)
+    got = averaged_at(lambda rows: np.array([3.0, 1.0, 5.0])[rows], np.array([0, 0, 1]), np.array([1, 2]))
+    assert got.tolist() == [2.0, 5.0]
