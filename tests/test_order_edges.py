@@ -202,3 +202,17 @@ def test_errors_of_tie_groups_name_what_is_missing() -> None:
     # the mean of whole groups, for the rows asked: group 0 (rows 0, 1) and group 1 (row 2)
     got = averaged_at(lambda rows: np.array([3.0, 1.0, 5.0])[rows], np.array([0, 0, 1]), np.array([1, 2]))
     assert got.tolist() == [2.0, 5.0]
+
+
+def test_a_ranking_of_no_query_is_zero_rows_long() -> None:
+    from rankflavor.order import Ranked
+
+    none = np.zeros(0, dtype=np.int64)
+    r = Ranked(aligned=None, q=none, rank=none, grade=np.zeros(0), judged=none.astype(bool),  # type: ignore[arg-type]
+               pooled=none.astype(bool), score=np.zeros(0), n_ret=none, jq=none, jgrade=np.zeros(0),
+               dropped_by_depth=0, dropped_unjudged=0)
+    assert (r.max_len, r.n_queries) == (0, 0)
+    two = Ranked(aligned=None, q=np.array([1, 1]), rank=np.array([1, 2]), grade=np.zeros(2),  # type: ignore[arg-type]
+                 judged=np.ones(2, dtype=bool), pooled=np.ones(2, dtype=bool), score=np.ones(2),
+                 n_ret=np.array([0, 2]), jq=none, jgrade=np.zeros(0), dropped_by_depth=0, dropped_unjudged=0)
+    assert (two.max_len, two.n_queries) == (2, 2)
