@@ -199,6 +199,8 @@ def test_errors_of_tie_groups_name_what_is_missing() -> None:
         _ = ranked.judged_rows.tie_group
     with pytest.raises(ValueError, match=r"^averaged_at: the rows must be in ascending order$"):
         averaged_at(lambda rows: np.ones(len(rows)), np.array([0, 0, 1]), np.array([2, 0]))
+    with pytest.raises(ValueError, match=r"^averaged_at: the rows must be in ascending order$"):
+        averaged_at(lambda rows: np.ones(len(rows)), np.array([0, 1, 2]), np.array([0, 2, 1]))
     # the mean of whole groups, for the rows asked: group 0 (rows 0, 1) and group 1 (row 2)
     got = averaged_at(lambda rows: np.array([3.0, 1.0, 5.0])[rows], np.array([0, 0, 1]), np.array([1, 2]))
     assert got.tolist() == [2.0, 5.0]
@@ -216,3 +218,34 @@ def test_a_ranking_of_no_query_is_zero_rows_long() -> None:
                  judged=np.ones(2, dtype=bool), pooled=np.ones(2, dtype=bool), score=np.ones(2),
                  n_ret=np.array([0, 2]), jq=none, jgrade=np.zeros(0), dropped_by_depth=0, dropped_unjudged=0)
     assert (two.max_len, two.n_queries) == (2, 2)
+
+
+def test_duplicates_of_a_run_only_query_are_refused_only_where_it_is_scored() -> None:
+    """trec_eval never reads a run-only query's rows, so its duplicates are refused only under
+    run_only=include, where the query is scored."""
+    run = Run(string_array(["a", "x", "x"]), string_array(["d1", "d1", "d1"]), np.array([1.0, 2.0, 1.0]), "run")
+    qrels = {"a": {"d1": 1}}
+    assert rf.evaluate(qrels, run, ["P@1[duplicates=error,run_only=skip]"])[0].summary == 1.0
+    with pytest.raises(InputError, match=r"document 'd1' appears more than once for query 'x'"):
+        rf.evaluate(qrels, run, ["P@1[duplicates=error,run_only=include]"])
+
+
+def test_self_hits_leave_a_ranking_of_chunked_docnos() -> None:
+    """self_hits=drop (BEIR's ignore_identical_ids): a document named like its query leaves the
+    ranking, whichever layout the docno column has (chunked here, as a reader may give it)."""
+    import pyarrow as pa
+
+    from rankflavor.align import align
+    from rankflavor.tables import Qrels
+
+    docs = ["q1", "d1", "d2", "q2", "d1", "q1"]
+    queries = ["q1", "q1", "q1", "q2", "q2", "q2"]
+    scores = np.array([3.0, 2.0, 1.0, 3.0, 2.0, 1.0])
+    chunked = pa.chunked_array([pa.array(docs[:2]), pa.array(docs[2:])])
+    qrels = Qrels(string_array(["q1", "q2"]), string_array(["d1", "d1"]), np.array([1.0, 1.0]), "qrels")
+    aligned = align(qrels, Run(string_array(queries), chunked, scores, "run"))
+    ranked = Ranker(aligned).rank(Ordering(self_hits="drop"))
+    ids = [str(q) for q in aligned.query_ids]
+    kept = [(ids[q], docs[int(aligned.run_row[r])]) for q, r in zip(ranked.q, ranked.row, strict=True)]  # type: ignore[arg-type]
+    assert kept == [(q, d) for q, d in zip(queries, docs, strict=True) if q != d]
+    assert ranked.rank.tolist() == [1, 2, 1, 2]
