@@ -249,3 +249,14 @@ def test_self_hits_leave_a_ranking_of_chunked_docnos() -> None:
     kept = [(ids[q], docs[int(aligned.run_row[r])]) for q, r in zip(ranked.q, ranked.row, strict=True)]  # type: ignore[arg-type]
     assert kept == [(q, d) for q, d in zip(queries, docs, strict=True) if q != d]
     assert ranked.rank.tolist() == [1, 2, 1, 2]
+
+
+def test_gains_of_no_rows_are_no_gains() -> None:
+    """Asked for the gains of no rows, every rule gives an empty array (a kernel sums it to 0)."""
+    aligned = aligned_of([("a", "d1", 2.0)], [("a", "d1", 1.0), ("a", "d2", 1.0)])
+    for ties in ("averaged", "docno_desc"):
+        ranked = Ranker(aligned).rank(Ordering(ties=ties))
+        got = ranked.gains(lambda grade, judged, pooled: grade, np.zeros(0, dtype=np.int64))
+        assert got.shape == (0,), ties
+        assert ranked.gains(lambda grade, judged, pooled: grade).tolist() == ([1.0, 1.0] if ties == "averaged"
+                                                                             else [0.0, 2.0])
