@@ -260,3 +260,34 @@ def test_gains_of_no_rows_are_no_gains() -> None:
         assert got.shape == (0,), ties
         assert ranked.gains(lambda grade, judged, pooled: grade).tolist() == ([1.0, 1.0] if ties == "averaged"
                                                                              else [0.0, 2.0])
+
+
+def test_long_integer_docnos_tie_in_byte_order() -> None:
+    """Integer docnos of up to 18 digits (still their own codes), tied: docno_asc puts them in byte
+    order (strcmp), as the brute-force reference sorts their text ("100000000000000000" < "5" < "99")."""
+    docs = ["5", "100000000000000000", "99", "3", "8", "299999999999999999", "6", "20"]
+    run = [("a", d, 1.0) for d in docs]
+    qrels = [("a", "5", 1.0)]
+    aligned = aligned_of(qrels, run)
+    for ties in ("docno_asc", "docno_desc"):
+        o = Ordering(ties=ties)
+        got = fields(aligned, Ranker(aligned).rank(o), docs)["rows"]
+        assert got == reference(qrels, run, o)["rows"], ties
+        assert [r[2] for r in got] == sorted(docs, key=str.encode, reverse=ties == "docno_desc")
+
+
+def test_one_key_tie_order_fits_int64_and_equals_the_lexsort() -> None:
+    """tie_order combines its keys into one int64 only while rows x the product of the key sizes
+    stays below ONE_KEY_LIMIT: every combined key is below that product, so the limit must not
+    pass 2**63 (past it a key could wrap). Below it, the one key orders as the lexsort does."""
+    from rankflavor.order import ties
+
+    assert ties.ONE_KEY_LIMIT <= 2.0**63
+    rng = np.random.default_rng(3)
+    group = np.sort(rng.integers(0, 40, 400))
+    docno_rank = rng.permutation(400)
+    grade = rng.choice([-1.0, 0.0, 1.0, 2.5], 400)
+    for rule in ("docno_desc", "docno_asc", "pessimistic", "optimistic"):
+        want = np.lexsort((*reversed([(-docno_rank if k == ties.DOCNO_DESC else docno_rank) if k[0] == "docno" else
+                                      (-grade if k[1] else grade) for k in ties.TIE_TABLE[rule].keys]), group))
+        assert ties.tie_order(group, docno_rank, grade, rule).tolist() == want.tolist(), rule
