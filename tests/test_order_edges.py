@@ -277,9 +277,11 @@ def test_long_integer_docnos_tie_in_byte_order() -> None:
 
 
 def test_one_key_tie_order_fits_int64_and_equals_the_lexsort() -> None:
-    """tie_order combines its keys into one int64 only while rows x the product of the key sizes
-    stays below ONE_KEY_LIMIT: every combined key is below that product, so the limit must not
-    pass 2**63 (past it a key could wrap). Below it, the one key orders as the lexsort does."""
+    """tie_order combines its keys into one int64 only while (largest group id + 1) x the product
+    of the key sizes stays below ONE_KEY_LIMIT: every combined key is below that product, so the
+    limit must not pass 2**63 (past it a key could wrap). Below it, the one key orders as the
+    lexsort does; group ids count a whole run's tie groups, so a few tied rows can carry ids near
+    2**60, where only the lexsort is exact (this once wrapped: the guard counted rows, not ids)."""
     from rankflavor.order import ties
 
     assert ties.ONE_KEY_LIMIT <= 2.0**63
@@ -291,3 +293,5 @@ def test_one_key_tie_order_fits_int64_and_equals_the_lexsort() -> None:
         want = np.lexsort((*reversed([(-docno_rank if k == ties.DOCNO_DESC else docno_rank) if k[0] == "docno" else
                                       (-grade if k[1] else grade) for k in ties.TIE_TABLE[rule].keys]), group))
         assert ties.tie_order(group, docno_rank, grade, rule).tolist() == want.tolist(), rule
+        far = group * (2**55 + 1)  # the same groups in the same order, ids up to ~2**60
+        assert ties.tie_order(far, docno_rank, grade, rule).tolist() == want.tolist(), rule
