@@ -221,7 +221,14 @@ def run_ast(group: str, every_kind: bool, only: str | None) -> None:
         r["engine"] = "ast"
         r["path"] = str(r["path"])
         r["change"] = f"{' '.join(str(r['old']).split())} -> {' '.join(str(r['new']).split())}"
-    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": round(time.time() - t0), "records": records}, indent=1))
+    took = round(time.time() - t0)
+    previous = OUT / f"ast-{group}.json"
+    if only and previous.exists():  # a partial run: its records replace those of the ids it ran again
+        parts = only.split(" || ")
+        old = json.loads(previous.read_text())
+        kept = [r for r in old["records"] if not any(part in str(r["id"]) for part in parts)]
+        records, took = kept + records, old["took"]
+    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": took, "records": records}, indent=1))
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -325,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
     parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
                         help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
-    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text")
+    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text (several: joined by"
+                        " ' || '); their records replace those of the last run")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--survivors", action="store_true",
                         help="mutmut: run again only the mutants the last run left alive (after adding tests)")

@@ -313,8 +313,8 @@ def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = Fa
     shutil.copytree(repo / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     sys.dont_write_bytecode = True
     mutants = [m for f in files for m in mutants_of(src, f, every_kind)]
-    if only:
-        mutants = [m for m in mutants if only in m.id]
+    if only:  # one or more id substrings, joined by " || "
+        mutants = [m for m in mutants if any(part in m.id for part in only.split(" || "))]
     print(f"{len(mutants)} mutants in {len(files)} file(s); baseline with coverage ...", file=log, flush=True)
     for name in _third_party(repo, src, tests):
         try:
