@@ -295,3 +295,27 @@ def test_one_key_tie_order_fits_int64_and_equals_the_lexsort() -> None:
         assert ties.tie_order(group, docno_rank, grade, rule).tolist() == want.tolist(), rule
         far = group * (2**55 + 1)  # the same groups in the same order, ids up to ~2**60
         assert ties.tie_order(far, docno_rank, grade, rule).tolist() == want.tolist(), rule
+
+
+def test_judged_rows_path_edges() -> None:
+    """The judged rows of a run in rank order: a run retrieving no judged document scores 0 (P@5:
+    nothing relevant in the top 5), rows per query are one int64 count per query of the alignment
+    (condensing can leave the last codes with none), and input_order keeps file order in a large
+    tie group mixing judgments."""
+    assert rf.evaluate({"a": {"x": 1}}, {"a": {"d1": 1.0, "d2": 0.5}}, ["P@5"])[0].summary == 0.0
+    qrels = [("a", "d1", 1.0), ("b", "d1", 0.0)]
+    run = [("a", "d1", 2.0), ("a", "d2", 1.0), ("b", "d9", 1.0)]  # b (the last code) retrieves no judged row
+    aligned = aligned_of(qrels, run)
+    for o in (Ordering(), Ordering(unjudged="condensed"), Ordering(depth=1)):
+        ranked = Ranker(aligned).judged(o)
+        assert ranked is not None and ranked.n_ret.dtype == np.int64, o
+        want = {q: n for q, n in reference(qrels, run, o)["n_ret"].items()}  # type: ignore[attr-defined]
+        ids = [str(q) for q in aligned.query_ids]
+        assert dict(zip(ids, ranked.n_ret.tolist(), strict=True)) == {q: want.get(q, 0) for q in ids}, o
+    docs = [f"d{i:02d}" for i in range(60)]
+    big = [("a", d, 1.0) for d in docs[::-1]]  # one tie group, docnos descending in file order
+    judged = [("a", d, float(i % 3)) for i, d in enumerate(docs) if i % 2]
+    aligned = aligned_of(judged, big)
+    o = Ordering(ties="input_order")
+    got = fields(aligned, Ranker(aligned).judged(o), [d for _, d, _ in big])["rows"]  # type: ignore[arg-type]
+    assert got == [r for r in reference(judged, big, o)["rows"] if r[5]]  # type: ignore[attr-defined]
