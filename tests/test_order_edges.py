@@ -178,7 +178,7 @@ def test_rows_by_query_and_score_past_65536_query_codes() -> None:
 
     rng = np.random.default_rng(1)
     n = 70_000
-    for high in (n, 300):
+    for high in (n, 300, 65_537):  # 65_537: the highest code is 1 << 16, one past 16 bits
         q = rng.integers(0, high, n).astype(np.int32)
         q[0] = high - 1  # the highest code is there
         score = rng.choice([0.0, 0.5, 1.0], n)
@@ -319,3 +319,12 @@ def test_judged_rows_path_edges() -> None:
     o = Ordering(ties="input_order")
     got = fields(aligned, Ranker(aligned).judged(o), [d for _, d, _ in big])["rows"]  # type: ignore[arg-type]
     assert got == [r for r in reference(judged, big, o)["rows"] if r[5]]  # type: ignore[attr-defined]
+
+
+def test_a_run_of_two_tied_rows_is_ordered_by_the_tie_rule() -> None:
+    qrels = [("a", "d1", 1.0), ("a", "d2", 0.0)]
+    run = [("a", "d1", 1.0), ("a", "d2", 1.0)]
+    aligned = aligned_of(qrels, run)
+    for ties in ("docno_asc", "docno_desc", "pessimistic", "optimistic"):
+        o = Ordering(ties=ties)
+        assert fields(aligned, Ranker(aligned).rank(o), ["d1", "d2"])["rows"] == reference(qrels, run, o)["rows"]
