@@ -84,6 +84,22 @@ DESELECT: dict[str, str] = {
 }
 
 
+#: Extra pytest arguments of a group's mutation runs: the ``mutation`` hypothesis profile
+#: (tests/conftest.py) skips shrinking, which only costs time when a mutant is already caught.
+PYTEST_ARGS: dict[str, list[str]] = {
+    "order": ["--hypothesis-profile=mutation"],
+    "aggregate": ["--hypothesis-profile=mutation"],
+}
+
+
+#: Extra ``[tool.mutmut]`` settings of a group's runs. order: a mutant that loops for ever (a
+#: bisection's bounds) stops after 2 x its tests' time + 5 s, not 15 x + 1 s (the time of those
+#: tests was measured with tracing on, several times their time in a mutant's run).
+MUTMUT_CONFIG: dict[str, dict[str, object]] = {
+    "order": {"timeout_multiplier": 2.0, "timeout_constant": 5.0},
+}
+
+
 def files_of(group: str) -> list[str]:
     """The group's source files, relative to ``src/``, without ``__init__.py`` files that only re-export."""
     globs = GROUPS[group][0]
@@ -125,8 +141,8 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
     config = {
         "source_paths": ["src/"], "only_mutate": only, "pytest_add_cli_args_test_selection": tests_of(group),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-o", "addopts=", "-q", "--hypothesis-seed=0",
-                                *(["-k", DESELECT[group]] if group in DESELECT else [])],
-        "use_git_change_detection": False,
+                                *(["-k", DESELECT[group]] if group in DESELECT else []), *PYTEST_ARGS.get(group, [])],
+        "use_git_change_detection": False, **MUTMUT_CONFIG.get(group, {}),
     }
     lines = ["[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in config.items()]
     project = (REPO / "pyproject.toml").read_text()
@@ -161,10 +177,33 @@ def mutmut_records(group: str) -> list[dict[str, object]]:
         module, func = name.split("__mutmut_")[0].rsplit(".", 1)[0], name.split("__mutmut_")[0].rsplit(".", 1)[1]
         rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
                                   "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
-        if status != "killed":
-            rec["change"] = _diff_change(_mutmut("show", name, cwd=scratch))
         records.append(rec)
-    return [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+    records = [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+    alive = [r for r in records if r["status"] not in ("killed", "timeout", "not checked")]
+    for r, diff in zip(alive, _diffs([str(r["id"]) for r in alive], scratch), strict=True):
+        r["change"] = _diff_change(diff)
+    return records
+
+
+#: Prints each named mutant's diff (as ``mutmut show`` does), one JSON list, in one process.
+_SHOW = """
+import json, sys
+from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant
+print(json.dumps([get_diff_for_mutant(n, path=find_mutant(n).path) for n in sys.argv[1:]]))
+"""
+
+
+def _diffs(names: list[str], scratch: Path) -> list[str]:
+    """The diffs of mutmut mutants ``names``, read in one process (``mutmut show`` costs one each)."""
+    if not names:
+        return []
+    for _ in range(3):  # (a run in progress may be rewriting a file of results at that moment)
+        out = subprocess.run([sys.executable, "-c", _SHOW, *names], cwd=scratch, capture_output=True, text=True,
+                             check=False)
+        if out.returncode == 0:
+            return list(json.loads(out.stdout.strip().splitlines()[-1]))
+        time.sleep(2)
+    return [_mutmut("show", name, cwd=scratch) for name in names]
 
 
 def _demangle(name: str) -> str:
@@ -192,13 +231,20 @@ def run_ast(group: str, every_kind: bool, only: str | None) -> None:
     t0 = time.time()
     with open(OUT / f"ast-{group}.log", "w") as log:
         records = mutation_ast.run(REPO, files_of(group), tests_of(group), every_kind=every_kind, only=only,
-                                   deselect=DESELECT.get(group),
+                                   deselect=DESELECT.get(group), extra=PYTEST_ARGS.get(group, []),
                                    workdir=REPO / "mutants-ast" / group, log=log)
     for r in records:
         r["engine"] = "ast"
         r["path"] = str(r["path"])
         r["change"] = f"{' '.join(str(r['old']).split())} -> {' '.join(str(r['new']).split())}"
-    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": round(time.time() - t0), "records": records}, indent=1))
+    took = round(time.time() - t0)
+    previous = OUT / f"ast-{group}.json"
+    if only and previous.exists():  # a partial run: its records replace those of the ids it ran again
+        parts = only.split(" || ")
+        old = json.loads(previous.read_text())
+        kept = [r for r in old["records"] if not any(part in str(r["id"]) for part in parts)]
+        records, took = kept + records, old["took"]
+    (OUT / f"ast-{group}.json").write_text(json.dumps({"took": took, "records": records}, indent=1))
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -240,6 +286,7 @@ def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]])
 
 def report(groups: list[str]) -> int:
     equivalent = load_equivalent()
+    OUT.mkdir(parents=True, exist_ok=True)
     rows, missing = [], []
     OUT.mkdir(parents=True, exist_ok=True)  # a report before any run (mutmut's tree only) writes here too
     for group in groups:
@@ -302,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
     parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
                         help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
-    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text")
+    parser.add_argument("--only", help="ast engine: only mutants whose id contains this text (several: joined by"
+                        " ' || '); their records replace those of the last run")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--survivors", action="store_true",
                         help="mutmut: run again only the mutants the last run left alive (after adding tests)")

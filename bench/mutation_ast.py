@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum", "argmin": "argmax",
@@ -264,9 +265,9 @@ def _third_party(repo: Path, src: Path, tests: list[str]) -> list[str]:
     return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _pytest_args(tests: list[str], deselect: str | None = None) -> list[str]:
+def _pytest_args(tests: list[str], deselect: str | None = None, extra: Sequence[str] = ()) -> list[str]:
     return [*tests, "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore", "--no-header",
-            "--hypothesis-seed=0", *(["-k", deselect] if deselect else [])]
+            "--hypothesis-seed=0", *(["-k", deselect] if deselect else []), *extra]
 
 
 def _child(run: object, timeout: float) -> tuple[str, float]:
@@ -301,8 +302,9 @@ def _child(run: object, timeout: float) -> tuple[str, float]:
 
 def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = False, only: str | None = None,
         workdir: Path | None = None, log: io.TextIOBase | None = None,
-        deselect: str | None = None) -> list[dict[str, object]]:
-    """Every mutant of ``files`` (paths under ``src/``) against ``tests``; one record per mutant."""
+        deselect: str | None = None, extra: Sequence[str] = ()) -> list[dict[str, object]]:
+    """Every mutant of ``files`` (paths under ``src/``) against ``tests``; one record per mutant
+    (``extra``: more pytest arguments, such as the group's hypothesis profile)."""
     log = log or sys.stderr  # type: ignore[assignment]
     workdir = workdir or repo / "mutants-ast"
     src = workdir / "src"
@@ -311,8 +313,8 @@ def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = Fa
     shutil.copytree(repo / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     sys.dont_write_bytecode = True
     mutants = [m for f in files for m in mutants_of(src, f, every_kind)]
-    if only:
-        mutants = [m for m in mutants if only in m.id]
+    if only:  # one or more id substrings, joined by " || "
+        mutants = [m for m in mutants if any(part in m.id for part in only.split(" || "))]
     print(f"{len(mutants)} mutants in {len(files)} file(s); baseline with coverage ...", file=log, flush=True)
     for name in _third_party(repo, src, tests):
         try:
@@ -345,7 +347,7 @@ def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = Fa
         cov = coverage.Coverage(data_file=str(cov_file), include=[str(src / f) for f in files])
         plugin = Contexts(cov)
         cov.start()
-        code = pytest.main(_pytest_args(tests, deselect), plugins=[plugin])
+        code = pytest.main(_pytest_args(tests, deselect, extra), plugins=[plugin])
         cov.stop()
         cov.save()
         (workdir / "durations.json").write_text(json.dumps(plugin.durations))
@@ -378,7 +380,7 @@ def run(repo: Path, files: list[str], tests: list[str], *, every_kind: bool = Fa
             (src / m.path).write_bytes(mutated)
             budget = 3 * sum(durations[c] for c in selected) + 10 + 2 * len(files)
             try:
-                status, took = _child(lambda sel=selected: pytest.main(_pytest_args(sel)), budget)
+                status, took = _child(lambda sel=selected: pytest.main(_pytest_args(sel, None, extra)), budget)
             finally:
                 (src / m.path).write_bytes(originals[m.path])
         records.append({**dataclasses.asdict(m), "id": m.id, "status": status, "seconds": round(took, 2),

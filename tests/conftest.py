@@ -5,6 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
+
+# Mutation runs (bench/mutation.py passes --hypothesis-profile=mutation) need to know only whether a
+# test fails: shrinking the failing example only costs time there, and a test that scales its examples
+# by the profile (tests/order_cases.py: examples) runs a fifth of them; a surviving mutant runs every
+# mapped test, so this is most of a run's time. The suite's own runs never load it.
+settings.register_profile("mutation", max_examples=20, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

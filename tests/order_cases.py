@@ -199,7 +199,13 @@ def cases(draw: st.DrawFn, contiguous: bool | None = None) -> Case:
     return Case(rows, judgments, run, qrels, knobs)
 
 
-RANDOM = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def examples(n: int) -> int:
+    """``n`` examples under hypothesis' default profile (100 examples a test), scaled by the profile
+    loaded: the mutation runs' (tests/conftest.py) runs a fifth as many."""
+    return max(1, n * settings.default.max_examples // 100)
+
+
+RANDOM = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def as_list(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> list[Any]:

@@ -21,10 +21,10 @@ from rankflavor.measure import parse_measure
 from rankflavor.order.layout import blocks_in_code_order, find_layout
 from rankflavor.tables import Run
 
-from .order_cases import Case, as_list, cases, same_values
+from .order_cases import Case, as_list, cases, examples, same_values
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=0, max_size=30))
 def test_layout_from_known_blocks_equals_the_scan(rows: list[tuple[int, int]]) -> None:
     """The layout read with the query blocks alignment found equals the one found by scanning
@@ -121,7 +121,7 @@ def test_run_row_maps_back_to_input_rows(tmp_path: Path, layout: str, duplicates
         assert mine == sorted(mine)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(contiguous=True), data=st.data())
 def test_block_order_does_not_change_values(case: Case, data: st.DataObject) -> None:
     """The same contiguous run with its query blocks in another order: same values, same rows."""

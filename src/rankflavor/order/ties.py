@@ -139,7 +139,9 @@ def tie_order(group: Ints, docno_rank: Ints, grade: Floats, rule: str) -> Ints:
             code, size = np.searchsorted(levels, grade), len(levels)
         keys.append(size - 1 - code if descending else code)
         sizes.append(size)
-    if float(n) * math.prod(map(float, sizes)) < ONE_KEY_LIMIT:  # one int64 key beats a lexsort
+    # Every combined key is below (largest group id + 1) x the key sizes: the group ids (of a
+    # whole run's tie groups) may be far more than the n rows here.
+    if (float(group.max(initial=-1)) + 1.0) * math.prod(map(float, sizes)) < ONE_KEY_LIMIT:  # beats a lexsort
         combined = group
         for code, size in zip(keys, sizes, strict=True):
             combined = combined * size + code
