@@ -288,7 +288,6 @@ def report(groups: list[str]) -> int:
     equivalent = load_equivalent()
     OUT.mkdir(parents=True, exist_ok=True)
     rows, missing = [], []
-    OUT.mkdir(parents=True, exist_ok=True)  # a report before any run (mutmut's tree only) writes here too
     for group in groups:
         recs: list[dict[str, object]] = []
         if (REPO / "mutants-run" / group).exists():
