@@ -7,6 +7,7 @@ graded 0..3 on trec_dl), never read back from rankflavor."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -151,8 +152,13 @@ def test_cli_json_is_the_same_result(tmp_path):
     res = CliRunner().invoke(cli, ["judgments", str(q), *paths, "-m", "P@2", "--scale", "trec_dl", "--format", "json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.output)
-    assert {k: v for k, v in got.items() if k != "qrels"} == {k: v for k, v in EXPECTED.items() if k != "qrels"}
+    assert {k: v for k, v in got.items() if k not in ("qrels", "provenance")} == {
+        k: v for k, v in EXPECTED.items() if k != "qrels"}
     assert got["qrels"].endswith("qrels.txt")
+    # the command adds where its inputs came from (path and size: hashes would change with line order)
+    prov = got["provenance"]
+    assert [(Path(i["source"]).name, i["bytes"]) for i in [prov["qrels"], *prov["runs"]]] == [
+        (Path(f).name, Path(f).stat().st_size) for f in (str(q), *paths)]
 
 
 def test_scale_describe_and_own_scale_json():
