@@ -275,3 +275,17 @@ def test_report_names_the_flavor_that_flips_a_pair(tmp_path: Path) -> None:
     body = page.split('class="generic pairs"', 1)[1].split("</table>", 1)[0]
     exp2 = next(r for r in spread_view(sp.to_dict())["rows"] if "gain=exp2" in r["flavor"])
     assert f"<td>yes: A ahead under #{exp2['i']} gain=exp2</td>" in body
+
+
+def test_a_report_of_spread_json_alone_shows_every_inputs_hash(mixed: dict[str, Path], tmp_path: Path) -> None:
+    """`spread --format json` recorded no inputs, so a report built from it said "not recorded" for
+    them: it now records each input's path and size, and the report hashes the files it names."""
+    data = json.loads(mixed["spread"].read_text())
+    assert data["provenance"]["qrels"] == {"source": str(mixed["qrels"]), "bytes": mixed["qrels"].stat().st_size}
+    assert [r["source"] for r in data["provenance"]["runs"]] == [str(mixed["run_a"]), str(mixed["run_b"])]
+    report = tmp_path / "s.html"
+    run("report", str(mixed["spread"]), "-o", str(report))
+    text = visible(report.read_text())
+    for key in ("qrels", "run_a", "run_b"):
+        assert sha256(mixed[key]) in text, key
+    assert "not recorded; file not found" not in text

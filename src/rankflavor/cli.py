@@ -263,6 +263,11 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
         data = {**result.to_dict(), "provenance": input_provenance(qrels, runs, hashes=True)}
         html_report(html_path, [document_from_dict(data, "spread results (in memory)")],
                     {"measure": measure, "preset": preset, "flavor": knobs})
+    if fmt == "json":  # the inputs' paths and sizes, so `rankflavor report` can show their SHA-256
+        from .finite import dumps
+
+        click.echo(dumps({**result.to_dict(), "provenance": input_provenance(qrels, runs)}))
+        return
     click.echo(render_spread(result, fmt, output_width()), nl=False)
 
 
