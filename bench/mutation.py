@@ -50,6 +50,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "stats": (["rankflavor/stats/*.py"], ["tests/test_stats*.py"]),
     "order": (["rankflavor/order/*.py"], ["tests/test_order*.py"]),
     "aggregate": (["rankflavor/aggregate.py"], ["tests/test_aggregate*.py"]),
+    "raters": (["rankflavor/raters/reliability.py"], ["tests/test_raters*.py"]),
     "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
