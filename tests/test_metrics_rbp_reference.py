@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from rankflavor.errors import FlavorError
 
-from .test_metrics_ndcg_reference import GAINS, NO_SHRINK, Query, ours, queries, same, text
+from .test_metrics_ndcg_reference import GAINS, NO_SHRINK, Query, agrees, ours, queries
 
 
 def reference(q: Query, metric: str, k: int | None, knobs: dict[str, str]) -> float:
@@ -64,10 +64,7 @@ def flavors(draw: st.DrawFn) -> tuple[str, int | None, dict[str, str]]:
 @settings(max_examples=80, deadline=None, phases=NO_SHRINK)
 @given(queries(), st.lists(flavors(), min_size=4, max_size=4))
 def test_rbp_family_equals_the_sums(q: Query, cases: list[tuple[str, int | None, dict[str, str]]]) -> None:
-    measures = [text(m, k, kn) for m, k, kn in cases]
-    got = ours(q, measures)
-    for (m, k, kn), g, name in zip(cases, got, measures, strict=True):
-        assert same(g, reference(q, m, k, kn)), (name, q, g, reference(q, m, k, kn))
+    agrees(q, cases, lambda m, k, kn: reference(q, m, k, kn))
 
 
 # rank: doc grade: 1 a 3, 2 x (unjudged), 3 c 1; b 0 never retrieved
