@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,18 @@ def write(tmp_path: Path):  # type: ignore[no-untyped-def]
         return p
 
     return _write
+
+
+# A local Spark session per test module (tests/test_spark.py keeps its own, which needs no Java check:
+# it imports pyspark at module level).
+@pytest.fixture(scope="module")
+def spark():  # type: ignore[no-untyped-def]
+    pytest.importorskip("pyspark")
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.skip("PySpark needs Java 17+ on PATH or JAVA_HOME")
+    from rankflavor.spark import local_session
+
+    try:
+        return local_session("local[2]", shuffle_partitions=2, driver_memory="1g")
+    except Exception as exc:  # pragma: no cover - depends on the machine's Java
+        pytest.skip(f"cannot start a local Spark session: {exc}")

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -74,18 +72,6 @@ def test_spark_labels_listed_without_predictions() -> None:
         m = rankflavor.evaluate(labels, run, name, preset="spark")[0]
         assert m.mean == pytest.approx(value * 2 / 3, abs=EPS) and m.per_query()["q3"] == 0.0, name
 
-
-@pytest.fixture(scope="module")
-def spark():  # type: ignore[no-untyped-def]
-    pytest.importorskip("pyspark")
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        pytest.skip("PySpark needs Java 17+ on PATH or JAVA_HOME")
-    from rankflavor.spark import local_session
-
-    try:
-        return local_session("local[2]", shuffle_partitions=2, driver_memory="1g")
-    except Exception as exc:  # pragma: no cover - depends on the machine's Java
-        pytest.skip(f"cannot start a local Spark session: {exc}")
 
 
 def test_pyspark_rows_of_nothing_and_the_spark_engine(spark) -> None:  # type: ignore[no-untyped-def]

@@ -15,9 +15,6 @@ run, also 0 and counted.
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
 import pytest
 
@@ -81,18 +78,6 @@ def test_an_all_zero_label_set_is_an_empty_one_for_pairs_only() -> None:
     assert rankflavor.evaluate(qrels, run, "precisionAt(2)", preset="spark_triples")[0].mean == 0.5
     assert rankflavor.evaluate(qrels, run, "ndcgAt(2)", preset="spark_triples")[0].mean == 0.0  # maxDcg 0: 0
 
-
-@pytest.fixture(scope="module")
-def spark():  # type: ignore[no-untyped-def]
-    pytest.importorskip("pyspark")
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        pytest.skip("PySpark needs Java 17+ on PATH or JAVA_HOME")
-    from rankflavor.spark import local_session
-
-    try:
-        return local_session("local[2]", shuffle_partitions=2, driver_memory="1g")
-    except Exception as exc:  # pragma: no cover - depends on the machine's Java
-        pytest.skip(f"cannot start a local Spark session: {exc}")
 
 
 def _random_rows(seed: int, n: int) -> list[tuple[list[str], list[str]]]:
