@@ -238,7 +238,20 @@ def test_gap_and_overlaps():
     assert x.gap.tolist() == [0.5, 0.0] and y.gap.tolist() == [0.5, 0.0] and z.gap.tolist() == [0.0, 0.5]
     assert (x.lower_mean, x.upper_mean, z.lower_mean, z.upper_mean) == (0.5, 0.75, 0.0, 0.25)
     assert x.overlaps(y) and y.overlaps(x) and not x.overlaps(z) and not z.overlaps(x)
-    assert set(cov.undecided["P@2"]) == {"x", "y"} and "z" not in cov.undecided["P@2"]
+    p2 = str(cov.runs[0].bounds[0].measure)
+    assert list(cov.undecided) == [p2] and p2.startswith("P@2[rel=2,")
+    assert cov.undecided[p2] == {"x": ["y"], "y": ["x"]}
+    # Two flavors of one metric are two measures: at rel=1 z's q1 (b, graded 1) counts, so z's
+    # interval is [1/4, 1/2] and touches x's and y's [1/2, 3/4]; at rel=2 it stays apart. Keyed by
+    # the metric's name, the second would overwrite the first and flag z under P@2 too.
+    both = judgments(qrels, runs, ["P@2", "P@2[rel=1]"], scale="trec_dl")
+    rel2, rel1 = (str(b.measure) for b in both.runs[0].bounds.measures)
+    assert both.undecided == {rel2: {"x": ["y"], "y": ["x"]},
+                              rel1: {"x": ["y", "z"], "y": ["x", "z"], "z": ["x", "y"]}}
+    from rankflavor.render.judgmentsfmt import render_judgments
+
+    table = [line for line in render_judgments(both, width=240).splitlines() if line.startswith("│ z")]
+    assert len(table) == 1 and table[0].count(" * ") + table[0].count(" *│") == 1  # z undecided once: at rel=1
     touching = bounds({"q": {"a": 2}}, {"q": {"a": 1.0, "u": 0.5}}, "P@2", scale="trec_dl")[0]
     assert (touching.lower_mean, touching.upper_mean) == (0.5, 1.0)
     assert touching.overlaps(x) and x.overlaps(touching)  # [0.5, 1] and [0.5, 0.75] share 0.5..0.75
@@ -496,9 +509,9 @@ def test_rbp_residual_in_json_and_footer(dl19):  # type: ignore[no-untyped-def]
     assert np.all(mb.upper <= mb.lower + mb.residual + 1e-12)  # the residual covers the tail too
     assert mb.residual_mean - (mb.upper_mean - mb.lower_mean) == pytest.approx(
         float(np.mean([0.8 ** min(20, n) for n in [100] * len(mb.queries)])), abs=1e-12)  # p^d, d = 20
-    from rankflavor.judgments.report import render_coverage
+    from rankflavor.render.judgmentsfmt import render_judgments
 
-    text = render_coverage(cov)
+    text = render_judgments(cov, width=240)
     assert f"lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: tasb " \
            f"{mb.lower_mean + mb.residual_mean:.4f}" in text
 

@@ -122,10 +122,10 @@ def test_a_cutoff_free_measure_names_no_k():
     cov = judgments({"q": {"a": 2}}, {"q": {"a": 1.0, "u": 0.5}}, ["P"], scale="trec_dl")
     r = cov.runs[0]
     assert r.k is None and r.shown.tolist() == [2] and r.unjudged_ranks == [[2]]
-    from rankflavor.judgments.report import render_coverage
+    from rankflavor.render.judgmentsfmt import render_judgments
 
-    head = render_coverage(cov).splitlines()[5]
-    assert head.split()[:3] == ["run", "judged", "unjudged"]
+    head = next(line for line in render_judgments(cov, width=120).splitlines() if line.startswith("┃"))
+    assert head.replace("┃", " ").split()[:3] == ["run", "judged", "unjudged"]
     d = r.bounds.to_dict()
     assert list(d) == ["run", "scale", "measures"] and d["run"] == "run dict" and d["scale"] == "trec_dl"
     assert d["measures"][0]["lower"] == 0.5 and d["measures"][0]["upper"] == 1.0  # u at 0: 1/2; at 2 or 3: 2/2

@@ -15,7 +15,28 @@ from click.testing import CliRunner
 from rankflavor.cli import cli
 from rankflavor.judgments import Scale, judgments
 from rankflavor.judgments.coverage import BIAS_RULE
-from rankflavor.judgments.report import render_coverage
+from rankflavor.render.judgmentsfmt import render_judgments
+
+BOX = "│┃"  # a table row's cell separators (rich's box); the rules above and below rows hold neither
+
+
+def render_coverage(cov: object, fmt: str = "table", per_query: bool = False) -> str:
+    """The command's renderer at a width where no sentence wraps."""
+    return render_judgments(cov, fmt, per_query, width=240)  # type: ignore[arg-type]
+
+
+def prose(text: str) -> list[str]:
+    """The lines outside the tables, blank lines left out (tables' borders and rows too)."""
+    return [line for line in text.splitlines() if line and line[0] not in "┏┡└│┃"]
+
+
+def rows(text: str) -> list[list[str]]:
+    """Every table row (the header included) as its stripped cells."""
+    out = []
+    for line in text.splitlines():
+        if line[:1] in tuple(BOX):
+            out.append([c.strip() for c in line.replace("┃", "│").strip("│").split("│")])
+    return out
 
 # q1: a(3) b(0) c(2) f(2) judged; q2: d(1) only, nothing relevant at rel = 2.
 QRELS = {"q1": {"a": 3, "b": 0, "c": 2, "f": 2}, "q2": {"d": 1}}
@@ -45,7 +66,7 @@ EXPECTED = {
     # mean unjudged@2: r1 (1/2 + 1/2) / 2 = 0.5, r2 (2/2 + 1/1) / 2 = 1; r2 - 0.5 >= 0.05 and 1 >= 2 x 0.5
     "pool_bias": {"runs": ["r2"], "rule": BIAS_RULE},
     # mean intervals r1 [0.25, 0.75], r2 [0, 0.75]: they overlap
-    "undecided": {"P@2": {"r1": ["r2"], "r2": ["r1"]}},
+    "undecided": {P2: {"r1": ["r2"], "r2": ["r1"]}},
     "runs": [
         {"run": "r1", "k": 2, "judged_at_k": 0.5, "unjudged_at_k": 0.5, "unjudged_in_top_k": 2,
          "top_k_grades": {"1": 1, "3": 1, "unjudged": 2},
@@ -79,35 +100,32 @@ def test_every_json_field_by_hand():
 def test_every_table_line_by_hand():
     cov = judgments(QRELS, RUNS, ["P@2"], scale="trec_dl")
     want = [
-        "judgments  qrels dict  (trec_dl: grades {0,1,2,3}, relevant >= 2, G = 3)",
+        "judgments qrels dict (trec_dl: grades {0,1,2,3}, relevant >= 2, G = 3)",
         "  grades: 0: 1  1: 1  2: 2  3: 1",
         "  queries with nothing relevant: 1 (q2)",
         "  relevant documents no run retrieved: 2 in 1 queries",
-        "",
-        "run    judged@2    unjudged@2  " + "P@2 value [lower, upper]".ljust(32) + "  condensed",
-        "r1       0.5000             2  " + "0.2500 [0.2500, 0.7500] *".ljust(32) + "     0.2500",
-        "r2       0.0000             3  " + "0.0000 [0.0000, 0.7500] *".ljust(32) + "     0.2500",
-        "",
-        f"  P@2: {P2}",
-        f"    [lower, upper]: least and greatest value over {COVERS}",
-        "    * undecided by the judgments (its interval overlaps another run's): r1, r2",
-        "",
+        "P@2:",
+        f"  {P2}",
+        f"  [lower, upper]: least and greatest value over {COVERS}",
+        "  * undecided by the judgments (its interval overlaps another run's): r1, r2",
         "WARNING pool bias: r2 hold markedly more unjudged documents in the top k than the other runs; their "
         "zero-imputed scores are biased low: read the bounds.",
         f"  rule: {BIAS_RULE}",
-        "",
-        "r1: per query",
-        "  query        judged@2 unjudged ranks           P@2 [lower, upper]",
-        "  q1             0.5000 2                        0.5000 [0.5000, 1.0000]",
-        "  q2             0.5000 2                        0.0000 [0.0000, 0.5000]",
-        "",
-        "r2: per query",
-        "  query        judged@2 unjudged ranks           P@2 [lower, upper]",
-        "  q1             0.0000 1,2                      0.0000 [0.0000, 1.0000]",
-        "  q2             0.0000 1                        0.0000 [0.0000, 0.5000]",
     ]
-    assert render_coverage(cov, per_query=True) == "\n".join(want) + "\n"
-    assert render_coverage(cov) == "\n".join(want[:15]) + "\n"  # per query only when asked
+    table = [["run", "judged@2", "unjudged@2", "P@2 value [lower, upper]", "condensed"],
+             ["r1", "0.5000", "2", "0.2500 [0.2500, 0.7500] *", "0.2500"],
+             ["r2", "0.0000", "3", "0.0000 [0.0000, 0.7500] *", "0.2500"]]
+    per_query = [["query", "judged@2", "unjudged ranks", "P@2 value [lower, upper]"],
+                 ["q1", "0.5000", "2", "0.5000 [0.5000, 1.0000]"],
+                 ["q2", "0.5000", "2", "0.0000 [0.0000, 0.5000]"],
+                 ["query", "judged@2", "unjudged ranks", "P@2 value [lower, upper]"],
+                 ["q1", "0.0000", "1,2", "0.0000 [0.0000, 1.0000]"],
+                 ["q2", "0.0000", "1", "0.0000 [0.0000, 0.5000]"]]
+    full = render_coverage(cov, per_query=True)
+    assert prose(full) == [*want, "r1: per query", "r2: per query"]
+    assert rows(full) == table + per_query
+    short = render_coverage(cov)  # per query only when asked
+    assert prose(short) == want and rows(short) == table
 
 
 def test_table_without_a_scale_one_run_many_empty_queries_and_rbp():
@@ -121,7 +139,7 @@ def test_table_without_a_scale_one_run_many_empty_queries_and_rbp():
     run["q"] = {"a": 0.9, "b": 0.8}
     cov = judgments(qrels, {"only": run}, ["RBP@2[max_grade=2]"], rel=1)
     text = render_coverage(cov, per_query=True).splitlines()
-    assert text[0] == "judgments  qrels dict  (no scale; relevant >= 1)"
+    assert text[0] == "judgments qrels dict (no scale; relevant >= 1)"
     assert text[2] == "  queries with nothing relevant: 9 (e0, e1, e2, e3, e4, e5, e6, e7, ...)"
     assert cov.undecided == {} and cov.pool_bias == [] and not any("WARNING" in t for t in text)
     # RBP@2, p = 0.8, gain g / G (G = 2), ten queries: e0 = z(0), h(hole at rank 2): 0 .. the weight
@@ -131,12 +149,12 @@ def test_table_without_a_scale_one_run_many_empty_queries_and_rbp():
     mb = cov.runs[0].bounds[0]
     assert mb.lower_mean == pytest.approx(0.028) and mb.upper_mean == pytest.approx(0.044)
     assert mb.residual_mean == pytest.approx(0.784)
-    assert ("    lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: only 0.8120"
+    assert ("  lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: only 0.8120"
             in text)
-    per_query = text[text.index("only: per query") + 2:]
-    assert [row.split()[0] for row in per_query] == [f"e{i}" for i in range(9)] + ["q"]
-    assert per_query[0].split()[1:3] == ["0.5000", "2"] and per_query[1].split()[1:3] == ["1.0000", "-"]
-    assert per_query[-1].split()[1:] == ["1.0000", "-", "0.2800", "[0.2800,", "0.2800]"]
+    per_query = rows("\n".join(text[text.index("only: per query"):]))[1:]
+    assert [row[0] for row in per_query] == [f"e{i}" for i in range(9)] + ["q"]
+    assert per_query[0][1:3] == ["0.5000", "2"] and per_query[1][1:3] == ["1.0000", "-"]
+    assert per_query[-1][1:] == ["1.0000", "-", "0.2800 [0.2800, 0.2800]"]
 
 
 def test_cli_json_is_the_same_result(tmp_path):
@@ -196,11 +214,28 @@ def test_table_of_three_runs_with_rbp_two_biased_and_a_skipped_query():
     assert ("WARNING pool bias: new1, new2 hold markedly more unjudged documents in the top k than the other runs; "
             "their zero-imputed scores are biased low: read the bounds.") in text
     # lower: full (0.2 + 0) / 2 = 0.1, the others 0; + residual: full 0.1 + 0.8, the others 0 + 1
-    assert ("    lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: "
+    assert ("  lower + residual (Moffat & Zobel), which also covers the ranks past each run's end: "
             "full 0.9000, new1 1.0000, new2 1.0000") in text
     skip = judgments(qrels, {"full": runs["full"]}, ["P@1[empty=skip]"], scale="trec_dl")
-    rows = render_coverage(skip, per_query=True).splitlines()
-    assert rows[5:7] == ["run     judged@1    unjudged@1  " + "P@1 value [lower, upper]".ljust(32) + "  condensed",
-                         "full      1.0000             0  " + "1.0000 [1.0000, 1.0000]".ljust(32) + "     1.0000"]
-    per_query = rows[rows.index("full: per query") + 2:]
-    assert per_query == ["  q              1.0000 -                        1.0000 [1.0000, 1.0000]"]
+    text = render_coverage(skip, per_query=True)
+    assert rows(text)[:2] == [["run", "judged@1", "unjudged@1", "P@1 value [lower, upper]", "condensed"],
+                              ["full", "1.0000", "0", "1.0000 [1.0000, 1.0000]", "1.0000"]]
+    per_query = rows(text[text.index("full: per query"):])[1:]
+    assert per_query == [["q", "1.0000", "-", "1.0000 [1.0000, 1.0000]"]]
+
+
+def test_the_report_flags_undecided_runs_per_flavor_and_reads_older_files():
+    """The HTML report's coverage panel reads ``undecided`` by each measure's flavor string; a
+    file written before that keyed it by the metric's name, and still reads."""
+    from rankflavor.report.sections import coverage_view
+
+    both = judgments({"q1": {"a": 3, "b": 1}, "q2": {"c": 2}},
+                     {"x": {"q1": {"a": 0.9, "u": 0.8}, "q2": {"c": 0.5}},
+                      "y": {"q1": {"v": 0.9, "a": 0.8}, "q2": {"c": 0.5}},
+                      "z": {"q1": {"b": 0.9}, "q2": {"w": 0.5}}}, ["P@2", "P@2[rel=1]"], scale="trec_dl").to_dict()
+    view = coverage_view(both)
+    flags = {r["run"]: [c["undecided"] for c in r["bounds"]] for r in view["runs"]}
+    assert flags == {"x": [["y"], ["y", "z"]], "y": [["x"], ["x", "z"]], "z": [[], ["x", "y"]]}
+    old = json.loads(render_coverage(judgments(QRELS, RUNS, ["P@2"], scale="trec_dl"), "json"))
+    old["undecided"] = {"P@2": old["undecided"][P2]}
+    assert [r["bounds"][0]["undecided"] for r in coverage_view(old)["runs"]] == [["r2"], ["r1"]]

@@ -140,7 +140,7 @@ class Coverage:
     never_retrieved : per query, the relevant documents that no run retrieved (at any depth).
     runs : one :class:`RunCoverage` per run, in the order given.
     pool_bias : the runs the pool-bias warning names (:data:`BIAS_RULE`).
-    undecided : per measure, ``{run: [runs whose mean interval overlaps it]}``.
+    undecided : per measure (its canonical flavor string), ``{run: [runs whose mean interval overlaps it]}``.
     """
 
     qrels: str
@@ -240,12 +240,13 @@ def pool_bias(means: Mapping[str, float]) -> list[str]:
 
 
 def undecided(runs: list[RunCoverage]) -> dict[str, dict[str, list[str]]]:
-    """Per measure, each run whose mean interval overlaps another run's, with those runs."""
+    """Per measure (keyed by its canonical flavor string: two flavors of one metric are two
+    measures), each run whose mean interval overlaps another run's, with those runs."""
     out: dict[str, dict[str, list[str]]] = {}
     if len(runs) < 2:
         return out
     for i, m in enumerate(runs[0].bounds.measures):
-        label = m.measure.name
+        label = str(m.measure)
         found: dict[str, list[str]] = {}
         for r in runs:
             mine: MeasureBounds = r.bounds.measures[i]

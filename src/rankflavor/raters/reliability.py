@@ -8,7 +8,10 @@
   missing rating left missing (alpha needs no complete design), the value domain the grades of
   the declared scale when one is given, else the grades observed.
 
-A statistic that is undefined on the data (one grade only, too few pairs) is NaN.
+A statistic that is undefined on the data is NaN, with the reason under ``undefined``: when the
+design lacks what it needs (two raters; a pair both, or every, rater rated; a pair rated twice),
+"needs ..."; when the design has it but every rating the statistic reads is the same grade, the
+chance agreement is perfect and the statistic is 0/0.
 
 The two kappas are computed here with the very operations of statsmodels'
 ``cohens_kappa``/``fleiss_kappa`` (tests/test_raters.py checks them against statsmodels and
@@ -25,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from ..finite import json_number, undefined
 from .ratings import Ratings
 
@@ -73,6 +77,11 @@ def agreement(ratings: Ratings, grades: Any = None) -> Agreement:
     grades : sequence of numbers, optional
         The scale's grades (Krippendorff's value domain); default: the grades observed.
 
+    Raises
+    ------
+    InputError
+        A rating's grade is not among ``grades``.
+
     Examples
     --------
     >>> r = Ratings.from_rows([("q", d, rater, g) for d, ga, gb in [("a", 0, 0), ("b", 1, 1), ("c", 2, 1)]
@@ -86,6 +95,11 @@ def agreement(ratings: Ratings, grades: Any = None) -> Agreement:
     matrix = np.full((len(raters), len(pair_query)), np.nan)
     matrix[rater_codes, codes] = ratings.grade
     domain = np.unique(np.asarray(grades if grades is not None else ratings.grade, dtype=np.float64))
+    off = ~np.isin(ratings.grade, domain)
+    if off.any():  # a grade off the scale would be counted as its neighbour on it
+        shown = ", ".join(f"{g:g}" for g in domain)
+        raise InputError(ratings.source, None, f"grade {float(ratings.grade[off][0]):g} is not on the label scale "
+                         f"(grades {shown}); {int(off.sum())} rating(s) off it")
     overall = _stats(matrix, domain)
     per_query = {}
     for q in np.unique(pair_query):
@@ -101,14 +115,19 @@ def _stats(matrix: np.ndarray, domain: np.ndarray) -> Stats:
     complete = m[:, (~np.isnan(m)).all(axis=0)] if len(m) else m
     cohen = _cohen(complete, domain) if len(m) == 2 else None
     fleiss, alpha = _fleiss(complete, domain), _alpha(m, domain)
-    one_grade = len(np.unique(m[~np.isnan(m)])) < 2
+    twice = ((~np.isnan(m)).sum(axis=0) >= 2).any()  # a pair alpha can pair two values within
     why = {}
-    for name, x, needs in (("cohen_kappa", cohen, "a pair both raters rated"),
-                           ("fleiss_kappa", fleiss, "two raters and a pair every rater rated"),
-                           ("krippendorff_alpha", alpha, "two grades in the value domain and a pair rated twice")):
+    # (statistic, value, whether the design has what it needs, what it needs). With what it needs,
+    # a statistic is NaN only when its chance agreement is perfect, that is when every rating it
+    # reads is the same grade (Cohen: both margins on one grade; Fleiss: the grades' shares;
+    # alpha: no expected disagreement among the pairable values).
+    for name, x, designed, needs in (
+            ("cohen_kappa", cohen, complete.shape[1] > 0, "a pair both raters rated"),
+            ("fleiss_kappa", fleiss, len(m) >= 2 and complete.shape[1] > 0, "two raters and a pair every rater rated"),
+            ("krippendorff_alpha", alpha, twice, "two raters and a pair rated twice")):
         if x is None or not math.isnan(x):
             continue
-        if one_grade and complete.shape[1] > 0:
+        if designed:
             why[name] = "nan: every rating is the same grade, so the agreement expected by chance is perfect: 0/0"
         else:
             why[name] = f"nan: needs {needs}"
@@ -131,7 +150,7 @@ def _cohen(complete: np.ndarray, domain: np.ndarray) -> float:
     agree = np.diag(table).sum()
     freq_row, freq_col = table.sum(1) / nobs, table.sum(0) / nobs
     agree_exp = np.diag(freq_col * freq_row[:, None]).sum()
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 on one grade only: NaN, which is what we report
+    with np.errstate(invalid="ignore"):  # 0/0 on one grade only (nothing else divides by 0): NaN, as reported
         return float((agree / nobs - agree_exp) / (1 - agree_exp))
 
 
@@ -151,15 +170,16 @@ def _fleiss(complete: np.ndarray, domain: np.ndarray) -> float:
     p_cat = table.sum(0) / n_total
     p_rat = ((table * table).sum(1) - n_rat) / (n_rat * (n_rat - 1.0))
     p_mean_exp = (p_cat * p_cat).sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # 0/0 on one grade only (nothing else divides by 0)
         return float((p_rat.mean() - p_mean_exp) / (1 - p_mean_exp))
 
 
 def _alpha(m: np.ndarray, domain: np.ndarray) -> float:
     import krippendorff
 
-    # alpha needs two values in the domain and at least one pair rated twice.
-    if len(domain) < 2 or m.shape[0] < 2 or not ((~np.isnan(m)).sum(axis=0) >= 2).any():
+    # alpha needs two values in the domain and at least one pair rated twice (so two raters: a
+    # rater rates a pair once).
+    if len(domain) < 2 or not ((~np.isnan(m)).sum(axis=0) >= 2).any():
         return math.nan
     try:
         with warnings.catch_warnings():  # 0/0 when the expected disagreement is nil: NaN, reported as such

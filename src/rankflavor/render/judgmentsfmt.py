@@ -71,7 +71,7 @@ def _table(cov: Coverage, per_query: bool, width: int | None) -> str:
                Column("unjudged" + k, [str(int(r.unjudged.sum())) for r in runs], "right")]
     for i, b in enumerate(measures):
         name = b.measure.name
-        over = cov.undecided.get(name, {})
+        over = cov.undecided.get(str(b.measure), {})
         cells = [interval_text(r.bounds.measures[i]) + (" *" if r.name in over else "") for r in runs]
         columns.append(Column(f"{name} value [lower, upper]", cells))
         columns.append(Column("condensed", [f"{r.bounds.measures[i].condensed_mean:.4f}" for r in runs], "right"))
@@ -89,7 +89,7 @@ def _table(cov: Coverage, per_query: bool, width: int | None) -> str:
                               for r in runs)
             print_wrapped(console, "lower + residual (Moffat & Zobel), which also covers the ranks past each run's "
                           "end: " + resid, "  ", "    ")
-        over = cov.undecided.get(b.measure.name, {})
+        over = cov.undecided.get(str(b.measure), {})
         if over:
             print_wrapped(console, "* undecided by the judgments (its interval overlaps another run's): "
                           + ", ".join(over), "  ", "    ")

@@ -118,7 +118,8 @@ def coverage_view(data: dict[str, Any]) -> dict[str, Any]:
     """
     bias = data["pool_bias"]
     biased = {str(r) for r in bias.get("runs", [])}
-    undecided = data.get("undecided") if isinstance(data.get("undecided"), dict) else {}
+    found = data.get("undecided")
+    undecided: dict[str, Any] = found if isinstance(found, dict) else {}
     measures: list[str] = []
     for r in data["runs"]:
         for b in r.get("bounds", []):
@@ -131,7 +132,9 @@ def coverage_view(data: dict[str, Any]) -> dict[str, Any]:
         cells = []
         for flavor in measures:
             b = mine.get(flavor)
-            over = (undecided.get(flavor.split("[")[0]) or {}).get(name, []) if isinstance(undecided, dict) else []
+            # keyed by the flavor string; files written before it was keyed by the metric's name
+            by_flavor = undecided.get(flavor) if flavor in undecided else undecided.get(flavor.split("[")[0])
+            over = (by_flavor or {}).get(name, [])
             cells.append(None if b is None else {
                 "value": _num(b.get("value")), "lower": _num(b.get("lower")), "upper": _num(b.get("upper")),
                 "condensed": _num(b.get("condensed")), "undecided": [str(x) for x in over]})
