@@ -83,6 +83,31 @@ def test_judgments_says_it_is_working_on_a_terminal_only(tmp_path: Path) -> None
     assert piped.returncode == 0 and "judgments: coverage" not in piped.stderr and piped.stdout == out
 
 
+@pytest.mark.parametrize("command", ["demo", "convert", "aggregate", "report"])
+def test_commands_that_write_files_say_they_are_working_too(tmp_path: Path, command: str) -> None:
+    """The commands with no table to lay out take ``--quiet`` with the same meaning (and ``demo``,
+    which prints one, ``--wide`` too)."""
+    qrels, run = _inputs(tmp_path)
+    if command == "demo":
+        args = ["demo"]
+    elif command == "convert":
+        args = ["convert", run, str(tmp_path / "out.jsonl")]
+    elif command == "aggregate":
+        (tmp_path / "ratings.csv").write_text("query,doc,rater,grade\nq1,d1,ann,2\nq1,d1,bob,3\n")
+        args = ["aggregate", str(tmp_path / "ratings.csv"), "--rule", "mean", "-o", str(tmp_path / "agg.txt")]
+    else:
+        results = tmp_path / "results.json"
+        results.write_text(_in_pipes(["eval", qrels, run, "-m", "P@3", "--format", "json"]).stdout)
+        args = ["report", str(results), "-o", str(tmp_path / "report.html")]
+    code, out, terminal = _on_terminal(args)
+    assert code == 0, terminal
+    assert f"{command}" in terminal and "\x1b[" in terminal  # the bar, drawn on the terminal
+    code, quiet_out, quiet = _on_terminal([*args, "--quiet"])
+    assert code == 0 and quiet_out == out and "\x1b[" not in quiet
+    piped = _in_pipes(args)
+    assert piped.returncode == 0 and piped.stdout == out and "\x1b" not in piped.stderr + piped.stdout
+
+
 _PROBE = """
 import json, sys
 from click.testing import CliRunner

@@ -14,7 +14,16 @@ import click
 
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
-from .cli_output import html_report, input_provenance, output_width, screen_options, shown_progress, typed_command_line
+from .cli_output import (
+    html_report,
+    input_provenance,
+    output_width,
+    quiet_option,
+    screen_options,
+    shown_progress,
+    typed_command_line,
+    working,
+)
 from .cli_vocabulary import deprecated_alias, diff_old_scale
 from .errors import RankflavorError
 from .pages import prefer_small_pages
@@ -209,11 +218,14 @@ def flavors_cmd(show_presets: bool) -> None:
 @cli.command("demo")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Also keep the generated qrels and runs in this folder.")
+@screen_options
 def demo_cmd(out_dir: str | None) -> None:
     """Generate a small judged collection and two runs, and show how the flavor moves NDCG."""
     from .demo import run_demo
 
-    click.echo(run_demo(out_dir), nl=False)
+    with working("demo: generating and evaluating"):
+        text = run_demo(out_dir, output_width())
+    click.echo(text, nl=False)
 
 
 @cli.command("spread")
@@ -365,13 +377,15 @@ def identify_cmd(qrels: str, run: str, value: str | None, measure: str | None, p
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="The HTML file to write (self-contained: opens offline).")
 @click.option("--title", default=None, help="Page title (default: rankflavor report).")
+@quiet_option
 def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
     """One HTML report from results files: `eval -q --format json` (one per system), `spread --format json`,
     `compare --format json`, `judgments --format json`. Summary table, per-query deltas, flavor spread,
     significance, judgment coverage and bounds, provenance."""
     from .report import load_document, write_report
 
-    write_report(output, [load_document(p) for p in inputs], command=typed_command_line(), title=title)
+    with working(f"report: {len(inputs)} results file(s)"):
+        write_report(output, [load_document(p) for p in inputs], command=typed_command_line(), title=title)
     click.echo(f"report written to {output}", err=True)
 # --- judgments: coverage, pooling and raters (issue 21; the commands live in cli_judgments.py) ---
 from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import FORMAT_NAMES
+from .cli_output import quiet_option, working
 from .cli_vocabulary import deprecated_alias
 
 
@@ -29,13 +30,15 @@ from .cli_vocabulary import deprecated_alias
               "as its score. Without it such a conversion is refused.")
 @deprecated_alias("--from", "--in-format", "from_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False))
 @deprecated_alias("--to", "--out-format", "to_format", type=click.Choice(FORMAT_NAMES, case_sensitive=False))
+@quiet_option
 def convert_cmd(input_path: str, output_path: str, kind: str, from_format: str, to_format: str, columns: str | None,
                 lossy: bool) -> None:
     """Convert judgments or a run from IN to OUT, exactly: reading OUT gives what reading IN gave."""
     from .convert import convert
 
-    done = convert(input_path, output_path, kind=kind, from_format=from_format, to_format=to_format,
-                   columns=columns, lossy=lossy)
+    with working("convert"):
+        done = convert(input_path, output_path, kind=kind, from_format=from_format, to_format=to_format,
+                       columns=columns, lossy=lossy)
     click.echo(done.summary(), err=True, nl=False)
 
 

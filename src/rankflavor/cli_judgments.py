@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import input_formats
-from .cli_output import html_report, input_provenance, output_width, screen_options, working
+from .cli_output import html_report, input_provenance, output_width, quiet_option, screen_options, working
 from .cli_vocabulary import deprecated_alias
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
@@ -146,6 +146,7 @@ def _grades(scale: str | None) -> tuple[float, ...] | None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the qrels here (default: standard output).")
 @deprecated_alias("--input-format", "--ratings-format", "input_format", type=click.Choice(RATINGS_FORMATS))
+@quiet_option
 def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
     """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
     from .io.raters import read_ratings, write_aggregated
@@ -153,8 +154,10 @@ def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None,
     from .raters.rules import check_rule
 
     check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds
-    read = read_ratings(ratings, input_format, _grades(scale))
-    _emit(write_aggregated(aggregate_ratings(read, rule), len(set(read.rater))), output)
+    with working("aggregate"):
+        read = read_ratings(ratings, input_format, _grades(scale))
+        text = write_aggregated(aggregate_ratings(read, rule), len(set(read.rater)))
+    _emit(text, output)
 
 
 COMMANDS = (judgments_cmd, pool_cmd, raters_cmd, aggregate_cmd)

@@ -42,6 +42,12 @@ def screen_options(command: F) -> F:
     command = click.option("--wide", is_flag=True, expose_value=False, callback=_remember(_WIDE),
                            help=f"Lay the table out {WIDE} columns wide whatever the terminal's width: every "
                            "flavor string whole, no column paged (lines may be wider than the terminal).")(command)
+    return quiet_option(command)
+
+
+def quiet_option(command: F) -> F:
+    """``--quiet`` alone, on a command that writes a file rather than a table (``convert``,
+    ``aggregate``, ``report``): the same option, meaning the same thing, as :func:`screen_options`'."""
     return click.option("--quiet", is_flag=True, expose_value=False, callback=_remember(_QUIET),
                         help="No progress bars (they are drawn on standard error only when it is a terminal, "
                         "and removed when the work is done).")(command)
