@@ -328,3 +328,66 @@ def test_a_run_of_two_tied_rows_is_ordered_by_the_tie_rule() -> None:
     for ties in ("docno_asc", "docno_desc", "pessimistic", "optimistic"):
         o = Ordering(ties=ties)
         assert fields(aligned, Ranker(aligned).rank(o), ["d1", "d2"])["rows"] == reference(qrels, run, o)["rows"]
+
+
+# --- found by the mutation run of issue #32 (docs/mutation.md, order) ----------------------------
+
+
+def test_a_refused_negative_grade_names_the_qrels_file() -> None:
+    aligned = aligned_of([("a", "d1", -1.0), ("a", "d2", 1.0)], [("a", "d1", 1.0)])
+    with pytest.raises(InputError) as err:
+        Ranker(aligned).rank(Ordering(negatives="error"))
+    assert str(err.value).startswith("qrels: ")
+
+
+def test_a_truncated_negative_fraction_is_a_zero_not_a_minus_zero(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """fractional=truncate makes -0.5 a judged 0, as trec_eval's atol reads it: its gain is 0,
+    not -0 (which explain would print as such)."""
+    from click.testing import CliRunner
+
+    from rankflavor.cli import cli
+
+    (tmp_path / "q.txt").write_text("q 0 a -0.5\nq 0 b 1\n")
+    (tmp_path / "r.run").write_text("q Q0 a 1 2.0 r\nq Q0 b 2 1.0 r\n")
+    aligned = aligned_of([("q", "a", -0.5), ("q", "b", 1.0)], [("q", "a", 2.0), ("q", "b", 1.0)])
+    ranked = Ranker(aligned).rank(Ordering(fractional="truncate"))
+    assert [math.copysign(1.0, g) for g in ranked.grade] == [1.0, 1.0] and ranked.judged.tolist() == [True, True]
+    res = CliRunner().invoke(cli, ["explain", str(tmp_path / "q.txt"), str(tmp_path / "r.run"),
+                                   "-m", "ndcg@2[fractional=truncate]", "--query", "q", "--wide"])
+    assert res.exit_code == 0, res.output
+    row = next(line for line in res.output.splitlines() if line.startswith("│") and " a " in line)
+    assert [c.strip() for c in row.strip("│").split("│")][:6] == ["1", "a", "2", "-0.5", "0", "1.0000"]
+    assert "-0" not in row.replace("-0.5", "")
+
+
+def test_every_query_keeps_its_count_of_rows_when_none_are_left() -> None:
+    """Ranked.n_ret has one count per aligned query, also for the last queries when they have no
+    rows: judged only (z), or none left once unjudged rows are condensed away (b)."""
+    aligned = aligned_of([("a", "d1", 1.0), ("b", "d1", 1.0), ("z", "c", 2.0)], [("a", "d1", 1.0), ("b", "x", 1.0)])
+    assert Ranker(aligned).rank(Ordering()).n_ret.tolist() == [1, 1, 0]
+    assert Ranker(aligned).rank(Ordering(unjudged="condensed")).n_ret.tolist() == [1, 0, 0]
+    assert Ranker(aligned).rank(Ordering(depth=1)).n_ret.tolist() == [1, 1, 0]
+
+
+def test_the_duplicate_check_after_the_depth_cut_keeps_the_tie_member_the_rule_puts_first(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """b (2.0), a (1.0), b (1.0): a and b tie at 1.0 and are both unjudged, so ordering them by
+    file order would give the same values; but which one the depth cut keeps decides whether the
+    duplicate b is refused. Under docno_desc b comes first and both b rows are in the top 2
+    (refused, as trec_eval, which sorts ties by docno before its -M cut); under docno_asc a does."""
+    path = tmp_path / "r.run"
+    path.write_text("q Q0 b 1 2.0 t\nq Q0 a 2 1.0 t\nq Q0 b 3 1.0 t\n")
+    with pytest.raises(InputError, match=r"r\.run:3: document 'b' appears more than once .* within its top 2 rows"):
+        rf.evaluate({"q": {"x": 1}}, str(path), ["P@2[depth=2]"])
+    kept = rf.evaluate({"q": {"x": 1}}, str(path), ["P@2[depth=2,ties=docno_asc]"])
+    assert list(kept.per_query()["q"].values()) == [0.0]
+
+
+@pytest.mark.parametrize(("rule", "first"), [("docno_asc", "10"), ("docno_desc", "9")])
+def test_integer_docnos_not_starting_at_zero_tie_in_byte_order(rule: str, first: str) -> None:
+    """Docnos 9 and 10 (the smallest is not 0, so their codes are not their values) tie: in byte
+    order "10" < "9", whatever their numbers say."""
+    aligned = aligned_of([("q", "10", 1.0), ("q", "9", 0.0)], [("q", "9", 1.0), ("q", "10", 1.0), ("q", "12", 0.5)])
+    assert aligned.doc_value_offset not in (None, 0)
+    ranked = Ranker(aligned).rank(Ordering(ties=rule))
+    docs = [str(aligned.run_doc_strings[int(aligned.run_row[r])]) for r in ranked.row]
+    assert docs[:2] == ([first, "9" if first == "10" else "10"]) and docs[2] == "12"
