@@ -268,6 +268,11 @@ def test_ids_holding_the_separator_do_not_pass_for_another_pair():
     judged "b\\x1fy" and was not reported. Ids are untrusted text."""
     cov = judgments({"x\x1fb": {"y": 2}, "x": {"b\x1fy": 0}}, {"x": {"b\x1fy": 1.0}}, ["P@1"], scale="trec_dl")
     assert cov.never_retrieved == {"x\x1fb": ["y"]}
+    # Nor can the length alone (no separator) tell the pairs apart: "1" + "2dabcdefghijk" + "x" and
+    # "12" + "d" + "abcdefghijkx" are one string; with the separator after the length they differ.
+    q2 = "abcdefghijkx"
+    cov = judgments({q2: {"d": 2}, "x": {"2dabcdefghijk": 0}}, {"x": {"2dabcdefghijk": 1.0}}, ["P@1"], scale="trec_dl")
+    assert cov.never_retrieved == {q2: ["d"]}
 
 
 def test_document_table_across_queries_and_measures_and_the_default_measure():
