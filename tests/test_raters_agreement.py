@@ -131,3 +131,21 @@ def test_a_grade_off_the_scale_is_refused_not_counted_as_its_neighbour() -> None
         agreement(_ratings(rows, "mine.csv"), grades=[0, 1, 2, 3])
     assert str(err.value).startswith("mine.csv: ")
     assert "grade 1.5 is not on the label scale (grades 0, 1, 2, 3); 2 rating(s) off it" in str(err.value)
+
+
+def test_the_readme_example_is_what_the_commands_print(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's raters and aggregate example, run on the file it names (examples/ratings.csv),
+    from the repository's root as README's reader runs it, at 100 columns."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    start = text.index("$ rankflavor raters examples/ratings.csv")
+    block = text[start:text.index("```", start)].splitlines()
+    agg = next(i for i, line in enumerate(block) if line.startswith("$ rankflavor aggregate"))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("COLUMNS", "100")
+    shown = CliRunner().invoke(cli, ["raters", "examples/ratings.csv", "--scale", "trec_dl"])
+    assert shown.exit_code == 0 and shown.stdout.splitlines() == block[1:agg]
+    written = CliRunner().invoke(cli, ["aggregate", "examples/ratings.csv", "--rule", "median", "--scale", "trec_dl"])
+    assert written.exit_code == 0 and written.stdout.splitlines() == block[agg + 1:]
