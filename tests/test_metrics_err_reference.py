@@ -140,8 +140,14 @@ def test_refusals_name_what_is_wrong() -> None:
     with pytest.raises(FlavorError) as err:
         ours(FIXED, ["ERR@4[max_grade=2]"])
     assert str(err.value) == "ERR@4: a grade 3 exceeds max_grade=2"
-    # grade 2 (e) is judged, never retrieved: ERR does not read it, nERR's ideal does (it was NaN)
-    assert ours(FIXED, ["ERR_gain@4[max_grade=3,gain={1:1,2:4,3:0.5}]"])[0] == pytest.approx(2 / 3 + (1 / 3) * (1 / 3) / 3, abs=1e-12)
+    # grade 2 (e) is judged, never retrieved: ERR's value does not read it, but a judgment the
+    # measure cannot hold is refused whichever run is scored (before, ERR took it and nERR refused)
+    with pytest.raises(FlavorError) as err:
+        ours(FIXED, ["ERR_gain@4[max_grade=3,gain={1:1,2:4,3:0.5}]"])
+    assert "ERR_gain@4: grade 2 has stopping probability 2.66667, outside [0, 1)" in str(err.value)
+    with pytest.raises(FlavorError) as err:
+        ours(({"a": 1, "e": 3}, [("a", 1.0)]), ["ERR@1[max_grade=2]"])  # e, above G, is never retrieved
+    assert str(err.value) == "ERR@1: a grade 3 exceeds max_grade=2"
     with pytest.raises(FlavorError) as err:
         ours(FIXED, ["nERR_gain@4[max_grade=3,gain={1:1,2:4,3:0.5}]"])
     assert "nERR_gain@4: grade 2 has stopping probability 2.66667, outside [0, 1): R(g) = gain(g) / (gain(G) + 1)" \

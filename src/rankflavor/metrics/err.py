@@ -166,8 +166,11 @@ def err_kernel(r: Ranked, measure: Measure) -> Result:
     """
     stop_fn = stopping_probability(measure)
     values = _err(r, measure, stop_fn)
-    positive = K.segment_sum(r.jq, (stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool)) > 0).astype(np.float64),
-                             r.n_queries)
+    stop_judged = stop_fn(r.jgrade, np.ones(len(r.jgrade), dtype=bool))
+    # Every judgment is checked against the scale, retrieved or not, as NDCG, nERR and RBP check
+    # them: otherwise the same judgments would be refused beside one run and accepted beside another.
+    _checked(measure, r.jgrade, stop_judged)
+    positive = K.segment_sum(r.jq, (stop_judged > 0).astype(np.float64), r.n_queries)
     assumed = measure.flavor.assumed_grade
     if assumed is not None and stop_fn(np.array([assumed]), np.array([True]))[0] > 0:
         rows = _top_rows(r, measure)
