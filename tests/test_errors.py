@@ -499,3 +499,20 @@ def test_wrong_input_types_and_arguments_are_usage_errors(files: tuple[Path, Pat
         rankflavor.evaluate(*files, [])
     with pytest.raises(FlavorError, match="Did you mean 'gain'"):
         rankflavor.evaluate(*files, "ndcg", gian="exp2")
+
+
+def test_tables_built_by_a_caller_with_null_ids_are_refused_by_row() -> None:
+    """The readers never make a null id; a caller building rankflavor.tables.Run or Qrels itself
+    may, and alignment then raised a bare TypeError. Now: an InputError naming the first row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from rankflavor.errors import InputError
+    from rankflavor.tables import Qrels, Run
+
+    with pytest.raises(InputError, match=r"^run: 1 null docno\(s\), the first at row 2: every row needs a docno$"):
+        Run(pa.array(["q", "q"]), pa.array(["a", None]), np.array([1.0, 0.5]))
+    with pytest.raises(InputError, match=r"^mine\.txt: 2 null query id\(s\), the first at row 1"):
+        Qrels(pa.array([None, "q", None]), pa.array(["a", "b", "c"]), np.array([1.0, 0.5, 1.0]), "mine.txt")
+    with pytest.raises(InputError, match=r"^r\.txt:7: 1 null docno"):  # read from a file: its line
+        Run(pa.array(["q"]), pa.array([None], pa.string()), np.array([1.0]), "r.txt", lines=np.array([7]))

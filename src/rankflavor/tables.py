@@ -51,6 +51,9 @@ class Qrels:
     #: (:func:`rankflavor.aggregate.judged_queries`). Those that also have judgments are judged.
     listed_empty: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        _refuse_nulls(self, (("query id", self.query), ("docno", self.doc)))
+
     def __len__(self) -> int:
         return len(self.grade)
 
@@ -113,6 +116,7 @@ class Run:
     def __post_init__(self) -> None:
         if self.doc_strings is None and self.doc_integers is None:
             raise ValueError("Run: give doc_strings, or doc_integers to build them from")
+        _refuse_nulls(self, (("query id", self.query), ("docno", self.doc_strings)))
 
     @cached_property
     def doc(self) -> pa.Array | pa.ChunkedArray:
@@ -132,3 +136,18 @@ class Run:
         if self.lines is not None:
             return int(self.lines[row])
         return row + self.first_line if self.from_file else None
+
+
+def _refuse_nulls(table: Qrels | Run, columns: tuple[tuple[str, pa.Array | pa.ChunkedArray | None], ...]) -> None:
+    """An ``InputError`` naming the first row whose id is null (a null has no text to match or
+    to order by; readers never make one, a caller building the table may). Arrow keeps the count
+    of nulls, so a table without any costs nothing."""
+    for what, column in columns:
+        if column is not None and column.null_count:
+            from .errors import InputError
+
+            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+            line = table.line_of(row)
+            where = f"row {row + 1}" if line is None else f"line {line}"
+            raise InputError(table.source, line, f"{column.null_count} null {what}(s), the first at {where}: "
+                             f"every row needs a {what}")
