@@ -230,3 +230,15 @@ def test_a_query_every_grading_makes_relevant_is_refused_under_skip(measure):  #
         bounds(qrels, run, f"{measure}[empty=skip]", scale=scale)
     b = bounds(qrels, run, f"{measure}[empty=zero]", scale=scale)[0]
     assert b.lower[0] > 0  # every grading finds a
+
+
+@pytest.mark.parametrize("measure", ["AP[ties=optimistic]", "AP[ties=pessimistic]", "AP@3[ties=optimistic]",
+                                     "AP[ties=pessimistic,rel=1]"])
+def test_ap_bounds_with_a_tie_group_of_judged_grades(measure: str) -> None:
+    """Found by the mutation run: a tie group of judged documents of three grades (a 2, b 0, c 1)
+    ordered by the grade-reading tie rule, with holes below it; the closed form for AP must keep
+    the group in the rule's direction (optimistic: grade descending), which the random cases of
+    the tests above rarely draw."""
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}, "p": {"x": 3}}
+    runs = {"q": [("a", 1.0), ("b", 1.0), ("c", 1.0), ("h", 0.5), ("i", 0.2)], "p": [("y", 1.0), ("x", 0.5)]}
+    check(qrels, runs, measure)
