@@ -242,3 +242,25 @@ def test_ap_bounds_with_a_tie_group_of_judged_grades(measure: str) -> None:
     qrels = {"q": {"a": 2, "b": 0, "c": 1}, "p": {"x": 3}}
     runs = {"q": [("a", 1.0), ("b", 1.0), ("c", 1.0), ("h", 0.5), ("i", 0.2)], "p": [("y", 1.0), ("x", 0.5)]}
     check(qrels, runs, measure)
+
+
+@pytest.mark.parametrize("measure", ["AP[empty=one]", "AP", "AP@2[empty=one]"])
+def test_ap_bounds_where_the_least_grading_leaves_nothing_relevant(measure: str) -> None:
+    """Found by the mutation run: q holds one judged non-relevant row and a hole. Graded below
+    rel, the hole leaves q with nothing relevant, which empty=one scores 1, above AP's 1/2 with
+    the hole relevant: the upper end is the empty policy's value. The closed form's 0/0 there is
+    the policy's, and warns of nothing."""
+    import warnings
+
+    qrels = {"q": {"a": 0}, "p": {"x": 2}}
+    runs = {"q": [("a", 1.0), ("h", 0.5)], "p": [("x", 1.0), ("k", 0.5)]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(qrels, runs, measure)
+
+
+@pytest.mark.parametrize("measure", ["dcg@2[gain={0:1,1:0,2:2,3:3}]", "RBP@2[max_grade=3,gain={0:1,1:0,2:2,3:3}]"])
+def test_the_least_end_grades_holes_at_the_least_gain_not_the_least_grade(measure: str) -> None:
+    """Found by the mutation run: under a gain table where grade 1 gains less than grade 0, the
+    lower end puts every hole at grade 1, not at the scale's first grade."""
+    check({"q": {"a": 2}}, {"q": [("a", 1.0), ("h", 0.5)]}, measure)
