@@ -127,7 +127,6 @@ sys.modules[__name__].__class__ = _Package
 # rankflavor.display; the module loads its renderers only when a notebook asks.
 from . import notebook as _notebook  # noqa: E402,F401
 
-
 #: Submodules reachable as attributes without an import of their own (``rankflavor.lightgbm.eval_metric``);
 #: each imports its library only when used, if at all.
 _SUBMODULES = ("lightgbm", "xgboost", "torch")

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .display import register
@@ -199,22 +201,42 @@ def comparison_plot(c: Any) -> go.Figure:
     return go.Figure(comparison_figure(c.to_dict(per_query=False)))
 
 
+def _blocks_html(make: Callable[[Any], list[Block]], obj: Any) -> str:
+    return blocks_html(make(obj))
+
+
+def _blocks_md(make: Callable[[Any], list[Block]], obj: Any) -> str:
+    return _md(make(obj))
+
+
+def _text_html(text: Callable[[Any], str], obj: Any) -> str:
+    return text_html(text(obj))
+
+
+def _text_md(text: Callable[[Any], str], obj: Any) -> str:
+    return text_markdown(text(obj))
+
+
+def _comparison_md(c: Any) -> str:
+    """compare's ``--format md`` table (ranx-style letters), then the terminal's tables with the flavors."""
+    return _compare_md(c) + "\n" + text_markdown(_compare_text(c))
+
+
 def _register() -> None:
-    blocks = {"rankflavor.results.Results": _results_blocks, "rankflavor.spreadresult.Spread": _spread_blocks,
-              "rankflavor.judgments.bounds.Bounds": _bounds_blocks}
+    blocks: dict[str, Callable[[Any], list[Block]]] = {
+        "rankflavor.results.Results": _results_blocks, "rankflavor.spreadresult.Spread": _spread_blocks,
+        "rankflavor.judgments.bounds.Bounds": _bounds_blocks}
     for cls, make in blocks.items():
-        register(cls, "html", lambda obj, make=make: blocks_html(make(obj)))
-        register(cls, "markdown", lambda obj, make=make: _md(make(obj)))
-    texts = {"rankflavor.compare.result.Comparison": _compare_text,
-             "rankflavor.judgments.coverage.Coverage": _coverage_text,
-             "rankflavor.history.series.Series": _history_text,
-             "rankflavor.identify.result.Identification": _identify_text,
-             "rankflavor.raters.reliability.Agreement": _agreement_text}
+        register(cls, "html", partial(_blocks_html, make))
+        register(cls, "markdown", partial(_blocks_md, make))
+    texts: dict[str, Callable[[Any], str]] = {
+        "rankflavor.compare.result.Comparison": _compare_text, "rankflavor.judgments.coverage.Coverage": _coverage_text,
+        "rankflavor.history.series.Series": _history_text, "rankflavor.identify.result.Identification": _identify_text,
+        "rankflavor.raters.reliability.Agreement": _agreement_text}
     for cls, text in texts.items():
-        register(cls, "html", lambda obj, text=text: text_html(text(obj)))
-        register(cls, "markdown", lambda obj, text=text: text_markdown(text(obj)))
-    register("rankflavor.compare.result.Comparison", "markdown",
-             lambda c: _compare_md(c) + "\n" + text_markdown(_compare_text(c)))
+        register(cls, "html", partial(_text_html, text))
+        register(cls, "markdown", partial(_text_md, text))
+    register("rankflavor.compare.result.Comparison", "markdown", _comparison_md)
     register("rankflavor.spreadresult.Spread", "plot", spread_plot)
     register("rankflavor.compare.result.Comparison", "plot", comparison_plot)
 

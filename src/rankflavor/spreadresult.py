@@ -31,8 +31,8 @@ from .frames import Frames
 from .measure import Measure
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     import plotly.graph_objects as go
+    import pyarrow as pa
 
 #: Two means closer than this count as equal when comparing runs (float noise is not a flip).
 TIE_TOLERANCE = 1e-12
