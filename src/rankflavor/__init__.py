@@ -123,6 +123,9 @@ class _Package(types.ModuleType):
 
 sys.modules[__name__].__class__ = _Package
 
+# The notebook views of the result objects (``_repr_html_``, ``plot()``), registered with
+# rankflavor.display; the module loads its renderers only when a notebook asks.
+from . import notebook as _notebook  # noqa: E402,F401
 
 #: Submodules reachable as attributes without an import of their own (``rankflavor.lightgbm.eval_metric``);
 #: each imports its library only when used, if at all.

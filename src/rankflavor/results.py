@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .align import Counts
+from .display import Shown
+from .frames import Frames
 from .measure import Measure
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 #: Row status in the per-query table.
 OK, EMPTY, MISSING = "ok", "empty", "missing"
@@ -56,7 +59,7 @@ class MeasureResult:
 
 
 @dataclass(frozen=True)
-class Results:
+class Results(Frames, Shown):
     """What :func:`rankflavor.evaluate` returns.
 
     Index it by position, by canonical flavor string, or by the name the measure was asked for.
@@ -120,6 +123,12 @@ class Results:
             "counts": self.counts.to_dict(),
             "provenance": self.provenance,
         }
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """The rows of ``eval --format csv`` (``-q``: ``per_query``) as an Arrow table (:func:`rankflavor.frames.results_table`); ``to_pandas``/``to_polars`` convert it."""
+        from .frames import results_table
+
+        return results_table(self, per_query)
 
     def to_frame(self) -> pd.DataFrame:
         """Long per-query table: ``measure, name, query, value, status`` plus a row per summary

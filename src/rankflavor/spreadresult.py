@@ -22,11 +22,17 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .display import Shown
+from .frames import Frames
 from .measure import Measure
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+    import pyarrow as pa
 
 #: Two means closer than this count as equal when comparing runs (float noise is not a flip).
 TIE_TOLERANCE = 1e-12
@@ -162,7 +168,7 @@ class RunOrder:
 
 
 @dataclass(frozen=True)
-class Spread:
+class Spread(Frames, Shown):
     """What :func:`spread` returns: means per run and flavor, with the summaries derived from them.
 
     Attributes
@@ -321,6 +327,19 @@ class Spread:
         use = self.in_summary
         return [(run, f.flavor, float(self.means[r, j]), bool(use[j]), "" if use[j] else str(f.defect))
                 for r, run in enumerate(self.runs) for j, f in enumerate(self.flavors)]
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """One row per run x flavor (the means) as an Arrow table (:func:`rankflavor.frames.spread_table`); ``to_pandas``/``to_polars`` convert it."""
+        from .frames import spread_table
+
+        return spread_table(self, per_query)
+
+    def plot(self) -> go.Figure:
+        """Each run's mean across the flavors, the chart of the HTML report
+        (:func:`rankflavor.report.charts.spread_figure`), as a plotly Figure."""
+        from .display import plot_of
+
+        return plot_of(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-ready (NaN as None): every flavor, marked ``in_summary`` (with its

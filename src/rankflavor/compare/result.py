@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..display import Shown
 from ..finite import json_number as _num
 from ..finite import undefined, word
+from ..frames import Frames
 from ..spreadresult import TIE_TOLERANCE, defect_note, in_summary
 from .settings import Settings
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+    import pyarrow as pa
 
 
 def _unexplained(fields: dict[str, float | None], known: dict[str, str]) -> dict[str, str]:
@@ -255,7 +261,7 @@ class MeasureComparison:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Frames, Shown):
     """What :func:`rankflavor.compare` returns: the settings, the provenance, one block per measure."""
 
     systems: tuple[str, ...]
@@ -282,6 +288,19 @@ class Comparison:
         """The same comparison, counting the defect flavors in every measure's flips (or not)."""
         return replace(self, measures=[m if m.robustness is None else replace(m, robustness=m.robustness.with_defects(include))
                                        for m in self.measures])
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """Each system's mean and interval per measure (``per_query``: its values too) as an Arrow table (:func:`rankflavor.frames.comparison_table`); ``to_pandas``/``to_polars`` convert it."""
+        from ..frames import comparison_table
+
+        return comparison_table(self, per_query)
+
+    def plot(self) -> go.Figure:
+        """Each system's mean with its confidence interval per measure, drawn by the HTML report's
+        plotting code (:mod:`rankflavor.report.charts`), as a plotly Figure."""
+        from ..display import plot_of
+
+        return plot_of(self)
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
         """JSON-ready: settings, provenance (content hashes, version, flavors), every measure."""

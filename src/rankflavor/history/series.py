@@ -12,10 +12,15 @@ import math
 import os
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..display import Shown
 from ..errors import UsageError
+from ..frames import Frames
 from .store import connect, sqlite_errors
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Series:
+class Series(Frames, Shown):
     """The points of one canonical flavor string on one dataset, in record order."""
 
     flavor: str
@@ -54,6 +59,12 @@ class Series:
     def name(self) -> str:
         """``metric@k`` of the series' measure."""
         return self.points[0].name
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """One row per recorded mean as an Arrow table (:func:`rankflavor.frames.series_table`); ``to_pandas``/``to_polars`` convert it."""
+        from ..frames import series_table
+
+        return series_table(self, per_query)
 
 
 def load_series(db_path: str | os.PathLike[str], metric: str | None = None, dataset: str | None = None) -> list[Series]:

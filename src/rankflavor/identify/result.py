@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..display import Shown
 from ..measure import Measure
 
 #: What input makes each knob move the score: the evidence that would separate two flavors the
@@ -120,7 +121,7 @@ class Unexplained:
 
 
 @dataclass(frozen=True)
-class Identification:
+class Identification(Shown):
     """Result of :func:`rankflavor.identify`.
 
     Attributes

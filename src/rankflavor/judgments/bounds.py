@@ -52,8 +52,10 @@ import pyarrow.compute as pc
 
 from ..aggregate import summarize
 from ..columns import string_array
+from ..display import Shown
 from ..errors import EvaluationError, UsageError
 from ..flavor import format_number
+from ..frames import Frames
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
 from ..metrics.bounded import bound_of
@@ -339,7 +341,7 @@ def measures_bounds(plan: Evaluation, measures: Sequence[Measure], scale: Scale 
 
 
 @dataclass(frozen=True)
-class Bounds:
+class Bounds(Frames, Shown):
     """What :func:`bounds` returns: one :class:`MeasureBounds` per measure, for one run."""
 
     run: str
@@ -360,6 +362,12 @@ class Bounds:
             if key in (b.measure.name, str(b.measure), b.measure.display):
                 return b
         raise KeyError(key)
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """Each measure's interval (``per_query``: each query's too) as an Arrow table (:func:`rankflavor.frames.bounds_table`); ``to_pandas``/``to_polars`` convert it."""
+        from ..frames import bounds_table
+
+        return bounds_table(self, per_query)
 
     def to_dict(self) -> dict[str, Any]:
         return {"run": self.run, "scale": None if self.scale is None else self.scale.name,

@@ -39,8 +39,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..columns import as_numpy, plain_strings, string_array, take, to_strings
+from ..display import Shown
 from ..errors import UsageError
 from ..flavor import format_number
+from ..frames import Frames
 from ..io.inputs import as_qrels, as_run
 from ..measure import Measure
 from ..plan import Evaluation
@@ -127,7 +129,7 @@ class RunCoverage:
 
 
 @dataclass(frozen=True)
-class Coverage:
+class Coverage(Frames, Shown):
     """What :func:`judgments` returns.
 
     Attributes
@@ -163,6 +165,12 @@ class Coverage:
             if r.name == name:
                 return r
         raise KeyError(name)
+
+    def to_arrow(self, per_query: bool = False) -> pa.Table:
+        """Every run's bounds beside its coverage of the top k as an Arrow table (:func:`rankflavor.frames.coverage_table`); ``to_pandas``/``to_polars`` convert it."""
+        from ..frames import coverage_table
+
+        return coverage_table(self, per_query)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..display import Shown
 from ..errors import InputError
 from ..finite import json_number, undefined
 from .ratings import Ratings
@@ -55,7 +56,7 @@ class Stats:
 
 
 @dataclass(frozen=True)
-class Agreement:
+class Agreement(Shown):
     """What :func:`agreement` returns: overall statistics, then one :class:`Stats` per query."""
 
     source: str

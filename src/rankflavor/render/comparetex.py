@@ -9,6 +9,7 @@ flavors it leaves out, with their reason (:class:`~rankflavor.compare.Robustness
 from __future__ import annotations
 
 from ..compare import Comparison, MeasureComparison
+from .md import md_text
 
 
 def letters(n: int) -> list[str]:
@@ -75,7 +76,8 @@ def _caption(result: Comparison) -> str:
 def render_markdown(result: Comparison) -> str:
     """A GitHub Markdown table; best value in bold, markers as ``<sup>``."""
     ids = letters(len(result.systems))
-    lines = ["| # | system | " + " | ".join(m.name for m in result.measures) + " |",
+    # system and measure names are untrusted text: escaped so they show as written (md_text)
+    lines = ["| # | system | " + " | ".join(md_text(m.name) for m in result.measures) + " |",
              "|---|---|" + "---:|" * len(result.measures)]
     for sid, name, row in zip(ids, result.systems, _cells(result), strict=True):
         cells = []
@@ -83,8 +85,8 @@ def render_markdown(result: Comparison) -> str:
             v = f"**{value}**" if best else value
             mark = beats + ("†" if fragile else "")
             cells.append(v + (f"<sup>{mark}</sup>" if mark else ""))
-        lines.append(f"| {sid} | {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + _caption(result) + "\n"
+        lines.append(f"| {sid} | {md_text(name)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + md_text(_caption(result)) + "\n"
 
 
 _TEX = {"\\": r"\textbackslash{}", "_": r"\_", "&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$",

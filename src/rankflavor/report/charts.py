@@ -258,9 +258,41 @@ def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | 
     return _plain(fig)
 
 
+def comparison_figure(data: dict[str, Any]) -> dict[str, Any]:
+    """Each system's mean and bootstrap confidence interval under each measure of a ``compare``
+    document (:meth:`rankflavor.compare.Comparison.to_dict`), read by the significance table's
+    own reader (:func:`rankflavor.report.sections.comparison_systems`); hover names the flavor."""
+    from .sections import comparison_systems
+
+    rows = comparison_systems(data)
+    systems = list(dict.fromkeys(r[0] for r in rows))
+    measures = list(dict.fromkeys(r[2] for r in rows))
+    fig = go.Figure()
+    for j, name in enumerate(systems):
+        mine = [r for r in rows if r[0] == name]
+        ci = [r[4] for r in mine]
+        fig.add_trace(go.Scatter(
+            x=[plotly_text(r[2]) for r in mine], y=[r[3] for r in mine], mode="markers", name=plotly_text(name),
+            marker={"color": PALETTE[j % len(PALETTE)], "size": 9},
+            error_y={"type": "data", "symmetric": False,
+                     "array": [None if c is None or r[3] is None else c[1] - r[3] for c, r in zip(ci, mine, strict=True)],
+                     "arrayminus": [None if c is None or r[3] is None else r[3] - c[0]
+                                    for c, r in zip(ci, mine, strict=True)]},
+            customdata=[plotly_text(r[1]) for r in mine],
+            hovertemplate="mean %{y:.4f}<br>%{customdata}<extra>" + plotly_text(name) + "</extra>",
+        ))
+    fig.update_layout(
+        title={"text": "mean per system and measure (bars: bootstrap confidence interval)", "font": {"size": 14}},
+        height=360, margin={"l": 55, "r": 20, "t": 45, "b": 45}, template="plotly_white", scattermode="group",
+        xaxis={"title": {"text": "measure"}, "categoryorder": "array", "categoryarray": [plotly_text(m) for m in measures]},
+        yaxis={"title": {"text": "mean"}}, legend={"title": {"text": "system"}},
+    )
+    return _plain(fig)
+
+
 def _plain(fig: go.Figure) -> dict[str, Any]:
     """The figure as plain JSON values (Plotly's own encoder: arrays become typed-array records)."""
     return json.loads(pio.to_json(fig, validate=False))
 
 
-__all__ = ["flavor_axis", "headline_of", "pair_figure", "plotly_text", "spread_figure", "spread_view", "tick_label"]
+__all__ = ["comparison_figure", "flavor_axis", "headline_of", "pair_figure", "plotly_text", "spread_figure", "spread_view", "tick_label"]
