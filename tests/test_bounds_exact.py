@@ -264,3 +264,18 @@ def test_the_least_end_grades_holes_at_the_least_gain_not_the_least_grade(measur
     """Found by the mutation run: under a gain table where grade 1 gains less than grade 0, the
     lower end puts every hole at grade 1, not at the scale's first grade."""
     check({"q": {"a": 2}}, {"q": [("a", 1.0), ("h", 0.5)]}, measure)
+
+
+def test_the_lower_end_under_empty_one_takes_the_least_positive_level() -> None:
+    """Found by the mutation run: with nothing judged relevant and empty=one, every hole at the
+    least level scores 1, so the least value has one hole at the least *positive* level, which a
+    gain table can give to grade 2 (gain 1, R = 1/4: ERR 1/8) rather than grade 1 (gain 2, 1/4)."""
+    check({"q": {"a": 0}}, {"q": [("a", 1.0), ("h", 0.5)]}, "ERR_gain@2[max_grade=3,gain={1:2,2:1,3:3},empty=one]")
+
+
+@pytest.mark.parametrize("measure", ["P@2[empty=skip]", "RR@2[empty=nan]"])
+def test_a_query_with_a_judged_relevant_document_has_an_interval_under_any_empty_policy(measure: str) -> None:
+    """Found by the mutation run: q holds a judged relevant document, so no grading of its hole
+    leaves it empty and empty=skip or nan has an interval; only a query whose relevance depends
+    on the holes is refused under those policies."""
+    check({"q": {"a": 2, "b": 0}}, {"q": [("a", 1.0), ("h", 0.5)]}, measure)
