@@ -309,3 +309,11 @@ def test_duplicate_judgments_under_duplicates_first(tmp_path):  # type: ignore[n
 
     with pytest.raises(InputError, match="appears more than once"):
         bounds(str(q), run, "P@2", scale="trec_dl")
+
+
+def test_a_measure_not_bounded_is_a_key_error_naming_it():
+    b = bounds({"q": {"a": 2}}, {"q": {"a": 1.0, "u": 0.5}}, ["P@2", "RR@2"], scale="trec_dl")
+    assert b["P@2"] is b[0] and b["RR@2"] is b[1] and b[str(b[1].measure)] is b[1]
+    with pytest.raises(KeyError) as err:
+        b["ndcg@10"]
+    assert err.value.args == ("ndcg@10",)
