@@ -24,6 +24,7 @@ from .cli_output import (
     typed_command_line,
     working,
 )
+from .cli_trackers import log_to_trackers, tracker_options
 from .cli_vocabulary import deprecated_alias, diff_old_scale
 from .errors import RankflavorError
 from .pages import prefer_small_pages
@@ -119,6 +120,7 @@ def cli() -> None:
               "see `rankflavor history`.")
 @click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
               help="The history database --record appends to (default: rankflavor-history.sqlite here).")
+@tracker_options
 @input_formats
 @screen_options
 def eval_cmd(
@@ -181,6 +183,7 @@ def eval_cmd(
     results = project.finish(results, output_path, record, history_db)
     click.echo(render(results, fmt, per_query, output_width()), nl=False)
     project.note(results, fmt)
+    log_to_trackers(results)  # --mlflow, --wandb (cli_trackers.py)
     if html_path:
         from .report import document_from_results
 
