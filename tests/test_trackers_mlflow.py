@@ -18,17 +18,17 @@ from click.testing import CliRunner
 pytest.importorskip("mlflow")
 pytest.importorskip("sqlalchemy")
 
-import mlflow  # noqa: E402
-from mlflow import MlflowClient  # noqa: E402
-from mlflow.utils.validation import validate_param_and_metric_name  # noqa: E402
+import mlflow
+from mlflow import MlflowClient
+from mlflow.utils.validation import validate_param_and_metric_name
 
-import rankflavor  # noqa: E402
-import rankflavor.mlflow as rf_mlflow  # noqa: E402
-from rankflavor.cli import cli  # noqa: E402
-from rankflavor.errors import UsageError  # noqa: E402
-from rankflavor.trackers import Logged  # noqa: E402
+import rankflavor
+import rankflavor.mlflow as rf_mlflow
+from rankflavor.cli import cli
+from rankflavor.errors import UsageError
+from rankflavor.trackers import Logged
 
-from .conftest import shared_path  # noqa: E402
+from .conftest import shared_path
 
 QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d4 1\nq3 0 d9 0\n"
 RUN = ("q1 Q0 d2 1 3.0 sys\nq1 Q0 d1 2 2.0 sys\nq1 Q0 dX 3 1.0 sys\n"
@@ -281,3 +281,10 @@ def test_eval_mlflow_names_the_tracker_when_it_refuses(inputs):
     assert result.exit_code == 1, result.output
     assert "MLflow refused the results" in result.stderr and "Traceback" not in result.stderr
     assert "ndcg@10" in result.stdout  # the results were printed before logging was tried
+
+
+def test_the_module_named_mlflow_imports_mlflow_not_itself():
+    import sys
+
+    assert rf_mlflow.package() is sys.modules["mlflow"] is mlflow
+    assert rf_mlflow.package().MlflowClient is MlflowClient and rf_mlflow.__name__ == "rankflavor.mlflow"
