@@ -271,8 +271,10 @@ def test_eval_tracker_options_need_a_tracker(store, inputs):
     qrels, run_file = inputs
     result = CliRunner().invoke(cli, ["eval", str(qrels), str(run_file), "--experiment", "x"])
     assert result.exit_code == 2 and "--experiment" in result.stderr and "--mlflow" in result.stderr
-    result = CliRunner().invoke(cli, ["eval", str(qrels), str(run_file), "--mlflow-uri", store[0]])
-    assert result.exit_code == 2 and "--mlflow-uri" in result.stderr
+    assert result.stdout == ""  # refused before evaluating
+    for args in (["--mlflow-uri", store[0]], ["--wandb", "--mlflow-uri", store[0]]):
+        result = CliRunner().invoke(cli, ["eval", str(qrels), str(run_file), *args])
+        assert result.exit_code == 2 and "--mlflow-uri" in result.stderr and result.stdout == ""
 
 
 def test_eval_mlflow_names_the_tracker_when_it_refuses(inputs):
@@ -288,3 +290,18 @@ def test_the_module_named_mlflow_imports_mlflow_not_itself():
 
     assert rf_mlflow.package() is sys.modules["mlflow"] is mlflow
     assert rf_mlflow.package().MlflowClient is MlflowClient and rf_mlflow.__name__ == "rankflavor.mlflow"
+
+
+def test_an_experiment_asked_for_beside_an_active_run_gets_its_own_run(store, inputs, tmp_path, monkeypatch):
+    qrels, run_file = inputs
+    exp = experiment(store, "beside")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store[0])
+    results = rankflavor.evaluate(qrels, run_file, ["AP"])
+    with mlflow.start_run(experiment_id=experiment(store, "training")) as active:
+        run_id = rf_mlflow.log(results, experiment="beside")
+        assert mlflow.active_run().info.run_id == active.info.run_id  # the user's run is still the active one
+    assert run_id != active.info.run_id
+    assert MlflowClient(store[0]).get_run(active.info.run_id).data.metrics == {}
+    run, rows, _ = read_back(store[0], run_id, tmp_path / "out")
+    assert run.info.experiment_id == exp and run.info.status == "FINISHED"
+    assert_holds(run, rows, results, qrels, run_file)

@@ -183,12 +183,12 @@ def eval_cmd(
     results = project.finish(results, output_path, record, history_db)
     click.echo(render(results, fmt, per_query, output_width()), nl=False)
     project.note(results, fmt)
-    log_to_trackers(results)  # --mlflow, --wandb (cli_trackers.py)
     if html_path:
         from .report import document_from_results
 
         html_report(html_path, [document_from_results(results)],
                      {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
+    log_to_trackers(results)  # --mlflow, --wandb (cli_trackers.py): after every output, so a refusal costs none
 
 
 def _default_metrics(preset: str | None) -> list[str]:

@@ -7,6 +7,7 @@ does), so the command's own parameters do not change.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -51,9 +52,26 @@ def tracker_options(command: F) -> F:
         click.option("--run-name", "run_name", default=None, metavar="NAME", expose_value=False,
                      callback=_remember, help="Name of the new MLflow / W&B run."),
     ]
+
+    @functools.wraps(command)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _check(click.get_current_context().meta.get(_KEY, {}))  # before the evaluation, not after it
+        return command(*args, **kwargs)
+
     for option in reversed(options):
-        command = option(command)
-    return command
+        checked = option(checked)
+    return checked  # type: ignore[return-value]
+
+
+def _check(opts: dict[str, Any]) -> None:
+    """UsageError for a tracker option given without its tracker."""
+    if not (opts.get("mlflow") or opts.get("wandb")):
+        given = [name for name, flag in (("--mlflow-uri", "mlflow_uri"), ("--experiment", "experiment"),
+                                         ("--run-name", "run_name")) if opts.get(flag) is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: for --mlflow or --wandb, neither of which was given")
+    elif opts.get("mlflow_uri") is not None and not opts.get("mlflow"):
+        raise UsageError("--mlflow-uri: for --mlflow, which was not given")
 
 
 def log_to_trackers(results: Results) -> None:
@@ -64,13 +82,7 @@ def log_to_trackers(results: Results) -> None:
     ctx = click.get_current_context()
     opts: dict[str, Any] = ctx.meta.get(_KEY, {})
     if not (opts.get("mlflow") or opts.get("wandb")):
-        given = [name for name, flag in (("--mlflow-uri", "mlflow_uri"), ("--experiment", "experiment"),
-                                         ("--run-name", "run_name")) if opts.get(flag) is not None]
-        if given:
-            raise UsageError(f"{', '.join(given)}: for --mlflow or --wandb, neither of which was given")
         return
-    if opts.get("mlflow_uri") is not None and not opts.get("mlflow"):
-        raise UsageError("--mlflow-uri: for --mlflow, which was not given")
     results = with_provenance(results, command=command_line(), stamp=False)
     if opts.get("mlflow"):
         from . import mlflow as tracker

@@ -24,11 +24,12 @@ What one call logs into the run (``prefix`` starts every key and artifact name):
 
 Which run: ``run_id`` when given; else the active run (:func:`mlflow.active_run`) when neither a
 ``client``, a ``tracking_uri`` nor an ``experiment`` is given; else a new run, ended when the call
-returns (status FAILED if logging fails). A new run with MLflow's own configuration goes through
-:func:`mlflow.start_run` (``MLFLOW_TRACKING_URI``, ``MLFLOW_EXPERIMENT_NAME``/``_ID``,
-:func:`mlflow.set_experiment`), which ends before this returns; with a ``client`` or ``tracking_uri``
-it is created through :class:`mlflow.MlflowClient` in ``experiment`` (created when absent), else in
-the experiment the environment names, else MLflow's Default. Nothing process-wide is set.
+returns (status FAILED if logging fails). Without ``client``, ``tracking_uri`` and ``experiment``
+the new run goes through :func:`mlflow.start_run`, so MLflow's own configuration chooses
+(``MLFLOW_TRACKING_URI``, ``MLFLOW_EXPERIMENT_NAME``/``_ID``, :func:`mlflow.set_experiment`), and it
+ends before this returns; otherwise it is created through :class:`mlflow.MlflowClient` (no active
+run touched) in ``experiment`` (created when absent), else in the experiment the environment
+names, else MLflow's Default. Nothing process-wide is set.
 
 MLflow refuses to change a logged param: log one result per run, or give each its ``prefix``
 (``dev/``, ``test/``).
@@ -96,8 +97,8 @@ def log(results: Results, *, run_id: str | None = None, experiment: str | None =
     if run_id is not None:
         _write(client, run_id, results, record, prefix)
         return run_id
-    if not explicit:
-        with mlflow.start_run(experiment_id=_experiment_id(client, experiment), run_name=run_name) as run:
+    if not explicit and experiment is None:  # MLflow's own choice of experiment; no run is active here
+        with mlflow.start_run(run_name=run_name) as run:
             _write(client, run.info.run_id, results, record, prefix)
         return str(run.info.run_id)
     new = client.create_run(_experiment_id(client, experiment) or _env_experiment(mlflow, client), run_name=run_name)
