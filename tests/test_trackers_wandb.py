@@ -120,7 +120,8 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
         monkeypatch.delenv(var, raising=False)
     settings = {"WANDB_MODE": "offline", "WANDB_DIR": tmp_path, "WANDB_CACHE_DIR": tmp_path / "cache",
                 "WANDB_DATA_DIR": tmp_path / "data", "WANDB_CONFIG_DIR": tmp_path / "config",
-                "WANDB_SILENT": "true", "WANDB_CONSOLE": "off"}
+                "WANDB_SILENT": "true", "WANDB_CONSOLE": "off",
+                "XDG_CACHE_HOME": tmp_path / "xdg-cache"}  # wandb-core's own logs (Go's os.UserCacheDir)
     for name, value in settings.items():
         monkeypatch.setenv(name, str(value))
     monkeypatch.chdir(tmp_path)
