@@ -24,6 +24,7 @@ from .cli_output import (
     typed_command_line,
     working,
 )
+from .cli_trackers import log_to_trackers, tracker_options
 from .cli_vocabulary import deprecated_alias, diff_old_scale
 from .errors import RankflavorError
 from .pages import prefer_small_pages
@@ -119,6 +120,7 @@ def cli() -> None:
               "see `rankflavor history`.")
 @click.option("--history-db", "history_db", default=None, type=click.Path(dir_okay=False), metavar="PATH",
               help="The history database --record appends to (default: rankflavor-history.sqlite here).")
+@tracker_options
 @input_formats
 @screen_options
 def eval_cmd(
@@ -186,6 +188,7 @@ def eval_cmd(
 
         html_report(html_path, [document_from_results(results)],
                      {"engine": engine, "preset": preset, "metrics": wanted, "flavor": knobs})
+    log_to_trackers(results)  # --mlflow, --wandb (cli_trackers.py): after every output, so a refusal costs none
 
 
 def _default_metrics(preset: str | None) -> list[str]:
