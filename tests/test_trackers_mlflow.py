@@ -305,3 +305,20 @@ def test_an_experiment_asked_for_beside_an_active_run_gets_its_own_run(store, in
     run, rows, _ = read_back(store[0], run_id, tmp_path / "out")
     assert run.info.experiment_id == exp and run.info.status == "FINISHED"
     assert_holds(run, rows, results, qrels, run_file)
+
+
+def test_the_readme_keys_are_the_flavors_it_names() -> None:
+    """README's MLflow example names two keys; each is its flavor's SHA-256 prefix, computed here
+    with hashlib from the canonical string, not by rankflavor.trackers."""
+    import hashlib
+    import re
+    from pathlib import Path
+
+    from rankflavor.measure import parse_measure
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("## With MLflow / W&B"):text.index("## ERR, RBP, UDCG")]
+    keys = re.findall(r"ndcg_10__[0-9a-f]{8}", section)
+    want = {f"ndcg_10__{hashlib.sha256(str(parse_measure(m)).encode()).hexdigest()[:8]}"
+            for m in ("ndcg@10", "ndcg@10[gain=exp2,ideal=local]")}
+    assert set(keys) == want
