@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
+from .io.irds import irds_id
 from .progress import Progress, task
 from .tables import Qrels, Run
 from .threads import in_background
@@ -86,10 +87,13 @@ def evaluate(
     '2'
     """
     sc = None
-    if scale is not None:  # (the judgments package is imported only for a scale: it loads pyarrow.compute)
-        from .judgments.scale import scale_named
+    if scale is not None or irds_id(qrels) is not None:
+        # (the judgments package is imported only for a scale: it loads pyarrow.compute)
+        from .io.irds import scale_for
 
-        sc = scale_named(scale)  # an unknown name is a usage error before any file is read
+        # an unknown name is a usage error before any file is read; an ir_datasets dataset's
+        # documented grades give the scale when none is named
+        sc = scale_for(scale, qrels)
     if raters is not None:
         from .io.raters import read_aggregated
 

@@ -55,6 +55,7 @@ from ..columns import string_array
 from ..errors import EvaluationError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
+from ..io.irds import scale_for
 from ..measure import Measure
 from ..metrics.bounded import bound_of
 from ..order import Ranked
@@ -64,7 +65,7 @@ from ..tables import Qrels, Run
 from .extremes import Extremes, candidates, check_policy, extremes_of
 from .families import gain, level
 from .regrade import confirmed, engine_values
-from .scale import Scale, scale_named
+from .scale import Scale
 from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
 
 
@@ -423,7 +424,7 @@ def bounds(
     EvaluationError
         Where the ``empty`` policy would move a query in or out of the mean with the grading.
     """
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = resolve(metrics, sc)
     check_bounded(measures)
     q_table = as_qrels(qrels)

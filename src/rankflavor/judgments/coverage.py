@@ -42,6 +42,7 @@ from ..columns import as_numpy, plain_strings, string_array, take, to_strings
 from ..errors import UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
+from ..io.irds import scale_for
 from ..measure import Measure
 from ..plan import Evaluation
 from ..tables import Qrels, Run
@@ -57,7 +58,7 @@ from .bounds import (
     resolve,
     zero_imputed,
 )
-from .scale import Scale, scale_named
+from .scale import Scale
 from .toprows import top_rows
 
 #: A run is named by the pool-bias warning when its mean unjudged@k exceeds the median of the
@@ -282,7 +283,7 @@ def judgments(
         retrieved; the pool-bias warning (:data:`BIAS_RULE`); the bounds and which runs the
         judgments leave undecided.
     """
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = resolve(metrics, sc)
     check_bounded(measures)
     # The judgments are read on a thread of their own while the first run is read (as evaluate does).
