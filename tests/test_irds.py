@@ -240,3 +240,24 @@ def test_queries_come_from_the_cache_and_docs_say_what_is_missing(cache: Path) -
     assert first == str([("1037798", "who is robert gray"), ("19335", "anthropological definition of environment")])
     assert second.startswith(f"docs: irds:{DL19}: the docs of ir_datasets dataset") and "collection.tsv (or, to build it from, " in second
     assert "collectionandqueries.tar.gz" in second
+
+
+def test_a_project_names_a_dataset_by_id(cache: Path, tmp_path: Path) -> None:
+    """rankflavor.toml's [datasets] take irds:<id> (not a path of the project); eval and gate read it."""
+    run = shared_path(*RUN)
+    (tmp_path / "rankflavor.toml").write_text(
+        "[project]\nscale = 'trec_dl'\n[metrics]\nmeasures = ['ndcg@10', 'AP']\n"
+        f"[datasets.dl19]\nqrels = 'irds:{DL19}'\n[runs.bm25]\npath = '{run}'\ndataset = 'dl19'\n[gate]\nfloor = 0.5\n")
+
+    def in_project(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "rankflavor", *args], capture_output=True, text=True,
+                              env=_env(cache), timeout=_TIMEOUT, cwd=tmp_path)
+
+    proc = in_project("eval", "dl19", "bm25", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert _means(proc.stdout) == pytest.approx({"ndcg@10": 0.5058, "AP": 0.2476}, abs=5e-5)  # trec_eval -l 2
+    assert "FLAVOR DIFFERS" not in proc.stderr + proc.stdout
+    gate = in_project("gate", "--format", "json")
+    assert gate.returncode == 1, gate.stderr
+    checks = {c["measure"]: c["passed"] for c in json.loads(gate.stdout)["runs"][0]["checks"]}
+    assert checks == {"ndcg@10": True, "AP": False}
