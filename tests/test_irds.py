@@ -50,6 +50,13 @@ def _python(home: Path, script: str) -> subprocess.CompletedProcess[str]:
                           timeout=_TIMEOUT)
 
 
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process tests that import ir_datasets first do it with a cache under tmp_path (its
+    import makes folders in IR_DATASETS_HOME), not the user's ~/.ir_datasets."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "in-process"))
+
+
 @pytest.fixture
 def cache(tmp_path: Path) -> Path:
     """An IR_DATASETS_HOME holding the DL19 passage qrels where ir_datasets looks for them."""
