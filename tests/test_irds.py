@@ -125,7 +125,7 @@ def test_provenance_names_dataset_version_definitions_and_hash(cache: Path) -> N
     info = record["ir_datasets"]
     assert info["id"] == DL19 and info["version"] == ir_datasets.__version__
     assert info["qrels_defs"] == {str(g): t for g, t in ir_datasets.load(DL19).qrels_defs().items()}
-    assert info["documented_scale"].startswith("trec_dl: grades {0,1,2,3}, relevant >= 2")
+    assert info["documented_grades"] == "grades {0,1,2,3}, relevant >= 2 (as its official measures state)"
     digest = hashlib.sha256(shared_path("qrels", "qrels.dl19-passage.txt").read_bytes()).hexdigest()
     assert record["sha256"] == digest  # the same content hash as the file: compare sees the same qrels
 
@@ -204,7 +204,7 @@ def test_other_commands_read_it_too(cache: Path) -> None:
     ("nfcorpus/test", "irds:nfcorpus/test", (0, 1, 2), 1, "unjudged"),
 ])
 def test_dataset_scale(dataset: str, name: str, grades: tuple[int, ...], rel: int, negatives: str) -> None:
-    from rankflavor.io.irds import dataset_scale
+    from rankflavor.judgments.irdsscale import dataset_scale
 
     s = dataset_scale(dataset)
     assert (s.name, s.grades, s.rel, s.top, s.negatives) == (name, tuple(map(float, grades)), rel, grades[-1], negatives)
@@ -213,7 +213,7 @@ def test_dataset_scale(dataset: str, name: str, grades: tuple[int, ...], rel: in
 def test_no_definitions_no_scale_and_scale_for() -> None:
     import ir_datasets
 
-    from rankflavor.io.irds import dataset_scale, scale_for
+    from rankflavor.judgments.irdsscale import dataset_scale, scale_for
 
     assert ir_datasets.load("beir/scifact/test").qrels_defs() == {}
     assert dataset_scale("beir/scifact/test") is None

@@ -91,7 +91,7 @@ def evaluate(
     sc = None
     if scale is not None or irds_id(qrels) is not None:
         # (the judgments package is imported only for a scale: it loads pyarrow.compute)
-        from .io.irds import scale_for
+        from .judgments.irdsscale import scale_for
 
         # an unknown name is a usage error before any file is read; an ir_datasets dataset's
         # documented grades give the scale when none is named

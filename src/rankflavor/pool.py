@@ -41,9 +41,9 @@ import numpy as np
 from .columns import dictionary_array, string_array, to_strings
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
-from .io.irds import scale_for
 from .judgments.bounds import zero_imputed
 from .judgments.extremes import extremes_of
+from .judgments.irdsscale import scale_for
 from .judgments.scale import Scale
 from .judgments.scope import QueryScope, Rules, docnos_of, scopes
 from .measure import Measure, parse_measure

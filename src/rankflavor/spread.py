@@ -182,7 +182,7 @@ def _scale(scale: str | Scale | None, qrels: Any = None) -> Scale | None:
 
     if scale is None and irds_id(qrels) is None:
         return None
-    from .io.irds import scale_for  # (only for a scale: it loads pyarrow.compute)
+    from .judgments.irdsscale import scale_for  # (only for a scale: it loads pyarrow.compute)
 
     return scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..io.irds import scale_for
+from ..judgments.irdsscale import scale_for
 from ..judgments.scale import Scale
 from ..tables import Qrels, Run
 from .codes import run_codes

@@ -139,7 +139,7 @@ def compare(
                              ci_level)
     sc = None
     if scale is not None or irds_id(qrels) is not None:
-        from ..io.irds import scale_for
+        from ..judgments.irdsscale import scale_for
 
         sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = _measures(metrics, preset, knobs, sc)

@@ -16,9 +16,9 @@ traceback. Finding those files reads ir_datasets' handler objects (the attribute
 "is it cached" call. Where the walk finds no file to check, reading goes ahead and any error
 ir_datasets raises becomes an InputError naming the dataset.
 
-The dataset's documented grade definitions (``qrels_defs()``: grade -> meaning) give its label
-scale (:func:`dataset_scale`), which ``scale=`` / ``--scale`` take when not given
-(:func:`scale_for`), and travel with the judgments into the results' provenance
+The dataset's documented grade definitions (``qrels_defs()``: grade -> meaning) give its grades
+and relevance threshold (:func:`grade_rule`), made a label scale by
+:mod:`rankflavor.judgments.irdsscale`, which ``scale=`` / ``--scale`` take when not given, and travel with the judgments into the results' provenance
 (:attr:`~rankflavor.tables.Qrels.origin`). Queries and document texts, for a judging command,
 come the same way: :func:`dataset_queries`, :func:`dataset_docs`.
 """
@@ -29,13 +29,15 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
+from ..columns import dictionary_array, string_array
 from ..errors import InputError, UsageError, did_you_mean
 from ..tables import Qrels
+from .nul import REASON, first_nul
 
 #: What marks a dataset name where a qrels path is expected.
 PREFIX = "irds:"
@@ -208,11 +210,17 @@ def read_irds_qrels(dataset_id: str) -> Qrels:
                          f"{type(exc).__name__}: {exc}") from None
     if not grades:
         raise InputError(source, None, f"ir_datasets dataset {dataset_id!r} has no judgments")
-    from .inputs import GRADE_COLUMNS, _from_frame
-
-    q, d, g = _from_frame(pa.table({"query_id": queries, "doc_id": docs, GRADE_COLUMNS[0]: grades}),
-                            source, GRADE_COLUMNS)
-    return Qrels(q, d, np.asarray(g, dtype=np.float64), source, origin=describe(dataset_id, dataset))
+    grade = np.asarray(grades, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(grade))
+    if len(bad):
+        raise InputError(source, int(bad[0]) + 1, f"judgment {int(bad[0]) + 1} of qrels_iter(): grade {grade[bad[0]]!r} "
+                         "is not a finite number")
+    q, d = dictionary_array(queries), string_array(docs)  # (query ids dictionary-encoded, as the readers do)
+    for ids, what in ((q, "query id"), (d, "doc id")):
+        row = first_nul(ids)
+        if row is not None:
+            raise InputError(source, row + 1, f"judgment {row + 1} of qrels_iter(): its {what} {REASON}")
+    return Qrels(q, d, grade, source, origin=describe(dataset_id, dataset))
 
 
 def describe(dataset_id: str, dataset: Any | None = None) -> dict[str, Any]:
@@ -225,9 +233,9 @@ def describe(dataset_id: str, dataset: Any | None = None) -> dict[str, Any]:
         "ir_datasets": {"id": dataset_id, "version": _version(),
                         "qrels_defs": {str(g): t for g, t in sorted(qrels_definitions(dataset).items())},
                         "cache_files": files}}
-    scale = _scale(dataset_id)
-    if scale is not None:
-        info["ir_datasets"]["documented_scale"] = scale.describe()
+    rule = grade_rule(dataset_id)
+    if rule is not None:
+        info["ir_datasets"]["documented_grades"] = rule.describe()
     if len(files) == 1:
         info["sha256"], info["hash_of"] = file_sha256(files[0]), "bytes of the ir_datasets cache file"
     return info
@@ -264,63 +272,57 @@ def _cache_files(handler: Any) -> list[str]:
     return sorted(set(found))
 
 
-# -- the label scale --------------------------------------------------------------------------------
+# -- the grades it documents --------------------------------------------------------------------------
 
 _REL = re.compile(r"\brel=(\d+)")
-#: The datasets a named scale was written for; another dataset with the same grades and threshold
-#: gets a scale of its own name (same knobs, so the same numbers; its provenance names the dataset).
-_FAMILIES = {
-    "trec_dl": ("msmarco-passage/trec-dl-", "msmarco-document/trec-dl-", "msmarco-passage-v2/trec-dl-",
-                "msmarco-document-v2/trec-dl-"),
-    "msmarco": ("msmarco-passage/", "msmarco-document/", "msmarco-passage-v2/", "msmarco-document-v2/"),
-    "beir": ("beir/",),
-}
 
 
-def dataset_scale(dataset_id: str) -> Any:
-    """The label scale of ``irds:<dataset_id>``, from its documented grade definitions; None
-    when it documents none.
+@dataclass(frozen=True)
+class GradeRule:
+    """What a dataset's documentation says of its grades (:func:`grade_rule`).
+
+    Attributes
+    ----------
+    grades : the defined non-negative grades and 0, ascending.
+    rel : the relevance threshold.
+    negatives : ``zero`` when it defines a negative grade (a judgment), else ``unjudged``.
+    how : where ``rel`` comes from, in words.
+    definitions : ``{grade: meaning}`` as ``qrels_defs()`` gives them.
+    """
+
+    grades: tuple[int, ...]
+    rel: int
+    negatives: str
+    how: str
+    definitions: dict[int, str]
+
+    def describe(self) -> str:
+        return f"grades {{{','.join(map(str, self.grades))}}}, {self.how}"
+
+
+@functools.lru_cache(maxsize=64)
+def grade_rule(dataset_id: str) -> GradeRule | None:
+    """The grades and relevance threshold of ``irds:<dataset_id>``, from its documented grade
+    definitions; None when it documents none.
 
     Grades: the defined non-negative grades, and 0 (a judged non-relevant document, which
     datasets defining only their relevant grades still hold). Relevance threshold, in this order:
     the ``rel=N`` its documentation's official measures state (DL19: ``AP(rel=2)``), else its
-    smallest positive grade (trec_eval's default, relevant = a positive grade). Negative grades
-    it defines (ClueWeb's -2 junk) are judgments: ``negatives=zero``. A named scale
-    (:data:`~rankflavor.judgments.scale.SCALES`) with those grades, threshold and rule, written for
-    the dataset's family, is returned as itself (DL19's 0-3 definitions: ``trec_dl``; MS MARCO
-    dev's {1}: ``msmarco``); any other dataset gets a Scale named ``irds:<id>``.
-
-    Examples
-    --------
-    >>> dataset_scale("msmarco-passage/trec-dl-2019/judged").name  # doctest: +SKIP
-    'trec_dl'
+    smallest positive grade (trec_eval's default: a positive grade is relevant). Negative grades
+    it defines (the TREC Web track's -2, junk) are judgments: ``negatives=zero``. The label
+    scale made of it: :func:`rankflavor.judgments.irdsscale.dataset_scale`.
     """
-    return _scale(dataset_id)
-
-
-@functools.lru_cache(maxsize=64)
-def _scale(dataset_id: str) -> Any:
-    from ..judgments.scale import SCALES, Scale
-
     dataset = load_dataset(dataset_id)
     defs = qrels_definitions(dataset)
     if not defs:
         return None
-    grades = sorted({0, *(g for g in defs if g >= 0)})
+    grades = tuple(sorted({0, *(g for g in defs if g >= 0)}))
     positive = [g for g in grades if g > 0]
     stated = _stated_threshold(dataset)
     rel = stated if stated is not None else (positive[0] if positive else 1)
-    negatives = "zero" if any(g < 0 for g in defs) else "unjudged"
-    how = (f"relevant >= {rel} as its official measures state" if stated is not None
-           else f"relevant >= {rel}, its smallest positive grade")
-    for name, families in _FAMILIES.items():
-        named = SCALES[name]
-        if (dataset_id.startswith(families) and list(named.grades) == grades and named.rel == rel
-                and named.negatives == negatives and named.gains is None):
-            return named
-    listed = "; ".join(f"{g}: {t}" for g, t in sorted(defs.items()))
-    return Scale(PREFIX + dataset_id, tuple(grades), rel=rel, top=grades[-1], negatives=negatives,
-                 doc=f"ir_datasets' grade definitions ({listed}); {how}.")
+    how = (f"relevant >= {rel} (as its official measures state)" if stated is not None
+           else f"relevant >= {rel} (its smallest positive grade)")
+    return GradeRule(grades, rel, "zero" if any(g < 0 for g in defs) else "unjudged", how, defs)
 
 
 def _stated_threshold(dataset: Any) -> int | None:
@@ -330,20 +332,6 @@ def _stated_threshold(dataset: Any) -> int | None:
         return None
     stated = {int(m) for text in measures for m in _REL.findall(str(text))}
     return stated.pop() if len(stated) == 1 else None
-
-
-def scale_for(scale: Any, qrels: Any) -> Any:
-    """The label scale a call works under: ``scale`` when given (a name or a Scale), else the one
-    an ``irds:`` qrels reference documents (:func:`dataset_scale`), else None.
-
-    An explicit scale always wins; judgments of any other kind declare none.
-    """
-    from ..judgments.scale import scale_named
-
-    if scale is not None:
-        return scale_named(scale)
-    dataset_id = irds_id(qrels)
-    return None if dataset_id is None else dataset_scale(dataset_id)
 
 
 # -- queries and documents, for a judging command ------------------------------------------------------
@@ -418,5 +406,5 @@ def _text(record: Any) -> str:
     return ""
 
 
-__all__ = ["PREFIX", "DocTexts", "dataset_docs", "dataset_queries", "dataset_scale", "irds_id", "load_dataset",
-           "missing_files", "qrels_definitions", "read_irds_qrels", "scale_for"]
+__all__ = ["PREFIX", "DocTexts", "GradeRule", "dataset_docs", "dataset_queries", "grade_rule", "irds_id",
+           "load_dataset", "missing_files", "qrels_definitions", "read_irds_qrels"]

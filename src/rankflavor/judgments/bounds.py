@@ -55,7 +55,6 @@ from ..columns import string_array
 from ..errors import EvaluationError, UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
-from ..io.irds import scale_for
 from ..measure import Measure
 from ..metrics.bounded import bound_of
 from ..order import Ranked
@@ -64,6 +63,7 @@ from ..results import MeasureResult
 from ..tables import Qrels, Run
 from .extremes import Extremes, candidates, check_policy, extremes_of
 from .families import gain, level
+from .irdsscale import scale_for
 from .regrade import confirmed, engine_values
 from .scale import Scale
 from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes

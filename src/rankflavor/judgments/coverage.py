@@ -42,7 +42,6 @@ from ..columns import as_numpy, plain_strings, string_array, take, to_strings
 from ..errors import UsageError
 from ..flavor import format_number
 from ..io.inputs import as_qrels, as_run
-from ..io.irds import scale_for
 from ..measure import Measure
 from ..plan import Evaluation
 from ..tables import Qrels, Run
@@ -58,6 +57,7 @@ from .bounds import (
     resolve,
     zero_imputed,
 )
+from .irdsscale import scale_for
 from .scale import Scale
 from .toprows import top_rows
 
