@@ -268,3 +268,46 @@ def test_a_project_names_a_dataset_by_id(cache: Path, tmp_path: Path) -> None:
     assert gate.returncode == 1, gate.stderr
     checks = {c["measure"]: c["passed"] for c in json.loads(gate.stdout)["runs"][0]["checks"]}
     assert checks == {"ndcg@10": True, "AP": False}
+
+
+class _Qrel:
+    def __init__(self, query_id: str, doc_id: str, relevance: float) -> None:
+        self.query_id, self.doc_id, self.relevance = query_id, doc_id, relevance
+
+
+class _Fake:
+    """A dataset whose qrels_iter() yields ``rows``, then raises ``then`` (if given)."""
+
+    def __init__(self, rows: list[_Qrel], then: Exception | None = None) -> None:
+        self.rows, self.then = rows, then
+
+    def qrels_iter(self):  # type: ignore[no-untyped-def]
+        yield from self.rows
+        if self.then is not None:
+            raise self.then
+
+
+@pytest.mark.parametrize(("fake", "expected"), [
+    (_Fake([_Qrel("q", "d", 1)], RuntimeError("expected 4 columns, got 3")),
+     "irds:x: ir_datasets could not read the qrels of 'x': RuntimeError: expected 4 columns, got 3"),
+    (_Fake([_Qrel("q", "d", 1), _Qrel("q", "e", float("nan"))]),
+     "irds:x:2: judgment 2 of qrels_iter(): grade nan is not a finite number"),
+    (_Fake([_Qrel("q", "d", 1), _Qrel("q", "e\x00f", 0)]),
+     "irds:x:2: judgment 2 of qrels_iter(): its doc id holds a NUL byte"),
+    (_Fake([]), "irds:x: ir_datasets dataset 'x' has no judgments"),
+])
+def test_what_ir_datasets_yields_is_checked(fake: _Fake, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankflavor.errors import InputError
+    from rankflavor.io import irds
+
+    monkeypatch.setattr(irds, "_open", lambda dataset_id, what: fake)
+    monkeypatch.setattr(irds, "describe", lambda dataset_id, dataset: {})
+    with pytest.raises(InputError) as caught:
+        irds.read_irds_qrels("x")
+    assert str(caught.value).startswith(expected)
+    ok = _Fake([_Qrel("q1", "d1", 2), _Qrel("q1", "d2", 0), _Qrel("q2", "d1", 1)])
+    monkeypatch.setattr(irds, "_open", lambda dataset_id, what: ok)
+    got = irds.read_irds_qrels("x")
+    assert (got.query.to_pylist(), got.doc.to_pylist(), got.grade.tolist()) == (
+        ["q1", "q1", "q2"], ["d1", "d2", "d1"], [2.0, 0.0, 1.0])
+    assert got.source == "irds:x" and got.origin == {}

@@ -213,7 +213,7 @@ def read_irds_qrels(dataset_id: str) -> Qrels:
     grade = np.asarray(grades, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(grade))
     if len(bad):
-        raise InputError(source, int(bad[0]) + 1, f"judgment {int(bad[0]) + 1} of qrels_iter(): grade {grade[bad[0]]!r} "
+        raise InputError(source, int(bad[0]) + 1, f"judgment {int(bad[0]) + 1} of qrels_iter(): grade {float(grade[bad[0]])!r} "
                          "is not a finite number")
     q, d = dictionary_array(queries), string_array(docs)  # (query ids dictionary-encoded, as the readers do)
     for ids, what in ((q, "query id"), (d, "doc id")):
