@@ -250,4 +250,4 @@ def test_every_help_renders_without_an_old_spelling() -> None:
         words = set(r.stdout.replace(",", " ").split())
         assert not (old_of[name] & words), (name, old_of[name] & words)
         if name == "gate":
-            assert "[table|json]" in r.stdout
+            assert "[table|json|md]" in r.stdout

@@ -233,6 +233,6 @@ def provenance(qrels: Qrels, run: Run) -> dict[str, Any]:
 
     return {
         "rankflavor": __version__,
-        "qrels": describe(qrels.source),
+        "qrels": {**describe(qrels.source), **(qrels.origin or {})},
         "run": {**describe(run.source), "tag": run.tag},
     }

@@ -184,12 +184,18 @@ def init_cmd(qrels: str, runs: tuple[str, ...], question: str | None, match: str
 @click.option("--dataset", "dataset", default=None, metavar="NAME",
               help="The dataset of RUNs given as paths (default: the config's only dataset).")
 @click.option("--record", is_flag=True, help="Append each run's results to the config's history database.")
-@click.option("--format", "fmt", type=RenamedChoice(("table", "json"), {"text": "table"}, "--format"), default="table",
-              show_default=True, help="table: one line per check; json: every check with its numbers.")
+@click.option("--format", "fmt", type=RenamedChoice(("table", "json", "md"), {"text": "table"}, "--format"),
+              default="table", show_default=True,
+              help="table: one line per check; json: every check with its numbers; md: Markdown (a CI job summary).")
+@click.option("--github", "github", is_flag=True,
+              help="For GitHub Actions: print the output between ::stop-commands:: markers (a name in it cannot act "
+              "as a workflow command), then one ::error:: annotation per failed check and one ::warning:: per "
+              "check whose mean fell below the baseline's; append the Markdown summary to the file "
+              "$GITHUB_STEP_SUMMARY names (when set).")
 @deprecated_alias("--baseline", "--baseline-results", "baseline", type=click.Path(dir_okay=False))
 @screen_options
 def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | None, dataset: str | None, record: bool,
-             fmt: str) -> None:
+             fmt: str, github: bool = False) -> None:
     """Evaluate RUNs (names in rankflavor.toml, or paths; default: every run it names) under the pinned
     flavor and check the config's thresholds against the baseline. Exit 0 passed, 1 failed,
     2 usage or config error (a baseline of another flavor among them), 3 input error (a missing file)."""
@@ -210,8 +216,41 @@ def gate_cmd(runs: tuple[str, ...], config_path: str | None, baseline: str | Non
                                                        command=command_line()), err=True)
     from .render.gatefmt import render_gate
 
-    click.echo(render_gate(result, fmt, output_width()), nl=False)
+    text = render_gate(result, fmt, output_width())
+    if github:
+        # Workflow commands are off while the gate's own output is printed: a name in it (a run's
+        # file name) could otherwise start a line with "::" and be read as a command of its own.
+        import secrets
+
+        token = secrets.token_hex(16)
+        click.echo(f"::stop-commands::{token}")
+        click.echo(text, nl=False)
+        click.echo(f"::{token}::")
+        _github(result)
+    else:
+        click.echo(text, nl=False)
     sys.exit(0 if result.passed else 1)
+
+
+def _github(result: Any) -> None:
+    """``gate --github``: the annotations on stdout (where the runner reads workflow commands), the
+    Markdown appended to $GITHUB_STEP_SUMMARY (GitHub appends each step's; unset: not written)."""
+    from .render.gatefmt import github_annotations, render_gate_md
+
+    config = os.path.abspath(str(result.config.path))
+    inside = not os.path.relpath(config).startswith("..")
+    for line in github_annotations(result, os.path.relpath(config) if inside else None):
+        click.echo(line)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(render_gate_md(result) + "\n")
+        except OSError as exc:
+            from .errors import InputError
+
+            raise InputError(summary, None, f"cannot append the job summary to $GITHUB_STEP_SUMMARY: "
+                             f"{exc.strerror}") from None
 
 
 COMMANDS = (show_cmd, init_cmd, gate_cmd)

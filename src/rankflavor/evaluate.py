@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
+from .io.irds import irds_id
 from .progress import Progress, task
 from .tables import Qrels, Run
 from .threads import in_background
@@ -40,7 +41,7 @@ def evaluate(
     Parameters
     ----------
     qrels : path, ``{query: {doc: grade}}`` or DataFrame (query_id, doc_id, relevance)
-        The judgments.
+        The judgments; ``"irds:<dataset id>"``: an ir_datasets dataset's (:mod:`rankflavor.io.irds`).
     run : path, ``{query: {doc: score}}`` or DataFrame (query_id, doc_id, score)
         The ranking to evaluate.
     metrics : str, Measure or list of them
@@ -57,7 +58,9 @@ def evaluate(
         take precedence over the preset's, the knobs given here (``rel=1``) and in a measure's
         brackets over the scale's (:func:`rankflavor.presets.resolve_measures`); ``max_grade``
         is set where G changes the value (G comes from the scale, never from the data), and a
-        grade off the scale is an InputError naming file and line.
+        grade off the scale is an InputError naming file and line. None with ``qrels`` an
+        ir_datasets name (``irds:<id>``): the scale its documented grades give
+        (:func:`rankflavor.io.irds.dataset_scale`), if any.
     raters : str, optional
         ``qrels`` is a ratings file (several raters per pair, :func:`rankflavor.io.raters.read_ratings`)
         aggregated by this rule (:data:`rankflavor.raters.RULES`); every measure then carries
@@ -86,10 +89,13 @@ def evaluate(
     '2'
     """
     sc = None
-    if scale is not None:  # (the judgments package is imported only for a scale: it loads pyarrow.compute)
-        from .judgments.scale import scale_named
+    if scale is not None or irds_id(qrels) is not None:
+        # (the judgments package is imported only for a scale: it loads pyarrow.compute)
+        from .judgments.irdsscale import scale_for
 
-        sc = scale_named(scale)  # an unknown name is a usage error before any file is read
+        # an unknown name is a usage error before any file is read; an ir_datasets dataset's
+        # documented grades give the scale when none is named
+        sc = scale_for(scale, qrels)
     if raters is not None:
         from .io.raters import read_aggregated
 

@@ -43,7 +43,8 @@ from .errors import InputError, UsageError
 from .io.inputs import as_qrels, as_run
 from .judgments.bounds import zero_imputed
 from .judgments.extremes import extremes_of
-from .judgments.scale import Scale, scale_named
+from .judgments.irdsscale import scale_for
+from .judgments.scale import Scale
 from .judgments.scope import QueryScope, Rules, docnos_of, scopes
 from .measure import Measure, parse_measure
 from .plan import Evaluation
@@ -172,7 +173,7 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         raise UsageError(f"pool: gain must be linear or exp2, received {gain!r}")
     if strategy not in ("gap", "random"):
         raise UsageError(f"pool: strategy must be gap or random, received {strategy!r}")
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     if qrels is not None:
         if sc is None:
             raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "

@@ -177,12 +177,14 @@ def defect_reason(origins: Iterable[str]) -> str | None:
     return "; ".join(f"{n}: {d}" for n, d in zip(names, defects, strict=True))
 
 
-def _scale(scale: str | Scale | None) -> Scale | None:
-    if scale is None:
-        return None
-    from .judgments.scale import scale_named  # (only for a scale: it loads pyarrow.compute)
+def _scale(scale: str | Scale | None, qrels: Any = None) -> Scale | None:
+    from .io.irds import irds_id
 
-    return scale_named(scale)
+    if scale is None and irds_id(qrels) is None:
+        return None
+    from .judgments.irdsscale import scale_for  # (only for a scale: it loads pyarrow.compute)
+
+    return scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
 
 
 def scale_note(scale: Scale, flavors: Iterable[SpreadFlavor]) -> str:
@@ -296,7 +298,7 @@ def spread(
     >>> [(p.run_a, p.run_b, p.a_better, p.b_better, p.equal) for p in s.pairs]
     [('A', 'B', 1, 0, 1)]
     """
-    sc = _scale(scale)
+    sc = _scale(scale, qrels)
     base = one_measure(measure, preset, knobs, scale=sc)
     if k is not None:
         base = Measure(base.metric, k, base.flavor)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -50,6 +51,10 @@ class Qrels:
     #: counted; whether they are queries of the judgments is the ``missing`` policy's
     #: (:func:`rankflavor.aggregate.judged_queries`). Those that also have judgments are judged.
     listed_empty: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    #: Where the judgments come from beyond a file path, merged into the results' provenance
+    #: record of the qrels (an ir_datasets dataset's id, version and grade definitions:
+    #: :mod:`rankflavor.io.irds`); None for a file or an object in memory.
+    origin: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _refuse_nulls(self, (("query id", self.query), ("docno", self.doc)))

@@ -6,7 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..judgments.scale import Scale, scale_named
+from ..judgments.irdsscale import scale_for
+from ..judgments.scale import Scale
 from ..tables import Qrels, Run
 from .codes import run_codes
 from .findings import LIST_LIMIT, CheckReport, FileSummary, Finding, Overlap
@@ -60,7 +61,7 @@ def check(
     >>> report.exit_code, sorted({f.code for f in report.findings if f.severity != "info"})
     (1, ['equal_scores', 'run_only_queries'])
     """
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     options = {"columns": columns} if columns is not None else {}
     findings: list[Finding] = []
     files: list[FileSummary] = []

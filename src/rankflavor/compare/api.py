@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import UsageError
 from ..io.inputs import as_qrels, as_run
+from ..io.irds import irds_id
 from ..measure import Measure
 from ..progress import Progress
 from ..spread import run_names
@@ -137,10 +138,10 @@ def compare(
     settings = make_settings(tests, correction, alpha, n_resamples, seed, queries, _baseline(baseline, names, items),
                              ci_level)
     sc = None
-    if scale is not None:
-        from ..judgments.scale import scale_named
+    if scale is not None or irds_id(qrels) is not None:
+        from ..judgments.irdsscale import scale_for
 
-        sc = scale_named(scale)
+        sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = _measures(metrics, preset, knobs, sc)
     q_table = as_qrels(qrels)
     if sc is not None:

@@ -50,7 +50,10 @@ def table_sha256(query: Any, doc: Any, value: np.ndarray) -> str:
 
 def describe(item: Any, table: Qrels | Run) -> dict[str, Any]:
     """``{"source", "sha256", "hash_of"}`` of one input: its file's bytes, or its rows in canonical order."""
-    if isinstance(item, (str, os.PathLike)):
+    origin = getattr(table, "origin", None) or {}
+    if "sha256" in origin:  # an ir_datasets dataset (rankflavor.io.irds): its cache file's bytes
+        return {"source": table.source, "sha256": origin["sha256"], "hash_of": origin["hash_of"]}
+    if isinstance(item, (str, os.PathLike)) and not os.fspath(item).startswith("irds:"):
         return {"source": os.fspath(item), "sha256": file_sha256(item), "hash_of": "file bytes"}
     if isinstance(table, Qrels):
         digest = table_sha256(table.query, table.doc, table.grade)

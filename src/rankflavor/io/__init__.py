@@ -2,7 +2,8 @@
 
 * :mod:`~rankflavor.io.inputs` - ``as_qrels`` / ``as_run``: whatever the caller has, as tables;
 * :mod:`~rankflavor.io.qrels`, :mod:`~rankflavor.io.run` - ``read_qrels`` / ``read_run``, in any
-  format: TREC here, every other format by :mod:`~rankflavor.io.formats`;
+  format: TREC here, every other format by :mod:`~rankflavor.io.formats`, ``irds:<id>`` by
+  :mod:`~rankflavor.io.irds` (an ir_datasets dataset's judgments, from its cache);
 * :mod:`~rankflavor.io.compression` - gzip, bz2, xz and zstd by magic number;
 * :mod:`~rankflavor.io.columnar` - the columnar read of a file, whole or in pieces on every core;
 * :mod:`~rankflavor.io.parse` - pyarrow's parse of a whole file or of one piece;

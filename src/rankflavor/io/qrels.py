@@ -12,11 +12,13 @@ import pyarrow as pa
 
 from ..columns import as_numpy
 from ..docnos import canonical_mask
+from ..errors import UsageError
 from ..tables import Qrels
 from ..threads import in_background
 from .columnar import columnar
 from .formats.read import read_formatted
 from .formats.spec import split_input
+from .irds import irds_id
 from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from .parse import QUERY
 from .source import read_bytes
@@ -28,7 +30,9 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
 
     Parameters
     ----------
-    path : path, or an :class:`~rankflavor.io.formats.spec.Input` (a path with its format and columns).
+    path : path, or an :class:`~rankflavor.io.formats.spec.Input` (a path with its format and columns);
+        ``irds:<dataset id>``: the judgments of an ir_datasets dataset, from its cache
+        (:mod:`rankflavor.io.irds`).
     format : ``trec``, ``msmarco``, ``beir``, ``json``, ``csv``, ``tsv``, ``jsonl``, ``parquet``,
         ``quepid``, ``es`` (see :mod:`rankflavor.io.formats.spec`); None or ``auto``: by the
         file's name (``.parquet``, ``.jsonl``, ``.json``, ``.csv``, ``.tsv``; anything else is
@@ -44,6 +48,13 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
         For an unknown format, or columns for a format that has none.
     """
     path, fmt, cols = split_input(path, format, columns, "qrels")
+    dataset = irds_id(path)
+    if dataset is not None:  # a benchmark by name, read through ir_datasets (imported only then)
+        if fmt is not None or cols:
+            raise UsageError(f"{path}: --qrels-format and --columns are for files; ir_datasets reads its own")
+        from .irds import read_irds_qrels
+
+        return read_irds_qrels(dataset)
     found = read_formatted(path, "qrels", fmt, cols) if fmt != "trec" else None
     if found is not None:
         assert isinstance(found, Qrels)

@@ -65,8 +65,9 @@ from ..results import MeasureResult
 from ..tables import Qrels, Run
 from .extremes import Extremes, candidates, check_policy, extremes_of
 from .families import gain, level
+from .irdsscale import scale_for
 from .regrade import confirmed, engine_values
-from .scale import Scale, scale_named
+from .scale import Scale
 from .scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
 
 
@@ -431,7 +432,7 @@ def bounds(
     EvaluationError
         Where the ``empty`` policy would move a query in or out of the mean with the grading.
     """
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = resolve(metrics, sc)
     check_bounded(measures)
     q_table = as_qrels(qrels)

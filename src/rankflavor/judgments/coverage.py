@@ -59,7 +59,8 @@ from .bounds import (
     resolve,
     zero_imputed,
 )
-from .scale import Scale, scale_named
+from .irdsscale import scale_for
+from .scale import Scale
 from .toprows import top_rows
 
 #: A run is named by the pool-bias warning when its mean unjudged@k exceeds the median of the
@@ -290,7 +291,7 @@ def judgments(
         retrieved; the pool-bias warning (:data:`BIAS_RULE`); the bounds and which runs the
         judgments leave undecided.
     """
-    sc = scale_named(scale)
+    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = resolve(metrics, sc)
     check_bounded(measures)
     # The judgments are read on a thread of their own while the first run is read (as evaluate does).

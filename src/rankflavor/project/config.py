@@ -149,7 +149,7 @@ class Config:
         from ..errors import InputError, did_you_mean
 
         names = list(self.runs if kind == "run" else self.datasets)
-        if os.path.exists(value) or value in names:
+        if os.path.exists(value) or value in names or (kind == "dataset" and value.startswith("irds:")):
             return
         table = f"[runs.{value}] path = \"FILE\"" if kind == "run" else f"[datasets.{value}] qrels = \"FILE\""
         raise InputError(value, None, f"no such file, and {self.path} names no {kind} {value!r} (its {kind}s: "
@@ -279,7 +279,9 @@ def _build(path: Path, digest: str, data: Mapping[str, Any]) -> Config:
     project = s.get("project", {})
     metrics = s.get("metrics", {})
     texts = _expand(metrics.get("measures", ()), metrics.get("cutoffs", ())) if metrics else ()
-    datasets = {n: base / t["qrels"] for n, t in s.get("datasets", {}).items()}
+    # (an ir_datasets name, irds:<id>, is no path of the project: rankflavor.io.irds)
+    datasets = {n: Path(t["qrels"]) if str(t["qrels"]).startswith("irds:") else base / t["qrels"]
+                for n, t in s.get("datasets", {}).items()}
     runs: dict[str, RunEntry] = {}
     for n, t in s.get("runs", {}).items():
         ds = t.get("dataset")

@@ -307,7 +307,8 @@ def gate(config: Config, runs: list[str] | None = None, *, baseline: str | None 
         base = None
         if base_path is not None:
             src, b = baselines[str(base_path)]
-            q_hash = file_sha256(qrels) if qrels.is_file() else None
+            recorded = results.provenance.get("qrels", {})  # an ir_datasets dataset's: its cache file's
+            q_hash = file_sha256(qrels) if qrels.is_file() else recorded.get("sha256") if isinstance(recorded, dict) else None
             base = check_baseline(config, b, results.measures, src, q_hash)
         out.append(RunGate(ds, name, path, str(base_path) if base_path else None, results,
                            _checks(config, ds, name, results, base)))

@@ -169,6 +169,9 @@ def evaluate_spark(
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
         raise UsageError("metrics: give at least one measure, e.g. metrics=['ndcg@10']")
+    if isinstance(qrels, str) and qrels.startswith("irds:"):
+        raise UsageError(f"{qrels}: Spark reads files; evaluate ir_datasets judgments with the local engine, or "
+                         "write them to a file first (rankflavor convert)")
     if buckets is not None and buckets < 1:
         raise UsageError(f"buckets must be >= 1, received {buckets}")
     sc = None
