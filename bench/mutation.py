@@ -55,7 +55,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "raters": (["rankflavor/raters/reliability.py"], ["tests/test_raters*.py"]),
     # issue 36: the tables handed to DataFrames, the trackers' keys, an ir_datasets dataset's scale
     "where": (["rankflavor/frames.py", "rankflavor/trackers.py", "rankflavor/judgments/irdsscale.py"],
-              ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_irds.py"]),
+              ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_trackers_wandb.py",
+               "tests/test_irds.py"]),
     "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
