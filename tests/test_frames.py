@@ -238,3 +238,60 @@ def test_history_series_frame_is_the_history_csv(tmp_path: Path) -> None:
     from rankflavor.frames import series_table
 
     assert series_table(load_series(db)).num_rows == 4
+
+
+def test_every_table_names_its_columns_and_defaults_to_the_summary(tmp_path: Path) -> None:
+    """The column names, written out here (a renamed column breaks every notebook that reads it),
+    and per_query's default: the summary rows only."""
+    from rankflavor.history.record import record_results
+    from rankflavor.history.series import load_series
+
+    s = rf.spread(QRELS, RUNS, "ndcg@3", grid={"gain": ["linear", "exp2"]}, presets=["trec_eval", "spark_triples"])
+    assert s.to_arrow().column_names == ["run", "metric", "flavor", "query", "value", "n_queries", "origins",
+                                         "in_summary", "excluded_because", "error"]
+    c = rf.compare(QRELS, RUNS, ["ndcg@3"], n_resamples=50)
+    assert c.to_arrow().column_names == ["run", "metric", "flavor", "query", "value", "ci_low", "ci_high", "n_queries"]
+    bounds_columns = ["run", "metric", "flavor", "query", "lower", "value", "upper", "condensed", "residual", "status"]
+    b = rf.bounds(QRELS, RUNS["A"], ["ndcg@3", "RBP@3"], scale="trec_dl")
+    assert b.to_arrow().column_names == bounds_columns
+    cov = rf.judgments(QRELS, RUNS, ["ndcg@3"], scale="trec_dl")
+    assert cov.to_arrow().column_names == [*bounds_columns, "k", "judged_at_k", "unjudged", "pool_bias"]
+    db = tmp_path / "h.sqlite"
+    record_results(db, rf.evaluate(QRELS, RUNS["A"], ["ndcg@3"]), dataset="toy", run="A")
+    series = load_series(db, "ndcg@3")[0]
+    assert series.to_arrow().column_names == ["dataset", "run", "metric", "flavor", "query", "value", "n_queries",
+                                              "record", "recorded_at", "command", "rankflavor"]
+    assert series.to_pandas().rankflavor.iloc[0] == rf.__version__
+    for table in (s, c, b, cov, series):
+        assert set(table.to_arrow()["query"].to_pylist()) == {"all"}
+    # the summary-only objects say why, and what to call
+    for obj, what in ((s, "a spread"), (series, "a history series")):
+        with pytest.raises(UsageError) as err:
+            obj.to_arrow(per_query=True)
+        assert str(err.value).startswith(f"{what} holds no per-query values (") and str(err.value).endswith(
+            "); call to_arrow/to_pandas/to_polars with per_query=False")
+
+
+def test_spread_rows_carry_the_defect_and_bounds_rows_every_measure_with_its_residual() -> None:
+    s = rf.spread(QRELS, RUNS, "ndcg@3", grid={"gain": ["linear"]}, presets=["trec_eval", "spark_triples"])
+    doc = s.to_dict()
+    frame = s.to_pandas()
+    for f in doc["flavors"]:
+        rows = frame[frame.flavor == f["flavor"]]
+        assert list(rows.in_summary) == [f["in_summary"]] * 2
+        assert [None if pd.isna(x) else x for x in rows.excluded_because] == (
+            [None] * 2 if f["in_summary"] else [f["defect"]] * 2)
+        assert list(rows.origins) == [", ".join(f["origins"])] * 2
+    assert not frame.in_summary.all() and frame.error.isna().all()
+    b = rf.bounds(QRELS, RUNS["A"], ["ndcg@3", "RBP@3"], scale="trec_dl")
+    d = b.to_dict()
+    per = b.to_pandas(per_query=True)
+    assert list(per.metric.unique()) == ["ndcg@3", "RBP@3"]  # every measure, in the order asked
+    for m in d["measures"]:
+        mine = per[per.flavor == m["measure"]]
+        assert list(mine["query"]) == [*sorted(m["per_query"], key=str.encode), "all"]
+        for q, v in m["per_query"].items():
+            row = mine[mine["query"] == q].iloc[0]
+            assert (row.status, _nan_none(row.residual)) == ("ok", v.get("residual"))
+        assert mine.iloc[-1].status == "summary" and _nan_none(mine.iloc[-1].residual) == m.get("residual")
+    assert per[per.metric == "RBP@3"].residual.notna().all() and per[per.metric == "ndcg@3"].residual.isna().all()
