@@ -265,11 +265,16 @@ def test_every_table_names_its_columns_and_defaults_to_the_summary(tmp_path: Pat
     for table in (s, c, b, cov, series):
         assert set(table.to_arrow()["query"].to_pylist()) == {"all"}
     # the summary-only objects say why, and what to call
-    for obj, what in ((s, "a spread"), (series, "a history series")):
+    for obj, what, why in ((s, "a spread", "it keeps each flavor's mean; evaluate() one flavor for its per-query values"),
+                           (series, "a history series", "it keeps each record's mean; rankflavor.history.load_record(path, "
+                                                        "id) has a record's per-query values")):
         with pytest.raises(UsageError) as err:
             obj.to_arrow(per_query=True)
-        assert str(err.value).startswith(f"{what} holds no per-query values (") and str(err.value).endswith(
-            "); call to_arrow/to_pandas/to_polars with per_query=False")
+        assert str(err.value) == f"{what} holds no per-query values ({why}); call to_arrow/to_pandas/to_polars with " \
+                                 "per_query=False"
+    # the run and cutoff columns hold the result's own
+    assert set(b.to_arrow(per_query=True)["run"].to_pylist()) == {b.run}
+    assert set(cov.to_arrow(per_query=True)["k"].to_pylist()) == {3}
 
 
 def test_spread_rows_carry_the_defect_and_bounds_rows_every_measure_with_its_residual() -> None:
@@ -295,3 +300,16 @@ def test_spread_rows_carry_the_defect_and_bounds_rows_every_measure_with_its_res
             assert (row.status, _nan_none(row.residual)) == ("ok", v.get("residual"))
         assert mine.iloc[-1].status == "summary" and _nan_none(mine.iloc[-1].residual) == m.get("residual")
     assert per[per.metric == "RBP@3"].residual.notna().all() and per[per.metric == "ndcg@3"].residual.isna().all()
+
+
+def test_a_flavor_that_fails_on_a_run_names_its_error_in_that_row() -> None:
+    """empty=error refuses run A, which alone retrieves for q4, a query with nothing relevant: that
+    row's error column holds the refusal, every other row's is empty."""
+    qrels = {**QRELS, "q4": {"z": 0}}
+    runs = {"A": {**RUNS["A"], "q4": {"z": 1.0}}, "B": RUNS["B"]}
+    s = rf.spread(qrels, runs, "ndcg@3", grid={"empty": ["zero", "error"]}, presets=[])
+    frame = s.to_pandas()
+    failed = frame[frame.error.notna()]
+    assert [(r.run, r.flavor.endswith("empty=error]")) for r in failed.itertuples()] == [("A", True)]
+    assert failed.error.iloc[0] == "1 query(ies) have nothing relevant (q4) and ndcg@3 says empty=error; choose " \
+                                   "empty=zero|one|nan|skip"
