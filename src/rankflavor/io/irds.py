@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +108,34 @@ def missing_files(handler: Any) -> list[str]:
     from ir_datasets.util import Cache, Download
 
     missing: list[str] = []
+
+    def visit(obj: Any, inside: Callable[[], None]) -> bool:
+        if isinstance(obj, Cache):
+            built = str(obj.path(force=False))
+            if os.path.exists(built):
+                return True
+            before = len(missing)
+            inside()
+            if len(missing) > before:  # built from files that are missing too
+                missing[before:] = [f"{built} (or, to build it from, {', '.join(missing[before:])})"]
+            return True
+        if isinstance(obj, Download):
+            # path(force=False) downloads to a temporary file when there is no cache path
+            cache = getattr(obj, "_cache_path", None)
+            if cache is None or not os.path.exists(cache):
+                missing.append(str(cache) if cache is not None else "(a download ir_datasets keeps no copy of)")
+            return True
+        return False
+
+    _walk(handler, visit)
+    return missing
+
+
+def _walk(root: Any, visit: Callable[[Any, Callable[[], None]], bool]) -> None:
+    """Depth-first over the objects below ``root`` (lists, tuples, and the attributes of
+    ir_datasets' own objects), each once and at most :data:`_DEPTH` deep. ``visit(obj, inside)``
+    handles ``obj`` and says whether it did (``inside()`` walks ``obj``'s attributes); an
+    ir_datasets object it leaves is walked into."""
     seen: set[int] = set()
 
     def walk(obj: Any, depth: int) -> None:
@@ -118,29 +146,15 @@ def missing_files(handler: Any) -> list[str]:
             for item in obj:
                 walk(item, depth + 1)
             return
-        if isinstance(obj, Cache):
-            built = str(obj.path(force=False))
-            if os.path.exists(built):
-                return
-            before = len(missing)
+
+        def inside() -> None:
             for value in getattr(obj, "__dict__", {}).values():
                 walk(value, depth + 1)
-            if len(missing) > before:  # built from files that are missing too
-                missing[before:] = [f"{built} (or, to build it from, {', '.join(missing[before:])})"]
-            return
-        if isinstance(obj, Download):
-            # path(force=False) downloads to a temporary file when there is no cache path
-            cache = getattr(obj, "_cache_path", None)
-            if cache is None or not os.path.exists(cache):
-                missing.append(str(cache) if cache is not None else "(a download ir_datasets keeps no copy of)")
-            return
-        if not type(obj).__module__.startswith("ir_datasets"):
-            return
-        for value in getattr(obj, "__dict__", {}).values():
-            walk(value, depth + 1)
 
-    walk(handler, 0)
-    return missing
+        if not visit(obj, inside) and type(obj).__module__.startswith("ir_datasets"):
+            inside()
+
+    walk(root, 0)
 
 
 def _require_cached(dataset_id: str, handler: Any, what: str) -> None:
@@ -246,16 +260,8 @@ def _cache_files(handler: Any) -> list[str]:
     from ir_datasets.util import Cache, Download
 
     found: list[str] = []
-    seen: set[int] = set()
 
-    def walk(obj: Any, depth: int) -> None:
-        if depth > _DEPTH or id(obj) in seen:
-            return
-        seen.add(id(obj))
-        if isinstance(obj, (list, tuple)):
-            for item in obj:
-                walk(item, depth + 1)
-            return
+    def visit(obj: Any, inside: Callable[[], None]) -> bool:
         path = None
         if isinstance(obj, Cache):
             path = str(obj.path(force=False))
@@ -263,12 +269,10 @@ def _cache_files(handler: Any) -> list[str]:
             path = getattr(obj, "_cache_path", None)
         if path is not None and os.path.isfile(path):
             found.append(str(path))
-            return
-        if type(obj).__module__.startswith("ir_datasets"):
-            for value in getattr(obj, "__dict__", {}).values():
-                walk(value, depth + 1)
+            return True
+        return False
 
-    walk(handler, 0)
+    _walk(handler, visit)
     return sorted(set(found))
 
 
