@@ -322,3 +322,61 @@ def test_the_readme_keys_are_the_flavors_it_names() -> None:
     want = {f"ndcg_10__{hashlib.sha256(str(parse_measure(m)).encode()).hexdigest()[:8]}"
             for m in ("ndcg@10", "ndcg@10[gain=exp2,ideal=local]")}
     assert set(keys) == want
+
+
+# --- what the first mutation run of rankflavor.trackers showed unpinned (docs/mutation.md, where) ----
+
+
+def test_a_key_replaces_every_character_mlflow_refuses_and_ends_in_the_flavor_hash() -> None:
+    """An id with characters outside MLflow's set (a metric is named by the user's dialect or a
+    preset): each becomes "_"; the id is the flavor string's SHA-256, computed here by hashlib."""
+    import types
+
+    from rankflavor.trackers import metric_key
+
+    odd = types.SimpleNamespace(metric="my metric:v2", k=5, __str__=None)
+    key = metric_key(odd)  # type: ignore[arg-type]
+    assert key == "my_metric_v2_5__" + hashlib.sha256(str(odd).encode()).hexdigest()[:8]
+    odd.k = None
+    assert metric_key(odd).startswith("my_metric_v2__")  # type: ignore[arg-type]
+
+
+def test_the_version_logged_is_the_results_own() -> None:
+    import dataclasses
+
+    from rankflavor.trackers import logged
+
+    res = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["P@1"])
+    assert logged(res).version == rankflavor.__version__
+    older = dataclasses.replace(res, provenance={**res.provenance, "rankflavor": "0.0.9"})
+    assert logged(older).version == "0.0.9"  # a results file read back keeps the version that wrote it
+    bare = dataclasses.replace(res, provenance={k: v for k, v in res.provenance.items() if k != "rankflavor"})
+    assert logged(bare).version == rankflavor.__version__
+
+
+def test_hashed_provenance_adds_each_hash_where_its_record_is_and_nowhere_else() -> None:
+    from rankflavor.trackers import hashed_provenance
+
+    prov = {"qrels": {"source": "q.txt"}, "runs": [{"source": "a.run"}, {"source": "b.run", "sha256": "kept"}],
+            "notes": ["x"]}
+    out = hashed_provenance(prov, {"qrels": {"sha256": "aa"}, "runs.0": {"sha256": "bb"}, "runs.1": {"sha256": "cc"},
+                                   "notes.0": {"sha256": "ee"}, "gone": {"source": "z"}})
+    assert out == {"qrels": {"source": "q.txt", "sha256": "aa", "hash_of": "file bytes"},
+                   "runs": [{"source": "a.run", "sha256": "bb", "hash_of": "file bytes"},
+                            {"source": "b.run", "sha256": "kept"}], "notes": ["x"]}
+    assert prov == {"qrels": {"source": "q.txt"}, "runs": [{"source": "a.run"}, {"source": "b.run", "sha256": "kept"}],
+                    "notes": ["x"]}  # a copy: the results' own provenance is left as it was
+
+
+def test_per_query_rows_end_each_measure_with_its_summary_row_when_it_has_one() -> None:
+    from rankflavor.trackers import metric_key, per_query_rows
+
+    res = rankflavor.evaluate({"q": {"a": 1}, "p": {"b": 1}}, {"q": {"a": 1.0}, "p": {"c": 1.0}}, ["P@1", "relstring@1"])
+    rows = per_query_rows(res)
+    p1, rel = (m.measure for m in res.measures)
+    assert [r[:5] for r in rows] == [[metric_key(p1), "P@1", "p", 0.0, "ok"], [metric_key(p1), "P@1", "q", 1.0, "ok"],
+                                     [metric_key(p1), "P@1", "all", 0.5, "summary"],
+                                     # trec_eval's relstring: 1 relevant, - unjudged
+                                     [metric_key(rel), "relstring@1", "p", "-", "ok"],
+                                     [metric_key(rel), "relstring@1", "q", "1", "ok"]]
+    assert {r[5] for r in rows} == {str(p1), str(rel)}
