@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor.errors import FlavorError
 
-from .test_metrics_ndcg_reference import NO_SHRINK, Query, agrees, ours, queries
+from .test_metrics_ndcg_reference import NO_SHRINK, Query, agrees, ideal_values, ours, queries
 
 TABLE = {1: 1.0, 2: 4.0, 3: 9.0}
 
@@ -68,23 +68,8 @@ def reference(q: Query, metric: str, k: int | None, knobs: dict[str, str]) -> fl
         if assumed is not None and R(assumed) > 0:  # type: ignore[operator]
             positive += sum(d not in qrels for d, _ in top)
         return math.nan if positive == 0 else err
-    ideal = knobs.get("ideal", "global")
-    how = knobs.get("ideal_cut", "k")
-    cut = math.inf if how == "none" or k is None else k
-    if how == "hits":
-        cut = min(cut, len(rows))
-    grades = [qrels.get(d, -1) for d, _ in rows]
-    if ideal == "max":
-        slots = len(rows) if math.isinf(cut) else int(cut)
-        r_top = 0.5 if knobs.get("gain") == "binary" else R(int(knobs["max_grade"]))  # type: ignore[operator]
-        values = [r_top] * slots
-    elif ideal == "as_supplied":
-        values = [R(qrels[d]) for d in sorted(qrels) if qrels[d] >= 0]  # type: ignore[operator]
-    else:
-        pool = ([g for g in qrels.values()] if ideal == "global" else grades if ideal == "local"
-                else grades[: int(ideal.split("@")[1])])
-        values = sorted((v for v in (R(g) for g in pool if g >= 0) if v > 0), reverse=True)  # type: ignore[operator]
-    best = cascade(values if math.isinf(cut) else values[: int(cut)])
+    r_top = (lambda: 0.5) if knobs.get("gain") == "binary" else (lambda: R(int(knobs["max_grade"])))  # type: ignore[operator]
+    best = cascade(ideal_values(qrels, rows, k, knobs, R, r_top))  # type: ignore[arg-type]
     return math.nan if best <= 0 else err / best
 
 

@@ -91,6 +91,17 @@ def reference(q: Query, metric: str, k: int | None, knobs: dict[str, str]) -> fl
     dcg = dcg_of([row_gain(d) for d, _ in (rows if k is None else rows[:k])])
     if metric == "dcg":
         return dcg
+    idcg = dcg_of(ideal_values(qrels, rows, k, knobs, gain, lambda: gain(int(knobs["max_grade"]))))
+    return math.nan if idcg <= 0 else dcg / idcg
+
+
+def ideal_values(qrels: dict[str, float], rows: list[tuple[str, float]], k: int | None, knobs: dict[str, str],
+                 value: Callable[[float], float], top: Callable[[], float]) -> list[float]:
+    """The ideal list under the ``ideal`` and ``ideal_cut`` knobs, written from their definitions:
+    ``value`` of each grade (NDCG's gain, ERR's stopping probability), positive ones only,
+    greatest first, from every judgment (global), the judged rows retrieved (local) or the top K
+    of them (recall@K), or the judgments in docno order (as_supplied), or ``top()`` in every slot
+    (max); cut at k (ideal_cut=k), at the rows retrieved (hits) or not at all (none)."""
     ideal = knobs.get("ideal", "global")
     how = knobs.get("ideal_cut", "k")
     cut = math.inf if how == "none" or k is None else k
@@ -99,9 +110,9 @@ def reference(q: Query, metric: str, k: int | None, knobs: dict[str, str]) -> fl
     judged_rows = [qrels.get(d, -1) for d, _ in rows]
     if ideal == "max":
         slots = len(rows) if math.isinf(cut) else int(cut)
-        values = [gain(int(knobs["max_grade"]))] * slots
-    elif ideal == "as_supplied":
-        values = [gain(qrels[d]) for d in sorted(qrels) if qrels[d] >= 0]
+        return [top()] * slots
+    if ideal == "as_supplied":
+        values = [value(qrels[d]) for d in sorted(qrels) if qrels[d] >= 0]
     else:
         if ideal == "global":
             pool = [g for g in qrels.values() if g >= 0]
@@ -109,9 +120,8 @@ def reference(q: Query, metric: str, k: int | None, knobs: dict[str, str]) -> fl
             pool = [g for g in judged_rows if g >= 0]
         else:  # recall@K
             pool = [g for g in judged_rows[: int(ideal.split("@")[1])] if g >= 0]
-        values = sorted((v for v in map(gain, pool) if v > 0), reverse=True)
-    idcg = dcg_of(values if math.isinf(cut) else values[: int(cut)])
-    return math.nan if idcg <= 0 else dcg / idcg
+        values = sorted((v for v in map(value, pool) if v > 0), reverse=True)
+    return values if math.isinf(cut) else values[: int(cut)]
 
 
 def text(metric: str, k: int | None, knobs: dict[str, str]) -> str:
