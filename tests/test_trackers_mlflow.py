@@ -380,3 +380,32 @@ def test_per_query_rows_end_each_measure_with_its_summary_row_when_it_has_one() 
                                      [metric_key(rel), "relstring@1", "p", "-", "ok"],
                                      [metric_key(rel), "relstring@1", "q", "1", "ok"]]
     assert {r[5] for r in rows} == {str(p1), str(rel)}
+
+
+def test_every_input_keeps_its_own_hash_whatever_its_key(tmp_path: Path) -> None:
+    # Roles are key paths of untrusted names: a dict keyed by digits, a name with a space (unsafe
+    # in a tracker key), a name with a dot (a role that does not split back into its path), two
+    # names that sanitise to one key. Each record gets its own file's hash, in the tracker's
+    # inputs and in the provenance copy, and none overwrites another (found by mutation testing:
+    # the copy was walked by splitting the sanitised role, so these records got no hash).
+    import hashlib
+
+    from rankflavor.trackers import _inputs, hashed_provenance
+
+    names = ["7", "a b", "a_b", "x.y"]
+    files = {}
+    for i, name in enumerate(names):
+        f = tmp_path / f"f{i}.run"
+        f.write_text(f"content {i}\n")
+        files[name] = str(f)
+    prov = {"runs": {name: {"source": files[name]} for name in names}}
+    inputs = _inputs(prov, True)
+    assert list(inputs) == ["runs.7", "runs.a_b", "runs.a_b-2", "runs.x.y"]
+    want = {name: hashlib.sha256(open(files[name], "rb").read()).hexdigest() for name in names}
+    assert [e["sha256"] for e in inputs.values()] == [want[n] for n in names]
+    out = hashed_provenance(prov, inputs)
+    for name in names:
+        assert out["runs"][name] == {"source": files[name], "sha256": want[name], "hash_of": "file bytes"}
+    # the value itself as the one record (role "input")
+    alone = {"source": files["7"]}
+    assert hashed_provenance(alone, _inputs(alone, True)) == {**alone, "sha256": want["7"], "hash_of": "file bytes"}

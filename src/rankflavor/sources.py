@@ -23,19 +23,21 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def sources(provenance: Any) -> list[dict[str, Any]]:
-    """Every ``{"source": ..., ...}`` record inside a provenance value, each with its ``role``
-    (the key path that led to it, e.g. ``qrels`` or ``runs.0``; ``input`` for the value itself).
+def source_records(provenance: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Every ``{"source": ..., ...}`` dict inside a provenance value (the dict itself, not a copy),
+    with its ``role``: the key path that led to it (``qrels``, ``runs.0``; ``input`` for the value
+    itself). A key holding a dot gives a role that does not split back into its path, so a caller
+    that must find a record again keeps the dict, not the role.
 
-    >>> sources({"qrels": {"source": "q.txt"}, "runs": [{"source": "a.run", "tag": "A"}]})
-    [{'role': 'qrels', 'source': 'q.txt'}, {'role': 'runs.0', 'source': 'a.run', 'tag': 'A'}]
+    >>> source_records({"runs": [{"source": "a.run"}], "n": 3})
+    [('runs.0', {'source': 'a.run'})]
     """
-    found: list[dict[str, Any]] = []
+    found: list[tuple[str, dict[str, Any]]] = []
 
     def walk(value: Any, role: str) -> None:
         if isinstance(value, dict):
             if isinstance(value.get("source"), str):
-                found.append({"role": role or "input", **value})
+                found.append((role or "input", value))
                 return
             for k, v in value.items():
                 walk(v, f"{role}.{k}" if role else str(k))
@@ -47,4 +49,14 @@ def sources(provenance: Any) -> list[dict[str, Any]]:
     return found
 
 
-__all__ = ["file_sha256", "sources"]
+def sources(provenance: Any) -> list[dict[str, Any]]:
+    """Every ``{"source": ..., ...}`` record inside a provenance value, each with its ``role``
+    (the key path that led to it, e.g. ``qrels`` or ``runs.0``; ``input`` for the value itself).
+
+    >>> sources({"qrels": {"source": "q.txt"}, "runs": [{"source": "a.run", "tag": "A"}]})
+    [{'role': 'qrels', 'source': 'q.txt'}, {'role': 'runs.0', 'source': 'a.run', 'tag': 'A'}]
+    """
+    return [{"role": role, **record} for role, record in source_records(provenance)]
+
+
+__all__ = ["file_sha256", "source_records", "sources"]

@@ -106,12 +106,27 @@ def logged(results: Results, hashes: bool = True) -> Logged:
                   str(results.provenance.get("rankflavor", __version__)))
 
 
-def _inputs(provenance: dict[str, Any], hashes: bool) -> dict[str, dict[str, Any]]:
-    from .sources import file_sha256, sources
+def input_keys(roles: list[str]) -> list[str]:
+    """The tracker key of each input role: its unsafe characters replaced by ``_``, and a key that
+    two roles would share (``a b`` and ``a_b``) numbered ``-2``, ``-3`` ... so no input's record
+    overwrites another's."""
+    keys: list[str] = []
+    for role in roles:
+        key = base = _UNSAFE.sub("_", role)
+        n = 1
+        while key in keys:
+            n += 1
+            key = f"{base}-{n}"
+        keys.append(key)
+    return keys
 
+
+def _inputs(provenance: dict[str, Any], hashes: bool) -> dict[str, dict[str, Any]]:
+    from .sources import file_sha256, source_records
+
+    records = source_records(provenance)
     out: dict[str, dict[str, Any]] = {}
-    for record in sources(provenance):
-        role = _UNSAFE.sub("_", str(record["role"]))
+    for key, (_, record) in zip(input_keys([role for role, _ in records]), records, strict=True):
         entry: dict[str, Any] = {"source": record["source"]}
         if isinstance(record.get("bytes"), int):
             entry["bytes"] = record["bytes"]
@@ -119,21 +134,22 @@ def _inputs(provenance: dict[str, Any], hashes: bool) -> dict[str, dict[str, Any
             entry["sha256"] = record["sha256"]
         elif hashes and os.path.isfile(record["source"]):
             entry["sha256"] = file_sha256(record["source"])
-        out[role] = entry
+        out[key] = entry
     return out
 
 
 def hashed_provenance(provenance: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """A copy of ``provenance`` whose input records carry the SHA-256 that :func:`logged` found."""
+    """A copy of ``provenance`` whose input records carry the SHA-256 that :func:`logged` found
+    (``inputs`` keyed as :func:`input_keys` keys them)."""
     import copy
 
+    from .sources import source_records
+
     out = copy.deepcopy(provenance)
-    for role, entry in inputs.items():
-        node: Any = out
-        for part in role.split("."):
-            node = node[int(part)] if isinstance(node, list) and part.isdigit() else (
-                node.get(part) if isinstance(node, dict) else None)
-        if isinstance(node, dict) and "sha256" in entry and "sha256" not in node:
+    records = source_records(out)
+    for key, (_, node) in zip(input_keys([role for role, _ in records]), records, strict=True):
+        entry = inputs.get(key, {})
+        if "sha256" in entry and "sha256" not in node:
             node["sha256"], node["hash_of"] = entry["sha256"], "file bytes"
     return out
 
@@ -156,5 +172,5 @@ def per_query_rows(results: Results) -> list[list[Any]]:
 #: Column names of :func:`per_query_rows`.
 PER_QUERY_COLUMNS = ["key", "name", "query", "value", "status", "flavor"]
 
-__all__ = ["ID_DIGITS", "PER_QUERY_COLUMNS", "Logged", "check_prefix", "flavor_id", "hashed_provenance", "logged", "metric_key",
+__all__ = ["ID_DIGITS", "PER_QUERY_COLUMNS", "Logged", "check_prefix", "flavor_id", "hashed_provenance", "input_keys", "logged", "metric_key",
            "per_query_rows"]
