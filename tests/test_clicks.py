@@ -9,9 +9,12 @@ import random
 import shutil
 import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankflavor.clicks import coec, query_id_of, read_query_map, read_ubi_events, read_ubi_queries, text_of_query_id
 from rankflavor.clicks.coec import java_fixed
@@ -340,3 +343,40 @@ def test_to_qrels_holds_the_ratings_written(logs: tuple[Path, Path]) -> None:
     rows = sorted(zip(qrels.query.to_pylist(), qrels.doc.to_pylist(), qrels.grade.tolist(), strict=True))
     assert rows == sorted((j.query_id, j.doc_id, float(j.rating)) for j in result.judgments)
     assert len(rows) == 9
+
+
+_random_events = st.lists(st.tuples(st.sampled_from(["click", "impression", "IMPRESSION", "add_to_cart", None]),
+                                    st.sampled_from(["shoes", "boots", "a hat"]), st.sampled_from(["d1", "d2", "d3"]),
+                                    st.none() | st.integers(-1, 5)), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=_random_events, max_rank=st.integers(1, 4))
+def test_coec_equals_the_definition_on_random_logs(rows: list[tuple[str | None, str, str, int | None]],
+                                                   max_rank: int) -> None:
+    # The rules of the module docstring, written out one at a time over the whole list for each
+    # position and pair (no running counts), on random small logs.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "e.jsonl"
+        path.write_text(jsonl([{**event(a, "s1", d, o), "user_query": t} for a, t, d, o in rows]))
+        result = coec(None, path, max_rank=max_rank)
+    seen = [(a.lower() if a else a, t, d, o) for a, t, d, o in rows if o is not None and o <= max_rank]
+
+    def ctr(p: int) -> float:
+        shown = sum(1 for a, _, _, o in seen if a == "impression" and o == p)
+        return sum(1 for a, _, _, o in seen if a == "click" and o == p) / shown if shown else 0.0
+
+    expected = {}
+    for t, d in {(t, d) for _, t, d, _ in seen}:
+        mine = [(a, o) for a, tt, dd, o in seen if (tt, dd) == (t, d)]
+        clicks = sum(1 for a, _ in mine if a == "click")
+        shown = sum(1 for a, _ in mine if a == "impression")
+        ranks = [o for a, o in mine if a in ("click", "impression")]
+        rank = min(ranks) if ranks else None
+        at = ctr(rank) if rank is not None and 0 <= rank < max_rank else 0.0
+        value = clicks / (at * shown) if at * shown > 0 else 0.0
+        expected[(query_id_of(t), d)] = (clicks, shown, rank, value)
+    got = {(j.query_id, j.doc_id): (j.clicks, j.impressions, j.position, j.coec) for j in result.judgments}
+    assert got == expected
+    table = {p.position: p.ctr for p in result.position_bias}
+    assert all(table.get(p, 0.0) == ctr(p) for p in range(max_rank))

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -227,6 +228,10 @@ def coec(queries: UbiQueries | str | os.PathLike[str] | None, events: UbiEvents 
     inputs = {"events": ev.source}
     if log is not None:
         inputs["queries"] = log.source
+        # of every event read: a query_id the query log lacks (an ambiguous one it has)
+        counts["events_query_id_not_in_log"] = sum(
+            1 for e in ev.events if e.query_id is not None and e.query_id not in log.texts
+            and e.query_id not in log.conflicting)
         for key in ("documents", "query_ids", "without_query_id", "without_user_query", "conflicting_query_ids"):
             counts[f"query_log_{key}"] = log.counts.get(key, 0)
         counts["query_log_other_log_documents"] = log.counts.get("other_log_documents", 0)
@@ -279,10 +284,10 @@ def _day(timestamp: str | None) -> datetime.date | None:
         return None
     try:
         moment = datetime.datetime.fromisoformat(timestamp.strip())
-    except ValueError:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(datetime.UTC)
+    except (ValueError, OverflowError):  # (0001-01-01T00:00+01:00 is before the first UTC day Python has)
         return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.UTC)
     return moment.date()
 
 
@@ -322,16 +327,13 @@ def _pairs(events: list[Event], log: UbiQueries | None, s: CoecSettings,
     """``(query text, doc) -> [clicks, impressions, lowest position]`` (``ClickthroughRate``)."""
     pairs: dict[tuple[str, str], list[int | None]] = {}
     c = dict.fromkeys(("events_without_object", "events_without_query_text", "events_query_text_from_log",
-                       "events_query_id_not_in_log", "events_query_text_differs_from_log"), 0)
+                       "events_query_text_differs_from_log"), 0)
     texts = {} if log is None else log.texts
-    conflicting = frozenset() if log is None else log.conflicting
     for e in events:
         if e.object_id is None:
             c["events_without_object"] += 1
             continue
         logged = texts.get(e.query_id) if e.query_id is not None else None
-        if log is not None and e.query_id is not None and logged is None and e.query_id not in conflicting:
-            c["events_query_id_not_in_log"] += 1
         text = e.user_query if e.user_query is not None and e.user_query.strip() else None
         if text is None and logged is not None:
             text = logged
@@ -359,9 +361,12 @@ def _judgments(pairs: dict[tuple[str, str], list[int | None]], table: tuple[Posi
     c = dict.fromkeys(("pairs_dropped_not_in_query_map", "pairs_dropped_min_impressions", "pairs_dropped_min_clicks",
                        "pairs_rated_zero_no_impressions", "pairs_rated_zero_no_ctr"), 0)
     out: list[ClickJudgment] = []
+    ids: dict[str, str | None] = {}
     for (text, doc), (clicks, impressions, rank) in pairs.items():
         assert isinstance(clicks, int) and isinstance(impressions, int)
-        query_id = query_id_of(text) if query_map is None else query_map.get(text)
+        query_id = ids.get(text, "")
+        if query_id == "":
+            query_id = ids[text] = query_id_of(text) if query_map is None else query_map.get(text)
         if query_id is None:
             c["pairs_dropped_not_in_query_map"] += 1
             continue
@@ -400,6 +405,10 @@ def java_fixed(value: float, digits: int) -> str:
     return f"{Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP):f}"
 
 
+#: A text that is its own query id: no blank and no ``%`` (and printable, checked apart).
+_PLAIN = re.compile(r"[^%\s]*")
+
+
 def query_id_of(text: str) -> str:
     """The query id of a query text: blanks, ``%`` and unprintable characters percent-encoded as
     their UTF-8 bytes, so the id has no blank (TREC files split on them) and maps back to one
@@ -410,6 +419,8 @@ def query_id_of(text: str) -> str:
     >>> query_id_of("iphone headphones"), query_id_of("100% cotton\\t"), query_id_of("café")
     ('iphone%20headphones', '100%25%20cotton%09', 'café')
     """
+    if text.isprintable() and _PLAIN.fullmatch(text):
+        return text
     out: list[str] = []
     for ch in text:
         if ch == "%" or ch.isspace() or not ch.isprintable():

@@ -28,9 +28,9 @@ CSV_COLUMNS = ("query_id", "user_query", "doc_id", "rating", "coec", "clicks", "
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("query log", ("query_log_documents", "query_log_other_log_documents", "query_log_query_ids", "query_log_without_query_id",
                    "query_log_without_user_query", "query_log_conflicting_query_ids")),
-    ("event log", ("events_read", "events_other_log_documents", "events_without_timestamp", "events_outside_dates",
+    ("event log", ("events_read", "events_other_log_documents", "events_query_id_not_in_log", "events_without_timestamp", "events_outside_dates",
                    "events_without_position", "events_above_max_rank", "events_in_range", "clicks", "impressions",
-                   "events_other_action", "events_without_object", "events_query_id_not_in_log",
+                   "events_other_action", "events_without_object",
                    "events_query_text_from_log", "events_query_text_differs_from_log",
                    "events_without_query_text")),
     ("pairs", ("pairs", "pairs_dropped_not_in_query_map", "pairs_dropped_min_impressions",
@@ -93,7 +93,8 @@ def summary(result: ClickJudgments) -> str:
     """Every count (grouped: query log, event log, pairs) and the position-bias table."""
     c = result.counts
     s = result.settings
-    head = (f"{result.source}: {c.get('pairs_kept', 0)} judgments of {c.get('queries', 0)} queries "
+    head = (f"{result.source}: {c.get('pairs_kept', 0)} judgments of {c.get('queries', 0)} "
+            f"quer{'y' if c.get('queries') == 1 else 'ies'} "
             f"(max rank {s.max_rank}, min impressions {s.min_impressions}, min clicks {s.min_clicks}"
             + (f", days {s.start_date or '...'} to {s.end_date or '...'}" if s.start_date or s.end_date else "")
             + ")")
