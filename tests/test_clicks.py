@@ -380,3 +380,19 @@ def test_coec_equals_the_definition_on_random_logs(rows: list[tuple[str | None, 
     assert got == expected
     table = {p.position: p.ctr for p in result.position_bias}
     assert all(table.get(p, 0.0) == ctr(p) for p in range(max_rank))
+
+
+def test_a_file_of_both_logs_without_index_names_reads_as_both(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+    # events carry an action_name, query documents none: the query log skips the events (counted)
+    q, e = logs
+    both = tmp_path / "both.jsonl"
+    both.write_text(jsonl(QUERIES + EVENTS))
+    log = read_ubi_queries(both)
+    assert log.counts["other_log_documents"] == len(EVENTS) and log.counts["documents"] == len(QUERIES)
+    assert _table(coec(both, e, max_rank=3)) == _table(coec(q, e, max_rank=3))
+    # in Parquet the query rows hold action_name null (the column is the events'): they are queries
+    mixed = parquet(tmp_path / "both.parquet", QUERIES + EVENTS)
+    assert read_ubi_queries(mixed).texts == read_ubi_queries(q).texts
+    assert _table(coec(mixed, mixed, max_rank=3)) == _table(coec(q, e, max_rank=3))
+    assert coec(mixed, mixed, max_rank=3).counts == {**coec(q, e, max_rank=3).counts, "query_log_other_log_documents":
+                                                     len(EVENTS), "events_other_log_documents": len(QUERIES)}

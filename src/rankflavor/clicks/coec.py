@@ -4,8 +4,10 @@ Workbench (SRW) computes its implicit judgments.
 The rules are those of ``CoecClickModel`` and ``ClickthroughRate`` in opensearch-project/
 search-relevance (``src/main/java/org/opensearch/searchrelevance/judgments/clickmodel/coec/
 CoecClickModel.java``, ``.../model/ClickthroughRate.java``, ``.../judgments/clickmodel/coec/
-CoecClickModelParameters.java``, ``.../judgments/UbiJudgmentsProcessor.java``), read at the
-versions of 2025 (with the date range and the fix that answers once after every query):
+CoecClickModelParameters.java``, ``.../judgments/UbiJudgmentsProcessor.java``), read at their
+2025 versions: those with the date range, and where ``calculateCoecJudgments`` answers once with
+every query (in June 2025 its ``listener.onResponse`` sat inside the loop over queries, so the
+answer held the first query's judgments alone):
 
 1. **Which events** (both passes query ``ubi_events`` with ``range event_attributes.position.ordinal
    lte maxRank``, and with a date range ``timestamp`` ``gte startDate``/``lte endDate`` in
@@ -36,9 +38,9 @@ Where this deviates, and why:
 
 * the counts are exact: SRW's position table comes from a ``terms`` aggregation on
   ``action_name`` (10 buckets by default) with a ``positions`` sub-aggregation of ``max_rank``
-  buckets, which on a log of many actions or positions can leave a position out (its CTR then
-  reads 0); an aggregation also counts a doc's ``"Click"`` and ``"click"`` buckets apart (the
-  last read wins) where this sums them;
+  buckets, which on a log of many action names or positions can leave one out (a position's
+  CTR then reads 0); it also reads ``"Click"`` and ``"click"`` as two buckets, the last read
+  replacing the other (``clickCounts.put``), where this sums them;
 * an event without ``user_query`` takes the text of its ``query_id`` in the query log (SRW
   skips it; its unused ``getUserQuery`` looked the text up the same way). UBI's event schema
   has no ``user_query``: without this, events logged to the schema would give no judgment;
@@ -57,8 +59,9 @@ References
 ----------
 .. [COEC] Zhang, W. V. and Jones, R. (2007), "Comparing click logs and editorial labels for
    training query rewriting", WWW 2007 Workshop on Query Log Analysis (clicks over expected
-   clicks); Chapelle, O. and Zhang, Y. (2009), "A dynamic Bayesian network click model for web
-   search ranking", WWW 2009, section 2 (position-normalised CTR).
+   clicks).
+.. [SRW] OpenSearch Search Relevance Workbench, "Judgments" (implicit judgments from UBI),
+   https://docs.opensearch.org/latest/search-plugins/search-relevance/judgments/
 """
 
 from __future__ import annotations

@@ -29,7 +29,9 @@ A JSON line is one of
 
 A document whose ``_index`` (from its hit or its bulk action) is the *other* log's default index
 (``ubi_events`` when the query log is read, ``ubi_queries`` for the event log) is skipped and
-counted, so one file holding both logs can be given as both. Parquet columns are the
+counted, and so is a document with an ``action_name`` (an event) in the query log and one with
+neither ``action_name`` nor ``event_attributes`` (a query) in the event log, so one file holding
+both logs can be given as both. Parquet columns are the
 documents' fields, nested (structs) or flattened with dots (``event_attributes.position.ordinal``).
 
 What is missing (a null ``event_attributes``, an event without position, object or query text)
@@ -114,6 +116,9 @@ def read_ubi_queries(path: str | os.PathLike[str]) -> UbiQueries:
     counts = {"documents": 0, "other_log_documents": 0, "without_query_id": 0, "without_user_query": 0,
               "repeated_query_ids": 0}
     for where, doc, rows in documents(path, EVENTS_INDEX, counts):
+        if doc.get("action_name") is not None:  # an event (query documents have no action): both logs in one file
+            counts["other_log_documents"] += 1
+            continue
         counts["documents"] += 1
         at = _At(source, where, doc, rows)
         query_id = at.ident("query_id")
@@ -150,6 +155,9 @@ def read_ubi_events(path: str | os.PathLike[str]) -> UbiEvents:
     events: list[Event] = []
     rows = False
     for where, doc, rows in documents(path, QUERIES_INDEX, counts):
+        if doc.get("action_name") is None and doc.get("event_attributes") is None:
+            counts["other_log_documents"] += 1  # no action and no attributes: a query document
+            continue
         counts["documents"] += 1
         at = _At(source, where, doc, rows)
         attributes = at.mapping(doc, "event_attributes", "$.event_attributes")
