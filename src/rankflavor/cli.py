@@ -431,3 +431,9 @@ from .cli_convert import COMMANDS as _CONVERT_COMMANDS  # noqa: E402
 
 for _command in _CONVERT_COMMANDS:
     cli.add_command(_command)
+
+# --- clicks (issue 37 item 3; the command lives in cli_clicks.py) ------------------------------
+from .cli_clicks import COMMANDS as _CLICKS_COMMANDS  # noqa: E402
+
+for _command in _CLICKS_COMMANDS:
+    cli.add_command(_command)
