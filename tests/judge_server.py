@@ -14,7 +14,8 @@ request):
 ``nochoices`` HTTP 200 with JSON that is no chat completion;
 ``answer:T``  HTTP 200 whose answer is the text T (``{key}`` in T becomes the Authorization header).
 
-``hang_after = N`` makes every request after the N-th answered one wait until :meth:`release`;
+A request to another path than ``/v1/chat/completions`` gets HTTP 404; with :attr:`key` set, one
+without ``Authorization: Bearer <key>`` gets HTTP 401. ``hang_after = N`` makes every request after the N-th answered one wait until :meth:`release`;
 a released request is dropped unanswered. Nothing leaves the machine.
 """
 
@@ -46,6 +47,8 @@ class FakeChat:
         self.retry_after = "0"
         self.sleep = 1.5
         self.hang_after: int | None = None
+        self.key: str | None = None
+        self.refused = 0
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -61,7 +64,7 @@ class FakeChat:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property
@@ -79,9 +82,17 @@ class FakeChat:
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
         auth = h.headers.get("Authorization")
+        refuse = 404 if h.path != "/v1/chat/completions" else 401 if self.key and auth != f"Bearer {self.key}" else 0
+        if refuse:
+            with self._lock:
+                self.refused += 1
+            h.send_response(refuse)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
         user = body["messages"][-1]["content"]
         m = PAIR.search(user)
-        assert h.path == "/v1/chat/completions" and m is not None, (h.path, user[:200])
+        assert m is not None, user[:200]
         pair = (m.group(1), m.group(2))
         with self._lock:
             self.received[pair] += 1

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import UsageError
 from ..progress import Progress, task
 from .cache import Answer, Cache, text_sha
-from .client import ChatClient, Failed, Reply, endpoint
+from .client import ChatClient, Failed, Refused, Reply, endpoint
 from .prompt import Prompt, flags, load_prompt, parse_answer, umbrela
 from .result import Judged
 from .texts import as_pairs, read_texts
@@ -120,7 +120,12 @@ def judge(pairs: Any, queries: Any, docs: Any, *, model: str, base_url: str = DE
         client = ChatClient(base_url, model, key, timeout=timeout, retries=retries, backoff=backoff,
                             max_wait=max_wait, sleep=sleep)
         fresh: set[tuple[str, str]] = set()
-        failed = _ask_all(client, chosen, to_ask, store, answers, fresh, progress, concurrency)
+        try:
+            failed = _ask_all(client, chosen, to_ask, store, answers, fresh, progress, concurrency)
+        except Refused as exc:
+            where = (f"the key is read from ${api_key_env} ({'set' if key else 'unset or empty'})" if api_key_env
+                     else "no key was sent")
+            raise Refused(f"{exc}; {where}; the answers before it are in the cache {store.path}") from None
     return _result(common, counts, answers, fresh, failed, client.requests, client.retried, (price_in, price_out))
 
 
