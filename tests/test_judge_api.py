@@ -185,7 +185,7 @@ def test_a_refused_key_or_url_stops_the_run(server: FakeChat, tmp_path: Path,
         judge(PAIRS, QUERIES, DOCS, model="m", base_url=url, cache=tmp_path / "c.sqlite", api_key_env=None)
     server.key, server.refused = "right-key", 0
     monkeypatch.setenv("JUDGE_TEST_KEY", "wrong-key")
-    with pytest.raises(Refused, match="HTTP 401.*JUDGE_TEST_KEY") as info:
+    with pytest.raises(Refused, match=r"HTTP 401.*JUDGE_TEST_KEY") as info:
         judge(PAIRS, QUERIES, DOCS, model="m", base_url=server.base_url, cache=tmp_path / "c.sqlite",
               api_key_env="JUDGE_TEST_KEY", concurrency=2)
     assert "wrong-key" not in str(info.value)

@@ -58,7 +58,7 @@ def test_a_template_file_needs_both_placeholders_and_is_hashed_as_read(tmp_path)
     p = load_prompt(good, max_grade=2)
     assert p.sha256 == hashlib.sha256(text.encode()).hexdigest() and p.max_grade == 2
     assert p.render("a", "b") == "Q=a\nP=b\nAnswer ##final score: G with G in 0-2.\n"
-    with pytest.raises(InputError, match="not found|cannot read"):
+    with pytest.raises(InputError, match=r"not found|cannot read"):
         load_prompt(tmp_path / "absent.txt")
 
 

@@ -18,6 +18,7 @@ import hashlib
 import os
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import InputError
 
@@ -72,8 +73,7 @@ class Cache:
         try:
             if readonly:
                 if os.path.exists(self.path):
-                    uri = "file:" + os.path.abspath(self.path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-                    self._db = sqlite3.connect(uri, uri=True)
+                    self._db = sqlite3.connect(Path(self.path).absolute().as_uri() + "?mode=ro", uri=True)
                     self._db.execute("SELECT 1 FROM answers LIMIT 1")
                 return
             self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit: each write commits
