@@ -15,8 +15,9 @@ request):
 ``answer:T``  HTTP 200 whose answer is the text T (``{key}`` in T becomes the Authorization header).
 
 A request to another path than ``/v1/chat/completions`` gets HTTP 404; with :attr:`key` set, one
-without ``Authorization: Bearer <key>`` gets HTTP 401. ``hang_after = N`` makes every request after the N-th answered one wait until :meth:`release`;
-a released request is dropped unanswered. Nothing leaves the machine.
+without ``Authorization: Bearer <key>`` gets HTTP 401. ``hang_after = N`` lets N requests through
+and makes every later one wait until :meth:`release`, then drops it unanswered. Nothing leaves
+the machine.
 """
 
 from __future__ import annotations
@@ -42,12 +43,16 @@ class FakeChat:
         self.plan: dict[tuple[str, str], list[str]] = {}
         self.received: Counter[tuple[str, str]] = Counter()
         self.answered: Counter[tuple[str, str]] = Counter()
+        #: requests by (Authorization header, pair): a test tells two runs apart by their keys
+        self.received_by: Counter[tuple[str | None, tuple[str, str]]] = Counter()
+        self.answered_by: Counter[tuple[str | None, tuple[str, str]]] = Counter()
         self.authorization: list[str | None] = []
         self.bodies: list[dict[str, Any]] = []
         self.retry_after = "0"
         self.sleep = 1.5
         self.hang_after: int | None = None
         self.key: str | None = None
+        self.let_through = 0
         self.refused = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -96,11 +101,14 @@ class FakeChat:
         pair = (m.group(1), m.group(2))
         with self._lock:
             self.received[pair] += 1
+            self.received_by[(auth, pair)] += 1
             self.authorization.append(auth)
             self.bodies.append(body)
             steps = self.plan.get(pair)
             step = steps.pop(0) if steps else "ok"
-            hang = self.hang_after is not None and sum(self.answered.values()) >= self.hang_after
+            # decided at arrival, under the lock: exactly hang_after requests are let through
+            hang = self.hang_after is not None and self.let_through >= self.hang_after
+            self.let_through += not hang
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -139,8 +147,9 @@ class FakeChat:
                                            "finish_reason": "stop"}],
                               "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}}).encode()
         if step == "ok" or step.startswith("answer:"):
-            with self._lock:  # counted before it is sent, so that hang_after sees it at once
+            with self._lock:  # counted before it is sent
                 self.answered[pair] += 1
+                self.answered_by[(auth or None, pair)] += 1
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(raw)))

@@ -43,8 +43,8 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def _command(server: FakeChat, files: dict[str, Path], *extra: str) -> list[str]:
-    return [sys.executable, "-m", "rankflavor", "judge", str(files["pairs"]), "--queries", str(files["queries"]),
-            "--docs", str(files["docs"]), "--model", "fake-7b", "--base-url", server.base_url,
+    return [sys.executable, "-m", "rankflavor", "judge", str(files["pairs"]), "--query-texts", str(files["queries"]),
+            "--passages", str(files["docs"]), "--model", "fake-7b", "--base-url", server.base_url,
             "--cache", str(files["cache"]), "--backoff", "0.01", "--timeout", "10", *extra]
 
 
@@ -70,26 +70,32 @@ def _qrels(text: str) -> dict[tuple[str, str], int]:
     return out
 
 
+def _stored(cache: Path) -> set[tuple[str, str]]:
+    """The pairs the cache holds, read while (or after) a run writes it."""
+    if not cache.exists():
+        return set()
+    try:
+        with sqlite3.connect(f"file:{cache}?mode=ro", uri=True) as db:
+            return set(db.execute("SELECT query, doc FROM answers").fetchall())
+    except sqlite3.OperationalError:  # the table is not there yet
+        return set()
+
+
 def test_kill_9_mid_run_then_the_rerun_asks_only_what_was_not_answered(server: FakeChat,
                                                                        files: dict[str, Path]) -> None:
-    server.hang_after = 7  # the 8th request and later wait: the run is mid-way, some answers stored
+    # Each run sends its own key, so the server tells their requests apart whatever arrives late.
+    first, second = "Bearer run-1", "Bearer run-2"
+    server.hang_after = 7  # the 8th request and later wait: the run is mid-way, 7 answers stored
     out = files["cache"].parent / "labels.qrels"
-    proc = subprocess.Popen(_command(server, files, "--concurrency", "3", "-o", str(out)), env=_env(),
+    proc = subprocess.Popen(_command(server, files, "--concurrency", "3", "-o", str(out)), env=_env("run-1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        stored = 0
         deadline = time.monotonic() + 240  # a guard against a hung test, not a timing assertion
-        while stored < 7:
+        while len(_stored(files["cache"])) < 7:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the run never stored 7 answers"
             time.sleep(0.05)
-            if files["cache"].exists():
-                try:
-                    with sqlite3.connect(f"file:{files['cache']}?mode=ro", uri=True) as db:
-                        stored = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-                except sqlite3.OperationalError:  # the table is not there yet
-                    pass
-        assert proc.poll() is None  # mid-run: the requests after the 7th are waiting
+        assert proc.poll() is None  # mid-run: the requests after the 7th wait
         proc.kill()  # SIGKILL
         proc.wait(timeout=60)
     finally:
@@ -97,16 +103,17 @@ def test_kill_9_mid_run_then_the_rerun_asks_only_what_was_not_answered(server: F
             proc.kill()
         proc.communicate()
     assert not out.exists()
-    in_flight = sum(server.received.values()) - 7
-    assert 1 <= in_flight <= 3 and sum(server.answered.values()) == 7
+    answered_1 = {p for (auth, p), n in server.answered_by.items() if auth == first}
+    assert len(answered_1) == 7 and _stored(files["cache"]) == answered_1  # every answer given was stored
     server.hang_after = None
     server.release()  # the waiting requests are dropped unanswered
 
-    done = _run(_command(server, files, "--concurrency", "3", "-o", str(out)), _env())
+    done = _run(_command(server, files, "--concurrency", "3", "-o", str(out)), _env("run-2"))
     assert done.returncode == 0, done.stderr.decode()
     assert _qrels(out.read_text()) == {p: grade_of(*p) for p in PAIRS}
+    asked_2 = {p: n for (auth, p), n in server.received_by.items() if auth == second}
+    assert asked_2 == {p: 1 for p in PAIRS if p not in answered_1}  # nothing answered is asked again
     assert all(server.answered[p] == 1 for p in PAIRS)  # no pair answered twice
-    assert sum(server.received.values()) == len(PAIRS) + in_flight  # only the dropped ones asked again
     assert f"cached 7, asked {len(PAIRS) - 7}" in done.stderr.decode()
 
 

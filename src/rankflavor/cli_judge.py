@@ -17,10 +17,10 @@ from .cli_output import quiet_option, shown_progress
 
 @click.command("judge")
 @click.argument("pairs", type=click.Path(dir_okay=False))
-@click.option("--queries", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--query-texts", "queries", required=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Query texts: TSV 'id<TAB>text' (MS MARCO queries.tsv), JSONL with _id and text (BEIR "
               "queries.jsonl) or Parquet.")
-@click.option("--docs", "--passages", "docs", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--passages", "docs", required=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Passage texts: TSV 'id<TAB>text' (MS MARCO collection.tsv), JSONL with _id, title, text (BEIR "
               "corpus.jsonl) or Parquet. Only the ids PAIRS names are kept.")
 @click.option("--model", required=True, help="The model's name as the server knows it (gpt-4o, llama3.1:8b ...).")
