@@ -11,6 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rankflavor.errors import InputError
 from rankflavor.judge.texts import read_pairs, read_texts
@@ -117,3 +119,23 @@ def test_the_same_text_twice_is_harmless_and_a_missing_file_is_named(tmp_path: P
     assert read_texts(path, None) == {"q1": "hello"}
     with pytest.raises(InputError, match="file not found"):
         read_texts(tmp_path / "absent.tsv", None)
+
+
+_PIECES = st.sampled_from(["q1", "d1", " ", "\t", ",", "0", "\n", '"', "{", "}", ":", "_id", "text", "query", "doc",
+                           "é", "\r", "\x00", "[", "]"])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_PIECES, max_size=30).map("".join), st.sampled_from(["p.txt", "p.tsv", "t.jsonl"]))
+def test_any_text_is_read_or_refused_by_name(tmp_path: Path, text: str, name: str) -> None:
+    # Ids are untrusted text: whatever a file holds, the readers give pairs/texts or an InputError
+    # naming the file, never another exception.
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    for read in (read_pairs, lambda p: read_texts(p, None)):
+        try:
+            got = read(path)
+        except InputError as exc:
+            assert exc.source == str(path)
+        else:
+            assert got is not None

@@ -9,7 +9,9 @@ model's answer as it came (``raw``), what was read from it (``grade``, or ``NULL
 after the retries) get no row: the next run asks them again.
 
 Nothing else is stored: not the API key, not the base URL, not a request's headers.
-SQLite's WAL journal lets a reader look while a run writes.
+SQLite's WAL journal lets a reader look while a run writes; with ``synchronous=NORMAL`` a
+committed answer survives the process being killed (what resuming needs), and a power cut can
+lose the last few, which the next run then asks again.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Cache:
                 return
             self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit: each write commits
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # a commit survives a killed process; see above
             self._db.execute(_SCHEMA)
         except sqlite3.Error as exc:
             self.close()

@@ -146,7 +146,10 @@ def _delimited(source: str, text: str, delimiter: str) -> Pairs:
                 raise InputError(source, n, "has an empty query or doc id", delimiter.join(row))
             yield query, doc
 
-    return _distinct(pairs(), source)
+    try:
+        return _distinct(pairs(), source)
+    except csv.Error as exc:
+        raise InputError(source, rows.line_num, f"is not valid CSV/TSV: {exc}") from None
 
 
 def _column(source: str, names: list[str], wanted: tuple[str, ...], role: str) -> str:
