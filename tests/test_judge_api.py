@@ -203,6 +203,7 @@ def test_cost_and_usage_errors(server: FakeChat, tmp_path: Path) -> None:
         judge(PAIRS, QUERIES, DOCS, model="a model", base_url=server.base_url, cache=tmp_path / "c.sqlite")
     with pytest.raises(UsageError, match="http"):
             judge(PAIRS[:1], QUERIES, DOCS, model="m", base_url="ftp://x", cache=tmp_path / "x.sqlite")
+    assert not (tmp_path / "x.sqlite").exists()
     bad = tmp_path / "notacache.sqlite"
     bad.write_text("hello, not SQLite" * 100)
     with pytest.raises(InputError, match="not a judge cache"):

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import UsageError
 from ..progress import Progress, task
 from .cache import Answer, Cache, text_sha
-from .client import ChatClient, Failed, Refused, Reply, endpoint
+from .client import ChatClient, Failed, Refused, Reply
 from .prompt import Prompt, flags, load_prompt, parse_answer, umbrela
 from .result import Judged
 from .texts import as_pairs, read_texts
@@ -74,7 +74,9 @@ def judge(pairs: Any, queries: Any, docs: Any, *, model: str, base_url: str = DE
         chosen = umbrela()
     else:
         chosen = load_prompt(prompt, max_grade)
-    url = endpoint(base_url)
+    key = os.environ.get(api_key_env) if api_key_env else None
+    client = ChatClient(base_url, model, key, timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait,
+                        sleep=sleep)  # (checks the URL and the numbers before any file is read)
     found = as_pairs(pairs)
     qtext = _texts(queries, {q for q, _ in found.pairs}, "query")
     dtext = _texts(docs, {d for _, d in found.pairs}, "passage")
@@ -111,14 +113,11 @@ def judge(pairs: Any, queries: Any, docs: Any, *, model: str, base_url: str = DE
         counts = {"pairs": len(found.pairs), "duplicates": found.duplicates, "missing": len(missing),
                   "cached": cached, "asked": len(to_ask), "stale": stale, "flagged": len(flagged)}
         common = {"source": source, "model": model, "prompt": chosen.name, "prompt_sha256": chosen.sha256,
-                  "endpoint": url, "missing": tuple(missing), "flagged": tuple(flagged)}
+                  "endpoint": client.endpoint, "missing": tuple(missing), "flagged": tuple(flagged)}
         if dry_run:
             first = tuple(chosen.messages(to_ask[0][2], to_ask[0][3])) if to_ask else None
             return _result(common, counts, answers, set(), {}, 0, 0, (price_in, price_out), first_prompt=first,
                            dry_run=True)
-        key = os.environ.get(api_key_env) if api_key_env else None
-        client = ChatClient(base_url, model, key, timeout=timeout, retries=retries, backoff=backoff,
-                            max_wait=max_wait, sleep=sleep)
         fresh: set[tuple[str, str]] = set()
         try:
             failed = _ask_all(client, chosen, to_ask, store, answers, fresh, progress, concurrency)
