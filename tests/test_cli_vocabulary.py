@@ -48,6 +48,7 @@ MEANINGS: dict[str, tuple[str, str, str, str | None]] = {
     "--force": ("go ahead where the command would refuse", "flag", "", None),
     "--wide": ("lay the text out wide whatever the terminal's width", "flag", "wide", None),
     "--quiet": ("no progress bars", "flag", "progress", None),
+    "--dry-run": ("say what would be done; write (or ask) nothing", "flag", "nothing", None),
 }
 
 # The old spellings: never a visible option of any command again.

@@ -437,3 +437,9 @@ from .cli_clicks import COMMANDS as _CLICKS_COMMANDS  # noqa: E402
 
 for _command in _CLICKS_COMMANDS:
     cli.add_command(_command)
+
+# --- judge: grades from an LLM (issue 37 item 2; the command lives in cli_judge.py) ---------------
+from .cli_judge import COMMANDS as _JUDGE_COMMANDS  # noqa: E402
+
+for _command in _JUDGE_COMMANDS:
+    cli.add_command(_command)
