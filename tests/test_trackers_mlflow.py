@@ -409,3 +409,41 @@ def test_every_input_keeps_its_own_hash_whatever_its_key(tmp_path: Path) -> None
     # the value itself as the one record (role "input")
     alone = {"source": files["7"]}
     assert hashed_provenance(alone, _inputs(alone, True)) == {**alone, "sha256": want["7"], "hash_of": "file bytes"}
+
+
+@pytest.mark.parametrize("prefix", ["", "dev/", "dev", "a/b/", "a.b-c_d/", "v1.2/run"])
+def test_a_prefix_mlflow_accepts_is_kept_as_given(prefix: str) -> None:
+    from rankflavor.trackers import check_prefix
+
+    assert check_prefix(prefix) == prefix
+    assert validate_param_and_metric_name(prefix + "ndcg_10__0123abcd")  # MLflow's own check of the key it starts
+
+
+@pytest.mark.parametrize("prefix", ["/dev", "dev//", "//", "./", "../", ".", "..", "a/./b", "a/../b", "a/..", "dev/.",
+                                    "a b/", "x:", "é/"])
+def test_a_prefix_that_would_make_a_bad_key_is_refused_naming_it(prefix: str) -> None:
+    from rankflavor.errors import UsageError
+    from rankflavor.trackers import check_prefix
+
+    with pytest.raises(UsageError) as caught:
+        check_prefix(prefix)
+    assert str(caught.value) == (f"tracker key prefix {prefix!r}: expected letters, digits, _ . - and / between "
+                                 "non-empty segments (e.g. 'dev/')")
+
+
+def test_an_input_entry_is_its_source_bytes_and_hash_and_hashes_only_when_asked(tmp_path: Path) -> None:
+    import hashlib
+
+    from rankflavor.trackers import _inputs
+
+    f = tmp_path / "q.txt"
+    f.write_text("q 0 d 1\n")
+    digest = hashlib.sha256(f.read_bytes()).hexdigest()
+    prov = {"qrels": {"source": str(f), "bytes": 8}, "run": {"source": "not/a/file.run", "sha256": "given", "bytes": "8"},
+            "other": {"source": str(f), "sha256": 5}}
+    assert _inputs(prov, True) == {"qrels": {"source": str(f), "bytes": 8, "sha256": digest},
+                                   "run": {"source": "not/a/file.run", "sha256": "given"},  # a hash the record has is kept
+                                   "other": {"source": str(f), "sha256": digest}}  # (a bytes or hash of the wrong type is not)
+    assert _inputs(prov, False) == {"qrels": {"source": str(f), "bytes": 8},  # hashes=False: no file is read
+                                    "run": {"source": "not/a/file.run", "sha256": "given"},
+                                    "other": {"source": str(f)}}
