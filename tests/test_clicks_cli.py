@@ -129,3 +129,17 @@ def test_help_names_the_knobs() -> None:
     for option in ("--max-rank", "--min-impressions", "--min-clicks", "--start-date", "--end-date", "--click-action",
                    "--impression-action", "--digits", "--query-map", "--format", "--output"):
         assert option in result.output
+
+
+def test_the_readme_example_is_what_the_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's clicks example, run from the repository's root on the files it names."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    start = text.index("$ rankflavor clicks examples/ubi_queries.jsonl")
+    block = text[start:text.index("```", start)].splitlines()
+    tail = next(i for i, line in enumerate(block) if line.startswith("$ tail -3"))
+    monkeypatch.chdir(root)
+    got = CliRunner().invoke(cli, ["clicks", "examples/ubi_queries.jsonl", "examples/ubi_events.jsonl", "--max-rank", "10"])
+    assert got.exit_code == 0
+    assert got.stdout.splitlines() == block[1:tail]
+    assert got.stderr.splitlines()[-3:] == block[tail + 1:]

@@ -190,3 +190,22 @@ def test_a_prompt_file_and_a_bad_input_from_the_command_line(server: FakeChat, f
     files["queries"].write_text("q0 without a tab\n")
     bad = _run(_command(server, files), _env())
     assert bad.returncode == 3 and b"queries.tsv:1" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_the_readme_dry_run_is_what_the_command_prints(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """README's judge example (a dry run: nothing is sent, no cache is made), from the repository's root."""
+    from click.testing import CliRunner
+
+    from rankflavor.cli import cli
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    start = text.index("$ rankflavor judge examples/judge_pairs.txt")
+    block = text[start:text.index("```", start)].splitlines()
+    args = " ".join(line.rstrip("\\").strip() for line in block[:2]).split("|")[0].split()[2:]
+    monkeypatch.chdir(root)
+    before = set(os.listdir(root))
+    got = CliRunner().invoke(cli, args)
+    assert got.exit_code == 0, got.output
+    assert got.stdout.splitlines()[0] == block[2]
+    assert set(os.listdir(root)) == before  # a dry run writes no cache
