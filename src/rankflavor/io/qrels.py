@@ -15,9 +15,9 @@ from ..docnos import canonical_mask
 from ..errors import UsageError
 from ..tables import Qrels
 from ..threads import in_background
-from .columnar import columnar
+from .columnar import columnar, read_columns
 from .formats.read import read_formatted
-from .formats.spec import split_input
+from .formats.spec import Input, split_input
 from .irds import irds_id
 from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from .parse import QUERY
@@ -25,7 +25,8 @@ from .source import read_bytes
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None,
-               columns: str | Mapping[str, str] | None = None) -> Qrels:
+               columns: str | Mapping[str, str] | None = None, *, label_source: str | None = None,
+               labels: str | None = None) -> Qrels:
     """Read judgments in any supported format, plain or compressed (gzip, bz2, xz, zstd).
 
     Parameters
@@ -38,7 +39,13 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
         file's name (``.parquet``, ``.jsonl``, ``.json``, ``.csv``, ``.tsv``; anything else is
         TREC), refined by its first line (a BEIR or Quepid header).
     columns : ``"query=qid,doc=docid,grade=label"`` or a mapping: the column names of a csv,
-        tsv, jsonl or parquet input.
+        tsv, jsonl or parquet input (``source=NAME``: the judgments' label source column).
+    label_source : a rule giving the judgments their label source: ``"human:nist"`` for a file
+        that names none, or ``"NAME=SOURCE,..."`` renaming those it names
+        (:func:`rankflavor.labels.apply_rule`); an :class:`Input`'s own when None.
+    labels : keep only some judgments by their source's kind: ``any`` (all), ``human``, ``llm``,
+        ``clicks`` (or another kind present), or ``prefer=KIND`` (that kind's judgment where a
+        pair has one); what is left out is counted (:func:`rankflavor.labels.select_labels`).
 
     Raises
     ------
@@ -47,6 +54,18 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
     UsageError
         For an unknown format, or columns for a format that has none.
     """
+    if isinstance(path, Input):
+        label_source = label_source if label_source is not None else path.label_source
+        labels = labels if labels is not None else path.labels
+    qrels = _read(path, format, columns)
+    if label_source is None and (labels is None or (qrels.label_source is None and labels.strip() == "any")):
+        return qrels  # (no rule, no choice: nothing more to do, nothing more to pay)
+    from ..labels import apply_rule, select_labels
+
+    return select_labels(apply_rule(qrels, label_source), labels)
+
+
+def _read(path: str | os.PathLike[str], format: str | None, columns: str | Mapping[str, str] | None) -> Qrels:
     path, fmt, cols = split_input(path, format, columns, "qrels")
     dataset = irds_id(path)
     if dataset is not None:  # a benchmark by name, read through ir_datasets (imported only then)
@@ -76,14 +95,36 @@ def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     source = str(path)
     kinds = {0: QUERY, 2: pa.string(), 3: pa.float64()}
-    parsed, data, _ = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
+    parsed, data, text = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
     if parsed is not None:
         cols = parsed[0]
         grade = as_numpy(cols[2])
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
                          doc_canonical=in_background(canonical_mask, cols[1]))
+    elif data is not None:  # not four fields a line: perhaps five, the fifth a label source
+        found = _with_sources(source, text if isinstance(text, bytes) and text else data)
+        if found is not None:
+            return found
     return parse_qrels_lines(source, data if data is not None else read_bytes(path))
+
+
+def _with_sources(source: str, data: bytes) -> Qrels | None:
+    """Judgments of five fields a line (``query iteration doc grade source``), columnar; None where
+    the line-by-line reader must decide (and name the problem)."""
+    from ..labels.sources import checked_sources
+    from .formats.table import by_lines
+
+    parsed = read_columns(data, QRELS_FIELDS + 1, {0: QUERY, 2: pa.string(), 3: pa.float64(), 4: QUERY})
+    if parsed is None:
+        return None
+    cols = parsed[0]
+    grade = as_numpy(cols[2])
+    if not _finite(grade):
+        return None
+    return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
+                 doc_canonical=in_background(canonical_mask, cols[1]),
+                 label_source=checked_sources(cols[3], source, by_lines(None, 1)))
 
 
 def _finite(values: np.ndarray) -> bool:

@@ -18,7 +18,8 @@ es         ``_rank_eval`` request JSON (``ratings``)       search responses / ``
 
 Column names default to those the DataFrame inputs take (:mod:`rankflavor.io.inputs`):
 ``query_id`` (or query, qid, topic), ``doc_id`` (or doc, docno, docid), ``relevance`` (or grade,
-rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs.
+rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs; judgments may carry a
+``source`` (or label_source) column naming each judgment's label source (:mod:`rankflavor.labels`).
 """
 
 from __future__ import annotations
@@ -37,15 +38,18 @@ ALIASES: dict[str, str] = {
     "trec_eval": "trec", "pq": "parquet",
 }
 #: The roles ``--columns`` names, per kind of input.
-ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade"), "run": ("query", "doc", "score", "rank")}
+ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade", "source"), "run": ("query", "doc", "score", "rank")}
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
 GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
 SCORE_COLUMNS = ("score", "sim")
 RANK_COLUMNS = ("rank",)
+#: A judgment's label source (``human:nist``, ``llm:MODEL``: :mod:`rankflavor.labels`), optional.
+SOURCE_COLUMNS = ("source", "label_source")
 #: Column names looked for, per role, when ``--columns`` does not name one.
 DEFAULTS: dict[str, tuple[str, ...]] = {
     "query": QUERY_COLUMNS, "doc": DOC_COLUMNS, "grade": GRADE_COLUMNS, "score": SCORE_COLUMNS, "rank": RANK_COLUMNS,
+    "source": SOURCE_COLUMNS,
 }
 #: Formats whose columns ``--columns`` may name.
 NAMED_COLUMNS = ("csv", "tsv", "jsonl", "parquet")
@@ -69,6 +73,10 @@ class Input(os.PathLike):  # type: ignore[type-arg]
     path: str
     format: str | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
+    #: Judgments: the ``--label-source`` rule for the file (:func:`rankflavor.labels.apply_rule`).
+    label_source: str | None = None
+    #: Judgments: the ``--labels`` choice (:func:`rankflavor.labels.select_labels`).
+    labels: str | None = None
 
     def __fspath__(self) -> str:
         return self.path
