@@ -19,9 +19,11 @@ from typing import Any
 
 import click
 
-FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es", "srw",
+                "umbrela")
 FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
-                "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch); compressed files "
+                "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch), srw (OpenSearch Search "
+                "Relevance Workbench judgments), umbrela (UMBRELA's LLM judgments); compressed files "
                 "(gzip, bz2, xz, zstd) are read as they are.")
 
 

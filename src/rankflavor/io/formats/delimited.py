@@ -247,7 +247,7 @@ def read_quepid_snapshot(source: str, data: bytes) -> Run:
 
 def sniff(text_head: bytes) -> str:
     """What a delimited file's first line says it is: ``beir`` (BEIR's qrels header), ``quepid``
-    (either Quepid header), ``msmarco`` (three tab-separated fields, no header), ``trec``
+    (either Quepid header), ``quepid-book`` (Quepid's book judgements), ``msmarco`` (three tab-separated fields, no header), ``trec``
     (whitespace-separated, no header) or ``named`` (any other header).
 
     Examples
@@ -262,6 +262,11 @@ def sniff(text_head: bytes) -> str:
         return "beir"
     if tuple(c.strip() for c in first.split(",")[:3]) == QUEPID_RATINGS or first.startswith(",".join(QUEPID_SNAPSHOT)):
         return "quepid"
+    if first.startswith("query,docid,"):
+        from .labelled import is_quepid_book
+
+        if is_quepid_book(next(rows("", first, ","))[1]):
+            return "quepid-book"  # Quepid's book judgements (rankflavor.io.formats.labelled)
     tabbed = first.split("\t")
     if len(tabbed) == 3 and tabbed[2].strip().isdigit():
         return "msmarco"

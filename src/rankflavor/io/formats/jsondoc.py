@@ -75,7 +75,12 @@ def load(source: str, data: bytes) -> Any:
 
 
 def kind_of(value: Any) -> str:
-    """``es`` for a ``_rank_eval`` request or response or search responses, else ``json``."""
+    """``srw`` for Search Relevance Workbench judgment lists, ``es`` for a ``_rank_eval`` request
+    or response or search responses, else ``json``."""
+    from .labelled import is_srw
+
+    if is_srw(value):
+        return "srw"
     if isinstance(value, dict):
         if "requests" in value or "details" in value:
             return "es"

@@ -12,9 +12,15 @@ json       ``{qid: {docid: grade}}``                       ``{qid: {docid: score
 csv, tsv   a header naming the columns (``--columns``)      the same, score and/or rank columns
 jsonl      one JSON object per line, the same names        the same
 parquet    columns of the same names (read by pyarrow)     the same
-quepid     ratings export CSV ``query,docid,rating``       snapshot CSV ``Snapshot Name,...,Doc Position``
+quepid     ratings export CSV ``query,docid,rating``;      snapshot CSV ``Snapshot Name,...,Doc Position``
+           book judgements ``query,docid,<judge>,...``
 es         ``_rank_eval`` request JSON (``ratings``)       search responses / ``_rank_eval`` response hits
+srw        Search Relevance Workbench judgment lists       -
+umbrela    UMBRELA's ``modified_qrels/*.txt``              -
 ========== =============================================== ==============================================
+
+``srw``, ``umbrela`` and Quepid's book judgements name each judgment's label source
+(:mod:`rankflavor.io.formats.labelled`).
 
 Column names default to those the DataFrame inputs take (:mod:`rankflavor.io.inputs`):
 ``query_id`` (or query, qid, topic), ``doc_id`` (or doc, docno, docid), ``relevance`` (or grade,
@@ -32,10 +38,11 @@ from pathlib import PurePath
 from ...errors import UsageError, did_you_mean
 from ..compression import SUFFIXES
 
-FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es",
+                             "srw", "umbrela")
 ALIASES: dict[str, str] = {
     "auto": "auto", "elasticsearch": "es", "opensearch": "es", "rank_eval": "es", "ndjson": "jsonl",
-    "trec_eval": "trec", "pq": "parquet",
+    "trec_eval": "trec", "pq": "parquet", "search_relevance": "srw",
 }
 #: The roles ``--columns`` names, per kind of input.
 ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade", "source"), "run": ("query", "doc", "score", "rank")}
