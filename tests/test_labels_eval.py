@@ -61,7 +61,7 @@ def test_labels_choices_by_hand(qrels: Path, choice: str, value: float, labels: 
 
 
 def test_any_leaves_a_pair_of_two_sources_to_the_duplicates_policy(qrels: Path) -> None:
-    with pytest.raises(InputError, match="duplicate|twice|again"):
+    with pytest.raises(InputError, match=r"duplicate|twice|again"):
         rf.evaluate(str(qrels), RUN, "ndcg@3")
     first = rf.evaluate(str(qrels), RUN, "ndcg@3[duplicates=first]")  # the person's line comes first
     assert first[0].mean == pytest.approx((1 + 2 / L3) / (2 + 1 / L3), abs=1e-12)
@@ -70,7 +70,7 @@ def test_any_leaves_a_pair_of_two_sources_to_the_duplicates_policy(qrels: Path) 
 
 
 def test_a_choice_no_judgment_fits_is_refused(qrels: Path, tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no judgment .* is of kind 'clicks'; kinds present: human, llm"):
+    with pytest.raises(UsageError, match=r"no judgment .* is of kind 'clicks'; kinds present: human, llm"):
         rf.evaluate(str(qrels), RUN, "ndcg@3", labels="clicks")
     plain = tmp_path / "plain.txt"
     plain.write_text("q1 0 d1 2\n")
@@ -88,7 +88,7 @@ def test_the_sources_knob_parses_back_and_states_what_the_labels_are(qrels: Path
         again = parse_measure(result.flavor)
         assert str(again) == result.flavor and again.flavor.sources == "human+llm"
         assert rf.evaluate(str(qrels), RUN, result.flavor, labels="prefer=human")[0].mean == result.mean
-    with pytest.raises(UsageError, match="sets sources=human\\+llm but the labels it evaluates .* are of one kind"):
+    with pytest.raises(UsageError, match=r"sets sources=human\+llm but the labels it evaluates .* are of one kind"):
         rf.evaluate(str(qrels), RUN, m[0].flavor, labels="human")
     assert str(parse_measure("ndcg@3[sources=llm+human]")) == str(parse_measure("ndcg@3[sources=human+llm]"))
     assert str(parse_measure("ndcg@3[sources=LLM+Human]")) == str(parse_measure("ndcg@3[sources=human+llm]"))

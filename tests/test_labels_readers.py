@@ -128,7 +128,7 @@ def test_a_rule_per_file(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="names the source of each judgment already"):
         read_qrels(sourced, label_source="human:nist")
     assert to_strings(read_qrels(sourced, label_source="bob=llm:m").label_source) == ["human:alice", "llm:m"]
-    with pytest.raises(UsageError, match="no judgment of .* has the source 'carol'"):
+    with pytest.raises(UsageError, match=r"no judgment of .* has the source 'carol'"):
         read_qrels(sourced, label_source="carol=llm:m")
     with pytest.raises(UsageError, match="names no label source to rename"):
         read_qrels(path, label_source="bob=llm:m")

@@ -131,7 +131,8 @@ def _srw_source(source: str, path: str, judgment: dict[str, Any]) -> str:
         raise _fail(source, path + ".type", f"judgment list type {kind!r} is none of {', '.join(SRW_TYPES)}; "
                     "its label source cannot be told")
     prefix, key, fallback = SRW_TYPES[kind]
-    metadata = judgment.get("metadata") if isinstance(judgment.get("metadata"), dict) else {}
+    found = judgment.get("metadata")
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
     detail = metadata.get(key) if key is not None else None
     if isinstance(detail, str) and detail.strip():
         name = detail.strip().lower() if prefix == "clicks" else detail.strip()
