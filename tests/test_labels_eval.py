@@ -201,3 +201,17 @@ def test_dl19_split_into_two_sources(tmp_path: Path) -> None:
         assert value == pytest.approx(ref[q]["ndcg_cut_10"], abs=1e-6), q
     assert human[0].labels == (("human", len(lines) - len(lines) // 3),)
     assert human.provenance["qrels"]["labels"]["dropped"] == {"llm": len(lines) // 3}
+
+
+def test_compare_says_when_a_verdict_rests_on_llm_labels_alone(tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 1 llm:m\nq1 0 d2 0 llm:m\nq2 0 d1 0 llm:m\nq2 0 d2 1 llm:m\nq3 0 d1 1 human:nist\n")
+    runs = {"A": {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d1": 2.0, "d2": 1.0}},
+            "B": {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d2": 2.0, "d1": 1.0}}}
+    c = rf.compare(str(qrels), runs, "P@1", n_resamples=50, queries="intersection")
+    assert "P@1: the verdict rests on LLM labels alone (4 llm labels over the 2 queries compared)" in c.notes
+    runs["A"]["q3"] = runs["B"]["q3"] = {"d1": 1.0}
+    c = rf.compare(str(qrels), runs, "P@1", n_resamples=50)
+    assert "P@1: labels behind the verdict: 1 human label, 4 llm labels over the 3 queries compared" in c.notes
+    c = rf.compare(str(qrels), runs, "P@1", n_resamples=50, labels="llm", queries="intersection")
+    assert "P@1: the verdict rests on LLM labels alone (4 llm labels over the 2 queries compared)" in c.notes

@@ -20,6 +20,7 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from ..align import Aligned
     from ..measure import Measure
+    from ..tables import Qrels
 
 #: Labels per kind, in display order: ``(("human", 2043), ("llm", 380))``.
 LabelCounts = tuple[tuple[str, int], ...]
@@ -107,3 +108,29 @@ def unused(kinds: Sequence[str], labels: LabelCounts) -> list[str]:
     """Kinds present in the judgments that no evaluated label has."""
     have = {k for k, _ in labels}
     return [k for k in kinds if k not in have]
+
+
+def verdict_note(name: str, qrels: Qrels, queries: Sequence[str] | np.ndarray) -> str:
+    """What the labels behind a comparison's verdict on ``queries`` are (``compare``): by kind,
+    and said plainly when they are an LLM's alone.
+
+    >>> import pyarrow as pa
+    >>> from rankflavor.tables import Qrels
+    >>> q = Qrels(pa.array(["a", "a", "b"]), pa.array(["x", "y", "x"]), np.array([1.0, 0.0, 2.0]),
+    ...           label_source=pa.array(["llm:m", "llm:m", "human:n"]))
+    >>> verdict_note("ndcg@10", q, ["a"])
+    'ndcg@10: the verdict rests on LLM labels alone (2 llm labels over the 1 queries compared)'
+    """
+    from ..columns import to_strings
+    from .sources import kind_codes
+
+    assert qrels.label_source is not None
+    kinds, codes = kind_codes(qrels.label_source)
+    wanted = {str(q) for q in queries}
+    mine = np.fromiter((q in wanted for q in to_strings(qrels.query)), dtype=bool, count=len(qrels))
+    tally = np.bincount(codes[mine], minlength=len(kinds))
+    labels = tuple((k, int(n)) for k, n in zip(kinds, tally.tolist(), strict=True) if n)
+    over = f"{sentence(labels)} over the {len(wanted)} queries compared"
+    if labels and all(k == "llm" for k, _ in labels):
+        return f"{name}: the verdict rests on LLM labels alone ({over})"
+    return f"{name}: labels behind the verdict: {over}"

@@ -208,7 +208,7 @@ def is_quepid_book(header: list[str]) -> bool:
     """
     from .spec import DEFAULTS
 
-    named = {n for role in ("grade", "source", "score", "rank") for n in DEFAULTS[role]}
+    named = {"rating"} | {n for role in ("grade", "source", "score", "rank") for n in DEFAULTS[role]}
     rest = header[2:]
     return header[:2] == ["query", "docid"] and bool(rest) and not any(n.strip() in named for n in rest)
 
