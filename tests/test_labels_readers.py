@@ -3,6 +3,7 @@ line (or row, or JSON path). Fixtures: tests/labels_data.py (each from its forma
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from pathlib import Path
@@ -34,9 +35,11 @@ def test_trec_fifth_field_columnar_and_line_by_line(tmp_path: Path) -> None:
     plain.write_text("".join(f"{a} 0 {b} {c} {d}\n" for a, b, c, d in ROWS))
     messy = tmp_path / "messy.txt"  # tabs, a comment: the line-by-line reader
     messy.write_text("# judged\n" + "".join(f"{a}\t0\t{b}  {c}\t{d}\n" for a, b, c, d in ROWS))
-    one, two = read_qrels(plain), read_qrels(messy)
+    packed = tmp_path / "q.txt.gz"  # compressed: the four-field columnar path's second try
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    one, two, three = read_qrels(plain), read_qrels(messy), read_qrels(packed)
     assert one.lines is None and two.lines is not None  # (the two paths were taken)
-    assert _triples(one) == _triples(two) == _expected()
+    assert _triples(one) == _triples(two) == _triples(three) == _expected()
     assert two.lines.tolist() == [2, 3, 4]
 
 

@@ -16,12 +16,13 @@ from ..errors import UsageError
 from ..tables import Qrels
 from ..threads import in_background
 from .columnar import columnar, read_columns
+from .compression import other_codec
 from .formats.read import read_formatted
 from .formats.spec import Input, split_input
 from .irds import irds_id
 from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from .parse import QUERY
-from .source import read_bytes
+from .source import is_gzip, read_bytes
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None,
@@ -94,6 +95,10 @@ def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
+    if _five_fields(path):  # a fifth field on the first line: the label source of each judgment
+        five, data, _ = columnar(path, QRELS_FIELDS + 1, SOURCED, "qrels", QRELS_LAYOUT)
+        found = None if five is None else _sourced(source, five[0])
+        return found if found is not None else parse_qrels_lines(source, data if data is not None else read_bytes(path))
     kinds = {0: QUERY, 2: pa.string(), 3: pa.float64()}
     parsed, data, text = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
     if parsed is not None:
@@ -102,23 +107,37 @@ def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
                          doc_canonical=in_background(canonical_mask, cols[1]))
-    elif data is not None:  # not four fields a line: perhaps five, the fifth a label source
-        found = _with_sources(source, text if isinstance(text, bytes) and text else data)
+    elif data is not None:  # not four fields a line: perhaps five (a compressed file), the fifth a label source
+        five = read_columns(text if isinstance(text, bytes) and text else data, QRELS_FIELDS + 1, SOURCED)
+        found = None if five is None else _sourced(source, five[0])
         if found is not None:
             return found
     return parse_qrels_lines(source, data if data is not None else read_bytes(path))
 
 
-def _with_sources(source: str, data: bytes) -> Qrels | None:
-    """Judgments of five fields a line (``query iteration doc grade source``), columnar; None where
-    the line-by-line reader must decide (and name the problem)."""
+#: The fields kept of a qrels line with a label source, and their types.
+SOURCED = {0: QUERY, 2: pa.string(), 3: pa.float64(), 4: QUERY}
+
+
+def _five_fields(path: str | os.PathLike[str]) -> bool:
+    """Does an uncompressed file's first line hold five fields (a judgment and its label source)?
+    One read of its first bytes; a compressed file is left to the four-field path's second try."""
+    try:
+        if not os.path.isfile(path) or is_gzip(path) or other_codec(path):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return len(head.split(b"\n", 1)[0].split()) == QRELS_FIELDS + 1
+
+
+def _sourced(source: str, cols: list[pa.Array | pa.ChunkedArray]) -> Qrels | None:
+    """Judgments from the columns of five-field lines (``query iteration doc grade source``); None
+    when a grade is not finite (the line-by-line reader names it)."""
     from ..labels.sources import checked_sources
     from .formats.table import by_lines
 
-    parsed = read_columns(data, QRELS_FIELDS + 1, {0: QUERY, 2: pa.string(), 3: pa.float64(), 4: QUERY})
-    if parsed is None:
-        return None
-    cols = parsed[0]
     grade = as_numpy(cols[2])
     if not _finite(grade):
         return None
