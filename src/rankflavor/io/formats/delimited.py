@@ -47,6 +47,7 @@ from ...columns import string_array
 from ...errors import InputError
 from ...tables import Qrels, Run
 from ..nul import REASON, has_nul
+from .spec import DEFAULTS
 from .table import by_lines, to_qrels, to_run
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
@@ -263,8 +264,6 @@ def sniff(text_head: bytes) -> str:
     if tuple(c.strip() for c in first.split(",")[:3]) == QUEPID_RATINGS or first.startswith(",".join(QUEPID_SNAPSHOT)):
         return "quepid"
     if first.startswith("query,docid,"):
-        from .labelled import is_quepid_book
-
         if is_quepid_book(next(rows("", first, ","))[1]):
             return "quepid-book"  # Quepid's book judgements (rankflavor.io.formats.labelled)
     tabbed = first.split("\t")
@@ -275,6 +274,19 @@ def sniff(text_head: bytes) -> str:
                              (len(fields) >= 6 and _numeric(fields[3]) and _numeric(fields[4]))):
         return "trec"  # TREC lines (MS MARCO qrels are TREC qrels with tabs)
     return "named"
+
+
+def is_quepid_book(header: list[str]) -> bool:
+    """A header of Quepid's book judgements export (read by
+    :func:`rankflavor.io.formats.labelled.read_quepid_book`): ``query,docid`` then judges' names
+    (not a ratings export's ``rating``, nor the columns a named CSV file uses).
+
+    >>> is_quepid_book(["query", "docid", "Jane Doe", "OSC AI Judge"]), is_quepid_book(["query", "docid", "rating"])
+    (True, False)
+    """
+    named = {"rating"} | {n for role in ("grade", "source", "score", "rank") for n in DEFAULTS[role]}
+    rest = header[2:]
+    return header[:2] == ["query", "docid"] and bool(rest) and not any(n.strip() in named for n in rest)
 
 
 def _numeric(text: str) -> bool:

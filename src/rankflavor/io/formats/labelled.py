@@ -49,7 +49,8 @@ from ...columns import from_numpy, string_array
 from ...errors import InputError
 from ...tables import Qrels
 from ..nul import REASON, has_nul
-from .delimited import decode, rows
+from .delimited import decode, is_quepid_book, rows
+from .jsondoc import _fail, _id, _lists, _number, _shown
 from .table import by_lines, numbers, to_qrels
 
 #: ``JudgmentType`` -> the label source's kind and the metadata key naming its detail.
@@ -60,34 +61,8 @@ SRW_TYPES: dict[str, tuple[str, str | None, str]] = {
 }
 
 
-def is_srw(value: Any) -> bool:
-    """Does a JSON value hold Search Relevance Workbench judgment lists?"""
-    return bool(_lists(value, "$", probe=True))
-
-
-def _lists(value: Any, path: str, probe: bool = False) -> list[tuple[str, dict[str, Any]]]:
-    """The judgment lists of ``value`` with their JSON paths (a list, a GET answer, a search response)."""
-    if not isinstance(value, dict):
-        return []
-    if "judgmentRatings" in value:
-        return [(path, value)]
-    if isinstance(value.get("_source"), dict):
-        return _lists(value["_source"], path + "._source", probe)
-    hits = value.get("hits")
-    if isinstance(hits, dict) and isinstance(hits.get("hits"), list):
-        found = []
-        for i, hit in enumerate(hits["hits"]):
-            found += _lists(hit, f"{path}.hits.hits[{i}]", probe)
-            if probe and found:
-                break
-        return found
-    return []
-
-
 def read_srw(source: str, value: Any) -> Qrels:
     """Judgments of Search Relevance Workbench judgment lists, each with its list's source."""
-    from .jsondoc import _fail, _id
-
     lists = _lists(value, "$")
     if not lists:
         raise _fail(source, "$", "expected a Search Relevance Workbench judgment list (an object with judgmentRatings)")
@@ -124,8 +99,6 @@ def read_srw(source: str, value: Any) -> Qrels:
 
 
 def _srw_source(source: str, path: str, judgment: dict[str, Any]) -> str:
-    from .jsondoc import _fail
-
     kind = judgment.get("type")
     if kind not in SRW_TYPES:
         raise _fail(source, path + ".type", f"judgment list type {kind!r} is none of {', '.join(SRW_TYPES)}; "
@@ -142,8 +115,6 @@ def _srw_source(source: str, path: str, judgment: dict[str, Any]) -> str:
 
 def _rating(source: str, path: str, value: Any) -> float:
     """A rating as the plugin writes it (text) or as a number."""
-    from .jsondoc import _fail, _number, _shown
-
     if isinstance(value, str):
         try:
             if not value.strip().isascii() or "_" in value:
@@ -197,20 +168,6 @@ def read_umbrela(path: str | os.PathLike[str], data: bytes) -> Qrels:
         raise InputError(str(path), int(qrels.line_of(0) or 1), "has a fifth field: UMBRELA writes four "
                          "('qid Q0 docid grade'); read it as --qrels-format trec")
     return dataclasses.replace(qrels, label_source=one_source(len(qrels), label))
-
-
-def is_quepid_book(header: list[str]) -> bool:
-    """A header of Quepid's book judgements export: ``query,docid`` then judges' names (not a
-    ratings export's ``rating``, nor the columns a named CSV file uses).
-
-    >>> is_quepid_book(["query", "docid", "Jane Doe", "OSC AI Judge"]), is_quepid_book(["query", "docid", "rating"])
-    (True, False)
-    """
-    from .spec import DEFAULTS
-
-    named = {"rating"} | {n for role in ("grade", "source", "score", "rank") for n in DEFAULTS[role]}
-    rest = header[2:]
-    return header[:2] == ["query", "docid"] and bool(rest) and not any(n.strip() in named for n in rest)
 
 
 def read_quepid_book(source: str, data: bytes) -> Qrels:
