@@ -223,3 +223,15 @@ def test_line_order_does_not_change_a_result(tmp_path: Path) -> None:
         by_choice.setdefault(choice, []).append((measures, labels))
     for choice, seen in by_choice.items():
         assert all(s == seen[0] for s in seen), choice
+
+
+def test_convert_refuses_to_drop_label_sources(tmp_path: Path) -> None:
+    from rankflavor.convert import convert
+    from rankflavor.errors import FormatLossError
+
+    path = tmp_path / "q.txt"
+    path.write_text("".join(f"{a} 0 {b} {c} {d}\n" for a, b, c, d in ROWS))
+    with pytest.raises(FormatLossError, match="label sources"):
+        convert(path, tmp_path / "q.jsonl")
+    convert(path, tmp_path / "q.jsonl", lossy=True)
+    assert read_qrels(tmp_path / "q.jsonl").label_source is None
