@@ -55,6 +55,7 @@ PLACEHOLDER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "number": ("3",),
     "N": ("5",),
     "(number,...)": ("(1,-1,0,0)",),
+    "KIND+KIND...": ("human+llm",),
 }
 
 

@@ -107,6 +107,7 @@ SAMPLES: dict[str, list[str]] = {
     "recall@K": ["recall@3", "recall@20"],
     "number": ["2", "4"],
     "N": ["3"],
+    "KIND+KIND...": ["human+llm"],
 }
 
 
@@ -126,10 +127,10 @@ SWEPT = sorted({*REGISTRY["ndcg"].knobs, *REGISTRY["dcg"].knobs, "empty"})
 
 
 def refused(m: Measure) -> bool:
-    """What a padded batch cannot hold: judgments in file order, ids, a run of ranks, ratings."""
+    """What a padded batch cannot hold: judgments in file order, ids, a run of ranks, ratings, label sources."""
     f = m.flavor
     return (("ideal" in m.spec.knobs and f.ideal == "as_supplied") or f.self_hits != "keep" or f.order != "score"
-            or f.raters != "none")
+            or f.raters != "none" or f.sources != "one")
 
 
 def measures(metric: str, k: int | None, base: dict[str, str], knob: str, value: str) -> Measure:
@@ -186,7 +187,8 @@ def test_exactly_what_a_batch_cannot_hold_is_refused() -> None:
             if outcome(rt.ndcg, b[0], b[1], mask=b[2], measure=str(m)) is FlavorError and knob != "max_grade":
                 refusals.add((knob, value))
     assert refusals == {("ideal", "as_supplied"), ("self_hits", "drop"), ("order", "rank")} | {
-        ("raters", v) for v in knob_values("raters") if v != "none"}
+        ("raters", v) for v in knob_values("raters") if v != "none"} | {
+        ("sources", v) for v in knob_values("sources") if v != "one"}
 
 
 @pytest.mark.parametrize("seed", range(6))

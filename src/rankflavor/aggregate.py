@@ -18,6 +18,7 @@ from . import __version__
 from .align import Aligned, Counts
 from .errors import EvaluationError
 from .flavor import Flavor
+from .labels.tally import counted, labelled
 from .measure import Measure
 from .results import EMPTY, MISSING, OK, MeasureResult
 from .tables import Qrels, Run
@@ -170,6 +171,8 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         else:  # skip
             skipped_missing = int(missing.sum())
     summary, n = summarize(measure, vals[rows], status[rows], aligned.qrels_grade)
+    labels = counted(aligned, rows)
+    measure = labelled(measure, labels, aligned.qrels_source)
     return MeasureResult(
         measure=measure,
         queries=aligned.query_ids[rows],
@@ -179,6 +182,7 @@ def aggregate(measure: Measure, values: np.ndarray, empty: np.ndarray, aligned: 
         n_queries=n,
         skipped_empty=skipped_empty,
         skipped_missing=skipped_missing,
+        labels=labels,
     )
 
 
@@ -231,8 +235,11 @@ def provenance(qrels: Qrels, run: Run) -> dict[str, Any]:
             info["bytes"] = os.path.getsize(path)
         return info
 
+    labels: dict[str, Any] = {}
+    if qrels.label_source is not None or qrels.label_rule is not None:
+        labels = {"labels": {"choice": qrels.label_rule or "any", "dropped": dict(qrels.labels_dropped)}}
     return {
         "rankflavor": __version__,
-        "qrels": {**describe(qrels.source), **(qrels.origin or {})},
+        "qrels": {**describe(qrels.source), **(qrels.origin or {}), **labels},
         "run": {**describe(run.source), "tag": run.tag},
     }

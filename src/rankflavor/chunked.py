@@ -35,6 +35,7 @@ from .io.lines import RUN_FIELDS, parse_run_lines
 from .io.parse import QUERY, parse_bytes
 from .io.run import last_tag, run_piece
 from .io.source import is_gzip, piece_bounds
+from .labels.sources import encoded
 from .measure import Measure
 from .merge import merge_counts, merge_measure
 from .plan import Evaluation
@@ -314,8 +315,10 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     counts: list[Counts] = []
     seen: set[str] = set()
     tag: str | None = None
+    sources = None if qrels.label_source is None else encoded(qrels.label_source)
     qrels = Qrels(plain_strings(qrels.query), qrels.doc, qrels.grade, qrels.source, qrels.lines, qrels.comments,
-                  qrels.blank_lines, qrels.from_file, raters=qrels.raters, listed_empty=qrels.listed_empty)
+                  qrels.blank_lines, qrels.from_file, raters=qrels.raters, listed_empty=qrels.listed_empty,
+                  label_source=sources, label_rule=qrels.label_rule, labels_dropped=qrels.labels_dropped)
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
     listed = set(qrels.listed_empty)
     bar = task(progress, f"evaluating {os.path.basename(path)} in chunks", os.path.getsize(path))
@@ -326,7 +329,8 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
         # (with their lines, for an error naming one)
         sub = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.grade[rows], qrels.source,
                     qrels.lines_of(rows), raters=qrels.raters,
-                    listed_empty=tuple(q for q in chunk_queries if q in listed) if listed else ())
+                    listed_empty=tuple(q for q in chunk_queries if q in listed) if listed else (),
+                    label_source=None if sources is None else sources.filter(mask))
         seen.update(chunk_queries)
         plan = Evaluation(sub, chunk, whole=False)  # the chunk's queries, evaluated whole
         if len(sub) == 0 and not sub.listed_empty and not scores_unjudged:

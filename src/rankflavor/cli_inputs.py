@@ -1,10 +1,14 @@
-"""``--qrels-format``, ``--run-format`` and ``--columns``: one decorator for every command that reads
-judgments and runs.
+"""``--qrels-format``, ``--run-format``, ``--columns``, ``--labels`` and ``--label-source``: one
+decorator for every command that reads judgments and runs.
 
-:func:`input_formats` adds the three options to a command whose arguments are ``qrels`` and
+:func:`input_formats` adds the options to a command whose arguments are ``qrels`` and
 ``run`` or ``runs``, and hands the command those paths as :class:`rankflavor.io.formats.spec.Input`
 values (path-like, so the library reads them as paths) when an option is given. Like
 :mod:`rankflavor.cli`, this module imports only click at module level.
+
+``--labels`` and ``--label-source`` travel with the judgments' :class:`Input`, so every command
+reading them through :func:`rankflavor.io.qrels.read_qrels` selects and names the labels alike
+(:mod:`rankflavor.labels`).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from typing import Any
 
 import click
 
-FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es", "srw",
+                "umbrela")
 FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
-                "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch); compressed files "
+                "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch), srw (OpenSearch Search "
+                "Relevance Workbench judgments), umbrela (UMBRELA's LLM judgments); compressed files "
                 "(gzip, bz2, xz, zstd) are read as they are.")
 
 
@@ -30,9 +36,11 @@ def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--qrels-format``, ``--run-format`` and ``--columns`` to ``command``."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, qrels_format: str, run_format: str, columns: str | None, **kwargs: Any) -> Any:
-        if qrels_format != "auto" or run_format != "auto" or columns:
-            _wrap(kwargs, qrels_format, run_format, columns)
+    def wrapper(*args: Any, qrels_format: str, run_format: str, columns: str | None, labels: str,
+                label_source: str | None, **kwargs: Any) -> Any:
+        chosen = None if labels.strip().lower() == "any" else labels
+        if qrels_format != "auto" or run_format != "auto" or columns or chosen or label_source:
+            _wrap(kwargs, qrels_format, run_format, columns, chosen, label_source)
         return command(*args, **kwargs)
 
     options = [
@@ -42,20 +50,37 @@ def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, help="Format of the run(s), as --qrels-format."),
         click.option("--columns", default=None, metavar="ROLE=NAME,...",
                      help="Column names of csv, tsv, jsonl and parquet inputs: query=qid,doc=docid,grade=label "
-                     "(judgments), score=... or rank=... (runs). Default: query_id, doc_id, relevance, score."),
+                     "(judgments; source=NAME: their label source column), score=... or rank=... (runs). Default: "
+                     "query_id, doc_id, relevance, source, score."),
+        click.option("--labels", default="any", show_default=True, metavar="any|human|llm|clicks|prefer=KIND",
+                     help="Which judgments to evaluate, by the kind of their label source: any; only human, llm or "
+                     "clicks (or another kind present); prefer=KIND: that kind's judgment where a (query, doc) pair "
+                     "has one, the others elsewhere. What is left out is counted and reported."),
+        click.option("--label-source", default=None, metavar="SOURCE|NAME=SOURCE,...",
+                     help="The label source of judgments that name none (human:nist, llm:MODEL), or NAME=SOURCE "
+                     "renaming sources QRELS names (a Quepid judge: 'OSC AI Judge=llm:gpt-4o')."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
 
 
-def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: str | None) -> None:
-    """Replace the command's paths by Inputs carrying their format and the columns of their kind."""
+def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: str | None, labels: str | None = None,
+          label_source: str | None = None) -> None:
+    """Replace the command's paths by Inputs carrying their format and the columns of their kind
+    (the judgments' also the ``--labels`` choice and the ``--label-source`` rule)."""
     from .errors import UsageError
     from .io.formats.spec import NAMED_COLUMNS, Input, format_by_name, format_named, parse_columns
 
     if kwargs.get("engine") == "spark":
-        raise UsageError("--qrels-format, --run-format and --columns are for the local engine (Spark reads TREC files)")
+        raise UsageError("--qrels-format, --run-format, --columns, --labels and --label-source are for the local engine "
+                         "(Spark reads TREC files)")
+    if labels is not None or label_source is not None:
+        from .labels import canonical_choice, parse_rule
+
+        labels = None if labels is None else canonical_choice(labels)  # a usage error before any file is read
+        if label_source is not None:
+            parse_rule(label_source)
     roles = parse_columns(columns)
     used = False
 
@@ -64,12 +89,14 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
         if path is None:
             return None
         chosen = format_named(fmt)
-        mine = {r: n for r, n in roles.items() if r in (("query", "doc", "grade") if kind == "qrels" else
+        mine = {r: n for r, n in roles.items() if r in (("query", "doc", "grade", "source") if kind == "qrels" else
                                                          ("query", "doc", "score", "rank"))}
         if mine and (chosen or format_by_name(path)) in NAMED_COLUMNS:
             used = True
         else:
             mine = {}
+        if kind == "qrels":
+            return Input(str(path), chosen, mine, label_source, labels)
         return Input(str(path), chosen, mine)
 
     if "qrels" in kwargs:

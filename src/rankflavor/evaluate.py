@@ -34,6 +34,8 @@ def evaluate(
     scale: Any = None,
     raters: str | None = None,
     progress: Progress | None = None,
+    labels: str | None = None,
+    label_source: str | None = None,
     **knobs: Any,
 ) -> Results:
     """Evaluate a run against judgments under explicit flavors.
@@ -67,6 +69,14 @@ def evaluate(
         the ``raters`` knob, so its flavor string names the rule. Judgments already aggregated
         (a :class:`~rankflavor.tables.Qrels` from :func:`rankflavor.raters.aggregate_ratings`)
         carry their rule without it.
+    labels : str, optional
+        Which judgments to evaluate by the kind of their label source (:mod:`rankflavor.labels`):
+        ``any`` (all, the default), ``human``, ``llm``, ``clicks`` (or another kind present),
+        or ``prefer=KIND`` (that kind's judgment where a (query, doc) pair has one, any other
+        elsewhere). What is left out is counted in the results' provenance (``qrels.labels``).
+    label_source : str, optional
+        The label source of judgments that name none (``"human:nist"``), or ``"NAME=SOURCE,..."``
+        renaming those they name (:func:`rankflavor.labels.apply_rule`).
     progress : rankflavor.progress.Progress, optional
         Told of the work as it goes: the run file's bytes piece by piece under ``chunk_rows``,
         else each input file's read (done or not). Nothing is shown when None.
@@ -121,6 +131,10 @@ def evaluate(
             q_reading.exception()  # (raised below, as without a progress)
             bar.advance()
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
+    if labels is not None or label_source is not None:
+        from .labels import apply_rule, select_labels
+
+        q_table = select_labels(apply_rule(q_table, label_source), labels)
     if sc is not None:
         # Aggregated ratings were checked rating by rating as read; a mean or median may fall
         # between the scale's grades by the rule's own construction.

@@ -186,6 +186,7 @@ class Flavor(TypedKnobs):
     ap_divisor: APDivisor
     relevant_set: RelevantSet
     nonpositive: Nonpositive
+    sources: str
 
     def __init__(self, **knobs: KnobValue) -> None:
         state = self.__dict__  # frozen: written here once, never again

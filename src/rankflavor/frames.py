@@ -121,8 +121,13 @@ def results_table(results: Results, per_query: bool = False) -> pa.Table:
         for c, v in zip(RESULTS_COLUMNS, values, strict=True):
             cols[c].append(v)
 
+    sourced = any(m.labels is not None for m in results.measures)
+    label_cells: list[str | None] = []
     for m in results.measures:
         flavor, name = str(m.measure), m.measure.display
+        if sourced:  # (a last column, as eval --format csv writes it: render/csvfmt.labels_cell)
+            label_cells += [None] * (len(m.queries) if per_query else 0) + [
+                ";".join(f"{k}={n}" for k, n in m.labels or ())]
         if per_query:
             for q, v, s in zip(m.queries, m.values, m.status, strict=True):
                 text = v if isinstance(v, str) else None
@@ -130,7 +135,10 @@ def results_table(results: Results, per_query: bool = False) -> pa.Table:
         summary = None if m.measure.spec.summary == "none" else float(m.summary)
         row(name, ALL, summary, flavor, m.n_queries, m.skipped_empty, m.skipped_missing, "summary", None)
     kinds = ("str", "str", "f64", "str", "i64", "i64", "i64", "str", "str")
-    return _table({c: (k, cols[c]) for c, k in zip(RESULTS_COLUMNS, kinds, strict=True)})
+    typed = {c: (k, cols[c]) for c, k in zip(RESULTS_COLUMNS, kinds, strict=True)}
+    if sourced:
+        typed["labels"] = ("str", label_cells)
+    return _table(typed)
 
 
 # -- spread -------------------------------------------------------------------------------------

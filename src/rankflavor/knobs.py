@@ -245,6 +245,21 @@ def _read_param(text: str) -> Read:
     return texts[0] if len(texts) == 1 else "(" + ",".join(texts) + ")", {"param_values": values}
 
 
+_LABEL_KIND = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def _read_labels(text: str) -> Read:
+    """``one``, or the kinds of the label sources evaluated joined by ``+`` (sorted; at least two)."""
+    t = text.strip().lower()
+    if t in ("one", ""):
+        return "one", _NOTHING
+    kinds = [k.strip() for k in t.split("+")]
+    if len(kinds) < 2 or not all(_LABEL_KIND.fullmatch(k) for k in kinds) or len(set(kinds)) != len(kinds):
+        raise FlavorError(f"knob 'sources' expects one, or two or more label kinds joined by + (human+llm), "
+                          f"received {text!r}")
+    return "+".join(sorted(kinds)), _NOTHING
+
+
 @dataclass(frozen=True)
 class Knob:
     """One axis of the flavor: name, default, valid values, meaning and where it comes from."""
@@ -503,6 +518,16 @@ KNOBS: dict[str, Knob] = {
             "refused, naming the query, as scikit-learn's ndcg_score and dcg_score refuse a list of "
             "one document (\"Computing NDCG is only meaningful when there is more than 1 document\" [SK]).",
             _choice("singletons", Singletons),
+            quiet=True,
+        ),
+        Knob(
+            "sources", "one", "one | KIND+KIND...",
+            "The kinds of label source (human, llm, clicks, ...) of the judgments the measure "
+            "evaluated, when there are more than one: a number resting partly on LLM or click labels "
+            "says so (sources=human+llm). Set by the engine from the judgments' sources (rankflavor.labels); "
+            "one = the labels are of one kind, or name no source. A measure naming kinds refuses "
+            "judgments whose evaluated labels are of other kinds (eval --labels chooses them).",
+            _read_labels,
             quiet=True,
         ),
     )

@@ -17,6 +17,7 @@ import numpy as np
 
 from .aggregate import MISSING_POLICY, policy_error, summarize
 from .align import Counts
+from .labels.tally import labelled, merged
 from .measure import Measure
 from .results import MISSING, MeasureResult
 
@@ -73,7 +74,10 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     order = sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8"))
     queries, values, status = queries[order], values[order], status[order]
     summary, n = summarize(measure, values, status, qrels_grade)
-    return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing)
+    labels = merged(p.labels for p in parts)
+    if labels is not None:  # the knob of the whole (each part's was of its own queries)
+        measure = labelled(measure, labels, "the judgments")
+    return MeasureResult(measure, queries, values, status, summary, n, skipped_empty, skipped_missing, labels)
 
 
 def sum_counts(parts: Sequence[Counts]) -> Counts:

@@ -35,6 +35,9 @@ class MeasureResult:
     summary : the mean over rows (NaN rows left out), the sum for count metrics, the geometric
         mean for gm_* metrics, NaN for per-query-only metrics (``spec.summary == "none"``).
     n_queries : rows that entered the summary.
+    labels : the labels (judgments, duplicates resolved) of the queries of its table, per kind of label
+        source (``(("human", 2043), ("llm", 380))``, :mod:`rankflavor.labels`); None when the
+        judgments name no source.
     """
 
     measure: Measure
@@ -45,6 +48,7 @@ class MeasureResult:
     n_queries: int
     skipped_empty: int = 0
     skipped_missing: int = 0
+    labels: tuple[tuple[str, int], ...] | None = None
 
     @property
     def flavor(self) -> str:
@@ -113,6 +117,7 @@ class Results(Frames, Shown):
                     "n_queries": m.n_queries,
                     "skipped_empty": m.skipped_empty,
                     "skipped_missing": m.skipped_missing,
+                    **({} if m.labels is None else {"labels": dict(m.labels)}),
                     "per_query": [
                         {"query": str(q), "value": _json_value(v), "status": str(s)}
                         for q, v, s in zip(m.queries, m.values, m.status, strict=True)

@@ -55,9 +55,20 @@ class Qrels:
     #: record of the qrels (an ir_datasets dataset's id, version and grade definitions:
     #: :mod:`rankflavor.io.irds`); None for a file or an object in memory.
     origin: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: Per judgment, who or what gave it: ``KIND:DETAIL`` text (``human:nist``, ``llm:MODEL@PROMPT``,
+    #: ``clicks:coec``; :mod:`rankflavor.labels`), read from a source column or a rule for the
+    #: file. None: the judgments come from one source, not named (nothing is counted by source).
+    label_source: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False, compare=False)
+    #: The ``--labels`` choice these judgments were selected by (:func:`rankflavor.labels.select_labels`),
+    #: None when none was applied.
+    label_rule: str | None = None
+    #: Judgments that choice left out, per kind: ``(("llm", 380),)``.
+    labels_dropped: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         _refuse_nulls(self, (("query id", self.query), ("docno", self.doc)))
+        if self.label_source is not None and len(self.label_source) != len(self.grade):
+            raise ValueError(f"Qrels: {len(self.label_source)} label sources for {len(self.grade)} judgments")
 
     def __len__(self) -> int:
         return len(self.grade)

@@ -25,7 +25,8 @@ policy refuses, :class:`~rankflavor.errors.EvaluationError` for a query ``single
 
 What a padded batch cannot hold is refused (:data:`BATCH_KNOBS`): ``ideal=as_supplied`` (a batch
 has no file order of judgments), ``self_hits=drop`` (no ids), ``order=rank`` (a batch has scores),
-``raters`` (labels are not aggregated ratings). Knobs a batch cannot tell apart (every candidate
+``raters`` (labels are not aggregated ratings), ``sources`` (a batch's labels name no label
+source, :mod:`rankflavor.labels`). Knobs a batch cannot tell apart (every candidate
 is labelled once, every query has candidates) take any value: ``duplicates``, ``missing``,
 ``run_only``, ``unjudged_grade``. ``tests/test_torch_metrics.py`` compares every value of every knob
 with the engine on random batches.

@@ -220,6 +220,7 @@ def _align(
     listed_unjudged = _named(query_ids, qrels.listed_empty) & ~in_qrels
     evaluated = in_run & in_qrels
     rows_of_unjudged_queries = int(rows_per_query[~in_qrels].sum())
+    label_kinds, label_counts = _label_counts(qrels, jq, qrels_row, nq)
     counts = Counts(
         run_rows=nr,
         qrels_rows=nj,
@@ -265,7 +266,24 @@ def _align(
         scores_descend=run.scores_descend,
         qrels_doc=qrels.doc,  # for ideal=as_supplied's canonical order (Aligned.qrels_docno_order)
         listed_unjudged=listed_unjudged,
+        label_kinds=label_kinds,
+        label_counts=label_counts,
     )
+
+
+def _label_counts(qrels: Qrels, jq: np.ndarray, qrels_row: np.ndarray | None, nq: int
+                  ) -> tuple[tuple[str, ...], np.ndarray | None]:
+    """The judgments (duplicates resolved: ``qrels_row``) per query and kind of label source, for
+    :class:`Aligned`; nothing when the judgments name no source (no work at all)."""
+    if qrels.label_source is None:
+        return (), None
+    from ..labels.sources import kind_codes
+    from ..labels.tally import per_query
+
+    kinds, codes = kind_codes(qrels.label_source)
+    if qrels_row is not None:
+        codes = codes[qrels_row]
+    return kinds, per_query(kinds, codes, jq, nq)
 
 
 def _named(query_ids: list[str], names: tuple[str, ...]) -> np.ndarray:

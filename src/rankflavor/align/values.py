@@ -112,6 +112,12 @@ class Aligned:
     qrels_row: np.ndarray | None = None
     qrels_doc: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False)
     listed_unjudged: np.ndarray | None = None
+    #: The kinds of the judgments' label sources (:mod:`rankflavor.labels`), in display order;
+    #: empty when the judgments name no source.
+    label_kinds: tuple[str, ...] = ()
+    #: ``(n_queries, len(label_kinds))``: per query code, its judgments (duplicates resolved) of
+    #: each kind; None when the judgments name no source.
+    label_counts: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.listed_unjudged is not None and not self.listed_unjudged.any():
@@ -176,7 +182,7 @@ class Aligned:
 
 #: The fields of :class:`Aligned` that hold arrays.
 _ARRAYS = ("query_ids", "in_run", "in_qrels", "run_q", "query_starts", "run_doc", "run_score", "input_row",
-           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row", "listed_unjudged")
+           "judged_row", "judged_grade", "qrels_q", "qrels_grade", "qrels_row", "listed_unjudged", "label_counts")
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

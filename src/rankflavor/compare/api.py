@@ -84,6 +84,7 @@ def compare(
     scale: str | Scale | None = None,
     include_defects: bool = False,
     progress: Progress | None = None,
+    labels: str | None = None,
     **knobs: Any,
 ) -> Comparison:
     """Compare systems query by query: means with CIs, paired tests, corrections, flavor robustness.
@@ -116,6 +117,10 @@ def compare(
         switches later.
     progress : told of the scoring, each resampling test's blocks and each flavor re-tested
         (:mod:`rankflavor.progress`; nothing is shown when None).
+    labels : which judgments to use by the kind of their label source, as :func:`rankflavor.evaluate`
+        takes it (``human``, ``llm``, ``prefer=human``, ...). When the judgments name their sources,
+        a note says what the labels behind each measure's verdict are, and when they are an LLM's
+        alone (:mod:`rankflavor.labels`).
     **knobs : flavor knobs applied to every measure that reads them.
 
     Returns
@@ -144,6 +149,10 @@ def compare(
         sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = _measures(metrics, preset, knobs, sc)
     q_table = as_qrels(qrels)
+    if labels is not None:
+        from ..labels import select_labels
+
+        q_table = select_labels(q_table, labels)
     if sc is not None:
         sc.check(q_table)
     run_tables = [as_run(item) for item in items]
@@ -184,6 +193,10 @@ def compare(
             offset += len(variants[j])
         blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled, robust))
+        if q_table.label_source is not None:
+            from ..labels.tally import verdict_note
+
+            notes.append(verdict_note(m.display, q_table, aligned.queries))
     provenance = {"rankflavor": __version__, "qrels": q_info, "runs": run_info,
                   "flavors": [str(m) for m in every]}
     return Comparison(tuple(names), settings, blocks, provenance, tuple(notes))

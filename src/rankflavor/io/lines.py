@@ -4,7 +4,9 @@ It reads whatever the columnar path leaves to it (tabs, runs of blanks, comments
 a bad line) and accepts exactly what trec_eval 9.0.8 accepts (``get_qrels.c`` /
 ``get_trec_results.c``):
 
-* qrels: ``query iteration doc grade`` - exactly four fields.
+* qrels: ``query iteration doc grade`` - exactly four fields; or five, ``query iteration doc grade
+  source``, the fifth naming who gave the judgment (``human:nist``, ``llm:MODEL``:
+  :mod:`rankflavor.labels`), on every judgment line of the file.
 * run: ``query Q0 doc rank score tag`` - at least six fields; further fields are ignored (as
   trec_eval does) and counted. The rank column is ignored: order comes from the score.
 
@@ -68,9 +70,12 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
     docs: list[str] = []
     grades: list[float] = []
     lines: list[int] = []
+    sources: list[str] = []
+    #: (fields of the file's first judgment line, that line): 4, or 5 with a source field.
+    width: tuple[int, int] | None = None
     comments = blanks = 0
     fail = _failure(collect)
-    for lineno, raw, parts in _lines(source, data, collect=collect, used=(0, 2, 3)):
+    for lineno, raw, parts in _lines(source, data, collect=collect, used=(0, 2, 3, 4)):
         if not parts:
             blanks += 1
             continue
@@ -78,23 +83,23 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
             comments += 1
             continue
         try:
-            if len(parts) != QRELS_FIELDS:
-                raise InputError(
-                    source,
-                    lineno,
-                    f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {len(parts)}."
-                    + _swap_hint(len(parts), "qrels", len(lines)),
-                    raw,
-                )
+            if len(parts) not in (QRELS_FIELDS, QRELS_FIELDS + 1) or (width is not None and len(parts) != width[0]):
+                raise InputError(source, lineno, _width_error(len(parts), width, len(lines)), raw)
             _ids(source, lineno, parts, raw)
             grade = _number(source, lineno, parts[3], "grade", raw)
+            if len(parts) > QRELS_FIELDS:
+                _source(source, lineno, parts[4], raw)
         except InputError as exc:
             fail(exc)
             continue
+        if width is None:
+            width = (len(parts), lineno)
         queries.append(parts[0])
         docs.append(parts[2])
         grades.append(grade)
         lines.append(lineno)
+        if len(parts) > QRELS_FIELDS:
+            sources.append(parts[4])
     if not grades:
         fail(InputError(source, None, f"qrels file has no judgment lines; expected '{QRELS_LAYOUT}'"))
     return Qrels(
@@ -106,7 +111,28 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
         comments,
         blanks - 1 if data.endswith(b"\n") else blanks,
         from_file=True,
+        label_source=dictionary_array(sources) if sources and len(sources) == len(grades) else None,
     )
+
+
+def _width_error(n_fields: int, width: tuple[int, int] | None, before: int) -> str:
+    """The error of a judgment line of ``n_fields`` fields, the file's first judgment line having
+    ``width`` (its fields and line; None: this is the first)."""
+    if width is not None and n_fields in (QRELS_FIELDS, QRELS_FIELDS + 1):
+        has = "has a" if width[0] > QRELS_FIELDS else "has no"
+        return (f"found {n_fields} fields, but line {width[1]} {has} fifth SOURCE field: every judgment line of a "
+                f"file names its label source ('{QRELS_LAYOUT} source'), or none does")
+    return (f"expected 4 whitespace-separated fields '{QRELS_LAYOUT}', found {n_fields}."
+            + _swap_hint(n_fields, "qrels", before) + f" (A fifth field names the label source: '{QRELS_LAYOUT} source'.)")
+
+
+def _source(source: str, lineno: int, text: str, line: str) -> None:
+    """A fifth field is a label source (:func:`rankflavor.labels.source_problem`)."""
+    from ..labels.sources import source_problem
+
+    problem = source_problem(text)
+    if problem is not None:
+        raise InputError(source, lineno, problem, line)
 
 
 def parse_run_lines(source: str, data: bytes, first_line: int = 1, whole_file: bool = True,

@@ -15,17 +15,19 @@ from ..docnos import canonical_mask
 from ..errors import UsageError
 from ..tables import Qrels
 from ..threads import in_background
-from .columnar import columnar
+from .columnar import columnar, read_columns
+from .compression import other_codec
 from .formats.read import read_formatted
-from .formats.spec import split_input
+from .formats.spec import Input, split_input
 from .irds import irds_id
 from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from .parse import QUERY
-from .source import read_bytes
+from .source import is_gzip, read_bytes
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None,
-               columns: str | Mapping[str, str] | None = None) -> Qrels:
+               columns: str | Mapping[str, str] | None = None, *, label_source: str | None = None,
+               labels: str | None = None) -> Qrels:
     """Read judgments in any supported format, plain or compressed (gzip, bz2, xz, zstd).
 
     Parameters
@@ -38,7 +40,13 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
         file's name (``.parquet``, ``.jsonl``, ``.json``, ``.csv``, ``.tsv``; anything else is
         TREC), refined by its first line (a BEIR or Quepid header).
     columns : ``"query=qid,doc=docid,grade=label"`` or a mapping: the column names of a csv,
-        tsv, jsonl or parquet input.
+        tsv, jsonl or parquet input (``source=NAME``: the judgments' label source column).
+    label_source : a rule giving the judgments their label source: ``"human:nist"`` for a file
+        that names none, or ``"NAME=SOURCE,..."`` renaming those it names
+        (:func:`rankflavor.labels.apply_rule`); an :class:`Input`'s own when None.
+    labels : keep only some judgments by their source's kind: ``any`` (all), ``human``, ``llm``,
+        ``clicks`` (or another kind present), or ``prefer=KIND`` (that kind's judgment where a
+        pair has one); what is left out is counted (:func:`rankflavor.labels.select_labels`).
 
     Raises
     ------
@@ -47,6 +55,18 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
     UsageError
         For an unknown format, or columns for a format that has none.
     """
+    if isinstance(path, Input):
+        label_source = label_source if label_source is not None else path.label_source
+        labels = labels if labels is not None else path.labels
+    qrels = _read(path, format, columns)
+    if label_source is None and (labels is None or (qrels.label_source is None and labels.strip() == "any")):
+        return qrels  # (no rule, no choice: nothing more to do, nothing more to pay)
+    from ..labels import apply_rule, select_labels
+
+    return select_labels(apply_rule(qrels, label_source), labels)
+
+
+def _read(path: str | os.PathLike[str], format: str | None, columns: str | Mapping[str, str] | None) -> Qrels:
     path, fmt, cols = split_input(path, format, columns, "qrels")
     dataset = irds_id(path)
     if dataset is not None:  # a benchmark by name, read through ir_datasets (imported only then)
@@ -75,15 +95,55 @@ def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
         finite number, or the file is empty.
     """
     source = str(path)
+    if _five_fields(path):  # a fifth field on the first line: the label source of each judgment
+        five, data, _ = columnar(path, QRELS_FIELDS + 1, SOURCED, "qrels", QRELS_LAYOUT)
+        found = None if five is None else _sourced(source, five[0])
+        return found if found is not None else parse_qrels_lines(source, data if data is not None else read_bytes(path))
     kinds = {0: QUERY, 2: pa.string(), 3: pa.float64()}
-    parsed, data, _ = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
+    parsed, data, text = columnar(path, QRELS_FIELDS, kinds, "qrels", QRELS_LAYOUT)
     if parsed is not None:
         cols = parsed[0]
         grade = as_numpy(cols[2])
         if _finite(grade):
             return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
                          doc_canonical=in_background(canonical_mask, cols[1]))
+    elif data is not None:  # not four fields a line: perhaps five (a compressed file), the fifth a label source
+        five = read_columns(text if isinstance(text, bytes) and text else data, QRELS_FIELDS + 1, SOURCED)
+        found = None if five is None else _sourced(source, five[0])
+        if found is not None:
+            return found
     return parse_qrels_lines(source, data if data is not None else read_bytes(path))
+
+
+#: The fields kept of a qrels line with a label source, and their types.
+SOURCED = {0: QUERY, 2: pa.string(), 3: pa.float64(), 4: QUERY}
+
+
+def _five_fields(path: str | os.PathLike[str]) -> bool:
+    """Does an uncompressed file's first line hold five fields (a judgment and its label source)?
+    One read of its first bytes; a compressed file is left to the four-field path's second try."""
+    try:
+        if not os.path.isfile(path) or is_gzip(path) or other_codec(path):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return len(head.split(b"\n", 1)[0].split()) == QRELS_FIELDS + 1
+
+
+def _sourced(source: str, cols: list[pa.Array | pa.ChunkedArray]) -> Qrels | None:
+    """Judgments from the columns of five-field lines (``query iteration doc grade source``); None
+    when a grade is not finite (the line-by-line reader names it)."""
+    from ..labels.sources import checked_sources
+    from .formats.table import by_lines
+
+    grade = as_numpy(cols[2])
+    if not _finite(grade):
+        return None
+    return Qrels(cols[0], cols[1], grade.astype(np.float64, copy=False), source, from_file=True,
+                 doc_canonical=in_background(canonical_mask, cols[1]),
+                 label_source=checked_sources(cols[3], source, by_lines(None, 1)))
 
 
 def _finite(values: np.ndarray) -> bool:

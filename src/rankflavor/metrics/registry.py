@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
 INPUT_KNOBS: tuple[str, ...] = (
     "unjudged", "negatives", "ties", "precision", "depth", "duplicates", "missing", "self_hits", "run_only",
-    "fractional", "raters", "order", "singletons",
+    "fractional", "raters", "order", "singletons", "sources",
 )
 
 #: Summary kinds a :class:`MetricSpec` may declare (:data:`rankflavor.metrics.summary.RULES`).

@@ -186,6 +186,7 @@ def counts_lines(results: Results) -> list[str]:
     lines = [f"queries: {c.queries_evaluated} evaluated, {c.queries_only_in_qrels} only in qrels, "
              f"{c.queries_only_in_run} only in run"
              + (f", {c.queries_listed_unjudged} listed in qrels with no judgment" if c.queries_listed_unjudged else "")]
+    lines += label_lines(results)
     if c.queries_listed_unjudged:
         groups = _by_policy(results, "missing", _listed)
         said = "; ".join(v if len(groups) == 1 else f"{v} in {', '.join(names)}" for v, names in groups.items())
@@ -220,6 +221,29 @@ def counts_lines(results: Results) -> list[str]:
             neg += ", " + _say_negatives(groups)
     docs.append(neg)
     lines.append("documents: " + " | ".join(docs))
+    return lines
+
+
+def label_lines(results: Results) -> list[str]:
+    """The labels each measure evaluated, per kind of label source (``labels: ndcg@10 over 43
+    queries: 2,043 human labels, 380 llm labels (mixed kinds: sources=human+llm)``), and what a
+    ``--labels`` choice left out; nothing when the judgments name no source."""
+    from ..labels.tally import knob_value, sentence
+
+    groups: dict[tuple[tuple[tuple[str, int], ...], int], list[str]] = {}
+    for m in results.measures:
+        if m.labels is not None:
+            groups.setdefault((m.labels, len(m.queries)), []).append(m.measure.display)
+    lines = []
+    for (labels, n), names in groups.items():
+        mixed = knob_value(labels)
+        lines.append(f"labels: {', '.join(names)} over {n} queries: {sentence(labels)}"
+                     + (f" (mixed kinds: sources={mixed})" if mixed != "one" else ""))
+    qrels = results.provenance.get("qrels")
+    info = qrels.get("labels") if isinstance(qrels, dict) else None
+    if isinstance(info, dict) and (info.get("choice", "any") != "any" or info.get("dropped")):
+        dropped = tuple((str(k), int(v)) for k, v in (info.get("dropped") or {}).items())
+        lines.append(f"  --labels {info.get('choice')}: left out {sentence(dropped) if dropped else 'no label'}")
     return lines
 
 

@@ -251,6 +251,7 @@ def build(docs: Sequence[Document]) -> Model:
                 system.cells[flavor] = Cell(_num(m.get("value")), _ci(m), _bounds(m), m.get("n_queries"))
                 if isinstance(m.get("per_query"), list):
                     system.per_query[flavor] = m["per_query"]
+            notes += label_notes(system.name, data)
             if not any(isinstance(m.get("per_query"), list) for m in data["measures"]):
                 notes.append(f"{system.name}: {doc.source} holds no per-query values "
                              "(write it with `rankflavor eval -q --format json`).")
@@ -282,6 +283,30 @@ def build(docs: Sequence[Document]) -> Model:
     _differs(cols, knobs)
     return Model(cols, list(systems.values()), per_query_payload(cols, list(systems.values())), notes, spreads,
                  sections, provenance_rows(docs), comparisons, coverages)
+
+
+def label_notes(system: str, data: dict[str, Any]) -> list[str]:
+    """Per measure whose judgments name their label sources: the labels it evaluated by kind
+    (``bm25: ndcg@10 over 43 queries: 2,043 human labels, 380 llm labels``), and what a
+    ``--labels`` choice left out (:mod:`rankflavor.labels`)."""
+    from ..labels.tally import knob_value, sentence
+
+    out = []
+    for m in data.get("measures", []):
+        labels = m.get("labels") if isinstance(m, dict) else None
+        if not isinstance(labels, dict):
+            continue
+        counts = tuple((str(k), int(v)) for k, v in labels.items() if isinstance(v, int))
+        mixed = knob_value(counts)
+        out.append(f"{system}: {m.get('name', m.get('flavor'))} over {m.get('n_queries')} queries: {sentence(counts)}"
+                   + (f" (mixed kinds: sources={mixed})" if mixed != "one" else ""))
+    prov = data.get("provenance")
+    qrels = prov.get("qrels") if isinstance(prov, dict) else None
+    info = qrels.get("labels") if isinstance(qrels, dict) else None
+    if isinstance(info, dict) and (info.get("choice", "any") != "any" or info.get("dropped")):
+        dropped = tuple((str(k), int(v)) for k, v in (info.get("dropped") or {}).items())
+        out.append(f"{system}: --labels {info.get('choice')} left out {sentence(dropped) if dropped else 'no label'}")
+    return out
 
 
 def per_query_payload(columns: list[Column], systems: list[System]) -> list[dict[str, Any]]:

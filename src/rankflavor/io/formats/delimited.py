@@ -47,6 +47,7 @@ from ...columns import string_array
 from ...errors import InputError
 from ...tables import Qrels, Run
 from ..nul import REASON, has_nul
+from .spec import DEFAULTS
 from .table import by_lines, to_qrels, to_run
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
@@ -247,7 +248,7 @@ def read_quepid_snapshot(source: str, data: bytes) -> Run:
 
 def sniff(text_head: bytes) -> str:
     """What a delimited file's first line says it is: ``beir`` (BEIR's qrels header), ``quepid``
-    (either Quepid header), ``msmarco`` (three tab-separated fields, no header), ``trec``
+    (either Quepid header), ``quepid-book`` (Quepid's book judgements), ``msmarco`` (three tab-separated fields, no header), ``trec``
     (whitespace-separated, no header) or ``named`` (any other header).
 
     Examples
@@ -262,6 +263,9 @@ def sniff(text_head: bytes) -> str:
         return "beir"
     if tuple(c.strip() for c in first.split(",")[:3]) == QUEPID_RATINGS or first.startswith(",".join(QUEPID_SNAPSHOT)):
         return "quepid"
+    if first.startswith("query,docid,"):
+        if is_quepid_book(next(rows("", first, ","))[1]):
+            return "quepid-book"  # Quepid's book judgements (rankflavor.io.formats.labelled)
     tabbed = first.split("\t")
     if len(tabbed) == 3 and tabbed[2].strip().isdigit():
         return "msmarco"
@@ -270,6 +274,19 @@ def sniff(text_head: bytes) -> str:
                              (len(fields) >= 6 and _numeric(fields[3]) and _numeric(fields[4]))):
         return "trec"  # TREC lines (MS MARCO qrels are TREC qrels with tabs)
     return "named"
+
+
+def is_quepid_book(header: list[str]) -> bool:
+    """A header of Quepid's book judgements export (read by
+    :func:`rankflavor.io.formats.labelled.read_quepid_book`): ``query,docid`` then judges' names
+    (not a ratings export's ``rating``, nor the columns a named CSV file uses).
+
+    >>> is_quepid_book(["query", "docid", "Jane Doe", "OSC AI Judge"]), is_quepid_book(["query", "docid", "rating"])
+    (True, False)
+    """
+    named = {"rating"} | {n for role in ("grade", "source", "score", "rank") for n in DEFAULTS[role]}
+    rest = header[2:]
+    return header[:2] == ["query", "docid"] and bool(rest) and not any(n.strip() in named for n in rest)
 
 
 def _numeric(text: str) -> bool:

@@ -75,7 +75,10 @@ def load(source: str, data: bytes) -> Any:
 
 
 def kind_of(value: Any) -> str:
-    """``es`` for a ``_rank_eval`` request or response or search responses, else ``json``."""
+    """``srw`` for Search Relevance Workbench judgment lists, ``es`` for a ``_rank_eval`` request
+    or response or search responses, else ``json``."""
+    if is_srw(value):
+        return "srw"
     if isinstance(value, dict):
         if "requests" in value or "details" in value:
             return "es"
@@ -83,6 +86,31 @@ def kind_of(value: Any) -> str:
         if isinstance(first, dict) and "hits" in first:
             return "es"
     return "json"
+
+
+def is_srw(value: Any) -> bool:
+    """Does a JSON value hold Search Relevance Workbench judgment lists (read by
+    :func:`rankflavor.io.formats.labelled.read_srw`)?"""
+    return bool(_lists(value, "$", probe=True))
+
+
+def _lists(value: Any, path: str, probe: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """The judgment lists of ``value`` with their JSON paths (a list, a GET answer, a search response)."""
+    if not isinstance(value, dict):
+        return []
+    if "judgmentRatings" in value:
+        return [(path, value)]
+    if isinstance(value.get("_source"), dict):
+        return _lists(value["_source"], path + "._source", probe)
+    hits = value.get("hits")
+    if isinstance(hits, dict) and isinstance(hits.get("hits"), list):
+        found = []
+        for i, hit in enumerate(hits["hits"]):
+            found += _lists(hit, f"{path}.hits.hits[{i}]", probe)
+            if probe and found:
+                break
+        return found
+    return []
 
 
 def _items(value: Any) -> list[tuple[str, Any]]:

@@ -75,7 +75,7 @@ def _columnar(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -
 def _roles(names: list[str], kind: str, columns: Mapping[str, str], source: str = "") -> dict[str, str]:
     """The field of each role present (``query``, ``doc``, and ``grade`` or ``score``/``rank``)."""
     found: dict[str, str] = {}
-    roles = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc", "score", "rank")
+    roles = ("query", "doc", "grade", "source") if kind == "qrels" else ("query", "doc", "score", "rank")
     for role in roles:
         name = pick(names, role, columns, source, required=False)
         if name is not None:
@@ -109,7 +109,7 @@ def _by_line(source: str, data: bytes, kind: str, columns: Mapping[str, str]) ->
     if fields is None:
         raise InputError(source, None, "is empty; expected one JSON object per line")
     at = np.asarray(lines, dtype=np.int64)
-    table = pa.table({name: (string_array(values[role]) if role in ("query", "doc") else
+    table = pa.table({name: (string_array(values[role]) if role in ("query", "doc", "source") else
                              from_numpy(np.asarray(values[role], dtype=np.float64)))
                       for role, name in fields.items()})
     named = dict(fields)
@@ -133,6 +133,15 @@ def _fields(source: str, line: int, names: list[str], kind: str, columns: Mappin
 
 
 def _value(source: str, line: int, raw: str, name: str, value: Any, role: str) -> Any:
+    if role == "source":
+        if not isinstance(value, str):
+            raise InputError(source, line, f"{name} {_shown(value)} is not a label source (text KIND:DETAIL)", raw.rstrip("\r"))
+        from ...labels.sources import source_problem
+
+        problem = source_problem(value)
+        if problem is not None:
+            raise InputError(source, line, problem, raw.rstrip("\r"))
+        return value
     if role in ("query", "doc"):
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise InputError(source, line, f"{name} {_shown(value)} is not an id (text or an integer)", raw.rstrip("\r"))

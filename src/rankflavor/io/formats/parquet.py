@@ -36,7 +36,7 @@ def read_parquet(path: str | os.PathLike[str], kind: str, columns: Mapping[str, 
         target = pa.BufferReader(read_bytes(path))
     try:
         names = list(pq.ParquetFile(target).schema_arrow.names)  # type: ignore[arg-type]
-        roles = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc", "score", "rank")
+        roles = ("query", "doc", "grade", "source") if kind == "qrels" else ("query", "doc", "score", "rank")
         wanted = {r: pick(names, r, columns, source, required=r in ("query", "doc", "grade")) for r in roles}
         if kind == "run" and wanted["score"] is None and wanted["rank"] is None:
             pick(names, "score", columns, source)  # the error naming what is needed

@@ -40,6 +40,10 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
     if chosen == "trec":
         return None
     source = str(path)
+    if chosen in ("srw", "umbrela") and kind == "run":
+        from ...errors import UsageError
+
+        raise UsageError(f"{path}: the {chosen} format holds judgments, not a run")
     if chosen == "parquet":
         from .parquet import read_parquet
 
@@ -55,18 +59,32 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
         found = sniff(data[:4096])
         if found == "trec":
             return None
+        if found == "quepid-book":
+            found = "quepid"
         if found != "named" and not (found == "msmarco" and kind == "qrels"):
             chosen = found
+    if chosen == "umbrela":
+        from .labelled import read_umbrela
+
+        return read_umbrela(path, data)
     if chosen == "jsonl":
         from .jsonl import read_jsonl
 
         return read_jsonl(source, data, kind, columns)
-    if chosen in ("json", "es") or (chosen == "beir" and kind == "run"):
+    if chosen in ("json", "es", "srw") or (chosen == "beir" and kind == "run"):
         from . import jsondoc
 
         value = jsondoc.load(source, data)
         if fmt is None or chosen == "json":
             chosen = jsondoc.kind_of(value) if fmt is None else chosen
+        if chosen == "srw":
+            from .labelled import read_srw
+
+            if kind == "run":
+                from ...errors import UsageError
+
+                raise UsageError(f"{path}: a Search Relevance Workbench judgment list holds judgments, not a run")
+            return read_srw(source, value)
         if chosen == "es":
             return jsondoc.read_rank_eval(source, data, value) if kind == "qrels" else jsondoc.read_hits(source, data, value)
         return jsondoc.read_nested(source, data, kind, value)
@@ -77,5 +95,9 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
     if chosen == "msmarco":
         return delimited.read_msmarco_run(source, data)
     if chosen == "quepid":
+        if kind == "qrels" and delimited.sniff(data[:4096]) == "quepid-book":
+            from .labelled import read_quepid_book
+
+            return read_quepid_book(source, data)
         return delimited.read_quepid_ratings(source, data) if kind == "qrels" else delimited.read_quepid_snapshot(source, data)
     return delimited.read_named(source, data, kind, "\t" if chosen == "tsv" else ",", columns)

@@ -12,13 +12,20 @@ json       ``{qid: {docid: grade}}``                       ``{qid: {docid: score
 csv, tsv   a header naming the columns (``--columns``)      the same, score and/or rank columns
 jsonl      one JSON object per line, the same names        the same
 parquet    columns of the same names (read by pyarrow)     the same
-quepid     ratings export CSV ``query,docid,rating``       snapshot CSV ``Snapshot Name,...,Doc Position``
+quepid     ratings export CSV ``query,docid,rating``;      snapshot CSV ``Snapshot Name,...,Doc Position``
+           book judgements ``query,docid,<judge>,...``
 es         ``_rank_eval`` request JSON (``ratings``)       search responses / ``_rank_eval`` response hits
+srw        Search Relevance Workbench judgment lists       -
+umbrela    UMBRELA's ``modified_qrels/*.txt``              -
 ========== =============================================== ==============================================
+
+``srw``, ``umbrela`` and Quepid's book judgements name each judgment's label source
+(:mod:`rankflavor.io.formats.labelled`).
 
 Column names default to those the DataFrame inputs take (:mod:`rankflavor.io.inputs`):
 ``query_id`` (or query, qid, topic), ``doc_id`` (or doc, docno, docid), ``relevance`` (or grade,
-rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs.
+rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs; judgments may carry a
+``source`` (or label_source) column naming each judgment's label source (:mod:`rankflavor.labels`).
 """
 
 from __future__ import annotations
@@ -31,21 +38,25 @@ from pathlib import PurePath
 from ...errors import UsageError, did_you_mean
 from ..compression import SUFFIXES
 
-FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
+FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es",
+                             "srw", "umbrela")
 ALIASES: dict[str, str] = {
     "auto": "auto", "elasticsearch": "es", "opensearch": "es", "rank_eval": "es", "ndjson": "jsonl",
-    "trec_eval": "trec", "pq": "parquet",
+    "trec_eval": "trec", "pq": "parquet", "search_relevance": "srw",
 }
 #: The roles ``--columns`` names, per kind of input.
-ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade"), "run": ("query", "doc", "score", "rank")}
+ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade", "source"), "run": ("query", "doc", "score", "rank")}
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
 GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
 SCORE_COLUMNS = ("score", "sim")
 RANK_COLUMNS = ("rank",)
+#: A judgment's label source (``human:nist``, ``llm:MODEL``: :mod:`rankflavor.labels`), optional.
+SOURCE_COLUMNS = ("source", "label_source")
 #: Column names looked for, per role, when ``--columns`` does not name one.
 DEFAULTS: dict[str, tuple[str, ...]] = {
     "query": QUERY_COLUMNS, "doc": DOC_COLUMNS, "grade": GRADE_COLUMNS, "score": SCORE_COLUMNS, "rank": RANK_COLUMNS,
+    "source": SOURCE_COLUMNS,
 }
 #: Formats whose columns ``--columns`` may name.
 NAMED_COLUMNS = ("csv", "tsv", "jsonl", "parquet")
@@ -69,6 +80,10 @@ class Input(os.PathLike):  # type: ignore[type-arg]
     path: str
     format: str | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
+    #: Judgments: the ``--label-source`` rule for the file (:func:`rankflavor.labels.apply_rule`).
+    label_source: str | None = None
+    #: Judgments: the ``--labels`` choice (:func:`rankflavor.labels.select_labels`).
+    labels: str | None = None
 
     def __fspath__(self) -> str:
         return self.path

@@ -163,15 +163,22 @@ def _parse_each(texts: list[str], name: str, source: str, where: Where) -> np.nd
 
 def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,
              lines: np.ndarray | None = None, from_file: bool = True, skipped: int = 0) -> Qrels:
-    """Judgments from a table with query, doc and grade columns (names in :data:`DEFAULTS`)."""
+    """Judgments from a table with query, doc and grade columns (names in :data:`DEFAULTS`), and
+    perhaps a label source column (checked: :func:`rankflavor.labels.sources.checked_sources`)."""
     names = list(table.column_names)
     qc, dc, gc = (pick(names, role, columns, source) for role in ("query", "doc", "grade"))
     assert qc is not None and dc is not None and gc is not None  # required
     if table.num_rows == 0:
         raise InputError(source, None, "has no judgments")
     grade = numbers(table.column(gc), gc, source, where)
+    sc = pick(names, "source", columns, source, required=False)
+    labels = None
+    if sc is not None:
+        from ...labels.sources import checked_sources
+
+        labels = checked_sources(table.column(sc), source, where)
     return Qrels(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
-                 grade, source, lines, from_file=from_file, skipped_rows=skipped)
+                 grade, source, lines, from_file=from_file, skipped_rows=skipped, label_source=labels)
 
 
 def to_run(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,

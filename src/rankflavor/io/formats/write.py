@@ -83,6 +83,9 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
     rows = Rows(table)
     if rows.kind not in WRITABLE.get(fmt, ()):
         raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
+    if isinstance(table, Qrels) and table.label_source is not None and not lossy:
+        raise FormatLossError("the judgments name their label sources (rankflavor.labels), which the writers do not "
+                              "carry yet; give --lossy to write them without")
     if rows.listed and not lists_empty(fmt, rows.kind):
         if not lossy:
             what = "document" if rows.kind == "run" else "judgment"
