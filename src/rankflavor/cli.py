@@ -431,3 +431,8 @@ from .cli_convert import COMMANDS as _CONVERT_COMMANDS  # noqa: E402
 
 for _command in _CONVERT_COMMANDS:
     cli.add_command(_command)
+# --- agreement, estimate (issue 37 items 4-5; the commands live in cli_estimate.py) -------------
+from .cli_estimate import COMMANDS as _ESTIMATE_COMMANDS  # noqa: E402
+
+for _command in _ESTIMATE_COMMANDS:
+    cli.add_command(_command)
