@@ -88,7 +88,7 @@ def agreement_cmd(human_qrels: str, judge_qrels: str, runs: tuple[str, ...], mea
     """How far JUDGE_QRELS agrees with HUMAN_QRELS on the (query, doc) pairs both graded: weighted
     Cohen's kappa, Krippendorff's alpha, the confusion matrix, the mean grade bias; with RUNs, MEASURE
     computed both ways on the queries both judge, and its paired difference."""
-    from .estimate.agreement import judge_agreement
+    from .estimate.agreement_api import judge_agreement
     from .estimate.agreement_render import render_agreement
     from .flavor import parse_knob_assignments
 
