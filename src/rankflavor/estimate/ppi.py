@@ -247,20 +247,21 @@ def ppi_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, alpha: f
         return Interval(math.nan, math.nan, math.nan, math.nan, 0, big_n, None,
                         {k: why for k in ("point", "low", "high", "se", "lambda")})
     notes: tuple[str, ...] = ()
-    if big_n == 0:
-        lam_used, notes = 0.0, (REASONS["no_unlabelled"],)
-    elif lam is None:
+    if big_n == 0:  # the classical estimate itself (lambda = 0), not a float-rounded copy of it
+        h = classical_mean(y, alpha, alternative)
+        return Interval(h.point, h.low, h.high, h.se, n, 0, 0.0, h.undefined, (REASONS["no_unlabelled"], *h.notes))
+    if lam is None:
         lam_used, notes = tuned_lambda(y, yhat, yhat_u)
     else:
         lam_used = float(lam)
-    imputed = lam_used * float(yhat_u.mean()) if big_n else 0.0
+    imputed = lam_used * float(yhat_u.mean())
     rectifier = y - lam_used * yhat
     point = imputed + float(rectifier.mean())
     if n == 1:
         why = REASONS["one_labelled"]
         return Interval(point, math.nan, math.nan, math.nan, 1, big_n, lam_used,
                         {k: why for k in ("low", "high", "se")}, notes)
-    imputed_var = (lam_used * yhat_u).var() / big_n if big_n else 0.0
+    imputed_var = (lam_used * yhat_u).var() / big_n
     se = float(np.sqrt(imputed_var + rectifier.var() / n))
     low, high = z_bounds(point, se, alpha, alternative)
     if se == 0:
