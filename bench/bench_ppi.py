@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{np.sqrt(0.09 / args.trials):.4f}")
     start = time.perf_counter()
     estimators = ("human only", "LLM only", "PPI++", "PPI (lambda=1)")
-    print(f"\n| judge | estimator | coverage | mean width | mean lambda |\n|---|---|---:|---:|---:|")
+    print("\n| judge | estimator | coverage | mean width | mean lambda |\n|---|---|---:|---:|---:|")
     failed = False
     for j, name in enumerate(JUDGES):
         rng = np.random.default_rng([args.seed, j])
