@@ -225,3 +225,16 @@ def test_values_under_empty_nan_are_counted(tmp_path: Path) -> None:
     assert any("NaN under the human judgments" in n for n in r.notes())
     with pytest.raises(KeyError):
         rankflavor.estimate(human, llm, {"r": run}, "ndcg@2")["nope"]
+
+
+def test_the_library_never_imports_ppi_py() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, rankflavor; e = rankflavor.estimate({'q1': {'a': 1}, 'q2': {'b': 1}}, "
+            "{'q1': {'a': 1}, 'q2': {'b': 0}, 'q3': {'a': 1}}, {'r': {'q1': {'a': 1.0}, 'q2': {'b': 1.0}, "
+            "'q3': {'a': 1.0}}}, 'P@1'); print(e.runs[0].ppi.n_unlabelled, 'ppi_py' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(rankflavor.__file__).parents[1])})
+    assert out.stdout.split() == ["1", "False"]
