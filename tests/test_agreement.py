@@ -236,3 +236,9 @@ def test_an_undefined_tau_says_why_in_every_format(files: dict[str, Path]) -> No
     assert tau_row["value"] == "nan" and "same mean" in tau_row["note"]
     for fmt in ("table", "md"):
         assert "same mean" in " ".join(_cli(*args, "--format", fmt).split())
+
+
+@pytest.mark.parametrize("runs", [None, (), [], {}])
+def test_no_runs_in_any_form(runs: object) -> None:
+    a = rankflavor.judge_agreement({"q": {"a": 1, "b": 0}}, {"q": {"a": 1, "b": 1}}, runs)
+    assert a.runs == () and a.measure is None and "no run" in a.undefined["tau"]

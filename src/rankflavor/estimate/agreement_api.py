@@ -178,7 +178,8 @@ def judge_agreement(
     from ..compare.provenance import describe
 
     g = grade_agreement(h_table, j_table, grades, alpha)
-    names, items = run_names(runs) if runs is not None and (not isinstance(runs, (list, tuple)) or runs) else ([], [])
+    none = runs is None or (isinstance(runs, (list, tuple, dict)) and len(runs) == 0)
+    names, items = ([], []) if none else run_names(runs)
     m = one_measure(measure, preset, knobs) if items else None
     per_run, run_info = [], []
     for name, item in zip(names, items, strict=True):
