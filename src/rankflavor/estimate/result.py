@@ -68,7 +68,7 @@ class RunEstimate:
     def undefined(self) -> dict[str, str]:
         why = {}
         if math.isnan(self.width_ratio):
-            why["width_ratio"] = "nan: needs the standard errors of human-only and PPI, both defined"
+            why["width_ratio"] = "nan: needs the standard errors of human-only (above 0) and PPI, both defined"
         if math.isnan(self.effective_n):
             why["effective_n"] = "nan: needs the standard errors of human-only and PPI, both defined and non-zero"
         return why
