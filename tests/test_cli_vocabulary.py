@@ -44,6 +44,8 @@ MEANINGS: dict[str, tuple[str, str, str, str | None]] = {
     "-q": ("per-query values too", "flag", "per-query", None),
     "-k": ("the cutoff K", "int", "cutoff", None),
     "--seed": ("the seed of the random choices", "int", "seed", None),
+    "--alpha": ("the error level: tests at significance alpha, intervals at 1 - alpha", "float", "level", None),
+    "--resamples": ("the number of resamples (bootstrap, permutations)", "int", "resamples", None),
     "--include-defects": ("count the defect presets in the summaries", "flag", "defect", None),
     "--config": ("the rankflavor.toml", "path", "rankflavor.toml", None),
     "--record": ("append the results to the history database", "flag", "history", None),

@@ -14,6 +14,8 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
     read_ratings(path) -> Ratings; aggregate_ratings(ratings, rule) -> Qrels; agreement(ratings) -> Agreement
     compare(qrels, runs, metrics, baseline=None, tests=..., correction=..., flavors=None) -> Comparison
     check(qrels, runs=(), qrels_format=None, run_format=None, scale=None) -> CheckReport
+    estimate(human_qrels, llm_qrels, runs, measure="ndcg@10", alpha=0.1, lam=None) -> Estimates   (PPI++)
+    judge_agreement(human_qrels, judge_qrels, runs=(), measure="ndcg@10") -> JudgeAgreement
     Scale, Flavor, Measure, parse_measure, KNOBS
 """
 
@@ -43,9 +45,11 @@ __all__ = [
     "compare",
     "dcg_score",
     "diff",
+    "estimate",
     "evaluate",
     "explain",
     "identify",
+    "judge_agreement",
     "judgments",
     "ndcg_score",
     "parse_measure",
@@ -66,6 +70,8 @@ _LAZY = {
     "identify": ("rankflavor.identify", "identify"),
     "compare": ("rankflavor.compare", "compare"),
     "check": ("rankflavor.check", "check"),
+    "estimate": ("rankflavor.estimate", "estimate"),
+    "judge_agreement": ("rankflavor.estimate", "judge_agreement"),
     "Results": ("rankflavor.results", "Results"),
     "judgments": ("rankflavor.judgments", "judgments"),
     "bounds": ("rankflavor.judgments", "bounds"),
@@ -93,6 +99,7 @@ if TYPE_CHECKING:
     from .check import check
     from .compare import compare
     from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
+    from .estimate import estimate, judge_agreement
     from .evaluate import evaluate
     from .explain import explain
     from .flavor import KNOBS, Flavor

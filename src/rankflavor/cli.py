@@ -443,3 +443,9 @@ from .cli_judge import COMMANDS as _JUDGE_COMMANDS  # noqa: E402
 
 for _command in _JUDGE_COMMANDS:
     cli.add_command(_command)
+
+# --- agreement, estimate (issue 37 items 4-5; the commands live in cli_estimate.py) -------------
+from .cli_estimate import COMMANDS as _ESTIMATE_COMMANDS  # noqa: E402
+
+for _command in _ESTIMATE_COMMANDS:
+    cli.add_command(_command)
