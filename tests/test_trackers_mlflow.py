@@ -406,6 +406,8 @@ def test_every_input_keeps_its_own_hash_whatever_its_key(tmp_path: Path) -> None
     out = hashed_provenance(prov, inputs)
     for name in names:
         assert out["runs"][name] == {"source": files[name], "sha256": want[name], "hash_of": "file bytes"}
+    # a record the tracker found no entry for is left as it is
+    assert hashed_provenance(prov, {}) == prov
     # the value itself as the one record (role "input")
     alone = {"source": files["7"]}
     assert hashed_provenance(alone, _inputs(alone, True)) == {**alone, "sha256": want["7"], "hash_of": "file bytes"}
