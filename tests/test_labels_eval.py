@@ -215,3 +215,21 @@ def test_compare_says_when_a_verdict_rests_on_llm_labels_alone(tmp_path: Path) -
     assert "P@1: labels behind the verdict: 1 human label, 4 llm labels over the 3 queries compared" in c.notes
     c = rf.compare(str(qrels), runs, "P@1", n_resamples=50, labels="llm", queries="intersection")
     assert "P@1: the verdict rests on LLM labels alone (4 llm labels over the 2 queries compared)" in c.notes
+
+
+@pytest.mark.parametrize(("choice", "mixed"), [("human", False), ("prefer=human", True)])
+def test_judgments_bounds_name_the_sources_of_the_labels_they_rest_on(qrels: Path, tmp_path: Path, choice: str,
+                                                                      mixed: bool) -> None:
+    # a bound over mixed labels is a mixed-source number: its flavor string says so in the table
+    # and the JSON, as eval's does (the bounds once printed the measure as given, without the knob)
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\nq1 Q0 d4 4 0.5 r\n")
+    args = ["judgments", str(qrels), str(run), "-m", "ndcg@3", "--scale", "trec_dl", "--labels", choice]
+    shown = CliRunner().invoke(cli, [*args, "--wide"])
+    assert shown.exit_code == 0, shown.output
+    assert ("sources=human+llm" in shown.stdout) == mixed
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)
+    flavors = json.dumps(doc)
+    assert ("sources=human+llm" in flavors) == mixed
+    evaluated = rf.evaluate(str(qrels), str(run), "ndcg@3", labels=choice)[0].flavor
+    assert evaluated in flavors

@@ -127,7 +127,8 @@ class MeasureBounds:
 
     Attributes
     ----------
-    measure : the measure as given (under the scale); ``lower_measure`` the zero-imputed one.
+    measure : the measure as given (under the scale), with the ``sources`` knob when its labels are
+        of several kinds; ``lower_measure`` the zero-imputed one.
     queries, status : as :class:`~rankflavor.results.MeasureResult` of the zero-imputed measure.
     lower, value, upper, condensed : per-query values; ``*_mean`` their summaries by the
         metric's rule over those rows.
@@ -308,7 +309,8 @@ def _finished(plan: Evaluation, p: _Pending, got: np.ndarray) -> MeasureBounds:
         resid = plan.evaluate(Measure(spec.residual, p.lower_m.k, p.lower_m.flavor))
         residual = _by_query(resid, queries)
         residual_mean = mean(residual)
-    return MeasureBounds(p.measure, p.lower_m, queries, p.lower.status, lo, _by_query(p.value, queries), up,
+    # (the evaluated measure: the one given, with the sources knob its judgments' labels give it)
+    return MeasureBounds(p.value.measure, p.lower.measure, queries, p.lower.status, lo, _by_query(p.value, queries), up,
                          _by_query(p.cond, queries), mean(lo), p.value.summary, mean(up), p.cond.summary,
                          float(p.grades.max()), p.detail, tuple(float(g) for g in p.grades), residual, residual_mean)
 

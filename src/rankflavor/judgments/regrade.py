@@ -117,6 +117,8 @@ def _evaluate(plan: Evaluation, jobs: list[tuple[int, ScopeSet, list[tuple[Query
         grade=np.concatenate([np.asarray(qrels.grade, dtype=np.float64)[old],
                               *(np.asarray(g, dtype=np.float64) for g in gradings)]),
         lines=None, from_file=False, doc_canonical=None,
+        # a grading of the holes is no one's label: these tables give values, not label counts
+        label_source=None,
     )
     measures = [sset.rules.measure for _, sset, _ in jobs]
     results = evaluate_tables(pseudo_qrels, pseudo_run, measures)
