@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,22 @@ def test_the_readme_example_is_what_the_command_prints(monkeypatch: pytest.Monke
     assert got.exit_code == 0
     assert got.stdout.splitlines() == block[1:tail]
     assert got.stderr.splitlines()[-3:] == block[tail + 1:]
+
+
+def test_the_judgments_read_back_with_their_source_and_evaluate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The trec output is qrels the project reads: every label's source is clicks:coec, the grades
+    are the ratings (fractional), and eval scores a run with them."""
+    import rankflavor as rf
+    from rankflavor.columns import to_strings
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    got = CliRunner().invoke(cli, ["clicks", "examples/ubi_queries.jsonl", "examples/ubi_events.jsonl", "--max-rank", "10",
+                                   "-o", str(tmp_path / "clicks.qrels")])
+    assert got.exit_code == 0, got.output
+    back = rf.read_qrels(tmp_path / "clicks.qrels")
+    assert back.label_source is not None and set(to_strings(back.label_source)) == {"clicks:coec"}
+    assert dict(zip(to_strings(back.doc), back.grade.tolist(), strict=True)) == {"A": 0.0, "B": 2.0}
+    # B (rating 2) ranked first: NDCG@2 = 1; A first: (2 / log2(3)) / 2
+    assert rf.evaluate(back, {"red%20shoes": {"B": 2.0, "A": 1.0}}, "ndcg@2")[0].mean == pytest.approx(1.0)
+    assert rf.evaluate(back, {"red%20shoes": {"A": 2.0, "B": 1.0}}, "ndcg@2")[0].mean == pytest.approx(1 / math.log2(3))

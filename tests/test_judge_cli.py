@@ -164,6 +164,17 @@ def test_the_formats_agree_and_output_does_not_depend_on_line_order(server: Fake
     again = _run(_command(server, files), _env())
     assert again.stdout == trec.stdout
     assert trec.stdout.decode().splitlines() == sorted(trec.stdout.decode().splitlines(), key=lambda x: x.split()[:3:2])
+    # the project's qrels reader takes the output back, each label with the judge as its source
+    from rankflavor import read_qrels
+    from rankflavor.columns import to_strings
+
+    out = files["pairs"].parent / "judged.qrels"
+    out.write_bytes(trec.stdout)
+    back = read_qrels(out)
+    assert back.label_source is not None
+    assert set(to_strings(back.label_source)) == {doc["source"]} and doc["source"].startswith("llm:")
+    assert {(q, d): g for q, d, g in zip(to_strings(back.query), to_strings(back.doc), back.grade.tolist(),
+                                         strict=True)} == labels
 
 
 def test_the_dry_run_prints_the_first_prompt_and_asks_nothing(server: FakeChat, files: dict[str, Path]) -> None:
