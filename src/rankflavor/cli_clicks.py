@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_output import quiet_option, working
+from .cli_output import emit, quiet_option, working
 
 _FORMATS = ("trec", "json", "csv")
 
@@ -62,11 +62,7 @@ def clicks_cmd(queries: str, events: str, max_rank: int, min_impressions: int, m
                       end_date=end_date, click_action=click_action, impression_action=impression_action,
                       digits=digits, query_map=mapping)
     text = result.render(fmt)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+    emit(text, output)
     click.echo(result.summary(), err=True, nl=False)
 
 

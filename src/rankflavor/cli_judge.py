@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from .cli_output import quiet_option, shown_progress
+from .cli_output import emit, quiet_option, shown_progress
 
 
 @click.command("judge")
@@ -79,11 +79,7 @@ def judge_cmd(pairs: str, queries: str, docs: str, model: str, base_url: str, ap
         click.echo(result.to_json() if fmt == "json" else result.dry_run_text(), nl=False)
         return
     text = result.to_json() if fmt == "json" else result.to_qrels()
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+    emit(text, output)
     click.echo(result.summary(), err=True, nl=False)
     if result.counts["failed"]:
         sys.exit(1)

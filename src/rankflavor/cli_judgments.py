@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .cli_inputs import input_formats
-from .cli_output import html_report, input_provenance, output_width, quiet_option, screen_options, working
+from .cli_output import emit, html_report, input_provenance, output_width, quiet_option, screen_options, working
 from .cli_vocabulary import deprecated_alias
 
 RATINGS_FORMATS = ("auto", "trec", "csv", "quepid")
@@ -86,16 +86,8 @@ def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str |
 
     with working(f"pool: {len(runs)} run{'s' if len(runs) != 1 else ''}"):
         result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
-    _emit(result.render(fmt), output)
+    emit(result.render(fmt), output)
     click.echo(wrap_lines(result.summary(), output_width() or terminal_width()), err=True, nl=False)
-
-
-def _emit(text: str, output: str | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
 
 
 @click.command("raters")
@@ -157,7 +149,7 @@ def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None,
     with working("aggregate"):
         read = read_ratings(ratings, input_format, _grades(scale))
         text = write_aggregated(aggregate_ratings(read, rule), len(set(read.rater)))
-    _emit(text, output)
+    emit(text, output)
 
 
 COMMANDS = (judgments_cmd, pool_cmd, raters_cmd, aggregate_cmd)

@@ -138,5 +138,14 @@ def html_report(path: str, docs: list[Any], config: dict[str, Any] | None = None
     click.echo(f"report written to {path}", err=True)
 
 
-__all__ = ["WIDE", "command_line", "html_report", "input_provenance", "output_width", "screen_options",
+def emit(text: str, output: str | None) -> None:
+    """``text`` to standard output, or to the file ``output`` (UTF-8) when one is named."""
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+__all__ = ["WIDE", "command_line", "emit", "html_report", "input_provenance", "output_width", "screen_options",
            "shown_progress", "typed_command_line", "working"]
