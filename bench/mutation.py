@@ -57,7 +57,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "where": (["rankflavor/frames.py", "rankflavor/trackers.py", "rankflavor/judgments/irdsscale.py"],
               ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_trackers_wandb.py",
                "tests/test_irds.py"]),
-    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py"]),
+    # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
+    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
+                                                  "tests/test_irds.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
         "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
