@@ -53,3 +53,22 @@ def test_the_readme_example_is_what_the_commands_print(tmp_path: Path, monkeypat
     assert round(value, 4) == 0.5058 and 0.4549 <= value <= 0.5817
     assert "BM25 0.5058 under the same flavor: inside the PPI interval [0.4549, 0.5817]" in " ".join(
         (ROOT / "README.md").read_text().split())
+
+
+def test_the_readme_fill_example_is_what_judgments_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's judgments example over mixed sources: a third of DL19's lines given back as an LLM's."""
+    qrels = shared_path("qrels", "qrels.dl19-passage.txt")
+    run = shared_path("runs", "rankllm.dl19.bm25.top100.run")
+    lines = qrels.read_text().splitlines()
+    human = [f"{q} 0 {d} {g} human:nist\n" for n, (q, _, d, g) in enumerate(map(str.split, lines), 1) if n % 3 != 0]
+    llm = [f"{q} 0 {d} {g} llm:stand-in\n" for n, (q, _, d, g) in enumerate(map(str.split, lines), 1) if n % 3 == 0]
+    (tmp_path / "mixed.qrels").write_text("".join(human + llm))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+    text = (ROOT / "README.md").read_text()
+    start = text.index("$ rankflavor judgments mixed.qrels")
+    block = text[start:text.index("```", start)].splitlines()
+    got = CliRunner().invoke(cli, ["judgments", "mixed.qrels", str(run), "-m", "ndcg@10", "--scale", "trec_dl",
+                                   "--labels", "prefer=human"])
+    assert got.exit_code == 0, got.output
+    assert got.stdout.splitlines()[-3:] == block[2:]

@@ -233,3 +233,42 @@ def test_judgments_bounds_name_the_sources_of_the_labels_they_rest_on(qrels: Pat
     assert ("sources=human+llm" in flavors) == mixed
     evaluated = rf.evaluate(str(qrels), str(run), "ndcg@3", labels=choice)[0].flavor
     assert evaluated in flavors
+
+
+def test_judgments_show_what_the_fill_bought_over_the_human_labels_alone(qrels: Path, tmp_path: Path) -> None:
+    # q1 judged by people: d1 = 2, d3 = 0; the LLM fills d2 = 1. The run ranks d2, d1, d3 (k = 3).
+    # People's labels alone leave d2 a hole graded 0..3 (trec_dl), ideal=global:
+    #   hole 0: DCG 2/log2(3), IDCG 2                 -> 1/log2(3) = 0.6309 (the least)
+    #   hole 3: DCG 3 + 2/log2(3) = IDCG              -> 1 (the greatest)
+    # With the fill: DCG 1 + 2/log2(3), IDCG 2 + 1/log2(3) -> 0.8597, a point.
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
+    filled_value = (1 + 2 / L3) / (2 + 1 / L3)
+    args = ["judgments", str(qrels), str(run), "-m", "ndcg@3", "--scale", "trec_dl", "--labels", "prefer=human"]
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)
+    f = doc["filled"]
+    assert (f["base"], f["fillers"]) == ("human", ["llm"])
+    (r,) = f["runs"]
+    assert r["unjudged_in_top_k"] == {"before": 1, "after": 0} and r["queries"] == {"before": 1, "after": 1}
+    (m,) = r["measures"]
+    assert m["before"]["lower"] == pytest.approx(1 / L3) and m["before"]["upper"] == pytest.approx(1.0)
+    assert m["after"]["lower"] == pytest.approx(filled_value) and m["after"]["upper"] == pytest.approx(filled_value)
+    assert "sources=human+llm" in m["measure"]
+    table = CliRunner().invoke(cli, [*args, "--wide"]).stdout
+    assert "holes filled by llm labels: the bounds on the human labels alone -> with them" in table
+    assert "unjudged@3 1 -> 0" in table
+    assert (f"ndcg@3 [{1 / L3:.4f}, 1.0000] (width {1 - 1 / L3:.4f}) -> [{filled_value:.4f}, {filled_value:.4f}] "
+            "(width 0.0000)") in table
+    # the HTML report shows the same numbers (the one result, rendered)
+    html = tmp_path / "j.html"
+    assert CliRunner().invoke(cli, [*args, "--html", str(html)]).exit_code == 0
+    page = html.read_text()
+    assert "Holes filled by llm labels: the bounds on the human labels alone → with them." in page
+    assert f"[{1 / L3:.4f}, 1.0000] → [{filled_value:.4f}, {filled_value:.4f}]" in page and ">1 → 0<" in page
+    # one kind chosen, or judgments naming no source: nothing filled, and the JSON is as before
+    alone = json.loads(CliRunner().invoke(cli, [*args[:-1], "human", "--format", "json"]).stdout)
+    assert "filled" not in alone
+    plain = tmp_path / "plain.txt"
+    plain.write_text("q1 0 d1 2\nq1 0 d3 0\n")
+    assert "filled" not in json.loads(CliRunner().invoke(
+        cli, ["judgments", str(plain), str(run), "-m", "ndcg@3", "--scale", "trec_dl", "--format", "json"]).stdout)

@@ -59,6 +59,7 @@ from .bounds import (
     resolve,
     zero_imputed,
 )
+from .filled import Filled, base_kind, filled
 from .irdsscale import scale_for
 from .scale import Scale
 from .toprows import top_rows
@@ -144,6 +145,8 @@ class Coverage(Frames, Shown):
     runs : one :class:`RunCoverage` per run, in the order given.
     pool_bias : the runs the pool-bias warning names (:data:`BIAS_RULE`).
     undecided : per measure (its canonical flavor string), ``{run: [runs whose mean interval overlaps it]}``.
+    filled : when the judgments name several source kinds, the same bounds on the base kind's labels
+        alone beside these (:mod:`rankflavor.judgments.filled`); None otherwise.
     """
 
     qrels: str
@@ -156,6 +159,7 @@ class Coverage(Frames, Shown):
     runs: list[RunCoverage]
     pool_bias: list[str]
     undecided: dict[str, dict[str, list[str]]]
+    filled: Filled | None = None
 
     @property
     def rule(self) -> str:
@@ -185,6 +189,7 @@ class Coverage(Frames, Shown):
             "pool_bias": {"runs": self.pool_bias, "rule": BIAS_RULE},
             "undecided": self.undecided,
             "runs": [r.to_dict() for r in self.runs],
+            **({} if self.filled is None else {"filled": self.filled.to_dict()}),
         }
 
 
@@ -304,6 +309,7 @@ def judgments(
     threshold = float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
     out: list[RunCoverage] = []
     retrieved: list[pa.Array] = []
+    tables: dict[str, Run] = {}  # each run as read, for the bounds on one source kind's labels alone
     for i, (key, run) in enumerate(named):
         r_table = first if i == 0 else as_run(run)
         plan = Evaluation(q_table, r_table)
@@ -318,9 +324,17 @@ def judgments(
         if any(r.name == name for r in out):  # (two runs read from dicts, or two files of one name)
             name = f"{name}#{i + 1}"
         out.append(RunCoverage(name, measures[0].k, ids, shown, unj, ranks, hist, b))
+        tables[name] = r_table
     grades, no_rel, never = _judgment_facts(q_table, threshold, retrieved)
+    fill = None
+    found = base_kind(q_table)
+    if found is not None:  # several source kinds: the same bounds on the base kind's labels alone
+        from ..labels.select import select_labels
+
+        before = judgments(select_labels(q_table, found[0]), tables, measures, scale=sc, rel=threshold)
+        fill = filled(*found, before.runs, out)
     return Coverage(q_table.source, sc, threshold, measures, grades, no_rel, never, out,
-                    pool_bias({r.name: r.mean_unjudged for r in out}), undecided(out))
+                    pool_bias({r.name: r.mean_unjudged for r in out}), undecided(out), fill)
 
 
 def _named_runs(runs: Any) -> list[tuple[str | None, Any]]:

@@ -93,6 +93,8 @@ def _table(cov: Coverage, per_query: bool, width: int | None) -> str:
         if over:
             print_wrapped(console, "* undecided by the judgments (its interval overlaps another run's): "
                           + ", ".join(over), "  ", "    ")
+    if cov.filled is not None:
+        _filled(console, cov.filled)
     if cov.pool_bias:
         console.print()
         print_wrapped(console, f"WARNING pool bias: {', '.join(cov.pool_bias)} hold markedly more unjudged documents "
@@ -126,3 +128,24 @@ def _per_query(console: object, r: object, label: str, k: str) -> None:
 
 
 __all__ = ["JUDGMENTS_FORMATS", "render_judgments", "run_labels"]
+
+
+def _filled(console: object, filled: object) -> None:
+    """What the other sources' labels bought: each run's unjudged documents and mean intervals on
+    the base kind's labels alone, then with every label chosen."""
+    from ..judgments.filled import Filled
+
+    assert isinstance(filled, Filled)
+    console.print()  # type: ignore[attr-defined]
+    print_wrapped(console, f"holes filled by {'+'.join(filled.fillers)} labels: the bounds on the {filled.base} "
+                  "labels alone -> with them")
+    for r in filled.runs:
+        over = (f" (over {r.queries_before} -> {r.queries_after} queries: the fill judges queries the "
+                f"{filled.base} labels do not)" if r.queries_before != r.queries_after else "")
+        print_wrapped(console, f"{r.run}: unjudged{_k(r.k)} {r.holes_before} -> {r.holes_after}{over}", "  ", "    ")
+        for m in r.measures:
+            (lo0, up0), (lo1, up1) = m.before, m.after
+            w0, w1 = m.widths
+            name = m.measure.split("[", 1)[0]
+            print_wrapped(console, f"{name} [{lo0:.4f}, {up0:.4f}] (width {w0:.4f}) -> [{lo1:.4f}, {up1:.4f}] "
+                          f"(width {w1:.4f})", "    ", "      ")

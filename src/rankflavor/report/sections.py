@@ -113,7 +113,8 @@ def coverage_view(data: dict[str, Any]) -> dict[str, Any]:
 
     Returns ``{"qrels", "scale", "rel", "grades", "no_relevant", "never_retrieved", "pool_bias",
     "rule", "k", "measures": [flavor strings], "runs": [{"run", "k", "judged", "unjudged",
-    "unjudged_in_top_k", "biased", "bounds": [{"value", "lower", "upper", "condensed", "undecided"}]}]}``;
+    "unjudged_in_top_k", "biased", "bounds": [{"value", "lower", "upper", "condensed", "undecided"}]}],
+    "filled": see :func:`_filled_view`}``;
     ``undecided`` lists the runs whose interval overlaps this run's (empty: decided).
     """
     bias = data["pool_bias"]
@@ -147,7 +148,28 @@ def coverage_view(data: dict[str, Any]) -> dict[str, Any]:
             "no_relevant": [str(q) for q in data.get("queries_with_no_relevant", [])],
             "never_retrieved": never.get("count") if isinstance(never, dict) else None,
             "pool_bias": sorted(biased), "rule": str(bias.get("rule", "")),
-            "k": runs[0]["k"] if runs else None, "measures": measures, "runs": runs}
+            "k": runs[0]["k"] if runs else None, "measures": measures, "runs": runs, "filled": _filled_view(data)}
+
+
+def _filled_view(data: dict[str, Any]) -> dict[str, Any] | None:
+    """What labels of other sources bought (``judgments`` over several source kinds), or None:
+    ``{"base", "fillers", "runs": [{"run", "before", "after", "queries": [before, after],
+    "measures": [{"measure", "before": [lower, upper], "after": [lower, upper]}]}]}``."""
+    f = data.get("filled")
+    if not isinstance(f, dict):
+        return None
+
+    def pair(d: Any) -> list[float | None]:
+        return [_num(d.get("lower")), _num(d.get("upper"))] if isinstance(d, dict) else [None, None]
+
+    runs = []
+    for r in f.get("runs", []):
+        holes, queries = r.get("unjudged_in_top_k") or {}, r.get("queries") or {}
+        runs.append({"run": str(r.get("run")), "before": holes.get("before"), "after": holes.get("after"),
+                     "queries": [queries.get("before"), queries.get("after")],
+                     "measures": [{"measure": str(m.get("measure")), "before": pair(m.get("before")),
+                                   "after": pair(m.get("after"))} for m in r.get("measures", [])]})
+    return {"base": str(f.get("base")), "fillers": [str(k) for k in f.get("fillers", [])], "runs": runs}
 
 
 __all__ = ["comparison_systems", "comparison_view", "coverage_view", "is_comparison", "is_coverage"]
