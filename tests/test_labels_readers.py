@@ -225,13 +225,38 @@ def test_line_order_does_not_change_a_result(tmp_path: Path) -> None:
         assert all(s == seen[0] for s in seen), choice
 
 
-def test_convert_refuses_to_drop_label_sources(tmp_path: Path) -> None:
+def test_convert_carries_label_sources_or_refuses_to_drop_them(tmp_path: Path) -> None:
+    # trec (a fifth field), csv, tsv, jsonl and parquet (a source column) hold each label's source
+    # and read back with it; the formats that cannot hold one refuse, or (lossy) write without
+    from rankflavor.columns import to_strings
     from rankflavor.convert import convert
     from rankflavor.errors import FormatLossError
 
     path = tmp_path / "q.txt"
     path.write_text("".join(f"{a} 0 {b} {c} {d}\n" for a, b, c, d in ROWS))
-    with pytest.raises(FormatLossError, match="label sources"):
-        convert(path, tmp_path / "q.jsonl")
-    convert(path, tmp_path / "q.jsonl", lossy=True)
-    assert read_qrels(tmp_path / "q.jsonl").label_source is None
+
+    def rows(q):  # type: ignore[no-untyped-def]
+        assert q.label_source is not None
+        return sorted(zip(to_strings(q.query), to_strings(q.doc), q.grade.tolist(), to_strings(q.label_source), strict=True))
+
+    want = rows(read_qrels(path))
+    for name in ("back.txt", "q.csv", "q.tsv", "q.jsonl", "q.parquet", "q.jsonl.gz"):
+        convert(path, tmp_path / name)
+        assert rows(read_qrels(tmp_path / name)) == want, name
+    for name, fmt in (("q.json", None), ("q.msmarco", "msmarco"), ("q.beir", "beir")):
+        with pytest.raises(FormatLossError, match="label sources"):
+            convert(path, tmp_path / name, to_format=fmt)
+        convert(path, tmp_path / name, to_format=fmt, lossy=True)
+        assert read_qrels(tmp_path / name, format=fmt).label_source is None
+
+
+def test_a_source_with_a_blank_is_not_written_as_a_trec_field(tmp_path: Path) -> None:
+    from rankflavor.convert import convert
+    from rankflavor.errors import FormatLossError
+
+    path = tmp_path / "q.csv"
+    path.write_text("query_id,doc_id,relevance,source\nq1,d1,1,human:OSC AI Judge\n")
+    with pytest.raises(FormatLossError, match="label source 'human:OSC AI Judge' holds a blank"):
+        convert(path, tmp_path / "q.txt")
+    convert(path, tmp_path / "q.jsonl")
+    assert read_qrels(tmp_path / "q.jsonl").label_source is not None

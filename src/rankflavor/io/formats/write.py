@@ -50,6 +50,8 @@ WRITABLE: dict[str, tuple[str, ...]] = {
     "quepid": ("qrels", "run"), "es": ("qrels", "run"),
 }
 _TREC_BLANKS = set(" \t\n\r\v\f")
+#: The formats whose judgments carry each label's source: a fifth TREC field, a ``source`` column.
+CARRIES_SOURCES = ("trec", "csv", "tsv", "jsonl", "parquet")
 #: The formats (and kinds) that can name a query with nothing in it.
 LISTS_EMPTY: dict[str, tuple[str, ...]] = {"json": ("qrels", "run"), "beir": ("run",), "es": ("qrels", "run"),
                                            "quepid": ("qrels",)}
@@ -66,6 +68,9 @@ class Rows:
         values = table.grade if isinstance(table, Qrels) else table.score
         self.value = (-values + 0.0).tolist() if self.ranked else values.tolist()
         self.tag = table.tag if isinstance(table, Run) else None
+        #: Each judgment's label source (``rankflavor.labels``), or None when the judgments name none.
+        self.source = (to_strings(table.label_source) if isinstance(table, Qrels) and table.label_source is not None
+                       else None)
         named = set(self.query)
         #: Queries listed with nothing in them (no row), in the input's order.
         self.listed = [q for q in table.listed_empty if q not in named]
@@ -83,9 +88,11 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
     rows = Rows(table)
     if rows.kind not in WRITABLE.get(fmt, ()):
         raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
-    if isinstance(table, Qrels) and table.label_source is not None and not lossy:
-        raise FormatLossError("the judgments name their label sources (rankflavor.labels), which the writers do not "
-                              "carry yet; give --lossy to write them without")
+    if rows.source is not None and fmt not in CARRIES_SOURCES:
+        if not lossy:
+            raise FormatLossError(f"the judgments name their label sources (rankflavor.labels), which {fmt} cannot hold; "
+                                  f"write {', '.join(CARRIES_SOURCES)}, or give --lossy to write them without")
+        rows.source = None
     if rows.listed and not lists_empty(fmt, rows.kind):
         if not lossy:
             what = "document" if rows.kind == "run" else "judgment"
@@ -174,6 +181,14 @@ def _no_duplicates(rows: Rows, fmt: str) -> None:
 def _trec(rows: Rows, fmt: str, lossy: bool) -> str:
     _check_trec_ids(rows, fmt)
     out = io.StringIO()
+    if rows.kind == "qrels" and rows.source is not None:
+        for i, src in enumerate(rows.source):
+            if _TREC_BLANKS & set(src):
+                raise _refuse(rows, i, f"label source {src!r} holds a blank, which a TREC field cannot; write csv, "
+                              "tsv, jsonl or parquet")
+        for q, d, g, src in zip(rows.query, rows.doc, rows.value, rows.source, strict=True):
+            out.write(f"{q} 0 {d} {_num(g)} {src}\n")
+        return out.getvalue()
     if rows.kind == "qrels":
         for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True):
             out.write(f"{q} 0 {d} {_num(g)}\n")
@@ -223,13 +238,18 @@ def _value_name(rows: Rows) -> str:
 def _named(rows: Rows, fmt: str, lossy: bool) -> str:
     header = ["query_id", "doc_id", _value_name(rows)]
     body = ([q, d, _num(v)] for q, d, v in zip(rows.query, rows.doc, rows.value, strict=True))
+    if rows.source is not None:
+        header.append("source")
+        body = ([q, d, _num(v), src] for q, d, v, src in zip(rows.query, rows.doc, rows.value, rows.source, strict=True))
     return _csv_text(header, body, "\t" if fmt == "tsv" else ",")
 
 
 def _jsonl(rows: Rows, fmt: str, lossy: bool) -> str:
     name = _value_name(rows)
-    return "".join(json.dumps({"query_id": q, "doc_id": d, name: _json_number(v)}, ensure_ascii=False) + "\n"
-                   for q, d, v in zip(rows.query, rows.doc, rows.value, strict=True))
+    sources = rows.source if rows.source is not None else [None] * len(rows.query)
+    return "".join(json.dumps({"query_id": q, "doc_id": d, name: _json_number(v), **({} if src is None else {"source": src})},
+                              ensure_ascii=False) + "\n"
+                   for q, d, v, src in zip(rows.query, rows.doc, rows.value, sources, strict=True))
 
 
 def _json_number(x: float) -> int | float:
@@ -290,8 +310,11 @@ def _es(rows: Rows, fmt: str, lossy: bool) -> str:
 def _parquet(rows: Rows) -> bytes:
     import pyarrow.parquet as pq
 
-    table = pa.table({"query_id": string_array(rows.query), "doc_id": string_array(rows.doc),
-                      _value_name(rows): from_numpy(np.asarray(rows.value, dtype=np.float64))})
+    columns = {"query_id": string_array(rows.query), "doc_id": string_array(rows.doc),
+               _value_name(rows): from_numpy(np.asarray(rows.value, dtype=np.float64))}
+    if rows.source is not None:
+        columns["source"] = string_array(rows.source)
+    table = pa.table(columns)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
