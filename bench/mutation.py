@@ -60,8 +60,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     # issue 37: the numbers of label sources, the judge's agreement, PPI and COEC
     "judges": (["rankflavor/estimate/ppi.py", "rankflavor/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
-               ["tests/test_estimate_ppi.py", "tests/test_estimate.py", "tests/test_agreement.py", "tests/test_clicks.py",
-                "tests/test_labels_eval.py", "tests/test_labels_readers.py"]),
+               ["tests/test_estimate*.py", "tests/test_agreement.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
     # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
     "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
                                                   "tests/test_irds.py"]),
