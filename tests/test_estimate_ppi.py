@@ -174,3 +174,41 @@ def test_lambda_zero_is_the_classical_interval_and_tuning_never_widens_much(y: l
         lo, hi = ppi_py.ppi_mean_ci(np.array(y), np.array(yhat), np.array(yu), alpha=0.1, lam=tuned.lam)
     assert tuned.low == pytest.approx(float(np.squeeze(lo)), abs=1e-9)
     assert tuned.high == pytest.approx(float(np.squeeze(hi)), abs=1e-9)
+
+
+def test_effective_n_by_hand_and_where_it_is_undefined() -> None:
+    from rankflavor.estimate.ppi import Interval
+
+    human, ppi = Interval(0.5, 0.3, 0.7, 0.2, 20), Interval(0.5, 0.4, 0.6, 0.1, 20, 100)
+    assert effective_n(human, ppi) == pytest.approx(80.0)  # 20 * (0.2 / 0.1)^2
+    assert effective_n(Interval(0.5, 0.3, 0.7, 0.3, 10), ppi) == pytest.approx(90.0)  # 10 * 3^2
+    for h, p in ((human, Interval(0.5, 0.5, 0.5, 0.0, 20, 100)), (Interval(0.5, 0.5, 0.5, 0.0, 20), ppi),
+                 (Interval(0.5, math.nan, math.nan, math.nan, 1), ppi), (human, Interval(0.5, 0.4, 0.6, math.inf, 2))):
+        assert math.isnan(effective_n(h, p))
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_classical_mean_of_no_value_and_of_one_value_says_why(labelled: bool) -> None:
+    none, one = classical_mean([], labelled=labelled), classical_mean([0.3], labelled=labelled)
+    why0 = REASONS["no_labelled" if labelled else "no_values"]
+    why1 = REASONS["one_labelled" if labelled else "one_value"]
+    assert all(math.isnan(x) for x in (none.point, none.low, none.high, none.se)) and none.n == 0
+    assert none.undefined == dict.fromkeys(("point", "low", "high", "se"), why0)
+    assert one.point == 0.3 and all(math.isnan(x) for x in (one.low, one.high, one.se)) and one.n == 1
+    assert one.undefined == dict.fromkeys(("low", "high", "se"), why1)
+
+
+@pytest.mark.parametrize("alternative", ["larger", "smaller"])
+def test_classical_mean_one_sided_equals_ppi_py_and_names_its_open_side(alternative: str) -> None:
+    y = np.array([0.1, 0.4, 0.35, 0.9, 0.6, 0.2])
+    got = classical_mean(y, 0.1, alternative)
+    low, high = ppi_py.classical_mean_ci(y, alpha=0.1, alternative=alternative)
+    assert got.low == pytest.approx(low, abs=1e-12) and got.high == pytest.approx(high, abs=1e-12)
+    open_side = "high" if alternative == "larger" else "low"
+    assert got.undefined == {open_side: REASONS[alternative]} and math.isinf(getattr(got, open_side))
+
+
+def test_a_zero_width_classical_interval_carries_its_note() -> None:
+    flat, spread = classical_mean([0.5, 0.5, 0.5]), classical_mean([0.4, 0.6])
+    assert (flat.low, flat.high, flat.se) == (0.5, 0.5, 0.0) and flat.notes == (REASONS["zero_width"],)
+    assert spread.notes == () and spread.undefined == {}
