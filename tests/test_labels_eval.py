@@ -272,3 +272,27 @@ def test_judgments_show_what_the_fill_bought_over_the_human_labels_alone(qrels: 
     plain.write_text("q1 0 d1 2\nq1 0 d3 0\n")
     assert "filled" not in json.loads(CliRunner().invoke(
         cli, ["judgments", str(plain), str(run), "-m", "ndcg@3", "--scale", "trec_dl", "--format", "json"]).stdout)
+
+
+def test_a_problem_after_choosing_labels_names_the_file_s_own_lines(tmp_path: Path) -> None:
+    # the lines kept by --labels keep their numbers in the file (a duplicate among the human labels
+    # is named at lines 2 and 4, not at the rows 1 and 2 of what was kept)
+    path = tmp_path / "dup.txt"
+    path.write_text("q1 0 d1 2 llm:m\nq1 0 d1 2 human:nist\nq1 0 d2 1 llm:m\nq1 0 d1 0 human:nist\n")
+    with pytest.raises(InputError) as err:
+        rf.evaluate(str(path), RUN, "ndcg@3", labels="human")
+    assert str(err.value).startswith(f"{path}:4: document 'd1' appears more than once for query 'q1' (also at line 2)")
+
+
+def test_prefer_drops_only_the_other_labels_of_pairs_both_judged(tmp_path: Path) -> None:
+    # more queries than documents: a key that mixed query and doc codes loosely would let one pair
+    # pass for another (with codes by first appearance, (c, x) = (2, 0) and (a, y) = (0, 1) collide
+    # under q / 2 + d). Only (a, y) is judged twice; prefer=human keeps every other label.
+    path = tmp_path / "q.txt"
+    path.write_text("a 0 x 1 llm:m\na 0 y 1 human:nist\nb 0 x 0 llm:m\nc 0 x 2 llm:m\na 0 y 0 llm:m\n")
+    q = rf.read_qrels(path, labels="prefer=human")
+    from rankflavor.columns import to_strings
+
+    kept = sorted(zip(to_strings(q.query), to_strings(q.doc), q.grade.tolist(), strict=True))
+    assert kept == [("a", "x", 1.0), ("a", "y", 1.0), ("b", "x", 0.0), ("c", "x", 2.0)]
+    assert q.labels_dropped == (("llm", 1),)
