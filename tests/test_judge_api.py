@@ -183,6 +183,11 @@ def test_a_refused_key_or_url_stops_the_run(server: FakeChat, tmp_path: Path,
     url = server.base_url.replace("/v1", "/nope")
     with pytest.raises(Refused, match="HTTP 404"):
         judge(PAIRS, QUERIES, DOCS, model="m", base_url=url, cache=tmp_path / "c.sqlite", api_key_env=None)
+    # the requests in flight ended before the error was raised: no thread of the run still sends
+    # one (a straggler once reached the server after the count below was reset, and made it 3)
+    import threading
+
+    assert not [t for t in threading.enumerate() if t.name.startswith("judge")]
     server.key, server.refused = "right-key", 0
     monkeypatch.setenv("JUDGE_TEST_KEY", "wrong-key")
     with pytest.raises(Refused, match=r"HTTP 401.*JUDGE_TEST_KEY") as info:

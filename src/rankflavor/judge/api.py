@@ -191,7 +191,9 @@ def _ask_all(client: ChatClient, prompt: Prompt, to_ask: list[tuple[str, str, st
                     bar.advance()
         except BaseException:
             client.stop.set()  # the workers stop between attempts; what was answered is stored
-            pool.shutdown(wait=False, cancel_futures=True)
+            # the requests already in flight end (each within the timeout) before the error is
+            # raised: no request of this run reaches the server after judge() has returned
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown()
     return failed
