@@ -245,7 +245,9 @@ def _read_param(text: str) -> Read:
     return texts[0] if len(texts) == 1 else "(" + ",".join(texts) + ")", {"param_values": values}
 
 
-_LABEL_KIND = re.compile(r"[a-z][a-z0-9_-]*")
+#: What a label source's kind may be (it is printed in flavor strings); the readers check sources
+#: against it too (rankflavor.labels.sources).
+LABEL_KIND = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def _read_labels(text: str) -> Read:
@@ -254,7 +256,7 @@ def _read_labels(text: str) -> Read:
     if t in ("one", ""):
         return "one", _NOTHING
     kinds = [k.strip() for k in t.split("+")]
-    if len(kinds) < 2 or not all(_LABEL_KIND.fullmatch(k) for k in kinds) or len(set(kinds)) != len(kinds):
+    if len(kinds) < 2 or not all(LABEL_KIND.fullmatch(k) for k in kinds) or len(set(kinds)) != len(kinds):
         raise FlavorError(f"knob 'sources' expects one, or two or more label kinds joined by + (human+llm), "
                           f"received {text!r}")
     return "+".join(sorted(kinds)), _NOTHING

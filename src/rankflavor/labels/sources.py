@@ -14,7 +14,6 @@ printed in flavor strings (``labels=human+llm``), so they must read back.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -23,10 +22,11 @@ import pyarrow as pa
 from .. import arrow_ops
 from ..columns import as_numpy, to_strings
 from ..errors import InputError
+from ..knobs import LABEL_KIND
 
 #: The kinds the issue names, in the order counts are shown; other kinds follow alphabetically.
 KNOWN_KINDS: tuple[str, ...] = ("human", "llm", "clicks")
-KIND = re.compile(r"[a-z][a-z0-9_-]*")
+KIND = LABEL_KIND  # one rule for a kind, in the flavor vocabulary and the readers
 
 
 def kind_of(source: str) -> str:
