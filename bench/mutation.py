@@ -61,6 +61,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "judges": (["rankflavor/estimate/ppi.py", "rankflavor/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
                ["tests/test_estimate*.py", "tests/test_agreement.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
+    # issue 37: the LLM judge (grades parsed from answers, the cache, retries, token counts); its CLI
+    # tests start another process, where mutmut's trampolines cannot find the mutated tree
+    "judge": (["rankflavor/judge/*.py"], ["tests/test_judge_api.py", "tests/test_judge_prompt.py", "tests/test_judge_texts.py"]),
     # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
     "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
                                                   "tests/test_irds.py"]),
@@ -93,7 +96,9 @@ DESELECT: dict[str, str] = {
     # tests/test_order_reference.py checks every field of every path against the definitions
     "order": "not judged_rows_view_gives_the_values and not inexact_rows_give_every_value"
              " and not ranking_the_judged_rows_alone_equals_the_view",
-    "judgments": "not dinkelbach_agrees_with_every_chain_on_long_lists and not prefix_path_equals_full_ranking",
+    # (test_irds.py: its tests in this process only, as in `where`; they pin irdsscale.py)
+    "judgments": "not dinkelbach_agrees_with_every_chain_on_long_lists and not prefix_path_equals_full_ranking"
+                 " and (not irds or dataset_scale or no_definitions or yields_is_checked)",
     # (tests that start another process: mutmut's trampolines there cannot find the mutated tree)
     "judges": "not readme and not read_back_with_their_source",  # (README and examples/ are not in the scratch tree)
     "where": "not missing_extra_is_named and not readme and not eval_wandb and not eval_mlflow and (not irds or dataset_scale or no_definitions or yields_is_checked)",
@@ -105,6 +110,7 @@ DESELECT: dict[str, str] = {
 PYTEST_ARGS: dict[str, list[str]] = {
     "order": ["--hypothesis-profile=mutation"],
     "aggregate": ["--hypothesis-profile=mutation"],
+    "judgments": ["--hypothesis-profile=mutation"],
 }
 
 

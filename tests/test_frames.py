@@ -313,3 +313,33 @@ def test_a_flavor_that_fails_on_a_run_names_its_error_in_that_row() -> None:
     assert [(r.run, r.flavor.endswith("empty=error]")) for r in failed.itertuples()] == [("A", True)]
     assert failed.error.iloc[0] == "1 query(ies) have nothing relevant (q4) and ndcg@3 says empty=error; choose " \
                                    "empty=zero|one|nan|skip"
+
+
+def test_coverage_frame_carries_the_bounds_on_the_base_labels_alone(tmp_path: Path) -> None:
+    """Judgments mixing people's and an LLM's labels: the frame's summary rows carry the bounds on
+    the human labels alone beside those with the fill, as the JSON's ``filled`` does."""
+    import math
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 2 human:nist\nq1 0 d2 1 llm:m\nq1 0 d3 0 human:nist\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
+    cov = rf.judgments(str(qrels), {"r": str(run)}, ["ndcg@3"], scale="trec_dl")
+    frame = cov.to_pandas(per_query=True)
+    top = frame[frame["query"] == "all"].iloc[0]
+    # people alone leave d2 (ranked first) a hole graded 0..3: hole 0 gives (2/log2 3) / 2, hole 3
+    # gives 1; with the LLM's 1 it is a point, (1 + 2/log2 3) / (2 + 1/log2 3)
+    l3 = math.log2(3)
+    assert top.base_kind == "human"
+    assert (top.base_lower, top.base_upper) == (pytest.approx(1 / l3), pytest.approx(1.0))
+    assert (int(top.base_unjudged), int(top.base_queries), int(top.unjudged)) == (1, 1, 0)
+    assert top.lower == pytest.approx((1 + 2 / l3) / (2 + 1 / l3)) == top.upper
+    per = frame[frame["query"] != "all"]
+    assert per[["base_kind", "base_lower", "base_upper", "base_unjudged", "base_queries"]].isna().all().all()
+    (m,) = cov.to_dict()["filled"]["runs"][0]["measures"]  # the frame is the JSON
+    assert (top.base_lower, top.base_upper) == (m["before"]["lower"], m["before"]["upper"])
+    # one kind: no base columns, the frame as before
+    alone = tmp_path / "alone.txt"
+    alone.write_text("q1 0 d1 2 human:nist\nq1 0 d3 0 human:nist\n")
+    plain = rf.judgments(str(alone), {"r": str(run)}, ["ndcg@3"], scale="trec_dl").to_arrow()
+    assert not any(c.startswith("base_") for c in plain.column_names)

@@ -222,12 +222,22 @@ def coverage_table(cov: Coverage, per_query: bool = False) -> pa.Table:
 
     Summary rows carry the run's mean ``judged_at_k``, its ``unjudged`` documents in the top k
     and ``pool_bias`` (named by the pool-bias rule); per-query rows that query's judged@k and
-    unjudged count (null where the run does not retrieve the query)."""
+    unjudged count (null where the run does not retrieve the query).
+
+    When the judgments mix label sources and a base kind applies (``cov.filled``, as in the JSON's
+    ``filled``), summary rows also carry the same bounds on the base kind's labels alone:
+    ``base_kind, base_lower, base_upper, base_unjudged, base_queries`` (null on per-query rows);
+    the row's own ``lower``/``upper``/``unjudged`` are those with every label chosen."""
     rows: list[tuple[Any, ...]] = []
     judged: list[float | None] = []
     unjudged: list[int | None] = []
     k: list[int | None] = []
     bias: list[bool] = []
+    base: dict[str, tuple[str, list[Any]]] = {}
+    if cov.filled is not None:
+        base = {n: (kind, []) for n, kind in (("base_kind", "str"), ("base_lower", "f64"), ("base_upper", "f64"),
+                                               ("base_unjudged", "i64"), ("base_queries", "i64"))}
+        fill = {(f.run, m.measure): (f, m) for f in cov.filled.runs for m in f.measures}
     for r in cov.runs:
         per = {str(q): (float(j), int(u)) for q, j, u in zip(r.queries, r.judged_at_k, r.unjudged, strict=True)}
         for row in _bounds_rows(r.name, r.bounds, per_query):
@@ -237,8 +247,14 @@ def coverage_table(cov: Coverage, per_query: bool = False) -> pa.Table:
             unjudged.append(got[1])
             k.append(r.k)
             bias.append(r.name in cov.pool_bias)
+            if base:
+                f, m = fill[(r.name, row[2])] if row[3] == ALL else (None, None)
+                values = (None, None, None, None, None) if f is None or m is None else (
+                    cov.filled.base, _float(m.before[0]), _float(m.before[1]), f.holes_before, f.queries_before)  # type: ignore[union-attr]
+                for column, value in zip(base.values(), values, strict=True):
+                    column[1].append(value)
     return _bounds_table(rows, {"k": ("i64", k), "judged_at_k": ("f64", judged), "unjudged": ("i64", unjudged),
-                                "pool_bias": ("bool", bias)})
+                                "pool_bias": ("bool", bias), **base})
 
 
 # -- history ------------------------------------------------------------------------------------
