@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .cli_inputs import judgment_formats
 from .cli_output import output_width, screen_options, working
 
 
@@ -44,6 +45,7 @@ _MEASURE_HELP = "Measure (canonical, dialect or PRESET:NAME), e.g. ndcg@10 or nd
 @click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names an unprefixed measure uses.")
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of the measure. Repeatable.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md")), default="table", show_default=True)
+@judgment_formats(("human_qrels", "llm_qrels"), labels=False)
 @screen_options
 def estimate_cmd(human_qrels: str, llm_qrels: str, runs: tuple[str, ...], measure: str, alpha: float,
                  lam: float | None, alternative: str, preset: str | None, flavor_knobs: tuple[str, ...],
@@ -81,6 +83,7 @@ def estimate_cmd(human_qrels: str, llm_qrels: str, runs: tuple[str, ...], measur
 @click.option("--preset", default=None, metavar="NAME", help="Tool whose flavor and metric names an unprefixed measure uses.")
 @click.option("--flavor", "flavor_knobs", multiple=True, metavar="KNOB=VALUE", help="Knob of the measure. Repeatable.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "md")), default="table", show_default=True)
+@judgment_formats(("human_qrels", "judge_qrels"), labels=False)
 @screen_options
 def agreement_cmd(human_qrels: str, judge_qrels: str, runs: tuple[str, ...], measure: str, alpha: float,
                   resamples: int, seed: int, scale_name: str | None, preset: str | None,

@@ -33,40 +33,55 @@ def auto_is_none(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 def input_formats(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--qrels-format``, ``--run-format`` and ``--columns`` to ``command``."""
+    """Add ``--qrels-format``, ``--run-format``, ``--columns``, ``--labels`` and ``--label-source``
+    to a command whose judgments argument is ``qrels``."""
+    return judgment_formats(("qrels",))(command)
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, qrels_format: str, run_format: str, columns: str | None, labels: str,
-                label_source: str | None, **kwargs: Any) -> Any:
-        chosen = None if labels.strip().lower() == "any" else labels
-        if qrels_format != "auto" or run_format != "auto" or columns or chosen or label_source:
-            _wrap(kwargs, qrels_format, run_format, columns, chosen, label_source)
-        return command(*args, **kwargs)
 
-    options = [
-        click.option("--qrels-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
-                     show_default=True, help="Format of QRELS: " + FORMAT_HELP),
-        click.option("--run-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
-                     show_default=True, help="Format of the run(s), as --qrels-format."),
-        click.option("--columns", default=None, metavar="ROLE=NAME,...",
-                     help="Column names of csv, tsv, jsonl and parquet inputs: query=qid,doc=docid,grade=label "
-                     "(judgments; source=NAME: their label source column), score=... or rank=... (runs). Default: "
-                     "query_id, doc_id, relevance, source, score."),
-        click.option("--labels", default="any", show_default=True, metavar="any|human|llm|clicks|prefer=KIND",
-                     help="Which judgments to evaluate, by the kind of their label source: any; only human, llm or "
-                     "clicks (or another kind present); prefer=KIND: that kind's judgment where a (query, doc) pair "
-                     "has one, the others elsewhere. What is left out is counted and reported."),
-        click.option("--label-source", default=None, metavar="SOURCE|NAME=SOURCE,...",
-                     help="The label source of judgments that name none (human:nist, llm:MODEL), or NAME=SOURCE "
-                     "renaming sources QRELS names (a Quepid judge: 'OSC AI Judge=llm:gpt-4o')."),
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper
+def judgment_formats(names: tuple[str, ...], labels: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of :func:`input_formats` for a command whose judgments arguments are ``names``
+    (``estimate``'s and ``agreement``'s two files: ``--qrels-format`` and ``--columns`` apply to
+    both); without ``labels``, no ``--labels`` and ``--label-source`` (a command whose arguments
+    name the sources, human and judge, chooses and renames none within a file)."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(*args: Any, qrels_format: str, run_format: str, columns: str | None, label_source: str | None = None,
+                    labels: str = "any", **kwargs: Any) -> Any:
+            chosen = None if labels.strip().lower() == "any" else labels
+            if qrels_format != "auto" or run_format != "auto" or columns or chosen or label_source:
+                _wrap(kwargs, qrels_format, run_format, columns, chosen, label_source, names)
+            return command(*args, **kwargs)
+
+        which = "QRELS" if names == ("qrels",) else "QRELS (here both " + " and ".join(n.upper() for n in names) + ")"
+        options = [
+            click.option("--qrels-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+                         show_default=True, help=f"Format of {which}: " + FORMAT_HELP),
+            click.option("--run-format", type=click.Choice(FORMAT_NAMES, case_sensitive=False), default="auto",
+                         show_default=True, help="Format of the run(s), as --qrels-format."),
+            click.option("--columns", default=None, metavar="ROLE=NAME,...",
+                         help="Column names of csv, tsv, jsonl and parquet inputs: query=qid,doc=docid,grade=label "
+                         "(judgments; source=NAME: their label source column), score=... or rank=... (runs). Default: "
+                         "query_id, doc_id, relevance, source, score."),
+            *([click.option("--labels", default="any", show_default=True, metavar="any|human|llm|clicks|prefer=KIND",
+                            help="Which judgments to evaluate, by the kind of their label source: any; only human, llm "
+                            "or clicks (or another kind present); prefer=KIND: that kind's judgment where a (query, "
+                            "doc) pair has one, the others elsewhere. What is left out is counted and reported.")]
+              if labels else []),
+            *([click.option("--label-source", default=None, metavar="SOURCE|NAME=SOURCE,...",
+                            help="The label source of judgments that name none (human:nist, llm:MODEL), or "
+                            "NAME=SOURCE renaming sources QRELS names (a Quepid judge: 'OSC AI Judge=llm:gpt-4o').")]
+              if labels else []),
+        ]
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+
+    return decorate
 
 
 def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: str | None, labels: str | None = None,
-          label_source: str | None = None) -> None:
+          label_source: str | None = None, names: tuple[str, ...] = ("qrels",)) -> None:
     """Replace the command's paths by Inputs carrying their format and the columns of their kind
     (the judgments' also the ``--labels`` choice and the ``--label-source`` rule)."""
     from .errors import UsageError
@@ -99,8 +114,9 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
             return Input(str(path), chosen, mine, label_source, labels)
         return Input(str(path), chosen, mine)
 
-    if "qrels" in kwargs:
-        kwargs["qrels"] = one(kwargs["qrels"], qrels_format, "qrels")
+    for name in names:
+        if name in kwargs:
+            kwargs[name] = one(kwargs[name], qrels_format, "qrels")
     if "run" in kwargs:
         kwargs["run"] = one(kwargs["run"], run_format, "run")
     if "runs" in kwargs:
