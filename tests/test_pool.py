@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -231,3 +232,31 @@ def test_a_run_of_other_topics_is_refused_not_pooled_whole(dl19) -> None:  # typ
                                       "--scale", "trec_dl"])
     assert result.exit_code == 3 and str(run) in result.output
     assert len(pool([str(run)], depth=1)) == 54  # from scratch: one document per DL 2020 topic
+
+
+def test_labels_choose_what_counts_as_judged(tmp_path: Path) -> None:
+    """--labels human pools again what only an LLM labelled (for people to judge), and says how many
+    labels it left out; prefer=human or any keeps the LLM's labels as judgments."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 2 human:nist\nq1 0 d2 1 llm:m\nq1 0 d3 0 human:nist\nq1 0 d5 3 llm:m\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\nq1 Q0 d4 4 0.5 r\n")
+    human = pool([str(run)], 3, str(qrels), scale="trec_dl", labels="human")
+    assert human.doc.tolist() == ["d2"]  # d1, d3 judged by people; d2 only by the LLM
+    assert human.counts["judged"] == 2 and human.counts["labels"] == {"choice": "human", "dropped": {"llm": 2}}
+    assert "judged means judged by --labels human: 2 llm labels left out" in human.summary()
+    for choice in ("prefer=human", None):
+        kept = pool([str(run)], 3, str(qrels), scale="trec_dl", labels=choice)
+        assert len(kept) == 0 and kept.counts["judged"] == 3
+    assert "labels" not in pool([str(run)], 3, str(qrels), scale="trec_dl").counts
+    # the command line: the same candidates and the same sentence
+    cli_run = CliRunner().invoke(cli, ["pool", str(run), "--qrels", str(qrels), "--scale", "trec_dl", "-k", "3",
+                                       "--labels", "human"])
+    assert cli_run.exit_code == 0, cli_run.output
+    assert cli_run.stdout == "q1 0 d2\n" and "2 llm labels left out" in cli_run.stderr
+    with pytest.raises(UsageError, match="give the judgments"):
+        pool([str(run)], 3, labels="human")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("q1 0 d1 2\n")
+    with pytest.raises(UsageError):
+        pool([str(run)], 3, str(plain), scale="trec_dl", labels="llm")

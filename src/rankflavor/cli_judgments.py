@@ -75,6 +75,7 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
               "csv: query,doc,priority,runs,best_rank; quepid: Quepid's ratings import CSV query,docid,rating.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the candidates here (default: standard output). The counts go to standard error.")
+@input_formats
 @screen_options
 @deprecated_alias("--depth", "-k/--cutoff", "depth", type=click.IntRange(min=1))
 def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,

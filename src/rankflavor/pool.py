@@ -66,7 +66,8 @@ class Pool:
     depth, budget : the pooling depth and the budget (None: every candidate).
     counts : ``runs``, ``queries``, ``pooled`` (distinct (query, doc) pairs in some run's top k),
         ``judged`` (of those, already judged), ``candidates`` (``pooled - judged``), ``selected``
-        (rows here), and per run its ``top_k`` rows and ``unjudged`` among them.
+        (rows here), and per run its ``top_k`` rows and ``unjudged`` among them; with judgments
+        chosen by label source, ``labels``: ``{"choice": ..., "dropped": {kind: count}}``.
     """
 
     query: np.ndarray
@@ -122,11 +123,16 @@ class Pool:
                  + (f", {c['selected']} selected (budget {self.budget})" if self.budget is not None else "")]
         lines += [f"  {name}: {r['unjudged']} of {r['top_k']} top-{self.depth} documents unjudged"
                   for name, r in c["per_run"].items()]
+        if "labels" in c:
+            left = ", ".join(f"{n:,} {k} label{'s' if n != 1 else ''}" for k, n in c["labels"]["dropped"].items())
+            lines.append(f"  judged means judged by --labels {c['labels']['choice']}: "
+                         + (f"{left} left out (their documents are pooled again)" if left else "nothing left out"))
         return "\n".join(lines) + "\n"
 
 
 def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
-         scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0) -> Pool:
+         scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0,
+         labels: str | None = None) -> Pool:
     """The unjudged documents of the runs' top ``depth``, by priority (module docstring).
 
     Parameters
@@ -145,6 +151,11 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         candidates drawn uniformly with ``seed`` (the baseline pooling is measured against),
         listed by priority.
     seed : the seed of ``strategy="random"``.
+    labels : which judgments count as judged, by the kind of their label source
+        (:func:`rankflavor.labels.select_labels`): ``labels="human"`` pools again the documents only
+        an LLM (or clicks) labelled, for people to judge. What is left out is counted in
+        ``counts["labels"]`` and the summary. None: every judgment (or the choice ``qrels`` was
+        read with, ``--labels``).
 
     Raises
     ------
@@ -179,7 +190,13 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
             raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "
                              "its grades are what an unjudged document may get")
         judged = as_qrels(qrels)
+        if labels is not None:
+            from .labels import select_labels
+
+            judged = select_labels(judged, labels)
         sc.check(judged)
+    elif labels is not None:
+        raise UsageError("pool: labels chooses among judgments; give the judgments (qrels=..., --qrels)")
     else:
         judged = Qrels(dictionary_array([]), string_array([]), np.zeros(0))
     text = f"ndcg@{depth}" if sc is not None and sc.gains is not None else f"ndcg@{depth}[gain={gain}]"
@@ -217,6 +234,8 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         chosen = order[:budget]
     counts = {"runs": len(runs), "queries": len({q for q, _ in split}) if n else 0, "pooled": n,
               "judged": int(is_judged.sum()), "candidates": len(keep), "selected": len(chosen), "per_run": per_run}
+    if judged.label_rule is not None:
+        counts["labels"] = {"choice": judged.label_rule, "dropped": dict(judged.labels_dropped)}
     return Pool(split[chosen, 0], split[chosen, 1], priority[chosen], n_runs[chosen], best[chosen], depth, budget, counts)
 
 
