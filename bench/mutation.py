@@ -44,8 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out" / "mutation"
 EQUIVALENT = REPO / "bench" / "mutation_equivalent.toml"
 
-#: group -> (source files under src/, as globs; the test files that pin them, as globs). A new
-#: test file named like the group's joins it.
+#: group -> (source files under src/, as globs, "!glob" leaving some out; the test files that pin
+#: them, as globs). A new test file named like the group's joins it.
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "stats": (["rankflavor/stats/*.py"], ["tests/test_stats*.py"]),
     # (the ranker's block sort is reached from training-time scoring, its duplicate check from the plan)
@@ -61,11 +61,13 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "judges": (["rankflavor/estimate/ppi.py", "rankflavor/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
                ["tests/test_estimate*.py", "tests/test_agreement.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
+    # issue 37: the bounds on one label source's labels beside the filled ones, pinned by the labels tests
+    "filled": (["rankflavor/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),
     # issue 37: the LLM judge (grades parsed from answers, the cache, retries, token counts); its CLI
     # tests start another process, where mutmut's trampolines cannot find the mutated tree
     "judge": (["rankflavor/judge/*.py"], ["tests/test_judge_api.py", "tests/test_judge_prompt.py", "tests/test_judge_texts.py"]),
     # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
-    "judgments": (["rankflavor/judgments/*.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
+    "judgments": (["rankflavor/judgments/*.py", "!rankflavor/judgments/filled.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
                                                   "tests/test_irds.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
@@ -101,6 +103,7 @@ DESELECT: dict[str, str] = {
                  " and (not irds or dataset_scale or no_definitions or yields_is_checked)",
     # (tests that start another process: mutmut's trampolines there cannot find the mutated tree)
     "judges": "not readme and not read_back_with_their_source",  # (README and examples/ are not in the scratch tree)
+    "filled": "not missing_extra_is_named",
     "where": "not missing_extra_is_named and not readme and not eval_wandb and not eval_mlflow and (not irds or dataset_scale or no_definitions or yields_is_checked)",
 }
 
@@ -122,10 +125,18 @@ MUTMUT_CONFIG: dict[str, dict[str, object]] = {
 }
 
 
+def in_group(path: str, group: str) -> bool:
+    """Whether ``path`` (relative to ``src/``) matches one of the group's globs and no ``!glob``."""
+    globs = GROUPS[group][0]
+    return (any(fnmatch.fnmatch(path, g) for g in globs if not g.startswith("!"))
+            and not any(fnmatch.fnmatch(path, g[1:]) for g in globs if g.startswith("!")))
+
+
 def files_of(group: str) -> list[str]:
     """The group's source files, relative to ``src/``, without ``__init__.py`` files that only re-export."""
-    globs = GROUPS[group][0]
+    globs = [g for g in GROUPS[group][0] if not g.startswith("!")]
     found = sorted(str(p.relative_to(REPO / "src")) for g in globs for p in (REPO / "src").glob(g))
+    found = [f for f in found if in_group(f, group)]
     return [f for f in found if not f.endswith("__init__.py") or _computes((REPO / "src" / f).read_text())]
 
 
@@ -159,7 +170,7 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
     shared = REPO.parent / "shared"
     if shared.exists() and not (scratch / "shared").exists():
         (scratch / "shared").symlink_to(shared)  # conftest reads ROOT.parent / "shared"
-    only = [f"src/{g}" for g in GROUPS[group][0]]
+    only = [f"src/{g}" for g in GROUPS[group][0] if not g.startswith("!")]  # (a "!glob" is left out of the report)
     config = {
         "source_paths": ["src/"], "only_mutate": only, "pytest_add_cli_args_test_selection": tests_of(group),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-o", "addopts=", "-q", "--hypothesis-seed=0",
@@ -200,7 +211,7 @@ def mutmut_records(group: str) -> list[dict[str, object]]:
         rec: dict[str, object] = {"engine": "mutmut", "id": name, "status": status,
                                   "path": module.replace(".", "/") + ".py", "function": _demangle(func)}
         records.append(rec)
-    records = [r for r in records if any(fnmatch.fnmatch(str(r["path"]), g) for g in GROUPS[group][0])]
+    records = [r for r in records if in_group(str(r["path"]), group)]
     alive = [r for r in records if r["status"] not in ("killed", "timeout", "not checked")]
     for r, diff in zip(alive, _diffs([str(r["id"]) for r in alive], scratch), strict=True):
         r["change"] = _diff_change(diff)
