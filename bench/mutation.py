@@ -23,6 +23,7 @@ Usage (from the repository root; mutmut installed: ``pip install mutmut``)::
     python3 bench/mutation.py report stats order aggregate      # the report of the last runs
     python3 bench/mutation.py list                               # the groups and their tests
     python3 bench/mutation.py stubs stats                        # entries to explain for the list
+    python3 bench/mutation.py recheck judgments                  # each survivor alone, full profile, wider tests
 
 ``--max-children`` (default 1) is mutmut's parallelism. Results go to ``bench/out/mutation/``.
 """
@@ -78,8 +79,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
 #: (and the helpers they share) run first: ``run metrics_core``, ``metrics_next``, ``metrics_rest``.
 _METRICS_PARTS = {"metrics_core": ["ndcg", "err", "bounded", "binary", "common"],
                   "metrics_next": ["rbp", "udcg", "registry", "summary"]}
-for _part, _names in _METRICS_PARTS.items():
-    GROUPS[_part] = ([f"rankflavor/metrics/{m}.py" for m in _names], list(GROUPS["metrics"][1]))
+for _part, _modules in _METRICS_PARTS.items():
+    GROUPS[_part] = ([f"rankflavor/metrics/{m}.py" for m in _modules], list(GROUPS["metrics"][1]))
 #: trec_eval's own measures (trec_extra, trec_gain, counts) are pinned against trec_eval 9.0.8 and
 #: pytrec_eval by the first three (about 20 s together), C/W/L and Compat against ir_measures'
 #: cwl_eval and compat providers by the last (about 20 s).
@@ -114,6 +115,14 @@ PYTEST_ARGS: dict[str, list[str]] = {
     "order": ["--hypothesis-profile=mutation"],
     "aggregate": ["--hypothesis-profile=mutation"],
     "judgments": ["--hypothesis-profile=mutation"],
+}
+
+
+#: Tests a ``recheck`` adds to the group's own: tests that reach the group's code but sit in other
+#: groups' files. (mutmut resets every result when a group's tests or pytest arguments change, so
+#: widening them mid-way would throw a run away; a recheck of the survivors costs seconds each.)
+RECHECK_TESTS: dict[str, list[str]] = {
+    "judgments": ["tests/test_frames.py", "tests/test_labels_eval.py", "tests/test_irds.py"],
 }
 
 
@@ -280,6 +289,66 @@ def run_ast(group: str, every_kind: bool, only: str | None) -> None:
     (OUT / f"ast-{group}.json").write_text(json.dumps({"took": took, "records": records}, indent=1))
 
 
+# -- recheck --------------------------------------------------------------------------------------
+
+
+def recheck(group: str) -> None:
+    """Run each mutmut survivor of ``group`` that no equivalence entry names once more, by itself,
+    against the group's tests plus :data:`RECHECK_TESTS`, under the suite's own hypothesis profile
+    (not the ``mutation`` one) and without the group's deselection of slow tests: a mutant killed
+    there is a survivor of the run's narrower setting, not a missing test. The verdicts go to
+    ``bench/out/mutation/recheck-GROUP.json``, which ``report`` reads (as ``killed on recheck``).
+
+    Each mutant is applied to a copy of ``src/`` and ``tests/`` under ``mutants-recheck/GROUP/``
+    (never to the repository), by replacing its function's text with the mutated text."""
+    import shutil
+
+    records = mutmut_records(group)
+    classify(records, load_equivalent())
+    alive = [r for r in records if r["status"] in ("survived", "no tests", "suspicious") and "equivalent" not in r]
+    work = REPO / "mutants-recheck" / group
+    tree = work / "tree"
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    for name in ("src", "tests"):
+        shutil.copytree(REPO / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shared = REPO.parent / "shared"
+    if shared.exists() and not (work / "shared").exists():
+        (work / "shared").symlink_to(shared)  # conftest reads the tree's parent's "shared"
+    tests = sorted(set(tests_of(group)) | set(RECHECK_TESTS.get(group, [])))
+    verdicts: dict[str, dict[str, str]] = {}
+    out_file = OUT / f"recheck-{group}.json"
+    if out_file.exists():
+        verdicts = json.loads(out_file.read_text())
+    diffs = _diffs([str(r["id"]) for r in alive], REPO / "mutants-run" / group)
+    for r, diff in zip(alive, diffs, strict=True):
+        lines = diff[diff.index("--- "):].splitlines()
+        path = tree / lines[0][4:].strip()
+        body = lines[3:]
+        old = "\n".join(ln[1:] for ln in body if not ln.startswith("+")) + "\n"
+        new = "\n".join(ln[1:] for ln in body if not ln.startswith("-")) + "\n"
+        text = path.read_text()
+        if text.count(old) != 1:
+            verdicts[str(r["id"])] = {"verdict": "not placed", "change": str(r["change"])}
+            continue
+        path.write_text(text.replace(old, new))
+        try:
+            env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+            done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                                   "--hypothesis-seed=0", *tests], cwd=tree, env=env, capture_output=True, text=True,
+                                  check=False)
+        finally:
+            path.write_text(text)
+        # (any failure kills, as in mutmut, a mutant that breaks an import too; 4 and 5 are usage errors)
+        verdict = "survived" if done.returncode == 0 else (f"pytest exit {done.returncode}" if done.returncode in (4, 5)
+                                                            else "killed")
+        verdicts[str(r["id"])] = {"verdict": verdict, "change": str(r["change"])}
+        print(f"{verdict:>10}  {r['id']}", flush=True)
+        OUT.mkdir(parents=True, exist_ok=True)
+        out_file.write_text(json.dumps(verdicts, indent=1))
+
+
 # -- the report ---------------------------------------------------------------------------------
 
 
@@ -328,6 +397,15 @@ def report(groups: list[str]) -> int:
         ast_file = OUT / f"ast-{group}.json"
         if ast_file.exists():
             recs += json.loads(ast_file.read_text())["records"]
+        rechecked = OUT / f"recheck-{group}.json"
+        if rechecked.exists():  # survivors of the run's narrower setting that a recheck killed
+            verdicts = json.loads(rechecked.read_text())
+            for r in recs:
+                seen = verdicts.get(str(r["id"]), {})
+                if r["engine"] == "mutmut" and r["status"] in ("survived", "no tests", "suspicious") \
+                        and seen.get("verdict") == "killed" and seen.get("change") == r.get("change"):
+                    r["status"] = "killed"
+                    r["rechecked"] = True
         classify(recs, equivalent)
         (OUT / f"records-{group}.json").write_text(json.dumps(recs, indent=1))
         for path in sorted({str(r["path"]) for r in recs}):
@@ -376,7 +454,7 @@ def stubs(groups: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "report", "list", "stubs"])
+    parser.add_argument("command", choices=["run", "report", "list", "stubs", "recheck"])
     parser.add_argument("groups", nargs="*", default=[])
     parser.add_argument("--engine", choices=["mutmut", "ast", "both"], default="both")
     parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
@@ -397,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stubs":
         stubs(groups)
         return 0
+    if args.command == "recheck":
+        for g in groups:
+            recheck(g)
     if args.command == "run":
         for g in groups:
             if args.engine in ("mutmut", "both"):
