@@ -316,7 +316,8 @@ def recheck(group: str) -> None:
     shared = REPO.parent / "shared"
     if shared.exists() and not (work / "shared").exists():
         (work / "shared").symlink_to(shared)  # conftest reads the tree's parent's "shared"
-    tests = sorted(set(tests_of(group)) | set(RECHECK_TESTS.get(group, [])))
+    extra = RECHECK_TESTS.get(group, [])
+    tests = extra + [t for t in tests_of(group) if t not in extra]  # (the added tests first: they are why)
     verdicts: dict[str, dict[str, str]] = {}
     out_file = OUT / f"recheck-{group}.json"
     if out_file.exists():
@@ -326,10 +327,13 @@ def recheck(group: str) -> None:
         lines = diff[diff.index("--- "):].splitlines()
         path = tree / lines[0][4:].strip()
         body = lines[3:]
-        old = "\n".join(ln[1:] for ln in body if not ln.startswith("+")) + "\n"
-        new = "\n".join(ln[1:] for ln in body if not ln.startswith("-")) + "\n"
         text = path.read_text()
-        if text.count(old) != 1:
+        for indent in ("", "    ", "        "):  # (mutmut shows a method's body dedented)
+            old = "".join(indent * bool(ln[1:]) + ln[1:] + "\n" for ln in body if not ln.startswith("+"))
+            new = "".join(indent * bool(ln[1:]) + ln[1:] + "\n" for ln in body if not ln.startswith("-"))
+            if text.count(old) == 1:
+                break
+        else:
             verdicts[str(r["id"])] = {"verdict": "not placed", "change": str(r["change"])}
             continue
         path.write_text(text.replace(old, new))
