@@ -223,7 +223,7 @@ def coec(queries: UbiQueries | str | os.PathLike[str] | None, events: UbiEvents 
                             _date(end_date, "end_date"), click_action, impression_action, digits)
     log = queries if isinstance(queries, UbiQueries) or queries is None else read_ubi_queries(queries)
     ev = events if isinstance(events, UbiEvents) else read_ubi_events(events)
-    counts: dict[str, int] = {"events_read": ev.counts.get("documents", len(ev.events))}
+    counts: dict[str, int] = {"events_read": len(ev.events)}  # (the reader's "documents" count)
     kept = _in_range(ev.events, settings, counts)
     table = _position_table(kept, settings, counts)
     pairs = _pairs(kept, log, settings, counts)
