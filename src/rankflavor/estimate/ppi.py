@@ -18,8 +18,9 @@ Three estimators of a mean, each a :class:`Interval`:
 Degenerate inputs have one meaning each, with the reason stated (:data:`REASONS`): no labelled
 value, no point estimate; one labelled value, a point but no interval (one value shows no spread);
 no unlabelled value, PPI is the classical estimate (``lam = 0``: the LLM labels add nothing); every
-LLM value the same, the tuned ``lam`` (0/0) is 0. An interval of zero width (a sample without
-spread) is returned as such, with a note.
+LLM value the same (tested as such: the variance of equal floats can round to 1e-36 rather than 0),
+or their variance 0 in floating point, the tuned ``lam`` (0/0) is 0. An interval of zero width (a
+sample without spread) is returned as such, with a note.
 
 References
 ----------
@@ -51,7 +52,7 @@ REASONS = {
     "one_value": "nan: one value shows no spread, so there is no interval",
     "no_unlabelled": "no query only the LLM judgments judge: the LLM labels add nothing, so PPI is the "
                      "human-only estimate (lambda = 0)",
-    "constant_llm": "every LLM value is the same, so the tuned lambda is 0/0: taken as 0 (the LLM values carry "
+    "constant_llm": "the LLM values show no spread, so the tuned lambda is 0/0: taken as 0 (the LLM values carry "
                     "no information), which makes PPI the human-only estimate",
     "zero_width": "every value it reads is the same: the interval has zero width (a central-limit interval "
                   "cannot see spread its sample did not show)",
@@ -131,7 +132,10 @@ def z_bounds(point: float, se: float, alpha: float, alternative: str = "two-side
 
 
 def _vector(x: ArrayLike, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64).reshape(-1)
+    try:
+        a = np.asarray(x, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as e:  # text, a ragged list, a complex number: not a traceback
+        raise UsageError(f"{name}: every value must be a finite number ({e})") from None
     if not np.isfinite(a).all():
         raise UsageError(f"{name}: every value must be a finite number")
     return a
@@ -197,8 +201,9 @@ def tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray) -> tuple[f
     if big_n == 0:
         return 0.0, (REASONS["no_unlabelled"],)
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
-    var = float(np.var(np.concatenate([yhat, yhat_u]), ddof=1))
-    if var == 0:
+    llm = np.concatenate([yhat, yhat_u])
+    var = float(np.var(llm, ddof=1))
+    if llm.min() == llm.max() or var == 0:  # equal values' variance can round to 1e-36, not 0
         return 0.0, (REASONS["constant_llm"],)
     return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0)), ()
 
