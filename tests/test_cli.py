@@ -233,6 +233,18 @@ def test_python_dash_m_help_and_version() -> None:
     assert rankflavor.__version__ in invoke("--version")
 
 
+def test_the_version_is_the_packages() -> None:
+    """--version prints rankflavor.__version__ (no metadata lookup at start-up), which must be the
+    version the package is built with (pyproject.toml) and installed as."""
+    import importlib.metadata
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["version"] == rankflavor.__version__ == importlib.metadata.version("rankflavor")
+    assert invoke("--version").strip() == f"rankflavor, version {rankflavor.__version__}"
+
+
 def test_eval_help_documents_the_trec_eval_options() -> None:
     output = invoke("eval", "--help")
     for option in ("-q", "-c", "-l", "-M", "-J", "--format", "--flavor", "--preset"):

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from . import __version__
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
 from .cli_inputs import input_formats
 from .cli_output import (
@@ -63,7 +64,7 @@ huge-page advice. The Python library never changes it."""
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
-@click.version_option(package_name="rankflavor")
+@click.version_option(version=__version__, prog_name="rankflavor")  # (not package_name: no metadata lookup)
 def cli() -> None:
     """Offline search-relevance evaluation where every number names its flavor."""
 
