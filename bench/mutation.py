@@ -322,6 +322,7 @@ def recheck(group: str) -> None:
     out_file = OUT / f"recheck-{group}.json"
     if out_file.exists():
         verdicts = json.loads(out_file.read_text())
+    alive = [r for r in alive if verdicts.get(str(r["id"]), {}).get("change") != r["change"]]  # (not yet rechecked)
     diffs = _diffs([str(r["id"]) for r in alive], REPO / "mutants-run" / group)
     for r, diff in zip(alive, diffs, strict=True):
         lines = diff[diff.index("--- "):].splitlines()
