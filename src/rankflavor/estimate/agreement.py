@@ -217,11 +217,8 @@ def _reasons(a: GradeAgreement) -> dict[str, str]:
             why[name] = "nan: no (query, doc) pair is graded by both judgments"
         elif name.startswith("bias"):
             why[name] = "nan: the pairs both graded are of one query; a query-clustered interval needs two"
-        elif len(a.grades) < 2:
+        else:  # with a pair, a kappa or an alpha is 0/0 only when both sides gave one grade
             why[name] = "nan: both sides gave one and the same grade, so chance agreement is perfect: 0/0"
-        else:
-            why[name] = ("nan: every grade of one side is the same, so the agreement expected by chance is "
-                         "perfect: 0/0")
     return why
 
 
