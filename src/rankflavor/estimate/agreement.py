@@ -31,7 +31,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,13 +143,20 @@ def weighted_kappa(table: np.ndarray, weights: str = "linear") -> float:
 
 
 def _alpha_interval(human: np.ndarray, judge: np.ndarray) -> float:
+    """Krippendorff's interval alpha of the two rows of grades; NaN with fewer than two grades.
+
+    Interval alpha is a ratio of mean squared differences, so it is the same for the grades
+    divided by the largest of their sizes: those cannot overflow when squared (krippendorff
+    squares the grades as given: ``1e200`` would give ``inf / inf``), and two different grades
+    stay different (the largest becomes ``±1`` exactly, any smaller one less than 1 in size), so
+    the expected disagreement is never 0.
+    """
     import krippendorff
 
-    if human.size == 0 or len(np.unique(np.concatenate([human, judge]))) < 2:
+    data = np.vstack([human, judge])
+    if len(np.unique(data)) < 2:
         return math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(krippendorff.alpha(reliability_data=np.vstack([human, judge]), level_of_measurement="interval"))
+    return float(krippendorff.alpha(reliability_data=data / np.abs(data).max(), level_of_measurement="interval"))
 
 
 def clustered_mean(d: np.ndarray, groups: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
