@@ -129,7 +129,18 @@ def weighted_kappa(table: np.ndarray, weights: str = "linear") -> float:
     >>> t = np.array([[2, 1, 0], [0, 2, 1], [0, 0, 2]])
     >>> round(weighted_kappa(t, "none"), 4), round(weighted_kappa(t, "linear"), 4)
     (0.6279, 0.7143)
+
+    Raises
+    ------
+    UsageError
+        ``weights`` is not one of :data:`WEIGHTS`, or ``table`` is not a square matrix.
     """
+    from ..errors import UsageError
+
+    if weights not in WEIGHTS:
+        raise UsageError(f"weights: expected one of {', '.join(WEIGHTS)}, received {weights!r}")
+    if table.ndim != 2 or table.shape[0] != table.shape[1]:
+        raise UsageError(f"weighted_kappa: expected a square confusion matrix, received one of shape {table.shape}")
     k = table.shape[0]
     i, j = np.indices((k, k))
     w = {"none": (i != j).astype(np.float64), "linear": np.abs(i - j).astype(np.float64),
