@@ -31,7 +31,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +129,18 @@ def weighted_kappa(table: np.ndarray, weights: str = "linear") -> float:
     >>> t = np.array([[2, 1, 0], [0, 2, 1], [0, 0, 2]])
     >>> round(weighted_kappa(t, "none"), 4), round(weighted_kappa(t, "linear"), 4)
     (0.6279, 0.7143)
+
+    Raises
+    ------
+    UsageError
+        ``weights`` is not one of :data:`WEIGHTS`, or ``table`` is not a square matrix.
     """
+    from ..errors import UsageError
+
+    if weights not in WEIGHTS:
+        raise UsageError(f"weights: expected one of {', '.join(WEIGHTS)}, received {weights!r}")
+    if table.ndim != 2 or table.shape[0] != table.shape[1]:
+        raise UsageError(f"weighted_kappa: expected a square confusion matrix, received one of shape {table.shape}")
     k = table.shape[0]
     i, j = np.indices((k, k))
     w = {"none": (i != j).astype(np.float64), "linear": np.abs(i - j).astype(np.float64),
@@ -144,13 +154,20 @@ def weighted_kappa(table: np.ndarray, weights: str = "linear") -> float:
 
 
 def _alpha_interval(human: np.ndarray, judge: np.ndarray) -> float:
+    """Krippendorff's interval alpha of the two rows of grades; NaN with fewer than two grades.
+
+    Interval alpha is a ratio of mean squared differences, so it is the same for the grades
+    divided by the largest of their sizes: those cannot overflow when squared (krippendorff
+    squares the grades as given: ``1e200`` would give ``inf / inf``), and two different grades
+    stay different (the largest becomes ``±1`` exactly, any smaller one less than 1 in size), so
+    the expected disagreement is never 0.
+    """
     import krippendorff
 
-    if human.size == 0 or len(np.unique(np.concatenate([human, judge]))) < 2:
+    data = np.vstack([human, judge])
+    if len(np.unique(data)) < 2:
         return math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(krippendorff.alpha(reliability_data=np.vstack([human, judge]), level_of_measurement="interval"))
+    return float(krippendorff.alpha(reliability_data=data / np.abs(data).max(), level_of_measurement="interval"))
 
 
 def clustered_mean(d: np.ndarray, groups: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
@@ -217,11 +234,8 @@ def _reasons(a: GradeAgreement) -> dict[str, str]:
             why[name] = "nan: no (query, doc) pair is graded by both judgments"
         elif name.startswith("bias"):
             why[name] = "nan: the pairs both graded are of one query; a query-clustered interval needs two"
-        elif len(a.grades) < 2:
+        else:  # with a pair, a kappa or an alpha is 0/0 only when both sides gave one grade
             why[name] = "nan: both sides gave one and the same grade, so chance agreement is perfect: 0/0"
-        else:
-            why[name] = ("nan: every grade of one side is the same, so the agreement expected by chance is "
-                         "perfect: 0/0")
     return why
 
 
