@@ -159,8 +159,8 @@ def test_a_pair_graded_twice_is_refused_word_for_word(tmp_path: Path, which: str
         grade_agreement(as_qrels(files["human"]), as_qrels(files["judge"]))
     assert str(caught.value) == (
         f"{files[which]}:3: document 'a' appears more than once for query 'q1' (also at line 1) in these judgments; "
-        "trec_eval rejects this. 1 duplicate row(s) in this file; choose duplicates=first or duplicates=best to "
-        "resolve them.")
+        "trec_eval rejects this. 1 duplicate row(s) in this file; agreement compares one grade per pair on each "
+        "side: keep one of them.")  # (not the duplicates knob, which agreement does not take)
 
 
 def test_judgments_whose_columns_differ_in_length_are_refused() -> None:

@@ -107,6 +107,7 @@ def resolve_duplicates(
     keys: np.ndarray, values: np.ndarray, policy: str, table: Qrels | Run,
     sorted_by: tuple[np.ndarray, np.ndarray] | None = None, refusable: np.ndarray | None = None,
     rows: np.ndarray | None = None, scope: str = "", tally: str = "in all",
+    fix: str = "choose duplicates=first or duplicates=best to resolve them",
 ) -> tuple[np.ndarray, int]:
     """Resolve repeated ``keys`` under ``policy``.
 
@@ -125,6 +126,7 @@ def resolve_duplicates(
     rows : the ``table`` row of each key, for the error (None: key i is row i).
     scope : what the error says the keys are of.
     tally : what the error's count of duplicate rows covers (:func:`error_tally`).
+    fix : what the error advises (a command without the duplicates knob says what it can do).
 
     Returns
     -------
@@ -168,7 +170,7 @@ def resolve_duplicates(
             table.source,
             line,
             f"document {d!r} appears more than once for query {q!r}{where}{scope}; trec_eval rejects this. "
-            f"{len(refused)} duplicate row(s) {tally}; choose duplicates=first or duplicates=best to resolve them.",
+            f"{len(refused)} duplicate row(s) {tally}; {fix}.",
         )
     group_start = np.ones(len(sk), dtype=bool)
     group_start[1:] = sk[1:] != sk[:-1]

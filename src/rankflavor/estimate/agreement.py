@@ -111,7 +111,8 @@ def pair_grades(human: Qrels, judge: Qrels) -> tuple[np.ndarray, np.ndarray, np.
     _, codes = np.unique(np.concatenate(keys), return_inverse=True)
     codes_h, codes_j = codes[:len(keys[0])], codes[len(keys[0]):]
     for t, c in ((human, codes_h), (judge, codes_j)):
-        resolve_duplicates(c, t.grade, "error", t, scope=" in these judgments", tally="in this file")
+        resolve_duplicates(c, t.grade, "error", t, scope=" in these judgments", tally="in this file",
+                           fix="agreement compares one grade per pair on each side: keep one of them")
     both, hi, ji = np.intersect1d(codes_h, codes_j, assume_unique=True, return_indices=True)
     q_of = np.asarray([k.split("\x00", 1)[0] for k in keys[0][hi]], dtype=object).astype(str)
     qh = set(human.query.to_pylist()) if len(keys[0]) else set()
