@@ -67,6 +67,9 @@ class Qrels:
 
     def __post_init__(self) -> None:
         _refuse_nulls(self, (("query id", self.query), ("docno", self.doc)))
+        if not len(self.query) == len(self.doc) == len(self.grade):
+            raise ValueError(f"Qrels: columns of different lengths ({len(self.query)} query ids, {len(self.doc)} "
+                             f"docnos, {len(self.grade)} grades)")
         if self.label_source is not None and len(self.label_source) != len(self.grade):
             raise ValueError(f"Qrels: {len(self.label_source)} label sources for {len(self.grade)} judgments")
 
