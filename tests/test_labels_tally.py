@@ -166,3 +166,30 @@ def test_the_judgments_kept_keep_saying_where_they_were_read(tmp_path: Path) -> 
     with pytest.raises(InputError) as err:
         rf.evaluate(mem, RUN, "ndcg@3", labels="human")
     assert err.value.line is None and not re.search(r":\d+:|line \d", str(err.value)), str(err.value)
+
+
+#: (first choice, the next, what the second records, what both left out, labels evaluated) on
+#: MIXED (human d1 2, llm d1 0, llm d2 1, human d3 0), by hand:
+RECHOSEN = [
+    # human keeps d1 (2), d3 (0), leaving both llm labels out; choosing it again leaves out nothing more
+    ("human", "human", "human", {"llm": 2}, (("human", 2),)),
+    # any chooses nothing: the first choice stands
+    ("human", "any", "human", {"llm": 2}, (("human", 2),)),
+    ("any", "human", "human", {"llm": 2}, (("human", 2),)),
+    # prefer=human leaves out the llm d1 (the person judged d1); human then the llm d2
+    ("prefer=human", "human", "prefer=human, then human", {"llm": 2}, (("human", 2),)),
+    # prefer=llm of what prefer=human kept: the llm judged d2 alone, nothing more left out
+    ("prefer=human", "prefer=llm", "prefer=human, then prefer=llm", {"llm": 1}, (("human", 2), ("llm", 1))),
+    ("llm", "prefer=llm", "llm, then prefer=llm", {"human": 2}, (("llm", 2),)),
+]
+
+
+@pytest.mark.parametrize(("first", "again", "rule", "dropped", "labels"), RECHOSEN)
+def test_judgments_chosen_again_count_what_either_choice_left_out(tmp_path: Path, first: str, again: str, rule: str,
+                                                                   dropped: dict[str, int], labels: tuple) -> None:  # type: ignore[type-arg]
+    # (a second choice once recorded only what it left out itself, and any once replaced the first)
+    q = read_qrels(_file(tmp_path, MIXED), labels=first)
+    r = rf.evaluate(q, RUN, "ndcg@3", labels=again)
+    assert r.provenance["qrels"]["labels"] == {"choice": rule, "dropped": dropped} and r[0].labels == labels
+    left = ", ".join(f"{n} {k} label{'s' if n > 1 else ''}" for k, n in dropped.items())
+    assert f"--labels {rule}: left out {left}" in render_table(r, per_query=False, width=200)
