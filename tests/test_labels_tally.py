@@ -13,9 +13,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import rankflavor as rf
 from rankflavor.align import align
+from rankflavor.columns import to_strings
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.qrels import read_qrels
 from rankflavor.labels import canonical_choice, parse_choice, select_labels
@@ -24,6 +27,7 @@ from rankflavor.render.text import render_table
 from rankflavor.report.html import render_report
 from rankflavor.report.inputs import document_from_dict
 from rankflavor.tables import Qrels, Run
+from tests.order_cases import examples
 
 # q1: d1 judged by a person (2) and an LLM (0), d2 by the LLM (1), d3 by the person (0).
 MIXED = "q1 0 d1 2 human:nist\nq1 0 d1 0 llm:m\nq1 0 d2 1 llm:m\nq1 0 d3 0 human:nist\n"
@@ -193,3 +197,38 @@ def test_judgments_chosen_again_count_what_either_choice_left_out(tmp_path: Path
     assert r.provenance["qrels"]["labels"] == {"choice": rule, "dropped": dropped} and r[0].labels == labels
     left = ", ".join(f"{n} {k} label{'s' if n > 1 else ''}" for k, n in dropped.items())
     assert f"--labels {rule}: left out {left}" in render_table(r, per_query=False, width=200)
+
+
+_ROW = st.tuples(st.sampled_from("abcd"), st.sampled_from("uvwxyz"), st.integers(0, 3),
+                 st.sampled_from(["human:a", "human:b", "llm:m", "clicks:coec", "rater_2:x"]))
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(rows=st.lists(_ROW, min_size=1, max_size=14), pick=st.integers(0, 13), prefer=st.booleans())
+# two pairs a loose key would take for one: (a, w) and (b, v) are (0, 2) and (1, 1) in codes by first
+# appearance, both 2 under q * 1 + d (a doc span of 1 where the docs u, v, w span 3)
+@example(rows=[("a", "u", 0, "llm:m"), ("b", "v", 1, "human:a"), ("a", "w", 2, "llm:m")], pick=1, prefer=True)
+# and (a, w), (b, u): (0, 2) and (1, 0), both 2 under q * 2 + d
+@example(rows=[("a", "u", 0, "llm:m"), ("b", "v", 0, "llm:m"), ("a", "w", 1, "llm:m"), ("b", "u", 1, "human:a")],
+         pick=3, prefer=True)
+def test_a_choice_keeps_what_its_definition_keeps(rows: list[tuple[str, str, int, str]], pick: int,
+                                                  prefer: bool) -> None:
+    # Brute force, from the module's definition: KIND keeps the rows of that kind; prefer=KIND keeps
+    # them and every row of a (query, doc) pair no row of KIND judges. Left out: the rest, per kind.
+    kind = rows[pick % len(rows)][3].split(":")[0]
+    judged_by_kind = {(q, d) for q, d, _, s in rows if s.split(":")[0] == kind}
+    keep = [r for r in rows if r[3].split(":")[0] == kind or (prefer and (r[0], r[1]) not in judged_by_kind)]
+    left: dict[str, int] = {}
+    for r in set(rows):
+        n = rows.count(r) - keep.count(r)
+        if n:
+            left[r[3].split(":")[0]] = left.get(r[3].split(":")[0], 0) + n
+    q = Qrels(pa.array([r[0] for r in rows]), pa.array([r[1] for r in rows]), np.array([float(r[2]) for r in rows]),
+              label_source=pa.array([r[3] for r in rows]))
+    kept = select_labels(q, f"prefer={kind}" if prefer else kind)
+    assert kept.label_source is not None
+    got = list(zip(to_strings(kept.query), to_strings(kept.doc), [int(g) for g in kept.grade],
+                   to_strings(kept.label_source), strict=True))
+    assert got == keep  # (in the order read)
+    assert dict(kept.labels_dropped) == left
+    assert [k for k, _ in kept.labels_dropped] == [k for k in ("human", "llm", "clicks", "rater_2") if k in left]

@@ -111,10 +111,12 @@ def select_labels(qrels: Qrels, choice: str | None) -> Qrels:
 
 
 def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
-    """Per row, does a row flagged in ``mine`` judge the same (query, doc) pair."""
-    q = _codes(qrels.query)
+    """Per row, does a row flagged in ``mine`` judge the same (query, doc) pair (``qrels`` has a
+    row: the chosen kind's)."""
+    from ..align.keys import pair_keys
+
     d = _codes(qrels.doc)
-    keys = q * (int(d.max()) + 1 if len(d) else 1) + d  # one int64 per (query, doc) pair
+    keys = pair_keys(_codes(qrels.query), d, int(d.max()) + 1)  # the alignment's (query, doc) keys
     return np.isin(keys, keys[mine])
 
 
