@@ -15,6 +15,11 @@ Choices (:func:`parse_choice`):
 Judgments that name no source (:attr:`Qrels.label_source` None) are one unnamed source: ``any``
 keeps them as they are; any other choice is a :class:`~rankflavor.errors.UsageError` (there is
 no kind to choose by), as is a kind no judgment has.
+
+Judgments chosen already (read with ``labels=``, then evaluated with ``labels=``) are chosen
+again from what the first choice kept: ``any`` leaves the first choice standing, another choice
+is recorded after it (``prefer=human, then human``, or the one choice when both are the same),
+and what either left out stays counted.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import numpy as np
 from ..errors import UsageError
 from ..tables import Qrels
 from .sources import KIND, KNOWN_KINDS, kind_codes
+from .tally import merged
 
 #: The ``--labels`` values the help lists (any other kind present is accepted too).
 CHOICES = ("any", *KNOWN_KINDS, *(f"prefer={k}" for k in KNOWN_KINDS))
@@ -78,8 +84,8 @@ def select_labels(qrels: Qrels, choice: str | None) -> Qrels:
     if choice is None:
         return qrels
     mode, kind = parse_choice(choice)
-    if mode == "any":
-        return qrels if qrels.label_source is None else dataclasses.replace(qrels, label_rule="any")
+    if mode == "any":  # nothing more chosen: an earlier choice stands
+        return qrels if qrels.label_source is None else dataclasses.replace(qrels, label_rule=qrels.label_rule or "any")
     rule = canonical_choice(choice)
     if qrels.label_source is None:
         raise UsageError(f"--labels {rule}: the judgments {qrels.source} name no label source; give a source column, "
@@ -94,18 +100,23 @@ def select_labels(qrels: Qrels, choice: str | None) -> Qrels:
         keep = mine
     else:  # prefer: drop the other kinds' judgments of the pairs that KIND judged
         keep = mine | ~_pairs_judged_by(qrels, mine)
+    if qrels.label_rule not in (None, "any", rule):  # chosen before, otherwise: both choices named
+        rule = f"{qrels.label_rule}, then {rule}"
+    if keep.all():  # nothing left out (what an earlier choice left out stays counted)
+        return dataclasses.replace(qrels, label_rule=rule)
     dropped = np.bincount(codes[~keep], minlength=len(kinds))
     counted = tuple((k, int(n)) for k, n in zip(kinds, dropped.tolist(), strict=True) if n)
-    if keep.all():
-        return dataclasses.replace(qrels, label_rule=rule, labels_dropped=counted)
-    return _subset(qrels, np.flatnonzero(keep), rule, counted)
+    # with what an earlier choice left out, when these judgments were chosen before
+    return _subset(qrels, np.flatnonzero(keep), rule, merged((qrels.labels_dropped, counted)) or ())
 
 
 def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
-    """Per row, does a row flagged in ``mine`` judge the same (query, doc) pair."""
-    q = _codes(qrels.query)
+    """Per row, does a row flagged in ``mine`` judge the same (query, doc) pair (``qrels`` has a
+    row: the chosen kind's)."""
+    from ..align.keys import pair_keys
+
     d = _codes(qrels.doc)
-    keys = q * (int(d.max()) + 1 if len(d) else 1) + d  # one int64 per (query, doc) pair
+    keys = pair_keys(_codes(qrels.query), d, int(d.max()) + 1)  # the alignment's (query, doc) keys
     return np.isin(keys, keys[mine])
 
 

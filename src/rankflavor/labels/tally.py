@@ -104,12 +104,6 @@ def sentence(labels: LabelCounts) -> str:
     return ", ".join(f"{n:,} {k} label{'s' if n != 1 else ''}" for k, n in labels) if labels else "no labels"
 
 
-def unused(kinds: Sequence[str], labels: LabelCounts) -> list[str]:
-    """Kinds present in the judgments that no evaluated label has."""
-    have = {k for k, _ in labels}
-    return [k for k in kinds if k not in have]
-
-
 def verdict_note(name: str, qrels: Qrels, queries: Sequence[str] | np.ndarray) -> str:
     """What the labels behind a comparison's verdict on ``queries`` are (``compare``): by kind,
     and said plainly when they are an LLM's alone.
