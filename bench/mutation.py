@@ -61,7 +61,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     # issue 37: the numbers of label sources, the judge's agreement, PPI and COEC
     "judges": (["rankflavor/estimate/ppi.py", "rankflavor/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
-               ["tests/test_estimate*.py", "tests/test_agreement.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
+               ["tests/test_estimate*.py", "tests/test_agreement*.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
     # issue 37: the bounds on one label source's labels beside the filled ones, pinned by the labels tests
     "filled": (["rankflavor/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),
     # issue 37: the LLM judge (grades parsed from answers, the cache, retries, token counts); its CLI
