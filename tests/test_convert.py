@@ -169,3 +169,59 @@ def test_convert_command_exit_codes(base: dict[str, Path], tmp_path: Path) -> No
     bad.write_text('{"query_id": "q1", "doc_id": "d", "relevance": 1}\n{"query_id": "q1"\n')
     failed = run(str(bad), str(tmp_path / "x.txt"), "--kind", "qrels")
     assert failed.returncode == 3 and f"{bad}:2:" in failed.stderr
+
+
+def test_a_run_is_not_first_read_as_judgments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kind=auto on a TREC file whose first line has six fields reads it as a run without asking the
+    judgments reader (which folds the whole file's blanks before refusing line 1: seconds for a
+    big run); when the run reader refuses it too, the error names both readings, as before."""
+    import rankflavor.convert as conv
+
+    run = tmp_path / "r.txt"
+    run.write_text("# made by hand\n\nq1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\n")
+    asked: list[str] = []
+    real = conv.read_qrels
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(str(args[0]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(conv, "read_qrels", spy)
+    done = convert(run, tmp_path / "r.parquet")
+    assert (done.kind, done.rows, done.queries, asked) == ("run", 2, 1, [])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 abc t\n")
+    with pytest.raises(rf.InputError, match=r"bad\.txt:1: .*\(read as judgments; as a run: .*bad\.txt:2"):
+        convert(bad, tmp_path / "bad.parquet")
+    assert asked == [str(bad)]
+    # four fields: judgments, as before; a compressed or non-TREC file is not sniffed
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    assert convert(qrels, tmp_path / "q.parquet").kind == "qrels"
+
+
+def test_parquet_holds_the_columns_by_their_names(tmp_path: Path) -> None:
+    """The Parquet file is written from the table's own columns: query_id, doc_id, then relevance,
+    score or rank (a run ordered by ranks), and source for judgments naming their label sources;
+    a query listed with nothing in it needs --lossy, as in every row format."""
+    import pyarrow.parquet as pq
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 d1 2 human:nist\nq2 0 d3 0 llm:m\n")
+    convert(qrels, tmp_path / "q.parquet")
+    table = pq.read_table(tmp_path / "q.parquet")
+    assert table.column_names == ["query_id", "doc_id", "relevance", "source"]
+    assert table.to_pylist() == [{"query_id": "q1", "doc_id": "d1", "relevance": 2.0, "source": "human:nist"},
+                                 {"query_id": "q2", "doc_id": "d3", "relevance": 0.0, "source": "llm:m"}]
+    ranked = tmp_path / "r.msmarco"
+    ranked.write_text("q1\td9\t1\nq1\td4\t2\n")
+    convert(ranked, tmp_path / "r.parquet", kind="run", from_format="msmarco")
+    assert pq.read_table(tmp_path / "r.parquet").to_pylist() == [
+        {"query_id": "q1", "doc_id": "d9", "rank": 1.0}, {"query_id": "q1", "doc_id": "d4", "rank": 2.0}]
+    listed = tmp_path / "l.json"
+    listed.write_text('{"q1": {"d1": 1.5}, "q2": {}}')
+    with pytest.raises(FormatLossError, match=r"1 query\(ies\) are listed with no document \(e.g. 'q2'\)"):
+        convert(listed, tmp_path / "l.parquet", kind="run")
+    kept = convert(listed, tmp_path / "l.parquet", kind="run", lossy=True)
+    assert (kept.rows, kept.queries) == (1, 1)
+    assert pq.read_table(tmp_path / "l.parquet").to_pylist() == [{"query_id": "q1", "doc_id": "d1", "score": 1.5}]

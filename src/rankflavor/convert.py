@@ -26,7 +26,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import pyarrow as pa
+
+from .columns import plain_strings, to_strings
 from .errors import InputError, UsageError
+from .io.compression import other_codec
 from .io.formats.spec import FORMATS, format_by_name, format_named, parse_columns, split_input
 from .io.formats.write import lists_empty, write
 from .io.qrels import read_qrels
@@ -71,6 +75,13 @@ def read_either(path: str | os.PathLike[str], kind: str, fmt: str | None, column
         return read_run(path, fmt, columns)
     if kind != "auto":
         raise UsageError(f"--kind: expected one of {', '.join(KINDS)}, received {kind!r}")
+    if (_first_fields(path, fmt) or 0) >= 6:
+        # a TREC run line: the judgments reader refuses it on line 1, after folding the whole file's
+        # blanks (seconds for a big run); it is asked only when the run reader fails too (the error)
+        try:
+            return read_run(path, fmt, columns)
+        except InputError:
+            pass
     errors: list[InputError] = []
     found: list[Qrels | Run] = []
     for reader in (read_qrels, read_run):
@@ -123,8 +134,32 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, kind: s
         raise UsageError(f"OUT is IN ({dst}): give another output file")
     write(table, dst, out, lossy)
     table_kind = "qrels" if isinstance(table, Qrels) else "run"
-    named = set(table.query.to_pylist()) if len(table) else set()
-    listed = len(set(table.listed_empty) - named)  # (write refused them unless lossy or the format names them)
+    queries = _distinct(table.query)
+    # (write refused queries listed with nothing in them unless lossy or the format names them)
+    listed = len(set(table.listed_empty) - set(to_strings(table.query))) if table.listed_empty else 0
     kept = listed if lists_empty(out, table_kind) else 0
-    return Conversion(table_kind, len(table), len(named) + kept, fmt or format_by_name(path), out, str(dst),
+    return Conversion(table_kind, len(table), queries + kept, fmt or format_by_name(path), out, str(dst),
                       table.ranked_by if isinstance(table, Run) else "score", kept, listed - kept)
+
+
+def _first_fields(path: str | os.PathLike[str], fmt: str | None) -> int | None:
+    """The number of fields of the first line of a plain TREC text file that holds data (not
+    blank, not a ``#`` comment) within its first 64 KiB; None for any other file."""
+    if (fmt or format_by_name(path)) != "trec" or not os.path.isfile(path) or other_codec(path):
+        return None
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    if head[:2] == b"\x1f\x8b":
+        return None
+    for line in head.split(b"\n")[:-1]:
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return len(fields)
+    return None
+
+
+def _distinct(ids: pa.Array | pa.ChunkedArray) -> int:
+    """How many distinct ids (counted by Arrow; no id becomes a Python string)."""
+    import pyarrow.compute as pc
+
+    return int(pc.count_distinct(plain_strings(ids)).as_py()) if len(ids) else 0

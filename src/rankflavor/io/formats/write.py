@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ...columns import from_numpy, string_array, to_strings
+from ...columns import from_numpy, plain_strings, to_strings
 from ...errors import FormatLossError, UsageError
 from ...knobs import format_number
 from ...tables import Qrels, Run
@@ -85,6 +85,10 @@ class Rows:
 
 def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
     """The bytes of ``table`` in format ``fmt`` (uncompressed)."""
+    if fmt == "parquet":
+        sink = pa.BufferOutputStream()
+        _write_parquet(parquet_table(table, lossy), sink)
+        return bytes(sink.getvalue().to_pybytes())
     rows = Rows(table)
     if rows.kind not in WRITABLE.get(fmt, ()):
         raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
@@ -101,8 +105,6 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
                 f"cannot name (it holds a row per {what}); write json, es{' or quepid' if rows.kind == 'qrels' else ''}, "
                 "or give --lossy to leave them out")
         rows.listed = []
-    if fmt == "parquet":
-        return _parquet(rows)
     writer = {"trec": _trec, "msmarco": _msmarco, "beir": _beir, "json": _json, "csv": _named, "tsv": _named,
               "jsonl": _jsonl, "quepid": _quepid, "es": _es}[fmt]
     return writer(rows, fmt, lossy).encode("utf-8")
@@ -115,9 +117,12 @@ def lists_empty(fmt: str, kind: str) -> bool:
 
 def write(table: Qrels | Run, path: str | os.PathLike[str], fmt: str, lossy: bool = False) -> None:
     """Write ``table`` to ``path`` in ``fmt``, compressed as the name says."""
-    data = render(table, fmt, lossy)
     name = Path(path).name.lower()
     codec = next((c for s, c in SUFFIXES.items() if name.endswith(s)), None)
+    if fmt == "parquet" and codec is None:  # the columns straight to the file, no copy in memory
+        _write_parquet(parquet_table(table, lossy), path)
+        return
+    data = render(table, fmt, lossy)
     Path(path).write_bytes(compress(data, codec) if codec else data)
 
 
@@ -307,14 +312,40 @@ def _es(rows: Rows, fmt: str, lossy: bool) -> str:
     return json.dumps(responses, ensure_ascii=False, indent=1) + "\n"
 
 
-def _parquet(rows: Rows) -> bytes:
+def parquet_table(table: Qrels | Run, lossy: bool = False) -> pa.Table:
+    """The columns Parquet gets, taken from ``table``'s own arrays (no row becomes a Python
+    value): ``query_id``, ``doc_id``, then ``relevance`` (judgments), ``score`` or ``rank`` (a run
+    ordered by ranks), and ``source`` when the judgments name their label sources; the rules of
+    :func:`render` (a query listed with nothing in it needs ``lossy``)."""
+    kind = "qrels" if isinstance(table, Qrels) else "run"
+    if table.listed_empty:
+        named = set(to_strings(table.query))
+        listed = [q for q in table.listed_empty if q not in named]
+        if listed and not lossy:
+            what = "document" if kind == "run" else "judgment"
+            raise FormatLossError(
+                f"{len(listed)} query(ies) are listed with no {what} (e.g. {listed[0]!r}), which parquet cannot name "
+                f"(it holds a row per {what}); write json, es{' or quepid' if kind == 'qrels' else ''}, or give "
+                "--lossy to leave them out")
+    if isinstance(table, Qrels):
+        name, values = "relevance", np.asarray(table.grade, dtype=np.float64)
+    elif table.ranked_by == "rank":
+        name, values = "rank", -np.asarray(table.score, dtype=np.float64) + 0.0
+    else:
+        name, values = "score", np.asarray(table.score, dtype=np.float64)
+    columns = {"query_id": _text(table.query), "doc_id": _text(table.doc), name: from_numpy(values)}
+    if isinstance(table, Qrels) and table.label_source is not None:
+        columns["source"] = _text(table.label_source)
+    return pa.table(columns)
+
+
+def _text(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Ids as one plain (not dictionary-encoded, not large) string array."""
+    plain = plain_strings(values)
+    return plain if plain.type == pa.string() else plain.cast(pa.string())
+
+
+def _write_parquet(table: pa.Table, where: str | os.PathLike[str] | pa.NativeFile) -> None:
     import pyarrow.parquet as pq
 
-    columns = {"query_id": string_array(rows.query), "doc_id": string_array(rows.doc),
-               _value_name(rows): from_numpy(np.asarray(rows.value, dtype=np.float64))}
-    if rows.source is not None:
-        columns["source"] = string_array(rows.source)
-    table = pa.table(columns)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return sink.getvalue().to_pybytes()
+    pq.write_table(table, where)
