@@ -296,3 +296,39 @@ def test_prefer_drops_only_the_other_labels_of_pairs_both_judged(tmp_path: Path)
     kept = sorted(zip(to_strings(q.query), to_strings(q.doc), q.grade.tolist(), strict=True))
     assert kept == [("a", "x", 1.0), ("a", "y", 1.0), ("b", "x", 0.0), ("c", "x", 2.0)]
     assert q.labels_dropped == (("llm", 1),)
+
+
+def test_which_kind_is_the_base_of_a_fill(qrels: Path) -> None:
+    """The bounds "before the fill" are on the human labels under --labels any, on KIND's under
+    prefer=KIND; no other choice (one kind, a kind absent, two choices in a row) has a base."""
+    import dataclasses
+
+    from rankflavor.io.inputs import as_qrels
+    from rankflavor.judgments.filled import base_kind
+    from rankflavor.labels import select_labels
+
+    mixed = as_qrels(str(qrels))  # human and llm labels
+    assert base_kind(mixed) == ("human", ("llm",))
+    assert base_kind(dataclasses.replace(mixed, label_rule="any")) == ("human", ("llm",))
+    assert base_kind(dataclasses.replace(mixed, label_rule="prefer=llm")) == ("llm", ("human",))
+    for rule in ("prefer=clicks", "llm", "human", "prefer=human, then prefer=llm"):
+        assert base_kind(dataclasses.replace(mixed, label_rule=rule)) is None, rule
+    twice = select_labels(select_labels(mixed, "prefer=human"), "prefer=llm")
+    assert twice.label_rule == "prefer=human, then prefer=llm" and base_kind(twice) is None
+    assert base_kind(select_labels(mixed, "human")) is None  # one kind left
+
+
+def test_a_fill_in_json_names_every_field_and_nulls_what_is_not_finite() -> None:
+    from rankflavor.judgments.filled import Filled, FilledMeasure, FilledRun
+
+    m = FilledMeasure("ndcg@3[...]", (float("nan"), float("inf")), (0.25, 0.75))
+    assert m.widths[1] == 0.5
+    doc = Filled("human", ("llm", "clicks"), (FilledRun("r", 3, 4, 1, 2, 3, (m,)),)).to_dict()
+    assert doc == {"base": "human", "fillers": ["llm", "clicks"],
+                   "runs": [{"run": "r", "k": 3, "unjudged_in_top_k": {"before": 4, "after": 1},
+                             "queries": {"before": 2, "after": 3},
+                             "measures": [{"measure": "ndcg@3[...]", "before": {"lower": None, "upper": None},
+                                           "after": {"lower": 0.25, "upper": 0.75}}]}]}
+    minus = FilledMeasure("m", (-float("inf"), 1.0), (0.0, 0.0))
+    assert Filled("human", ("llm",), (FilledRun("r", None, 0, 0, 1, 1, (minus,)),)).to_dict()[
+        "runs"][0]["measures"][0]["before"] == {"lower": None, "upper": 1.0}
