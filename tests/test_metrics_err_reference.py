@@ -179,3 +179,14 @@ def test_the_edges_of_the_stopping_probability() -> None:
     (res,) = rankflavor.evaluate({"q": {"a": 0, "n": -1}}, {"q": {"a": 1.0, "n": 0.5, "u": 0.2}}, "ERR@2[max_grade=0]",
                                  empty="nan")
     assert math.isnan(res.per_query()["q"])  # nothing stops anyone: empty
+
+
+def test_a_top_grade_gaining_zero_is_allowed_and_a_negative_one_refused() -> None:
+    """ERR_gain's R(g) = gain(g) / (gain(G) + 1) is a probability for any gain(G) >= 0: a table
+    whose top grade gains 0 makes every R 0 (the user stops nowhere), so ERR is 0, not an error;
+    gain(G) < 0 would put R outside [0, 1) and is refused naming the top grade."""
+    qrels, run = {"q": {"a": 3, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}}
+    got = rankflavor.evaluate(qrels, run, ["ERR_gain[max_grade=3,gain={1:0,2:0,3:0}]"])
+    assert got[0].mean == 0.0
+    with pytest.raises(FlavorError, match=r"the top grade max_grade=3 has a negative gain"):
+        rankflavor.evaluate(qrels, run, ["ERR_gain[max_grade=3,gain={1:1,2:2,3:-1}]"])
