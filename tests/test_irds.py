@@ -311,3 +311,23 @@ def test_what_ir_datasets_yields_is_checked(fake: _Fake, expected: str, monkeypa
     assert (got.query.to_pylist(), got.doc.to_pylist(), got.grade.tolist()) == (
         ["q1", "q1", "q2"], ["d1", "d2", "d1"], [2.0, 0.0, 1.0])
     assert got.source == "irds:x" and got.origin == {}
+
+
+def test_judgments_take_the_dataset_scale_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rankflavor.judgments on an irds: reference without a scale bounds under the scale the dataset
+    documents (here faked: trec_dl, grades 0-3), as an explicit --scale trec_dl does; without it the
+    holes could take grades 0-1 only and the upper bound would be lower."""
+    import rankflavor as rf
+    from rankflavor.io import irds
+    from rankflavor.judgments import irdsscale
+    from rankflavor.judgments.scale import scale_named
+
+    rows = _Fake([_Qrel("q1", "d1", 2), _Qrel("q1", "d3", 0)])
+    monkeypatch.setattr(irds, "_open", lambda dataset_id, what: rows)
+    monkeypatch.setattr(irds, "describe", lambda dataset_id, dataset: {})
+    monkeypatch.setattr(irdsscale, "dataset_scale", lambda dataset_id: scale_named("trec_dl"))
+    run = {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}}  # d2, ranked first, is a hole
+    by_dataset = rf.judgments("irds:x", run, ["ndcg@3"]).to_dict()["runs"][0]["bounds"][0]
+    named = rf.judgments({"q1": {"d1": 2, "d3": 0}}, run, ["ndcg@3"], scale="trec_dl").to_dict()["runs"][0]["bounds"][0]
+    assert (by_dataset["lower"], by_dataset["upper"]) == (named["lower"], named["upper"])
+    assert by_dataset["upper"] == pytest.approx(1.0)  # d2 graded 3 makes the ranking ideal

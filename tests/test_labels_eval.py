@@ -332,3 +332,18 @@ def test_a_fill_in_json_names_every_field_and_nulls_what_is_not_finite() -> None
     minus = FilledMeasure("m", (-float("inf"), 1.0), (0.0, 0.0))
     assert Filled("human", ("llm",), (FilledRun("r", None, 0, 0, 1, 1, (minus,)),)).to_dict()[
         "runs"][0]["measures"][0]["before"] == {"lower": None, "upper": 1.0}
+
+
+def test_the_bounds_before_the_fill_are_of_the_measures_asked(qrels: Path, tmp_path: Path) -> None:
+    # ndcg@1 of the run d2, d1, d3: on the human labels alone d2 is a hole graded 0..3, so DCG@1 is
+    # its grade g and the ideal max(2, g): [0, 1]; with the LLM's d2 = 1 it is 1 / 2.
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
+    from rankflavor.io.inputs import as_qrels
+    from rankflavor.labels import select_labels
+
+    chosen = select_labels(as_qrels(str(qrels)), "prefer=human")  # (d1 has both a human and an LLM label)
+    doc = rf.judgments(chosen, {"r": str(run)}, ["ndcg@1"], scale="trec_dl").to_dict()
+    (m,) = doc["filled"]["runs"][0]["measures"]
+    assert m["before"] == {"lower": 0.0, "upper": 1.0} and m["after"] == {"lower": 0.5, "upper": 0.5}
+    assert m["measure"].startswith("ndcg@1[")
