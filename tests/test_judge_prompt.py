@@ -187,3 +187,10 @@ def test_load_prompt_errors_written_out(tmp_path) -> None:
     with pytest.raises(UsageError) as usage:
         load_prompt(good, max_grade=0)
     assert str(usage.value) == "max_grade must be at least 1, not 0"
+
+
+def test_parse_answer_reasons_written_out() -> None:
+    # the reason is kept with the raw answer in the JSON and the summary: its words are interface
+    assert parse_answer("maybe 2?") == (None, "not of the form '##final score: G' (G one integer)")
+    assert parse_answer("##final score: 7") == (None, "grade 7 is not on the scale 0-3")
+    assert parse_answer("5", max_grade=4) == (None, "grade 5 is not on the scale 0-4")
