@@ -143,3 +143,54 @@ def test_texts_that_talk_to_the_judge_are_flagged(text: str, rule: str) -> None:
 ])
 def test_ordinary_prose_is_not_flagged(text: str) -> None:
     assert flags(text) == []
+
+
+# -- mutation triage: prompt.py
+# load_prompt's errors pinned word for word (the file named first, then what is wrong), its default
+# scale (UMBRELA's 0-3) and its smallest allowed scale (0-1, a binary judgment).
+
+import errno  # noqa: E402
+import os  # noqa: E402
+
+from rankflavor.errors import UsageError  # noqa: E402
+
+
+def test_load_prompt_names_the_file_and_keeps_umbrelas_scale_by_default(tmp_path) -> None:
+    path = tmp_path / "mine.txt"
+    path.write_text("{query} / {passage}")
+    p = load_prompt(path)
+    assert (p.name, p.max_grade) == (str(path), 3)
+    assert load_prompt(str(path), max_grade=1).max_grade == 1  # 0-1 is a scale
+
+
+def test_load_prompt_errors_written_out(tmp_path) -> None:
+    absent = tmp_path / "absent.txt"
+    with pytest.raises(InputError) as info:
+        load_prompt(absent)
+    assert info.value.source == str(absent)
+    assert str(info.value) == f"{absent}: cannot read the prompt template: {os.strerror(errno.ENOENT)}"
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"caf\xe9 {query} {passage}")  # Latin-1 e-acute: byte 3 is no UTF-8
+    with pytest.raises(InputError) as info:
+        load_prompt(latin)
+    assert info.value.source == str(latin)
+    assert str(info.value) == f"{latin}: the prompt template is not UTF-8 text (byte 3)"
+    neither = tmp_path / "neither.txt"
+    neither.write_text("Grade this.")
+    with pytest.raises(InputError) as info:
+        load_prompt(neither)
+    assert info.value.source == str(neither)
+    assert str(info.value) == (f"{neither}: the prompt template must hold {{query}} and {{passage}}; "
+                               "{query} and {passage} not found")
+    good = tmp_path / "good.txt"
+    good.write_text("{query} {passage}")
+    with pytest.raises(UsageError) as usage:
+        load_prompt(good, max_grade=0)
+    assert str(usage.value) == "max_grade must be at least 1, not 0"
+
+
+def test_parse_answer_reasons_written_out() -> None:
+    # the reason is kept with the raw answer in the JSON and the summary: its words are interface
+    assert parse_answer("maybe 2?") == (None, "not of the form '##final score: G' (G one integer)")
+    assert parse_answer("##final score: 7") == (None, "grade 7 is not on the scale 0-3")
+    assert parse_answer("5", max_grade=4) == (None, "grade 5 is not on the scale 0-4")
