@@ -330,8 +330,13 @@ def recheck(group: str) -> None:
         body = lines[3:]
         text = path.read_text()
         for indent in ("", "    ", "        "):  # (mutmut shows a method's body dedented)
-            old = "".join(indent * bool(ln[1:]) + ln[1:] + "\n" for ln in body if not ln.startswith("+"))
-            new = "".join(indent * bool(ln[1:]) + ln[1:] + "\n" for ln in body if not ln.startswith("-"))
+            def put(ln: str, indent: str = indent, text: str = text) -> str:
+                moved = indent * bool(ln[1:]) + ln[1:]
+                # (a docstring's second line is shown as it is, not dedented: keep it if moved is not there)
+                return moved if not ln.startswith(" ") or moved in text else ln[1:]
+
+            old = "".join(put(ln) + "\n" for ln in body if not ln.startswith("+"))
+            new = "".join(put(ln) + "\n" for ln in body if not ln.startswith("-"))
             if text.count(old) == 1:
                 break
         else:
