@@ -332,3 +332,26 @@ def test_training_time_scores_without_a_cutoff() -> None:
     got = Rescorer(labels, group=[6], metrics=["ndcg", "dcg"]).means(scores)
     assert got == pytest.approx([reference(q, "ndcg", None, {"ideal_cut": "none"}), reference(q, "dcg", None, {})],
                                 abs=1e-12)
+
+
+def test_recall_ideal_under_averaged_ties_takes_its_candidates_in_one_order() -> None:
+    """ndcg@k[ties=averaged,ideal=recall@K] with a tie group straddling K: DCG@k averages the
+    group's gains, and the recall ideal's K candidates are the ranking's first K rows with ties in
+    the fallback order docno_desc (the ties knob: metrics that do not average gains order ties
+    docno_desc), never the file's order, so shuffling the run's lines changes nothing.
+
+    Run: x 5.0 (unjudged), then a, b, c, d, f tied at 1.0 (grades 3, 0, 0, 1, 1), then e 0.5.
+    DCG@2 = 0 + mean(3, 0, 0, 1, 1) / log2(3) = 1 / log2(3).
+    recall@4 candidates: x, then f, d, c (docno descending) -> grades 0, 1, 1, 0; best two 1, 1:
+    IDCG@2 = 1 + 1 / log2(3).
+    """
+    import itertools
+
+    qrels = {"q": {"a": 3, "b": 0, "c": 0, "d": 1, "e": 2, "f": 1}}
+    rows = [("x", 5.0), ("a", 1.0), ("b", 1.0), ("c", 1.0), ("d", 1.0), ("f", 1.0), ("e", 0.5)]
+    l3 = math.log2(3)
+    expected = (1 / l3) / (1 + 1 / l3)
+    for order in itertools.islice(itertools.permutations(rows), 0, None, 211):  # 24 of the 5,040 orders
+        run = {"q": dict(order)}
+        got = rankflavor.evaluate(qrels, run, ["ndcg@2[ties=averaged,ideal=recall@4]"])[0].mean
+        assert got == pytest.approx(expected, abs=1e-12), order
