@@ -272,3 +272,40 @@ def test_texts_refusals_name_the_file_and_both_lines(tmp_path: Path) -> None:
     path.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "y", "title": 3}\n')
     err = _refusal(path, lambda p: read_texts(p, None, "passage"))
     assert (err.line, err.message) == (2, "the passage text (and title) of 'b' must be strings")
+
+
+# Bugs the triage found (each test failed before the fix): blank lines before a CSV/TSV header
+# refused the file ("has no query column (columns: )"), and the header refusal named line 1; a
+# byte-order mark made a BEIR qrels TSV silently read as 'QUERY 0 DOC' stubs (pair "\ufeffquery-id",
+# "score"); a CSV with \r line ends, or an id past csv's field size limit in a first line, raised
+# csv.Error (a traceback) instead of being read or refused by name.
+
+def test_blank_lines_before_a_header_and_a_byte_order_mark_are_no_part_of_the_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.tsv"
+    for data in (b"\n\nquery-id\tcorpus-id\tscore\n1\tdocA\t1\n",
+                 b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\n1\tdocA\t1\n",
+                 b"\xef\xbb\xbf\r\n \r\nquery-id\tcorpus-id\tscore\r\n1\tdocA\t1\r\n",
+                 b"\xef\xbb\xbf1 0 docA 1\n"):
+        path.write_bytes(data)
+        assert read_pairs(path).pairs == (("1", "docA"),), data
+    path.write_bytes(b"\xef\xbb\xbfq1 0 d1\n\xff")  # the mark's 3 bytes count: the bad byte is byte 11
+    assert _refusal(path).message == "is not UTF-8 text (byte 11)"
+    path.write_text("\n\nqid,score\nq1,1\n")
+    assert (_refusal(path).line, _refusal(path).text) == (3, "qid,score")
+    path.write_text("\nquery,doc\nq1,d1\nq1,\n")
+    assert (_refusal(path).line, _refusal(path).text) == (4, "q1,")
+
+
+def test_old_mac_line_ends_and_long_ids_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.csv"
+    path.write_text("query,doc\rq1,d1\r\rq2,\"d\r2\"\r", newline="")  # a quoted \r stays in the id
+    assert read_pairs(path).pairs == (("q1", "d1"), ("q2", "d\r2"))
+    path.write_text("query,doc\rq1,d1\rq2,\r", newline="")
+    assert (_refusal(path).line, _refusal(path).message) == (3, "has an empty query or doc id")
+    long = "d" * 200_000  # past csv's default field size limit (131,072)
+    path.write_text(f"q1\t{long}\nq2\td2\n")
+    assert read_pairs(path).pairs == (("q1", long), ("q2", "d2"))
+    path.write_text(f"query,doc,{long}\nq1,d1,x\n")  # not a header: refused as one
+    assert _refusal(path).line == 1
+    path.write_text(f'query,doc,"a\n{long}"\nq1,d1,x\n')  # the header row itself is past the limit
+    assert _refusal(path).message.startswith("is not valid CSV/TSV: ")
