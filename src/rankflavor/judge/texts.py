@@ -6,11 +6,13 @@ Pairs (:func:`read_pairs`), a file of one of these forms, recognised by its firs
   ``QUERY 0 DOC GRADE [SOURCE]`` (the pairs are judged again; the grades are not read);
 * two whitespace-separated fields ``QUERY DOC``;
 * CSV or TSV with a header naming a query column (``query``, ``qid``, ``query_id``, ``query-id``,
-  ``topic``) and a document column (``doc``, ``docid``, ``doc_id``, ``docno``, ``corpus-id``,
-  ``corpus_id``, ``pid``): ``pool --format csv``/``quepid`` output, BEIR's qrels TSV;
+  ``queryid``, ``topic``) and a document column (``doc``, ``docid``, ``doc_id``, ``docno``,
+  ``corpus-id``, ``corpus_id``, ``pid``, ``passage_id``), names compared in lower case:
+  ``pool --format csv``/``quepid`` output, BEIR's qrels TSV;
 * Parquet (by its ``.parquet`` name) with such columns.
 
-A pair listed twice is judged once; the repeats are counted (``duplicates``).
+Blank lines may come first, a UTF-8 byte-order mark is dropped, and lines may end in LF, CR LF
+or CR. A pair listed twice is judged once; the repeats are counted (``duplicates``).
 
 Texts (:func:`read_texts`), by the file's name (a ``.gz``, ``.bz2`` or ``.xz`` ending aside; the
 codec itself is recognised by its magic number):
@@ -93,18 +95,23 @@ def read_pairs(path: str | os.PathLike[str]) -> Pairs:
         text = read_bytes(source).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(source, None, f"is not UTF-8 text (byte {exc.start})") from None
+    text = text.removeprefix("\ufeff")  # a byte-order mark (Excel's "CSV UTF-8") is no part of a header or id
     lines = text.splitlines()
-    first = next((line for line in lines if line.strip()), None)
-    if first is None:
+    at = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
+    if at is None:
         raise InputError(source, None, "has no pairs; expected 'QUERY 0 DOC' lines, qrels, or CSV/TSV with a "
                          "query and a doc column")
+    first = lines[at - 1]
     delimiter = "\t" if "\t" in first else "," if "," in first else None
     if delimiter is not None:
-        header = [h.strip().lower() for h in next(csv.reader([first], delimiter=delimiter))]
+        try:
+            header = [h.strip().lower() for h in next(csv.reader([first], delimiter=delimiter))]
+        except csv.Error:  # a field past csv's size limit, no column name: not a header
+            header = []
         if any(h in QUERY_COLUMNS for h in header) and any(h in DOC_COLUMNS for h in header):
             return _delimited(source, text, delimiter)
         if delimiter == ",":
-            raise InputError(source, 1, f"a CSV of pairs needs a header with a query column ({', '.join(QUERY_COLUMNS)}) "
+            raise InputError(source, at, f"a CSV of pairs needs a header with a query column ({', '.join(QUERY_COLUMNS)}) "
                              f"and a doc column ({', '.join(DOC_COLUMNS)})", first)
     return _whitespace(source, lines)
 
@@ -129,12 +136,14 @@ def _whitespace(source: str, lines: list[str]) -> Pairs:
 
 
 def _delimited(source: str, text: str, delimiter: str) -> Pairs:
-    rows = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header = [h.strip().lower() for h in next(rows)]
-    q = header.index(_column(source, header, QUERY_COLUMNS, "query"))
-    d = header.index(_column(source, header, DOC_COLUMNS, "document"))
+    # newline="": a line ends at \r, \n or \r\n, as for read_pairs, and csv keeps them inside quotes
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
 
     def pairs() -> Iterator[tuple[str, str]]:
+        # the header is the first row with a non-blank cell (blank lines may come first)
+        header = [h.strip().lower() for h in next((row for row in rows if any(c.strip() for c in row)), [])]
+        q = header.index(_column(source, header, QUERY_COLUMNS, "query"))
+        d = header.index(_column(source, header, DOC_COLUMNS, "document"))
         for row in rows:
             if not any(cell.strip() for cell in row):
                 continue
