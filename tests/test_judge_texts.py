@@ -6,7 +6,9 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -309,3 +311,136 @@ def test_old_mac_line_ends_and_long_ids_are_read(tmp_path: Path) -> None:
     assert _refusal(path).line == 1
     path.write_text(f'query,doc,"a\n{long}"\nq1,d1,x\n')  # the header row itself is past the limit
     assert _refusal(path).message.startswith("is not valid CSV/TSV: ")
+
+# -- mutation triage: reading texts (_open_text, read_texts, _tsv, _jsonl, _parquet, _column)
+
+_TSV = "q1\tcafé au lait \t\r\n\nq2\tMAX\rq3\tthird\n"
+# by hand: lines end at \r\n, \n or a lone \r (Python's universal newlines, the plain file's own
+# rule); only the line end is cut from the text (its trailing blanks and X's are text); the blank
+# line is skipped, not the end of the file
+_TSV_TEXTS = {"q1": "café au lait \t", "q2": "MAX", "q3": "third"}
+_JSONL = ('{"_id": "d1", "title": "Aspirin", "text": "Aspirin is a drug."}\r\n\n'
+          '{"id": "d2", "text": "naïve MAX"}\r{"pid": 3, "title": " ", "text": "x"}\n')
+_JSONL_TEXTS = {"d1": "Aspirin\nAspirin is a drug.", "d2": "naïve MAX", "3": "x"}
+
+
+def _compressed(data: bytes, codec: str | None) -> bytes:
+    import lzma
+
+    from rankflavor.io.compression import compress
+
+    return data if codec is None else lzma.compress(data) if codec == "xz" else compress(data, codec)
+
+
+@pytest.fixture
+def c_locale() -> Iterator[None]:
+    # The texts are UTF-8 whatever the locale: read them under the C locale, whose codec is ASCII
+    # (a text opened without an explicit encoding then fails on the first é).
+    import locale
+
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+@pytest.mark.parametrize("codec", [None, "gzip", "bz2", "xz", "zstd"])
+@pytest.mark.usefixtures("c_locale")
+def test_texts_read_alike_in_every_codec_and_locale(tmp_path: Path, codec: str | None) -> None:
+    end = {None: "", "gzip": ".gz", "bz2": ".bz2", "xz": ".xz", "zstd": ".zst"}[codec]
+    for name, text, expected in (("queries.tsv", _TSV, _TSV_TEXTS), ("corpus.jsonl", _JSONL, _JSONL_TEXTS),
+                                 ("corpus.json", _JSONL, _JSONL_TEXTS)):
+        path = tmp_path / (name + end)
+        path.write_bytes(_compressed(text.encode(), codec))
+        assert read_texts(path) == expected, name
+        one = sorted(expected)[1]
+        assert read_texts(path, {one, "absent"}) == {one: expected[one]}, name
+
+
+def _texts_refusal(path: Path, **kwargs: Any) -> InputError:
+    with pytest.raises(InputError) as info:
+        read_texts(path, **kwargs)
+    assert info.value.source == str(path)
+    return info.value
+
+
+_ID_FIELDS = "_id, id, docid, doc_id, qid, query_id, pid"
+
+
+@pytest.mark.parametrize(("name", "data", "line", "message", "text"), [
+    ("q.tsv", b"q1\ta\nq2 no tab X \n", 2,
+     "expected 'ID<TAB>TEXT' (MS MARCO queries.tsv / collection.tsv); no tab found", "q2 no tab X "),
+    ("q.tsv", b"q1\ta\n\tb\n", 2, "has an empty id", None),
+    ("q.tsv", b"q1\ta\r\nq1\tb\r\n", 2, "text id 'q1' is given twice with different texts (lines 1 and 2)", None),
+    ("q.tsv", b"q1\t\xff\n", None, "is not UTF-8 text (byte 3 of a block)", None),  # "q1\t" is bytes 0-2
+    ("c.jsonl", b'{"_id": "a", "text": "x"}\n\nX\n', 3, "is not a JSON object: Expecting value", "X"),
+    ("c.jsonl", b"oops \t\r\n", 1, "is not a JSON object: Expecting value", "oops \t"),
+    ("c.jsonl", b"[1, 2] \t\n", 1, "is not a JSON object", "[1, 2] \t"),
+    ("c.jsonl", b'{"text": "x", "title": "t"} \t\n', 1, f"needs an id ({_ID_FIELDS}) and 'text'",
+     '{"text": "x", "title": "t"} \t'),
+    ("c.jsonl", b'{"_id": "a", "title": "t"}\n', 1, f"needs an id ({_ID_FIELDS}) and 'text'",
+     '{"_id": "a", "title": "t"}'),
+    ("c.jsonl", b'{"_id": "a", "text": "x"}\n{"_id": " ", "text": "y"}\n', 2, "has an empty id", None),
+    ("c.jsonl", b'{"_id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n', 2,
+     "text id 'a' is given twice with different texts (lines 1 and 2)", None),
+])
+def test_bad_texts_are_refused_in_these_words(tmp_path: Path, name: str, data: bytes, line: int | None,
+                                              message: str, text: str | None) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    error = _texts_refusal(path)
+    assert (error.line, error.message, error.text) == (line, message, text)
+
+
+def test_unreadable_and_corrupt_text_files_are_refused_by_name(tmp_path: Path) -> None:
+    import errno
+    import lzma
+    import os
+
+    assert _texts_refusal(tmp_path / "absent.tsv").message == "file not found"
+    assert _texts_refusal(tmp_path).message == "is a directory, expected a file"
+    (tmp_path / "q.tsv").write_text("q1\ta\n")
+    assert _texts_refusal(tmp_path / "q.tsv" / "x.tsv").message == f"cannot read file: {os.strerror(errno.ENOTDIR)}"
+    data = b"q1\ta\n" * 50
+    ended = "Compressed file ended before the end-of-stream marker was reached"  # gzip's and lzma's EOFError
+    for name, bad, message in (("q.tsv.gz", gzip.compress(data)[:-10], f"compressed data is corrupt: {ended}"),
+                               ("q.tsv.bz2", b"BZh9" + data, "compressed data is corrupt: Invalid data stream"),
+                               ("q.tsv.xz", lzma.compress(data)[:-10], f"compressed data is corrupt: {ended}"),
+                               ("q.tsv.gz", gzip.compress(b"q1\t\xff\n"), "is not UTF-8 text (byte 3 of a block)")):
+        path = tmp_path / name
+        path.write_bytes(bad)
+        error = _texts_refusal(path)
+        assert (error.line, error.message) == (None, message), name
+
+
+def test_zstd_texts_that_are_not_utf8_are_refused_by_name(tmp_path: Path) -> None:
+    # zstd is decompressed whole (io.source.read_bytes): the offset is the byte's in the file
+    path = tmp_path / "q.tsv.zst"
+    path.write_bytes(_compressed(b"q1\ta\nq2\t\xff\n", "zstd"))
+    error = _texts_refusal(path)
+    assert (error.line, error.message) == (None, "is not UTF-8 text (byte 8)")  # "q1\ta\nq2\t" is bytes 0-7
+
+
+def test_parquet_texts_with_titles_rows_and_refusals(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.parquet"
+    pq.write_table(pa.table({"DocID": ["d1", "d2", "d3"], "title": ["Aspirin", "", None],
+                             "Text": ["Aspirin is a drug.", "t2", "t3"]}), path)
+    assert read_texts(path) == {"d1": "Aspirin\nAspirin is a drug.", "d2": "t2", "d3": "t3"}
+    assert read_texts(path, {"d1"}) == {"d1": "Aspirin\nAspirin is a drug."}
+    # rows are numbered as lines of a file whose line 1 is the header: row 0 is line 2
+    cases = [({"_id": ["a", "a"], "text": ["x", "y"]}, 3, "text id 'a' is given twice with different texts "
+              "(lines 2 and 3)"),
+             ({"_id": ["a", " "], "text": ["x", "y"]}, 3, "has an empty id"),
+             ({"name": ["a"], "text": ["x"]}, None, f"has no id column; expected one of {_ID_FIELDS} "
+              "(columns: name, text)"),
+             ({"_id": ["a"], "body": ["x"]}, None, "has no text column; expected one of text (columns: _id, body)")]
+    for columns, line, message in cases:
+        pq.write_table(pa.table(columns), path)
+        error = _texts_refusal(path)
+        assert (error.line, error.message) == (line, message)
+    assert _texts_refusal(tmp_path / "absent.parquet").message == "file not found"
+    (tmp_path / "bad.parquet").write_text("q1\ta\n")
+    error = _texts_refusal(tmp_path / "bad.parquet")
+    assert error.line is None and error.message.startswith("cannot read as Parquet: ")

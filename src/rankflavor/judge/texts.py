@@ -196,7 +196,7 @@ def _parquet(source: str) -> Any:
 
 
 def _open_text(source: str) -> IO[str]:
-    """A text stream of the file, decompressed by magic number (gzip, bz2, xz)."""
+    """A text stream of the file, decompressed by magic number (gzip, bz2, xz, zstd)."""
     try:
         with open(source, "rb") as fh:
             head = fh.read(6)
@@ -213,10 +213,13 @@ def _open_text(source: str) -> IO[str]:
         return bz2.open(source, "rt", encoding="utf-8", newline="")
     if codec == "xz":
         return lzma.open(source, "rt", encoding="utf-8", newline="")
-    if codec is not None:
+    if codec is not None:  # zstd: decompressed whole, so the decoding error comes here, not in read_texts' reading
         from ..io.source import read_bytes
 
-        return io.StringIO(read_bytes(source).decode("utf-8"), newline="")
+        try:
+            return io.StringIO(read_bytes(source).decode("utf-8"), newline="")
+        except UnicodeDecodeError as exc:
+            raise InputError(source, None, f"is not UTF-8 text (byte {exc.start})") from None
     return open(source, encoding="utf-8", newline="")
 
 
