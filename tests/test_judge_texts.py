@@ -444,3 +444,16 @@ def test_parquet_texts_with_titles_rows_and_refusals(tmp_path: Path) -> None:
     (tmp_path / "bad.parquet").write_text("q1\ta\n")
     error = _texts_refusal(tmp_path / "bad.parquet")
     assert error.line is None and error.message.startswith("cannot read as Parquet: ")
+
+
+@pytest.mark.parametrize("codec", [None, "gzip", "bz2", "xz", "zstd"])
+def test_a_byte_order_mark_is_not_read_into_the_first_id(tmp_path: Path, codec: str | None) -> None:
+    """An MS MARCO collection saved by an editor that writes a UTF-8 byte-order mark: passage 0 is
+    passage "0", not "\\ufeff0"; likewise the first JSON line of a BEIR corpus."""
+    end = {None: "", "gzip": ".gz", "bz2": ".bz2", "xz": ".xz", "zstd": ".zst"}[codec]
+    tsv = tmp_path / ("collection.tsv" + end)
+    tsv.write_bytes(_compressed(b"\xef\xbb\xbf0\tfirst passage\n1\tsecond\n", codec))
+    assert read_texts(tsv) == {"0": "first passage", "1": "second"}
+    jsonl = tmp_path / ("corpus.jsonl" + end)
+    jsonl.write_bytes(_compressed(b'\xef\xbb\xbf{"_id": "d0", "text": "t"}\n', codec))
+    assert read_texts(jsonl) == {"d0": "t"}

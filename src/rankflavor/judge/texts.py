@@ -207,20 +207,22 @@ def _open_text(source: str) -> IO[str]:
     except OSError as exc:
         raise InputError(source, None, f"cannot read file: {exc.strerror}") from None
     codec = codec_of(head)
+    # utf-8-sig: a byte-order mark at the start (an editor's) is dropped, not read into the first id
     if codec == "gzip":
-        return gzip.open(source, "rt", encoding="utf-8", newline="")
+        return gzip.open(source, "rt", encoding="utf-8-sig", newline="")
     if codec == "bz2":
-        return bz2.open(source, "rt", encoding="utf-8", newline="")
+        return bz2.open(source, "rt", encoding="utf-8-sig", newline="")
     if codec == "xz":
-        return lzma.open(source, "rt", encoding="utf-8", newline="")
+        return lzma.open(source, "rt", encoding="utf-8-sig", newline="")
     if codec is not None:  # zstd: decompressed whole, so the decoding error comes here, not in read_texts' reading
         from ..io.source import read_bytes
 
         try:
-            return io.StringIO(read_bytes(source).decode("utf-8"), newline="")
+            text = read_bytes(source).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(source, None, f"is not UTF-8 text (byte {exc.start})") from None
-    return open(source, encoding="utf-8", newline="")
+        return io.StringIO(text[1:] if text.startswith("\ufeff") else text, newline="")
+    return open(source, encoding="utf-8-sig", newline="")
 
 
 def read_texts(path: str | os.PathLike[str], wanted: set[str] | None = None, kind: str = "text") -> dict[str, str]:
