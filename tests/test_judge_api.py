@@ -508,7 +508,7 @@ def test_client_reads_a_reply_strictly() -> None:
     assert c.ask(_MESSAGES).tokens_out == 9
 
 
-def test_client_retries_with_backoff_and_counts_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_client_retries_with_backoff_and_counts_attempts() -> None:
     not_chat = b'{"choices": []}'
     c, script, waits = _scripted(_http(500), _http(502), not_chat, b"not json", _completion(), backoff=1.0)
     reply = c.ask(_MESSAGES)
