@@ -183,7 +183,7 @@ class ChatClient:
                 raise Refused(f"{self.endpoint} answered HTTP {status} ({what}){detail}") from None
             raise Failed(f"HTTP {status}{detail}", attempt) from None
         except (TimeoutError, urllib.error.URLError, http.client.HTTPException, ConnectionError, OSError) as exc:
-            reason = None
+            reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
                 raise _Retry(f"no answer within the timeout of {self.timeout:g} s") from None
             raise _Retry(self.redact(f"connection failed: {type(reason).__name__}: {reason}")) from None
