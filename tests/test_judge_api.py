@@ -356,3 +356,261 @@ def test_result_of_a_run_renders_the_servers_grades_everywhere(server: FakeChat,
         "  requests 5 (retries 0), tokens in 400, out 28, cost 0.001280"]  # (1000 + 280) / 1e6
     assert f"  malformed: query 'q0' doc 'd1': {r.malformed[0][2]}; answer '{'y' * 80}'" in lines
     assert "  missing: query 'q0' doc 'nodoc': passage text missing or empty" in lines
+
+
+# -- mutation triage: client.py
+# The chat client checked from outside: what goes on the wire (URL, headers, body, timeout), what
+# each kind of server fault becomes (a retry, a Failed with its exact reason and attempt count, or
+# Refused), the waits it asks for (observed through the ``sleep`` hook, never measured) and the
+# strict reading of a reply. The HTTP-level faults a server could send but the fake chat server has
+# no step for (403, a body of invalid UTF-8, a Retry-After HTTP date, a usage that is no object, a
+# dropped connection ...) are played by _Script, which stands in for the client's urllib opener:
+# it gets the very urllib Request the client built and answers it as urllib would (a response
+# object, or the urllib.error.HTTPError / URLError urllib raises).
+
+import email.message  # noqa: E402
+import inspect  # noqa: E402
+import io  # noqa: E402
+import types  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
+from typing import Any  # noqa: E402
+
+from rankflavor.judge import client as _client  # noqa: E402
+from rankflavor.judge.client import ChatClient, Failed, Reply, endpoint  # noqa: E402
+
+_MESSAGES = [{"role": "user", "content": "Query: x [q:q0]\nPassage: y [d:d0]"}]
+_URL = "http://judge.test:8000/v1/chat/completions"
+
+
+def _completion(content: Any = "##final score: 2", usage: Any = None, **extra: Any) -> bytes:
+    doc = {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+           **extra}
+    if usage is not None:
+        doc["usage"] = usage
+    return json.dumps(doc).encode()
+
+
+def _http(status: int, body: bytes | io.RawIOBase = b"", **headers: str) -> urllib.error.HTTPError:
+    hdrs = email.message.Message()
+    for name, value in headers.items():
+        hdrs[name.replace("_", "-")] = value
+    fp = io.BytesIO(body) if isinstance(body, bytes) else body
+    return urllib.error.HTTPError(_URL, status, "status", hdrs, fp)
+
+
+class _Unreadable(io.RawIOBase):
+    """An error body whose connection drops while it is read."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+
+class _Script:
+    """The client's opener, answering request n with step n: bytes (a 200's body) or an exception."""
+
+    def __init__(self, *steps: bytes | BaseException) -> None:
+        self.steps = list(steps)
+        self.sent: list[tuple[urllib.request.Request, Any]] = []
+
+    def open(self, request: urllib.request.Request, timeout: Any = "no timeout given") -> io.BytesIO:
+        self.sent.append((request, timeout))
+        step = self.steps.pop(0)
+        if isinstance(step, BaseException):
+            raise step
+        return io.BytesIO(step)
+
+
+def _scripted(*steps: bytes | BaseException, base_url: str = "http://judge.test:8000/v1",
+              **kw: Any) -> tuple[ChatClient, _Script, list[float]]:
+    waits: list[float] = []
+    kw.setdefault("timeout", 2.5)
+    c = ChatClient(base_url, "m-1", kw.pop("api_key", None), sleep=waits.append, **kw)
+    script = _Script(*steps)
+    c._opener = script  # type: ignore[assignment]
+    return c, script, waits
+
+
+def test_client_endpoint_written_out() -> None:
+    # urlunsplit of (scheme, host[:port], path + "/chat/completions"): the user and password go,
+    # an IPv6 host keeps its brackets (RFC 3986 section 3.2.2), a port only when there is one
+    cases = {
+        "http://user:secret@localhost:8000/v1/": "http://localhost:8000/v1/chat/completions",
+        "https://api.openai.com/v1": "https://api.openai.com/v1/chat/completions",
+        "http://[::1]:11434/v1": "http://[::1]:11434/v1/chat/completions",
+        "http://k@[fe80::1]/v1/": "http://[fe80::1]/v1/chat/completions",
+        "http://h:1/BOX/": "http://h:1/BOX/chat/completions",   # only slashes are stripped
+        "http://h/v1//": "http://h/v1/chat/completions",
+        "http:///v1": "http:///v1/chat/completions",             # no host: none made up
+    }
+    assert {url: endpoint(url) for url in cases} == cases
+    c = ChatClient("http://user:pw@h:1/BOX/", "m")
+    assert c.endpoint == "http://h:1/BOX/chat/completions"
+    assert c.url == "http://user:pw@h:1/BOX/chat/completions"  # the URL asked keeps its credentials
+
+
+def test_client_checks_its_numbers_and_url() -> None:
+    # the defaults are the CLI's (cli_judge.py: --timeout 60, --retries 5, --backoff 1, --max-wait 120)
+    # and judge()'s
+    c = ChatClient("https://h/v1", "m")
+    assert (c.timeout, c.retries, c.backoff, c.max_wait) == (60.0, 5, 1.0, 120.0)
+    params = inspect.signature(judge).parameters
+    assert [params[n].default for n in ("timeout", "retries", "backoff", "max_wait")] == [60.0, 5, 1.0, 120.0]
+    message = "timeout must be positive; retries, backoff and max_wait must not be negative"
+    for bad in ({"timeout": 0}, {"timeout": -1}, {"retries": -1}, {"backoff": -0.5}, {"max_wait": -1}):
+        with pytest.raises(UsageError) as info:
+            ChatClient("http://h/v1", "m", **bad)  # type: ignore[arg-type]
+        assert str(info.value) == message, bad
+    edge = ChatClient("http://h/v1", "m", timeout=0.01, retries=0, backoff=0, max_wait=0)  # zero is allowed
+    assert (edge.timeout, edge.retries, edge.backoff, edge.max_wait) == (0.01, 0, 0, 0)
+    for url in ("ftp://h/v1", "h:8000/v1", "http:///v1", "HTTPS-ish://h/v1"):
+        with pytest.raises(UsageError, match="--base-url must be an http"):
+            ChatClient(url, "m")
+
+
+def test_client_sends_one_post_as_documented() -> None:
+    c, script, _ = _scripted(_completion(), api_key="sk-test-123", sampling={"temperature": 0.5, "seed": 7})
+    reply = c.ask(_MESSAGES)
+    assert reply == Reply("##final score: 2", 0, 0, 1)  # no usage: no tokens counted
+    [(request, timeout)] = script.sent
+    assert request.full_url == _URL and request.get_method() == "POST" and timeout == 2.5
+    assert dict(request.header_items()) == {"Content-type": "application/json", "Accept": "application/json",
+                                            "Authorization": "Bearer sk-test-123"}
+    assert json.loads(request.data) == {"model": "m-1", "messages": _MESSAGES, "temperature": 0.5, "seed": 7}
+    c, script, _ = _scripted(_completion(), base_url="http://judge.test:8000/v1/")
+    c.ask(_MESSAGES)
+    assert script.sent[0][0].full_url == _URL and "Authorization" not in dict(script.sent[0][0].header_items())
+
+
+def test_client_reads_a_reply_strictly() -> None:
+    usage = {"prompt_tokens": 123, "completion_tokens": 4, "total_tokens": 127}
+    replies = [
+        (_completion(usage=usage), ("##final score: 2", 123, 4)),
+        (_completion(usage={"prompt_tokens": 0, "completion_tokens": 0}), ("##final score: 2", 0, 0)),
+        # counts that are not counts are not counted
+        (_completion(usage={"prompt_tokens": -5, "completion_tokens": True}), ("##final score: 2", 0, 0)),
+        (_completion(usage={"prompt_tokens": 12.5, "completion_tokens": "7"}), ("##final score: 2", 0, 0)),
+        (_completion(usage={"prompt_tokens": False, "completion_tokens": None}), ("##final score: 2", 0, 0)),
+        (_completion(usage=[1, 2]), ("##final score: 2", 0, 0)),
+        (_completion(usage="lots"), ("##final score: 2", 0, 0)),
+        (_completion(content=None, usage=usage), ("", 123, 4)),     # a null content is an empty answer
+        (_completion(content=["a", "b"]), ("", 0, 0)),
+    ]
+    for body, (content, tokens_in, tokens_out) in replies:
+        c, _, _ = _scripted(body)
+        reply = c.ask(_MESSAGES)
+        assert (reply.content, reply.tokens_in, reply.tokens_out, reply.attempts) == (content, tokens_in, tokens_out, 1)
+        assert type(reply.tokens_in) is int and type(reply.tokens_out) is int
+    c, _, _ = _scripted(_completion(usage={"completion_tokens": 9}, extra="x"))
+    assert c.ask(_MESSAGES).tokens_out == 9
+
+
+def test_client_retries_with_backoff_and_counts_attempts() -> None:
+    not_chat = b'{"choices": []}'
+    c, script, waits = _scripted(_http(500), _http(502), not_chat, b"not json", _completion(), backoff=1.0)
+    reply = c.ask(_MESSAGES)
+    assert reply.attempts == 5 and (c.requests, c.retried) == (5, 4) and not script.steps
+    # wait n is backoff * 2**n scaled by a factor in [0.5, 1]
+    assert len(waits) == 4 and all(0.5 * 2**n <= w <= 2**n for n, w in enumerate(waits)), waits
+    # the last failure's reason, its attempt count (singular for one), and str() of Failed is the reason
+    reason = "the response is not a chat completion (malformed JSON or no choices[0].message)"
+    for retries, steps, expected in ((0, [b"{}"], f"{reason} (1 attempt)"),
+                                     (2, [_http(500)] * 2 + [b"[1]"], f"{reason} (3 attempts)"),
+                                     (1, [b"{}", _http(503)], "HTTP 503 (2 attempts)")):
+        c, script, waits = _scripted(*steps, retries=retries, backoff=0)
+        with pytest.raises(Failed) as info:
+            c.ask(_MESSAGES)
+        assert (info.value.reason, str(info.value), info.value.attempts) == (expected, expected, retries + 1)
+        assert waits == [0.0] * retries and not script.steps
+
+
+def test_client_honours_retry_after_up_to_max_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Retry-After in seconds or as an HTTP date (RFC 9110 section 10.2.3); "now" is fixed at the RFC's
+    # example date Sun, 06 Nov 1994 08:49:37 GMT, so the date a minute later asks for 60 s
+    now = 784111777.0  # calendar.timegm((1994, 11, 6, 8, 49, 37)), worked out by hand: 9075 days * 86400 + 31777
+    monkeypatch.setattr(_client, "time", types.SimpleNamespace(time=lambda: now))
+    c, _, waits = _scripted(_http(429, Retry_After="Sun, 06 Nov 1994 08:50:37 GMT"),
+                            _http(429, Retry_After="Sun, 06 Nov 1994 08:00:00 GMT"),  # past: no wait
+                            _http(503, Retry_After=" 10 "),
+                            _http(429, Retry_After="soon"),                           # not a time: ignored
+                            _http(429, Retry_After="0"),
+                            _completion(), backoff=0, max_wait=60)
+    # 60 s is exactly max_wait: waited, not refused
+    assert c.ask(_MESSAGES).attempts == 6 and waits == [60.0, 0.0, 10.0, 0.0, 0.0]
+    # a wait beyond max_wait fails the pair at once
+    c, _, waits = _scripted(_http(500), _http(429, Retry_After="Sun, 06 Nov 1994 08:50:37 GMT"), backoff=0,
+                            max_wait=59.5)
+    with pytest.raises(Failed) as info:
+        c.ask(_MESSAGES)
+    assert info.value.reason == "HTTP 429; the server asked to wait 60 s, more than max_wait 59.5 s"
+    assert info.value.attempts == 2 and waits == [0.0]
+
+
+def test_client_refuses_401_403_404_and_fails_other_4xx_at_once() -> None:
+    where = "http://judge.test:8000/v1/chat/completions answered HTTP"
+    for status, what in ((401, "the key was refused or is missing"), (403, "the key was refused or is missing"),
+                         (404, "the model or URL was not found")):
+        c, script, _ = _scripted(_http(status, b'{"error": "no"}'), _completion())
+        with pytest.raises(Refused) as refused:
+            c.ask(_MESSAGES)
+        assert str(refused.value) == f'{where} {status} ({what}): {{"error": "no"}}' and len(script.sent) == 1
+    c, script, waits = _scripted(_http(500), _http(413, b"too long\n  for the\tcontext"), _completion(), backoff=0)
+    with pytest.raises(Failed) as info:
+        c.ask(_MESSAGES)
+    assert (str(info.value), info.value.reason, info.value.attempts) == ("HTTP 413: too long for the context",) * 2 + (2,)
+    assert len(script.sent) == 2 and waits == [0.0]
+
+
+def test_client_error_bodies_are_shortened_and_redacted() -> None:
+    key = "sk-live-SECRET"
+    cases = [
+        (b"", "HTTP 500"),
+        (b" \n\t ", "HTTP 500"),
+        (b"  spaced \n out\tbody  ", "HTTP 500: spaced out body"),
+        (b"x" * 299 + b" yz", "HTTP 500: " + "x" * 299 + " "),          # the first 300 characters
+        (b" " * 2000 + b"beyond the first 2000 bytes", "HTTP 500"),      # only 2000 bytes are read
+        (b" " * 1999 + b"ab", "HTTP 500: a"),
+        (b"caf\xe9 \xff ok", "HTTP 500: caf\ufffd \ufffd ok"),         # invalid UTF-8 replaced, kept
+        ("d\u00e9j\u00e0 vu".encode(), "HTTP 500: d\u00e9j\u00e0 vu"),
+        (f"you sent Bearer {key}; your URL password pw-42".encode(),
+         "HTTP 500: you sent Bearer [redacted]; your URL password [redacted]"),
+        (_Unreadable(), "HTTP 500"),                                       # the body could not be read
+    ]
+    for body, expected in cases:
+        c, _, _ = _scripted(_http(500, body), retries=0, api_key=key, base_url="http://me:pw-42@judge.test:8000/v1")
+        with pytest.raises(Failed) as info:
+            c.ask(_MESSAGES)
+        assert info.value.reason == f"{expected} (1 attempt)", body
+    c, _, _ = _scripted(_completion(f"I saw {key} and pw-42"), api_key=key, base_url="http://me:pw-42@judge.test/v1")
+    assert c.ask(_MESSAGES).content == "I saw [redacted] and [redacted]"
+    assert c.redact(f"{key}/{key}") == "[redacted]/[redacted]"
+
+
+def test_client_retries_a_timeout_or_a_dropped_connection() -> None:
+    import http.client
+
+    timeout = "no answer within the timeout of 2.5 s"
+    cases = [
+        (TimeoutError("timed out"), timeout),
+        (urllib.error.URLError(TimeoutError("timed out")), timeout),   # urllib wraps a connect timeout
+        (urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")),
+         "connection failed: ConnectionRefusedError: [Errno 111] Connection refused"),
+        (urllib.error.URLError("unknown url type: x"), "connection failed: str: unknown url type: x"),
+        (ConnectionResetError(104, "Connection reset by peer"),
+         "connection failed: ConnectionResetError: [Errno 104] Connection reset by peer"),
+        (http.client.RemoteDisconnected("Remote end closed connection without response"),
+         "connection failed: RemoteDisconnected: Remote end closed connection without response"),
+        (urllib.error.URLError(OSError("no route to http://me:pw-42@judge.test")),
+         "connection failed: OSError: no route to http://me:[redacted]@judge.test"),
+    ]
+    for fault, reason in cases:
+        c, script, waits = _scripted(fault, fault, retries=1, backoff=0, base_url="http://me:pw-42@judge.test:8000/v1")
+        with pytest.raises(Failed) as info:
+            c.ask(_MESSAGES)
+        assert (info.value.reason, info.value.attempts) == (f"{reason} (2 attempts)", 2), fault
+        assert waits == [0.0] and [t for _, t in script.sent] == [2.5, 2.5]
+        c, _, _ = _scripted(fault, _completion(), backoff=0)
+        assert c.ask(_MESSAGES).attempts == 2
