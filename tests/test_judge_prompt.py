@@ -3,13 +3,15 @@ flags of texts that talk to the judge (rankflavor.judge.prompt)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankflavor.errors import InputError
+from rankflavor.errors import InputError, UsageError
 from rankflavor.judge import UMBRELA_TEMPLATE, flags, load_prompt, parse_answer, umbrela
 from rankflavor.judge.prompt import SAMPLING, SYSTEM_MESSAGE
 
@@ -149,10 +151,6 @@ def test_ordinary_prose_is_not_flagged(text: str) -> None:
 # load_prompt's errors pinned word for word (the file named first, then what is wrong), its default
 # scale (UMBRELA's 0-3) and its smallest allowed scale (0-1, a binary judgment).
 
-import errno  # noqa: E402
-import os  # noqa: E402
-
-from rankflavor.errors import UsageError  # noqa: E402
 
 
 def test_load_prompt_names_the_file_and_keeps_umbrelas_scale_by_default(tmp_path) -> None:
