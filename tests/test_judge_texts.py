@@ -457,3 +457,18 @@ def test_a_byte_order_mark_is_not_read_into_the_first_id(tmp_path: Path, codec: 
     jsonl = tmp_path / ("corpus.jsonl" + end)
     jsonl.write_bytes(_compressed(b'\xef\xbb\xbf{"_id": "d0", "text": "t"}\n', codec))
     assert read_texts(jsonl) == {"d0": "t"}
+
+
+def test_pairs_from_a_path_or_in_memory_name_their_source(tmp_path: Path) -> None:
+    """as_pairs reads a path as read_pairs does (the file named as the source) and names pairs
+    given in memory "pairs"; repeats are counted either way."""
+    from rankflavor.judge.texts import as_pairs
+
+    path = tmp_path / "to_judge.txt"
+    path.write_text("q1 d1\nq1 d2\nq1 d1\n")
+    from_file = as_pairs(path)
+    assert from_file == read_pairs(path) and from_file.source == str(path)
+    assert (from_file.pairs, from_file.duplicates) == ((("q1", "d1"), ("q1", "d2")), 1)
+    in_memory = as_pairs([("q1", "d1"), (2, "d9"), ("q1", "d1")])
+    assert (in_memory.pairs, in_memory.duplicates, in_memory.source) == ((("q1", "d1"), ("2", "d9")), 1, "pairs")
+    assert as_pairs(in_memory) is in_memory
