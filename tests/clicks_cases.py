@@ -54,6 +54,15 @@ EVENTS: list[dict[str, Any]] = [
 ]
 
 
+def write_logs(folder: Path) -> tuple[Path, Path]:
+    """The worked example's UBI query and event logs as JSON lines in ``folder``."""
+    q = folder / "ubi_queries.jsonl"
+    e = folder / "ubi_events.jsonl"
+    q.write_text(jsonl(QUERIES))
+    e.write_text(jsonl(EVENTS))
+    return q, e
+
+
 def jsonl(docs: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(d) + "\n" for d in docs)
 

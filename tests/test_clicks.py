@@ -20,16 +20,12 @@ from rankflavor.clicks import coec, query_id_of, read_query_map, read_ubi_events
 from rankflavor.clicks.coec import java_fixed
 from rankflavor.errors import InputError, UsageError
 
-from .clicks_cases import EVENTS, QUERIES, bulk, event, hits, jsonl, parquet
+from .clicks_cases import EVENTS, QUERIES, bulk, event, hits, jsonl, parquet, write_logs
 
 
 @pytest.fixture
 def logs(tmp_path: Path) -> tuple[Path, Path]:
-    q = tmp_path / "ubi_queries.jsonl"
-    e = tmp_path / "ubi_events.jsonl"
-    q.write_text(jsonl(QUERIES))
-    e.write_text(jsonl(EVENTS))
-    return q, e
+    return write_logs(tmp_path)
 
 
 def _table(result) -> dict[tuple[str, str], tuple[str, int, int, int | None]]:  # type: ignore[no-untyped-def]

@@ -15,15 +15,12 @@ from click.testing import CliRunner
 
 from rankflavor.cli import cli
 
-from .clicks_cases import EVENTS, QUERIES, event, jsonl
+from .clicks_cases import EVENTS, event, jsonl, write_logs
 
 
 @pytest.fixture
 def logs(tmp_path: Path) -> tuple[str, str]:
-    q = tmp_path / "ubi_queries.jsonl"
-    e = tmp_path / "ubi_events.jsonl"
-    q.write_text(jsonl(QUERIES))
-    e.write_text(jsonl(EVENTS))
+    q, e = write_logs(tmp_path)
     return str(q), str(e)
 
 

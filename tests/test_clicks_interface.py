@@ -18,16 +18,12 @@ import pytest
 from rankflavor.clicks import Event, UbiEvents, UbiQueries, coec, query_id_of, text_of_query_id
 from rankflavor.errors import UsageError
 
-from .clicks_cases import EVENTS, QUERIES, event, jsonl
+from .clicks_cases import event, jsonl, write_logs
 
 
 @pytest.fixture
 def logs(tmp_path: Path) -> tuple[Path, Path]:
-    q = tmp_path / "ubi_queries.jsonl"
-    e = tmp_path / "ubi_events.jsonl"
-    q.write_text(jsonl(QUERIES))
-    e.write_text(jsonl(EVENTS))
-    return q, e
+    return write_logs(tmp_path)
 
 
 def _events(path: Path, docs: list[dict[str, object]]) -> Path:
