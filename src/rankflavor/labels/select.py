@@ -113,11 +113,11 @@ def select_labels(qrels: Qrels, choice: str | None) -> Qrels:
 def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
     """Per row, does a row flagged in ``mine`` judge the same (query, doc) pair (``qrels`` has a
     row: the chosen kind's)."""
-    from ..align.keys import pair_keys
-
-    d = _codes(qrels.doc)
-    keys = pair_keys(_codes(qrels.query), d, int(d.max()) + 1)  # the alignment's (query, doc) keys
-    return np.isin(keys, keys[mine])
+    # one code per distinct (query code, doc code) row: exact for any number of ids (no product of
+    # codes that could overflow), and without the alignment package, which imports this one
+    _, pair = np.unique(np.stack([_codes(qrels.query), _codes(qrels.doc)], axis=1), axis=0, return_inverse=True)
+    pair = pair.reshape(-1)
+    return np.isin(pair, pair[mine])
 
 
 def _codes(column) -> np.ndarray:  # type: ignore[no-untyped-def]
