@@ -116,7 +116,7 @@ def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
     # one code per distinct (query code, doc code) row: exact for any number of ids (no product of
     # codes that could overflow), and without the alignment package, which imports this one
     _, pair = np.unique(np.stack([_codes(qrels.query), _codes(qrels.doc)], axis=1), axis=0, return_inverse=True)
-    pair = pair.reshape(-1)
+    pair = pair.ravel()  # (one axis whatever the NumPy: 2.0.0 gave this inverse another shape)
     return np.isin(pair, pair[mine])
 
 
