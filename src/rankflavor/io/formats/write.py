@@ -99,15 +99,20 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
         rows.source = None
     if rows.listed and not lists_empty(fmt, rows.kind):
         if not lossy:
-            what = "document" if rows.kind == "run" else "judgment"
-            raise FormatLossError(
-                f"{len(rows.listed)} query(ies) are listed with no {what} (e.g. {rows.listed[0]!r}), which {fmt} "
-                f"cannot name (it holds a row per {what}); write json, es{' or quepid' if rows.kind == 'qrels' else ''}, "
-                "or give --lossy to leave them out")
+            raise _listed_loss(rows.listed, fmt, rows.kind)
         rows.listed = []
     writer = {"trec": _trec, "msmarco": _msmarco, "beir": _beir, "json": _json, "csv": _named, "tsv": _named,
               "jsonl": _jsonl, "quepid": _quepid, "es": _es}[fmt]
     return writer(rows, fmt, lossy).encode("utf-8")
+
+
+def _listed_loss(listed: list[str], fmt: str, kind: str) -> FormatLossError:
+    """The refusal of queries listed with nothing in them, which ``fmt`` cannot name."""
+    what = "document" if kind == "run" else "judgment"
+    return FormatLossError(
+        f"{len(listed)} query(ies) are listed with no {what} (e.g. {listed[0]!r}), which {fmt} cannot name (it "
+        f"holds a row per {what}); write json, es{' or quepid' if kind == 'qrels' else ''}, or give --lossy to "
+        "leave them out")
 
 
 def lists_empty(fmt: str, kind: str) -> bool:
@@ -322,11 +327,7 @@ def parquet_table(table: Qrels | Run, lossy: bool = False) -> pa.Table:
         named = set(to_strings(table.query))
         listed = [q for q in table.listed_empty if q not in named]
         if listed and not lossy:
-            what = "document" if kind == "run" else "judgment"
-            raise FormatLossError(
-                f"{len(listed)} query(ies) are listed with no {what} (e.g. {listed[0]!r}), which parquet cannot name "
-                f"(it holds a row per {what}); write json, es{' or quepid' if kind == 'qrels' else ''}, or give "
-                "--lossy to leave them out")
+            raise _listed_loss(listed, "parquet", kind)
     if isinstance(table, Qrels):
         name, values = "relevance", np.asarray(table.grade, dtype=np.float64)
     elif table.ranked_by == "rank":
