@@ -38,7 +38,31 @@ def _fail(exc: RankflavorError) -> None:
     sys.exit(exc.exit_code)
 
 
+#: Commands defined in modules of their own, by name: the module is imported only when its command
+#: is named (or ``--help`` lists every command), so ``rankflavor --version`` or ``flavors`` pays for
+#: none of them. The one table such a command is registered in; each module lists its commands
+#: in ``COMMANDS``.
+LAZY_COMMANDS: dict[str, str] = {
+    "judgments": "cli_judgments", "pool": "cli_judgments", "raters": "cli_judgments", "aggregate": "cli_judgments",
+    "history": "cli_history", "compare": "cli_compare", "show": "cli_project", "init": "cli_project",
+    "gate": "cli_project", "check": "cli_check", "convert": "cli_convert", "clicks": "cli_clicks",
+    "judge": "cli_judge", "estimate": "cli_estimate", "agreement": "cli_estimate",
+}  # fmt: skip
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            import importlib
+
+            module = importlib.import_module(f"{__package__}.{LAZY_COMMANDS[cmd_name]}")
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(cmd_name)
+
     def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
         name, command, rest = super().resolve_command(ctx, args)
         ctx.meta[CALLED] = (name, command, list(rest))  # what an out-of-memory error names
@@ -391,33 +415,6 @@ def report_cmd(inputs: tuple[str, ...], output: str, title: str | None) -> None:
     with working(f"report: {len(inputs)} results file(s)"):
         write_report(output, [load_document(p) for p in inputs], command=typed_command_line(), title=title)
     click.echo(f"report written to {output}", err=True)
-# --- judgments: coverage, pooling and raters (issue 21; the commands live in cli_judgments.py) ---
-from .cli_judgments import COMMANDS as _JUDGMENT_COMMANDS  # noqa: E402
-
-for _command in _JUDGMENT_COMMANDS:
-    cli.add_command(_command)
-# --- history (issue 19 item 5; the command lives in cli_history.py) ---
-from .cli_history import COMMANDS as _HISTORY_COMMANDS  # noqa: E402
-
-for _command in _HISTORY_COMMANDS:
-    cli.add_command(_command)
-# --- compare (issue 22; the command lives in cli_compare.py) --------------------------------------
-from .cli_compare import COMMANDS as _COMPARE_COMMANDS  # noqa: E402
-
-for _command in _COMPARE_COMMANDS:
-    cli.add_command(_command)
-
-# --- project: rankflavor.toml, init, show, gate (issue 19; the commands live in cli_project.py) ---
-from .cli_project import COMMANDS as _PROJECT_COMMANDS  # noqa: E402
-
-for _command in _PROJECT_COMMANDS:
-    cli.add_command(_command)
-
-# --- check (issue 23 item 2; the command lives in cli_check.py) ------------------------------
-from .cli_check import COMMANDS as _CHECK_COMMANDS  # noqa: E402
-
-for _command in _CHECK_COMMANDS:
-    cli.add_command(_command)
 
 
 def main() -> None:
@@ -426,27 +423,3 @@ def main() -> None:
     prefer_small_pages()
     cli(prog_name="rankflavor")
 
-
-# --- convert (issue 23; the command lives in cli_convert.py) ---------------------------------------
-from .cli_convert import COMMANDS as _CONVERT_COMMANDS  # noqa: E402
-
-for _command in _CONVERT_COMMANDS:
-    cli.add_command(_command)
-
-# --- clicks (issue 37 item 3; the command lives in cli_clicks.py) ------------------------------
-from .cli_clicks import COMMANDS as _CLICKS_COMMANDS  # noqa: E402
-
-for _command in _CLICKS_COMMANDS:
-    cli.add_command(_command)
-
-# --- judge: grades from an LLM (issue 37 item 2; the command lives in cli_judge.py) ---------------
-from .cli_judge import COMMANDS as _JUDGE_COMMANDS  # noqa: E402
-
-for _command in _JUDGE_COMMANDS:
-    cli.add_command(_command)
-
-# --- agreement, estimate (issue 37 items 4-5; the commands live in cli_estimate.py) -------------
-from .cli_estimate import COMMANDS as _ESTIMATE_COMMANDS  # noqa: E402
-
-for _command in _ESTIMATE_COMMANDS:
-    cli.add_command(_command)

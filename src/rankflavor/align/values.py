@@ -157,12 +157,12 @@ class Aligned:
         if self.qrels_doc is None:
             return None
         from ..arrow_ops import cast, sort_indices
-        from ..columns import plain_strings, take
+        from ..columns import as_numpy, plain_strings, take
 
         docs = plain_strings(self.qrels_doc) if self.qrels_row is None else take(self.qrels_doc, self.qrels_row)
         if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
             docs = cast(docs, pa.string())
-        by_doc = np.asarray(sort_indices(docs), dtype=np.int64)  # stable
+        by_doc = as_numpy(sort_indices(docs)).astype(np.int64)  # stable (as_numpy: np.asarray imports pandas)
         place = np.empty(len(by_doc), dtype=np.int64)
         place[by_doc] = np.arange(len(by_doc))
         return read_only(np.lexsort((place, self.qrels_q)))

@@ -240,4 +240,4 @@ def _distinct_queries(query: pa.Array | pa.ChunkedArray) -> int:
     """Query ids the rows use (a dictionary may name ids no row uses)."""
     from ..align.queries import coded_queries, query_names
 
-    return len(coded_queries(*query_names(query, pa.array([], pa.string())))[2])
+    return len(coded_queries(*query_names(query, pa.nulls(0, pa.string())))[2])

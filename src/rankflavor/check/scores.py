@@ -113,7 +113,8 @@ def _rank_numbers(ranks: pa.Array | np.ndarray) -> tuple[np.ndarray, np.ndarray]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     text = pc.utf8_trim_whitespace(ranks)
-    numeric = as_numpy(pc.fill_null(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"), False))
+    matched = pc.match_substring_regex(text, r"^[+-]?[0-9]+$")
+    numeric = as_numpy(pc.and_kleene(matched, pc.is_valid(matched)))  # null -> False, without pandas
     value = np.zeros(len(ranks))
     keep = np.flatnonzero(numeric)
     value[keep] = as_numpy(pc.cast(pc.take(text, pa.array(keep)), pa.float64()))  # float: a huge rank must not overflow

@@ -369,5 +369,5 @@ class Ranker:
             same = pc.equal(pc.cast(docs, pa.string()), queries)
             if isinstance(same, pa.ChunkedArray):
                 same = same.combine_chunks()
-            self._self_hit = as_numpy(same.fill_null(False))
+            self._self_hit = as_numpy(pc.and_kleene(same, pc.is_valid(same)))  # null -> False (fill_null(False) imports pandas)
         return self._self_hit

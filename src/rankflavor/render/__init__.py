@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..results import Results
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (rendering the flavor table needs no NumPy: ``rankflavor flavors`` imports this package)
+    from ..results import Results
 
 #: ``--format`` names of ``eval``: terminal table, JSON, CSV, trec_eval's layout, Markdown, LaTeX.
 FORMATS = ("table", "json", "csv", "trec", "md", "latex")

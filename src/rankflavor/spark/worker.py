@@ -90,7 +90,7 @@ def evaluate_bucket(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: 
     results = evaluate_tables(qrels, run, measures, whole=whole)
     grades = {}
     if grade_policies:
-        nothing = pa.array([], type=pa.string())
+        nothing = pa.nulls(0, pa.string())
         no_run = Run(nothing, nothing, np.zeros(0), run.source)
         for policy in grade_policies:
             g = align(qrels, no_run, duplicates=policy).qrels_grade
