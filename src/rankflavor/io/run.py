@@ -8,6 +8,7 @@ of one query id start, and whether scores never rise inside them (see :class:`Ru
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -15,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ..columns import as_numpy
+from ..columns import as_numpy, from_numpy
 from ..docnos import canonical_integer_range, hash64, integer_docnos
 from ..errors import InputError
 from ..kernels import rises_inside, run_starts
@@ -48,8 +49,60 @@ def read_run(path: str | os.PathLike[str], format: str | None = None,
     found = read_formatted(path, "run", fmt, cols) if fmt != "trec" else None
     if found is not None:
         assert isinstance(found, Run)
-        return found
+        return noted(found)
     return read_trec_run(path)
+
+
+#: Rows of one piece when :func:`noted` notes a run read whole (as the TREC reader's pieces).
+NOTE_ROWS = 1 << 20
+
+
+def noted(run: Run) -> Run:
+    """A run a columnar format read whole (Parquet, Arrow IPC-backed tables, JSONL, CSV) with the
+    notes the TREC reader takes of its pieces (:func:`run_piece`): docnos as integers when all
+    are canonical (their strings let go) or their hashes, where each query's rows start, and
+    whether scores descend inside them. Alignment and ordering then take the same fast path as
+    for a TREC file of the same rows; without the notes they find these out one by one, on one
+    thread (a Parquet run was slower to evaluate than its text: issue 33).
+
+    Pieces of :data:`NOTE_ROWS` rows are noted on two threads (NumPy and pyarrow release the GIL);
+    a run whose docnos are known already (an integer column: :func:`~rankflavor.io.formats.table.integer_ids`)
+    gets its query runs alone. A run of fewer than two pieces, one whose query ids are not one
+    dictionary array, one with a score that is not finite (the engine's check names it) or one
+    noted already is returned as it is."""
+    from ..threads import SharedWork, in_background
+
+    query, doc = run.query, run.doc_strings
+    if (len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not isinstance(query, pa.DictionaryArray)
+            or not _finite(run.score)):
+        return run
+    starts = range(0, len(run), NOTE_ROWS)
+    chunks = pa.chunked_array([query.slice(a, NOTE_ROWS) for a in starts])
+    if run.doc_integers is not None or run.doc_hashes is not None or doc is None:  # the docnos are known
+        notes = [RunPieceNote(True, len(c), None, 0, -1, *_query_runs(c, run.score[a:a + NOTE_ROWS]))
+                 for a, c in zip(starts, chunks.chunks, strict=True)]
+        runs, descending = _runs_across(chunks, run.score, notes)
+        return dataclasses.replace(run, query=chunks, query_runs=runs, scores_descend=descending)
+    if isinstance(doc, pa.ChunkedArray):
+        doc = doc.combine_chunks()
+    def piece(a: int) -> Callable[[], Derived]:
+        return lambda: run_piece([query.slice(a, NOTE_ROWS), doc.slice(a, NOTE_ROWS),
+                                  from_numpy(run.score[a : a + NOTE_ROWS])])
+
+    work = SharedWork([piece(a) for a in starts])
+    helper = in_background(work.run)
+    work.run()
+    helper.result()
+    pieces: list[Derived] = work.results
+    notes = [p.note for p in pieces]
+    key = np.concatenate([p.rows["doc_key"] for p in pieces])
+    docs, values, hashes = _piece_docnos(notes, key)
+    doc_range = None
+    if values is not None:
+        doc_range = (min((n.low for n in notes if n.high >= n.low), default=0), max(n.high for n in notes))
+    runs, descending = _runs_across(chunks, run.score, notes)
+    return dataclasses.replace(run, query=chunks, doc_strings=docs, doc_integers=values, doc_hashes=hashes,
+                               doc_integer_range=doc_range, query_runs=runs, scores_descend=descending)
 
 
 def read_trec_run(path: str | os.PathLike[str]) -> Run:

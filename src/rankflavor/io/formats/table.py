@@ -199,8 +199,30 @@ def to_run(table: pa.Table, source: str, columns: Mapping[str, str], where: Wher
         rc = pick(names, "rank", columns, source)
         assert rc is not None
         score, ranked_by = -numbers(table.column(rc), rc, source, where) + 0.0, "rank"
-    return Run(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
-               score, source, lines, tag, from_file=from_file, ranked_by=ranked_by)
+    query = ids(table.column(qc), qc, source, where, encode=True)
+    integers = integer_ids(table.column(dc))
+    if integers is not None:  # docnos stored as numbers: their values stand for the strings
+        return Run(query, None, score, source, lines, tag, from_file=from_file, ranked_by=ranked_by,
+                   doc_integers=(integers[0],), doc_integer_range=integers[1:])
+    return Run(query, ids(table.column(dc), dc, source, where), score, source, lines, tag, from_file=from_file,
+               ranked_by=ranked_by)
+
+
+def integer_ids(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int, int] | None:
+    """An integer column of ids with no null and every value in 0 .. 10**18 - 1, as int64 values
+    with their least and greatest: the decimal text of each is the docno, a canonical integer
+    (:mod:`rankflavor.docnos`), so no string need be made. None for any other column (negative
+    values and nulls take the string path, which names a missing id)."""
+    if not pa.types.is_integer(column.type) or column.null_count or len(column) == 0:
+        return None
+    values = as_numpy(column)
+    if values.dtype == np.uint64 and int(values.max()) >= 10**18:
+        return None
+    values = values.astype(np.int64, copy=False)
+    low, high = int(values.min()), int(values.max())
+    if low < 0 or high >= 10**18:
+        return None
+    return values, low, high
 
 
 def _where(where: Where, row: int) -> tuple[int | None, str]:

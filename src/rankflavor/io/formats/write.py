@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...columns import from_numpy, plain_strings, to_strings
+from ...docnos import canonical_integer_range
 from ...errors import FormatLossError, UsageError
 from ...knobs import format_number
 from ...tables import Qrels, Run
@@ -334,10 +335,22 @@ def parquet_table(table: Qrels | Run, lossy: bool = False) -> pa.Table:
         name, values = "rank", -np.asarray(table.score, dtype=np.float64) + 0.0
     else:
         name, values = "score", np.asarray(table.score, dtype=np.float64)
-    columns = {"query_id": _text(table.query), "doc_id": _text(table.doc), name: from_numpy(values)}
+    columns = {"query_id": _text(table.query), "doc_id": _doc_ids(table), name: from_numpy(values)}
     if isinstance(table, Qrels) and table.label_source is not None:
         columns["source"] = _text(table.label_source)
     return pa.table(columns)
+
+
+def _doc_ids(table: Qrels | Run) -> pa.Array:
+    """The docnos as int64 when every one is a canonical decimal integer (``0``, ``7``, ``8841823``:
+    no sign, no leading zero, at most 18 digits; :mod:`rankflavor.docnos`), whose decimal text is
+    the docno again, so reading the file gives the same strings; else as text. Integers read back
+    with no string made (MS MARCO's 8.8M passages are such docnos), a file a third smaller."""
+    if isinstance(table, Run) and table.doc_integers is not None:
+        return from_numpy(np.concatenate(table.doc_integers) if len(table.doc_integers) != 1 else table.doc_integers[0])
+    text = _text(table.doc)
+    found = canonical_integer_range(text)
+    return text if found is None else from_numpy(found[0])
 
 
 def _text(values: pa.Array | pa.ChunkedArray) -> pa.Array:

@@ -1,0 +1,143 @@
+"""Columnar runs take the TREC reader's fast path (issue 33): same notes, same numbers.
+
+A run read whole from Parquet (or any format of :mod:`rankflavor.io.formats`) is noted in pieces
+(:func:`rankflavor.io.run.noted`): docnos as integers or hashes, where each query's rows start,
+whether scores descend inside them. ``convert`` writes canonical integer docnos as int64, which
+read back as their values with no string made. The oracles: plain Python over the same rows
+(the runs of one query id, the descent, ``int(docno)``), and the TREC text of the same run
+evaluated on the reader's own path, per query, under tie rules that read the file order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankflavor
+from rankflavor.align import sizes as align_sizes
+from rankflavor.convert import convert
+from rankflavor.io import run as run_io
+from rankflavor.io.formats.table import integer_ids
+from rankflavor.io.qrels import read_qrels
+from rankflavor.io.run import read_run
+
+MEASURES = ["ndcg@10", "ndcg@5[ties=input_order]", "ndcg@10[ties=averaged]", "AP", "P@3", "RR", "recall@5"]
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of 4 rows, and alignment's two-thread paths from 8 rows, so a few dozen rows take
+    every path a 7M-line run takes."""
+    monkeypatch.setattr(run_io, "NOTE_ROWS", 4)
+    monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 8)
+
+
+def rows_strategy() -> st.SearchStrategy[list[tuple[str, str, float]]]:
+    docs = st.one_of(st.integers(0, 40).map(str), st.sampled_from(["d1", "d2", "007", "x-9", "12a"]))
+    row = st.tuples(st.sampled_from(["q1", "q2", "q3", "10"]), docs, st.sampled_from([0.5, 1.0, 1.0, 2.0, 3.5]))
+    return st.lists(row, min_size=8, max_size=40)
+
+
+def unique_pairs(rows: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for q, d, s in rows:
+        if (q, d) not in seen:
+            seen.add((q, d))
+            out.append((q, d, s))
+    return out
+
+
+def write_both(folder: Path, rows: list[tuple[str, str, float]]) -> tuple[Path, Path]:
+    text = folder / "run.txt"
+    text.write_text("".join(f"{q} Q0 {d} {i + 1} {s} t\n" for i, (q, d, s) in enumerate(rows)))
+    table = folder / "run.parquet"
+    pq.write_table(pa.table({"query_id": [q for q, _, _ in rows], "doc_id": [d for _, d, _ in rows],
+                             "score": [s for _, _, s in rows]}), table)
+    return text, table
+
+
+QRELS = "".join(f"{q} 0 {d} {g}\n" for q in ("q1", "q2", "3", "10") for d, g in (("1", 2), ("d1", 1), ("007", 3), ("5", 0),
+                                                                                  ("x-9", 1), ("12", 2)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=rows_strategy())
+def test_noted_parquet_run_has_the_notes_plain_python_finds(small_pieces: None, tmp_path_factory: pytest.TempPathFactory,
+                                                            rows: list[tuple[str, str, float]]) -> None:
+    rows = unique_pairs(rows)
+    if len(rows) < 8:
+        return
+    _, table = write_both(tmp_path_factory.mktemp("noted"), rows)
+    run = read_run(table)
+    queries = [q for q, _, _ in rows]
+    starts = [i for i in range(len(rows)) if i == 0 or queries[i] != queries[i - 1]]
+    # the notes are per piece of 4 rows: a query's run that goes on into the next piece starts again there
+    want_runs = sorted(set(starts) | set(range(0, len(rows), 4)))
+    assert run.query_runs is not None
+    got_runs = sorted(int(r) + 4 * k for k, piece in enumerate(run.query_runs) for r in piece)
+    assert got_runs == want_runs
+    descends = all(rows[i][2] <= rows[i - 1][2] for i in range(1, len(rows)) if queries[i] == queries[i - 1])
+    assert run.scores_descend == descends
+    assert run.doc.to_pylist() == [d for _, d, _ in rows]
+    if all(d.isdigit() and (d == "0" or not d.startswith("0")) for _, d, _ in rows):
+        assert run.doc_integers is not None and np.concatenate(run.doc_integers).tolist() == [int(d) for _, d, _ in rows]
+    else:
+        assert run.doc_hashes is not None and run.doc_integers is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=rows_strategy())
+def test_a_parquet_run_scores_as_its_trec_text(small_pieces: None, tmp_path_factory: pytest.TempPathFactory,
+                                                rows: list[tuple[str, str, float]]) -> None:
+    rows = unique_pairs(rows)
+    folder = tmp_path_factory.mktemp("same")
+    (folder / "qrels.txt").write_text(QRELS)
+    text, table = write_both(folder, rows)
+    qrels = read_qrels(folder / "qrels.txt")
+    want = rankflavor.evaluate(qrels, str(text), MEASURES)
+    got = rankflavor.evaluate(qrels, str(table), MEASURES)
+    for a, b in zip(want, got, strict=True):
+        assert a.measure == b.measure
+        assert a.queries.tolist() == b.queries.tolist() and a.status.tolist() == b.status.tolist(), a.measure
+        assert a.values.tolist() == b.values.tolist(), a.measure
+
+
+def test_convert_writes_canonical_integer_docnos_as_int64_and_reads_them_back(tmp_path: Path) -> None:
+    (tmp_path / "run.txt").write_text("q1 Q0 7 1 2.0 t\nq1 Q0 0 2 1.0 t\nq2 Q0 123456789012345678 1 1.0 t\n")
+    (tmp_path / "odd.txt").write_text("q1 Q0 7 1 2.0 t\nq1 Q0 007 2 1.0 t\n")
+    for name, kind in (("run", pa.int64()), ("odd", pa.string())):
+        assert convert(tmp_path / f"{name}.txt", tmp_path / f"{name}.parquet") is not None
+        assert pq.read_schema(tmp_path / f"{name}.parquet").field("doc_id").type == kind, name
+        assert read_run(tmp_path / f"{name}.parquet").doc.to_pylist() == read_run(tmp_path / f"{name}.txt").doc.to_pylist()
+
+
+@pytest.mark.parametrize(("values", "kind", "kept"), [
+    ([3, 0, 17], pa.int64(), True), ([3, 0, 17], pa.int8(), True), ([3, 0, 17], pa.uint64(), True),
+    ([10**18 - 1], pa.int64(), True), ([10**18], pa.int64(), False), ([2**63], pa.uint64(), False),
+    ([-1, 4], pa.int64(), False), ([1, None], pa.int64(), False), ([], pa.int64(), False),
+])  # fmt: skip
+def test_integer_ids_are_taken_only_when_their_text_is_canonical(values: list[int | None], kind: pa.DataType,
+                                                                  kept: bool) -> None:
+    found = integer_ids(pa.chunked_array([pa.array(values, kind)]))
+    assert (found is not None) == kept
+    if found is not None:
+        assert found[0].tolist() == values and (found[1], found[2]) == (min(values), max(values))  # type: ignore[type-var]
+
+
+@pytest.mark.parametrize("docs", [[-1, 2, 3], [1, None, 3], [2**63, 1, 2]])
+def test_integer_docnos_off_the_canonical_range_take_the_string_path(tmp_path: Path, docs: list[int | None]) -> None:
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"query_id": ["q"] * 3, "doc_id": pa.array(docs, pa.uint64() if docs[0] == 2**63 else pa.int64()),
+                             "score": [3.0, 2.0, 1.0]}), path)
+    if None in docs:
+        with pytest.raises(rankflavor.InputError, match="row 1: doc_id is missing"):
+            read_run(path)
+        return
+    assert read_run(path).doc.to_pylist() == [str(d) for d in docs]
