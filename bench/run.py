@@ -19,6 +19,8 @@ Tools (each skipped, saying why, when not installed):
 * ``trec_eval``    - a trec_eval binary given with ``--trec-eval PATH``.
 * ``parse_floor``  - the fastest columnar read of the run file alone (``pyarrow.csv`` into
   string and float columns): no tool can evaluate faster than it can read.
+* ``read_floor``   - the same read of the run and of the qrels file: what an evaluation must
+  read. Not in the default ``--tools``.
 * ``spark``        - rankflavor's Spark engine on a ``local[2]`` session (JVM start-up is in the
   wall time; the in-process time excludes it).
 * ``spread``       - ``rankflavor.spread`` of NDCG@10 over a 24-flavor grid (gain x discount x
@@ -65,10 +67,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-TOOLS = ("parse_floor", "rankflavor", "rankflavor_chunked", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "spark", "spread",
+TOOLS = ("parse_floor", "read_floor", "rankflavor", "rankflavor_chunked", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "spark", "spread",
          "rankflavor_cli", "rankflavor_baseline")
 #: Tools a plain run leaves out unless named in ``--tools``.
-NOT_DEFAULT = ("rankflavor_chunked", "rankflavor_cli", "rankflavor_baseline")
+NOT_DEFAULT = ("read_floor", "rankflavor_chunked", "rankflavor_cli", "rankflavor_baseline")
 #: rankflavor's own tools: they run this checkout's ``src/`` (``rankflavor_baseline``: ``--baseline``'s).
 OWN_TOOLS = ("rankflavor", "rankflavor_chunked", "spread", "rankflavor_cli", "rankflavor_baseline")
 CASES = ("ndcg10", "ten", "dicts")
@@ -113,20 +115,23 @@ def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     value: float
     extra: dict[str, Any] = {}
-    if tool == "parse_floor":
+    if tool in ("parse_floor", "read_floor"):
         import pyarrow as pa
         from pyarrow import csv
 
-        names = ["q", "q0", "doc", "rank", "score", "tag"]
-        table = csv.read_csv(
-            run,
-            read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=csv.ConvertOptions(
-                include_columns=["q", "doc", "score"], column_types={"q": pa.string(), "doc": pa.string(), "score": pa.float64()}
-            ),
-        )
+        def read(path: str, names: list[str], kept: dict[str, Any]) -> Any:
+            return csv.read_csv(
+                path,
+                read_options=csv.ReadOptions(column_names=names, block_size=1 << 24),
+                parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                convert_options=csv.ConvertOptions(include_columns=list(kept), column_types=kept),
+            )
+
+        table = read(run, ["q", "q0", "doc", "rank", "score", "tag"], {"q": pa.string(), "doc": pa.string(), "score": pa.float64()})
         value = float(table.num_rows)
+        if tool == "read_floor":  # both inputs, as an evaluation must read them
+            judged = read(qrels, ["q", "iter", "doc", "grade"], {"q": pa.string(), "doc": pa.string(), "grade": pa.float64()})
+            extra["qrels_rows"] = judged.num_rows
     elif tool in ("rankflavor", "rankflavor_baseline"):
         import rankflavor
 
@@ -311,10 +316,14 @@ def _environment(tool: str, baseline: str | None, default_pages: bool) -> dict[s
     return env
 
 
-def _measure(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Sample:
-    with tempfile.TemporaryFile() as out:
+def spawn(cmd: list[str], timeout: float, env: dict[str, str] | None = None,
+          ok: tuple[int, ...] = (0,)) -> tuple[float, int, str]:
+    """Run ``cmd`` as one process: its wall seconds (start to reaped), its peak resident KiB
+    (``ru_maxrss`` from ``os.wait4``) and its standard output. Raises RuntimeError when it
+    exits with a code not in ``ok``, TimeoutError past ``timeout`` seconds."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=errors, stdin=subprocess.DEVNULL, env=env)
         deadline = start + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -327,12 +336,17 @@ def _measure(cmd: list[str], timeout: float, env: dict[str, str] | None = None) 
             time.sleep(0.005)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
-        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        if proc.returncode != 0:
-            last = err.strip().splitlines()[-1] if err.strip() else ""
+        if proc.returncode not in ok:
+            errors.seek(0)
+            err = errors.read().decode(errors="replace").strip()
+            last = err.splitlines()[-1] if err else ""
             raise RuntimeError(f"{' '.join(cmd[:4])} exited {proc.returncode}: {last[-300:]}")
         out.seek(0)
-        text = out.read().decode(errors="replace")
+        return wall, usage.ru_maxrss, out.read().decode(errors="replace")
+
+
+def _measure(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Sample:
+    wall, peak_kb, text = spawn(cmd, timeout, env)
     if cmd[:3] == [sys.executable, "-m", "rankflavor"]:  # the command line's JSON
         measures = json.loads(text)["measures"]
         report = {"value": next(float(m["value"]) for m in measures if m["name"] == "ndcg_cut_10")}
@@ -340,7 +354,7 @@ def _measure(cmd: list[str], timeout: float, env: dict[str, str] | None = None) 
         report = json.loads(text.strip().splitlines()[-1])
     else:  # trec_eval: "ndcg_cut_10   all   0.1234"
         report = {"value": float(next(ln.split()[2] for ln in text.splitlines() if ln.startswith("ndcg_cut_10 ")))}
-    return Sample(wall, usage.ru_maxrss, report)
+    return Sample(wall, peak_kb, report)
 
 
 def _load() -> str:
@@ -387,7 +401,7 @@ def _table(rows: list[Row], floor: Row | None, reference: Row | None) -> str:
         vs_ref = f"{wall / reference.median_wall:.2f}x" if reference and reference.samples and row is not reference else ""
         vs_floor = f"{wall / floor.median_wall:.2f}" if floor and floor.samples else ""
         value = row.samples[-1].report.get("value")
-        shown = f"{value:.6f}" if isinstance(value, float) and row.tool != "parse_floor" else f"{value:.0f} rows"
+        shown = f"{value:.6f}" if isinstance(value, float) and row.tool not in ("parse_floor", "read_floor") else f"{value:.0f} rows"
         lines.append(
             f"| {row.tool} | {row.case} | {wall:.3f} | {min(s.wall for s in row.samples):.3f} | {inner:.3f} | "
             f"{row.peak_rss_mb:.0f} | {vs_ref} | {vs_floor} | {shown} |"
