@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--only: unknown figure among {args.only}; figures: {known}")
     make_data(args.big)
     _precompile(str(HERE.parent / "src"))
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     before = _load()
     print(f"# {started}; load average before: {before}", flush=True)
     done = []

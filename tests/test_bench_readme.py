@@ -65,5 +65,5 @@ def test_the_block_is_replaced_whole(readme_bench, tmp_path: Path) -> None:  # t
     assert other.read_text() == f"# results\n\n## figures\n\n{readme_bench.BEGIN}\nt\n{readme_bench.END}\n"
     bare = tmp_path / "bare.md"
     bare.write_text("nothing\n")
-    with pytest.raises(SystemExit, match="no .* block"):
+    with pytest.raises(SystemExit, match=r"no .* block"):
         readme_bench.replace_block(bare, "t\n")
