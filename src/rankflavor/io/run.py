@@ -49,7 +49,9 @@ def read_run(path: str | os.PathLike[str], format: str | None = None,
     found = read_formatted(path, "run", fmt, cols) if fmt != "trec" else None
     if found is not None:
         assert isinstance(found, Run)
-        return noted(found)
+        found = noted(found)
+        pa.default_memory_pool().release_unused()  # the reader's pages (see read_trec_run)
+        return found
     return read_trec_run(path)
 
 
@@ -142,7 +144,13 @@ def read_trec_run(path: str | os.PathLike[str]) -> Run:
         if finite:
             runs, descending = _runs_across(cols[0], score, notes) if notes is not None else (None, False)
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(BLANKS) if gzipped else last_tag(source, origin)
-            return Run(cols[0], doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
+            query = cols[0]
+            del parsed, cols, rows
+            # The pieces' parse buffers are free now, but Arrow's allocator keeps such pages for
+            # reuse: give them back before alignment allocates its own (a call on the allocator,
+            # no setting of it; bench/memory.py measures it).
+            pa.default_memory_pool().release_unused()
+            return Run(query, doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range, query_runs=runs,
                        scores_descend=descending)
     return parse_run_lines(source, data if data is not None else read_bytes(path))
