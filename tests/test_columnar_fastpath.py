@@ -141,3 +141,33 @@ def test_integer_docnos_off_the_canonical_range_take_the_string_path(tmp_path: P
             read_run(path)
         return
     assert read_run(path).doc.to_pylist() == [str(d) for d in docs]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=rows_strategy(), integer_docs=st.booleans(), kind=st.sampled_from(["arrow", "pandas", "polars"]))
+def test_a_big_dataframe_run_scores_as_its_trec_text(small_pieces: None, tmp_path_factory: pytest.TempPathFactory,
+                                                      rows: list[tuple[str, str, float]], integer_docs: bool,
+                                                      kind: str) -> None:
+    rows = unique_pairs(rows)
+    if integer_docs:  # docnos as numbers in the frame: their decimal text is the docno
+        rows = [(q, str(sum(map(ord, d)) % 50), s) for q, d, s in rows]
+        rows = unique_pairs(rows)
+    folder = tmp_path_factory.mktemp("frame")
+    (folder / "qrels.txt").write_text(QRELS)
+    text, _ = write_both(folder, rows)
+    docs = pa.array([int(d) for _, d, _ in rows], pa.int64()) if integer_docs else pa.array([d for _, d, _ in rows])
+    table = pa.table({"query_id": [q for q, _, _ in rows], "doc_id": docs, "score": [s for _, _, s in rows]})
+    frame = table if kind == "arrow" else table.to_pandas() if kind == "pandas" else pytest.importorskip("polars").from_arrow(table)
+    qrels = read_qrels(folder / "qrels.txt")
+    want = rankflavor.evaluate(qrels, str(text), MEASURES)
+    got = rankflavor.evaluate(qrels, frame, MEASURES)
+    for a, b in zip(want, got, strict=True):
+        assert a.queries.tolist() == b.queries.tolist() and a.status.tolist() == b.status.tolist(), a.measure
+        assert a.values.tolist() == b.values.tolist(), a.measure
+
+
+def test_a_big_frame_with_a_missing_query_id_names_its_row(small_pieces: None) -> None:
+    table = pa.table({"query_id": ["q1"] * 5 + [None] + ["q2"] * 4, "doc_id": pa.array(range(10), pa.int64()),
+                      "score": [float(10 - i) for i in range(10)]})
+    with pytest.raises(rankflavor.InputError, match="run DataFrame: column 'query_id' row 5: null is a missing value"):
+        rankflavor.evaluate({"q1": {"1": 1}}, table, ["P@3"])

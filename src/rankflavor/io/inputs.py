@@ -36,7 +36,7 @@ from ..errors import InputError, UsageError
 from ..tables import Qrels, Run
 from .nul import REASON, first_nul
 from .qrels import read_qrels
-from .run import read_run
+from .run import noted, read_run
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
@@ -100,8 +100,20 @@ def as_run(obj: Any) -> Run:
         (q, d, v), listed = _from_nested(obj, "run dict", "score")
         return Run(q, d, v, "run dict", listed_empty=listed)
     if _is_frame(obj):
-        q, d, v = _from_frame(_polars_as_arrow(obj), "run DataFrame", SCORE_COLUMNS)
-        return Run(q, d, v, "run DataFrame")
+        frame = _polars_as_arrow(obj)
+        integers = _integer_docs(frame)
+        if integers is not None:  # canonical integer docnos in an Arrow column: their values, no strings
+            q, _, v = _from_frame(frame, "run DataFrame", SCORE_COLUMNS, docs=False)
+            run = Run(arrow_ops.dictionary_encode(q), None, v, "run DataFrame", doc_integers=(integers[0],),
+                      doc_integer_range=integers[1:])
+        else:
+            q, d, v = _from_frame(frame, "run DataFrame", SCORE_COLUMNS)
+            if len(v) < 2 * noted_rows():
+                return Run(q, d, v, "run DataFrame")
+            run = Run(arrow_ops.dictionary_encode(q), d, v, "run DataFrame")
+        # A big frame takes a file's fast path: query ids as one dictionary, and the notes the
+        # TREC reader takes (docnos as integers or hashes, query runs, scores descending).
+        return noted(run)
     raise UsageError(
         f"run must be a path, a dict {{query: {{doc: score}}}} or a DataFrame; received {type(obj).__name__}"
     )
@@ -216,6 +228,13 @@ def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
 # DataFrames (pandas, or anything with columns; a pyarrow Table)
 
 
+def noted_rows() -> int:
+    """Rows of a piece :func:`~rankflavor.io.run.noted` notes (read each time: tests set it small)."""
+    from . import run
+
+    return run.NOTE_ROWS
+
+
 def _is_frame(obj: Any) -> bool:
     return hasattr(obj, "columns") and hasattr(obj, "__getitem__") and hasattr(obj, "__len__")
 
@@ -238,7 +257,19 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
     raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
 
 
-def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> Columns:
+def _integer_docs(frame: Any) -> tuple[np.ndarray, int, int] | None:
+    """The docnos of an Arrow table of many rows whose doc column holds canonical integers, as
+    :func:`~rankflavor.io.formats.table.integer_ids` gives them; None otherwise."""
+    from .formats.table import integer_ids
+
+    if not isinstance(frame, pa.Table) or frame.num_rows < 2 * noted_rows():
+        return None
+    names = [str(c) for c in frame.column_names]
+    doc = next((n for n in DOC_COLUMNS if n in names), None)
+    return None if doc is None else integer_ids(frame.column(doc))
+
+
+def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...], docs: bool = True) -> Columns:
     # A pyarrow Table's ``columns`` are its arrays; its names are ``column_names``.
     columns = [str(c) for c in (frame.column_names if isinstance(frame, pa.Table) else frame.columns)]
     qc = _pick(columns, QUERY_COLUMNS, source)
@@ -253,6 +284,8 @@ def _from_frame(frame: Any, source: str, value_columns: tuple[str, ...]) -> Colu
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         raise InputError(source, None, f"column {vc!r} row {int(bad[0])}: {float(values[bad[0]])!r} is not a finite number")
+    if not docs:  # the caller took the doc column itself (integers): the query ids and values alone
+        return _no_nul((_ids(frame[qc], qc, source), string_array([]), values), source, (qc, dc))
     return _no_nul((_ids(frame[qc], qc, source), _ids(frame[dc], dc, source), values), source, (qc, dc))
 
 
