@@ -331,3 +331,21 @@ def test_judgments_take_the_dataset_scale_in_this_process(monkeypatch: pytest.Mo
     named = rf.judgments({"q1": {"d1": 2, "d3": 0}}, run, ["ndcg@3"], scale="trec_dl").to_dict()["runs"][0]["bounds"][0]
     assert (by_dataset["lower"], by_dataset["upper"]) == (named["lower"], named["upper"])
     assert by_dataset["upper"] == pytest.approx(1.0)  # d2 graded 3 makes the ranking ideal
+
+
+def test_bounds_take_the_dataset_scale_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rankflavor.judgments.bounds (the bounds alone) on an irds: reference without a scale: the
+    dataset's documented scale, as for rankflavor.judgments above."""
+    from rankflavor.io import irds
+    from rankflavor.judgments import bounds, irdsscale
+    from rankflavor.judgments.scale import scale_named
+
+    rows = _Fake([_Qrel("q1", "d1", 2), _Qrel("q1", "d3", 0)])
+    monkeypatch.setattr(irds, "_open", lambda dataset_id, what: rows)
+    monkeypatch.setattr(irds, "describe", lambda dataset_id, dataset: {})
+    monkeypatch.setattr(irdsscale, "dataset_scale", lambda dataset_id: scale_named("trec_dl"))
+    run = {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}}  # d2, ranked first, is a hole
+    by_dataset = bounds("irds:x", run, ["ndcg@3"]).measures[0]
+    named = bounds({"q1": {"d1": 2, "d3": 0}}, run, ["ndcg@3"], scale="trec_dl").measures[0]
+    assert (by_dataset.lower_mean, by_dataset.upper_mean) == (named.lower_mean, named.upper_mean)
+    assert by_dataset.upper_mean == pytest.approx(1.0)  # d2 graded 3 makes the ranking ideal
