@@ -279,3 +279,17 @@ def test_a_query_with_a_judged_relevant_document_has_an_interval_under_any_empty
     leaves it empty and empty=skip or nan has an interval; only a query whose relevance depends
     on the holes is refused under those policies."""
     check({"q": {"a": 2, "b": 0}}, {"q": [("a", 1.0), ("h", 0.5)]}, measure)
+
+
+@pytest.mark.parametrize("measure", ["ndcg@2[ties=optimistic]", "ndcg@2[ties=pessimistic]", "ndcg@3[ties=optimistic,gain=exp2]",
+                                     "ndcg@2[ties=pessimistic,ideal=local]", "ndcg@2[ties=optimistic,ideal=recall@3]"])
+def test_ndcg_bounds_with_a_hole_inside_a_tie_group_of_judged_grades(measure: str) -> None:
+    """A case the random draws above rarely give (looked for while triaging the mutants of
+    ``ratio._Batch.dcg``'s order inside a tie group): a tie group at the top holds a hole and
+    judged documents of grades 1 and 3, and the cutoff falls inside it, so which documents make
+    the top k depends on the grade the hole gets and on the rule's direction (optimistic: grade
+    descending)."""
+    qrels = {"q": {"a": 1, "b": 3, "c": 0, "d": 2}, "p": {"x": 3}}
+    runs = {"q": [("a", 1.0), ("h", 1.0), ("b", 1.0), ("c", 0.5), ("d", 0.4), ("i", 0.3)],
+            "p": [("y", 1.0), ("x", 0.5)]}
+    check(qrels, runs, measure)
