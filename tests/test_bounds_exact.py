@@ -293,3 +293,15 @@ def test_ndcg_bounds_with_a_hole_inside_a_tie_group_of_judged_grades(measure: st
     runs = {"q": [("a", 1.0), ("h", 1.0), ("b", 1.0), ("c", 0.5), ("d", 0.4), ("i", 0.3)],
             "p": [("y", 1.0), ("x", 0.5)]}
     check(qrels, runs, measure)
+
+
+@pytest.mark.parametrize("measure", ["ndcg@3[ties=optimistic]", "ndcg@3[ties=pessimistic]", "ndcg@4[ties=optimistic,gain=exp2]",
+                                     "ndcg@3[ties=optimistic,ideal=local]"])
+def test_ndcg_bounds_with_a_tie_group_of_judged_grades_above_a_hole(measure: str) -> None:
+    """Found by the mutation run (``ratio._Batch.dcg`` ordering tie groups ascending under every
+    rule): a tie group of judged documents of grades 1 and 3 above a hole. The search's base DCG
+    must order such a group by the rule's direction (optimistic: grade descending), as the engine
+    does; the random cases above rarely draw a group of unequal judged grades."""
+    qrels = {"q": {"a": 1, "b": 3, "c": 0, "d": 2}, "p": {"x": 3}}
+    runs = {"q": [("a", 1.0), ("b", 1.0), ("h", 0.7), ("c", 0.5), ("d", 0.4)], "p": [("y", 1.0), ("x", 0.5)]}
+    check(qrels, runs, measure)
