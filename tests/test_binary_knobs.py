@@ -153,6 +153,8 @@ def test_nonpositive_refuses_a_run_of_ranks_only(tmp_path: Path) -> None:
     """A rank-only run has no scores (they are minus the ranks): the filter would drop everything."""
     (tmp_path / "run.tsv").write_text("q\ta\t1\nq\tb\t2\n")
     (tmp_path / "qrels.txt").write_text("q 0 a 1\n")
-    with pytest.raises(FlavorError, match="ranks only"):
-        rankflavor.evaluate(tmp_path / "qrels.txt", tmp_path / "run.tsv", "RR[nonpositive=nonrelevant]")
+    for measure in ("RR[nonpositive=nonrelevant]", "P@2[nonpositive=nonrelevant]"):
+        with pytest.raises(FlavorError, match=r": nonpositive=nonrelevant reads each document's score, and this run has "
+                           r"ranks only \(order=rank\); give a run with scores, or nonpositive=keep$"):
+            rankflavor.evaluate(tmp_path / "qrels.txt", tmp_path / "run.tsv", measure)
     assert rankflavor.evaluate(tmp_path / "qrels.txt", tmp_path / "run.tsv", "RR")[0].mean == 1.0

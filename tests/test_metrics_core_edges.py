@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import rankflavor
@@ -193,3 +194,19 @@ def test_measures_of_one_ranking_share_only_what_they_have_in_common() -> None:
     assert together == alone
     assert together[0] == pytest.approx(2 / (3 + 2 / L3 + 2 / 2), abs=1e-12)  # ideal 3 2 2
     assert together[1] == pytest.approx(3 / (7 + 3 / L3 + 3 / 2), abs=1e-12)
+
+
+def test_precision_divides_by_what_was_retrieved_and_scores_a_query_answered_with_nothing_0() -> None:
+    """trec_eval's set_P (no cutoff) is relevant retrieved / retrieved, and P@k[p_divisor=hits]
+    (Quepid, Elasticsearch) relevant in the top k / min(k, retrieved); a query the run lists with
+    nothing retrieved (``{}``: in the run, as pytrec_eval scores it) divides by 0 and scores 0.
+    Worked by hand: q1 retrieves d1 (relevant) and x; q3 retrieves a, z, b (a, b relevant); q2
+    nothing. (Found by the mutation run: only the doctests, which it does not run, checked these.)"""
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"a": 1, "b": 1}}
+    run = {"q1": {"d1": 1.0, "x": 0.5}, "q2": {}, "q3": {"a": 3.0, "z": 2.0, "b": 1.0}}
+    for measure, want in (("P", [1 / 2, 0.0, 2 / 3]), ("P@5[p_divisor=hits]", [1 / 2, 0.0, 2 / 3]),
+                          ("P@2[p_divisor=hits]", [1 / 2, 0.0, 1 / 2]), ("P@2", [1 / 2, 0.0, 1 / 2])):
+        got = rankflavor.evaluate(qrels, run, [measure])[0]
+        assert got.queries.tolist() == ["q1", "q2", "q3"] and got.status.tolist() == ["ok", "ok", "ok"], measure
+        assert got.values.dtype == np.float64 and got.values.tolist() == want, (measure, got.values.tolist())
