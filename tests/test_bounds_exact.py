@@ -305,3 +305,17 @@ def test_ndcg_bounds_with_a_tie_group_of_judged_grades_above_a_hole(measure: str
     qrels = {"q": {"a": 1, "b": 3, "c": 0, "d": 2}, "p": {"x": 3}}
     runs = {"q": [("a", 1.0), ("b", 1.0), ("h", 0.7), ("c", 0.5), ("d", 0.4)], "p": [("y", 1.0), ("x", 0.5)]}
     check(qrels, runs, measure)
+
+
+@pytest.mark.parametrize("measure", ["ndcg@1[ideal=max,gain=binary,rel=2]", "ndcg@2[ideal=max,gain=binary,rel=3,empty=one]",
+                                     "ndcg@1[ideal=max,gain={0:0,1:0,2:0,3:1}]",
+                                     "ndcg@2[ideal=max,empty=one,gain={0:0,1:0,2:0,3:0}]",
+                                     "ndcg@2[ideal=max,empty=zero,gain={0:0,1:0,2:0,3:0}]"])
+def test_ndcg_bounds_under_the_max_ideal_of_a_unit_or_no_gain(measure: str) -> None:
+    """Found by the mutation run: under ``ideal=max`` the ideal is fixed (the top gain in every
+    slot): an IDCG of exactly 1 (one slot of gain 1) is something to find, and an IDCG of 0 (no
+    grade gains) leaves nothing to find whatever the grading, the ``empty`` policy's value; the
+    random cases above drew neither reliably."""
+    qrels = {"q": {"a": 3, "b": 0}, "p": {"x": 1}}
+    runs = {"q": [("h", 1.0), ("a", 0.5), ("b", 0.2)], "p": [("y", 1.0), ("x", 0.5)]}
+    check(qrels, runs, measure)

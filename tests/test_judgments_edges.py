@@ -317,3 +317,20 @@ def test_a_measure_not_bounded_is_a_key_error_naming_it():
     with pytest.raises(KeyError) as err:
         b["ndcg@10"]
     assert err.value.args == ("ndcg@10",)
+
+
+@pytest.mark.parametrize("flavor", ["ndcg@10", "ndcg@10[discount=jk(2)]", "ndcg@10[discount=reciprocal]"])
+def test_reciprocal_discounts_are_those_of_ranks_0_to_n_whatever_was_asked_before(flavor: str) -> None:
+    """Rules.reciprocal_discounts keeps what it computed; asked for ranks 0..n it gives exactly
+    n + 1 values, 1 / the kernel's denominators, also right after a call whose cache ends at n."""
+    from rankflavor import kernels as K
+    from rankflavor.judgments.scope import Rules
+    from rankflavor.measure import parse_measure
+
+    measure = parse_measure(flavor)
+    rules = Rules.of(measure, np.array([0.0, 1.0, 2.0, 3.0]))
+    for n in (1, 8, 16, 17, 5, 33, 34, 68, 69, 3):
+        got = rules.reciprocal_discounts(n)
+        want = 1.0 / K.discount_denominators(measure.flavor, n)
+        assert len(got) == n + 1, (n, len(got))
+        np.testing.assert_array_equal(got[1:], want[1:])
