@@ -310,12 +310,14 @@ def test_ndcg_bounds_with_a_tie_group_of_judged_grades_above_a_hole(measure: str
 @pytest.mark.parametrize("measure", ["ndcg@1[ideal=max,gain=binary,rel=2]", "ndcg@2[ideal=max,gain=binary,rel=3,empty=one]",
                                      "ndcg@1[ideal=max,gain={0:0,1:0,2:0,3:1}]",
                                      "ndcg@2[ideal=max,empty=one,gain={0:0,1:0,2:0,3:0}]",
-                                     "ndcg@2[ideal=max,empty=zero,gain={0:0,1:0,2:0,3:0}]"])
+                                     "ndcg@2[ideal=max,empty=zero,gain={0:0,1:0,2:0,3:0}]",
+                                     "ndcg@5[ideal=max,ideal_cut=hits]", "ndcg@5[ideal=max,ideal_cut=hits,gain=exp2]"])
 def test_ndcg_bounds_under_the_max_ideal_of_a_unit_or_no_gain(measure: str) -> None:
     """Found by the mutation run: under ``ideal=max`` the ideal is fixed (the top gain in every
     slot): an IDCG of exactly 1 (one slot of gain 1) is something to find, and an IDCG of 0 (no
     grade gains) leaves nothing to find whatever the grading, the ``empty`` policy's value; the
-    random cases above drew neither reliably."""
+    random cases above drew neither reliably. Under ``ideal_cut=hits`` the max ideal has as many
+    slots as the query retrieved (3 and 2 here, below k = 5)."""
     qrels = {"q": {"a": 3, "b": 0}, "p": {"x": 1}}
     runs = {"q": [("h", 1.0), ("a", 0.5), ("b", 0.2)], "p": [("y", 1.0), ("x", 0.5)]}
     check(qrels, runs, measure)
