@@ -34,6 +34,7 @@ from .. import arrow_ops
 from ..columns import dictionary_array, from_numpy, plain_strings, string_array
 from ..errors import InputError, UsageError
 from ..tables import Qrels, Run
+from . import run as run_io
 from .nul import REASON, first_nul
 from .qrels import read_qrels
 from .run import noted, read_run
@@ -104,15 +105,11 @@ def as_run(obj: Any) -> Run:
         integers = _integer_docs(frame)
         if integers is not None:  # canonical integer docnos in an Arrow column: their values, no strings
             q, _, v = _from_frame(frame, "run DataFrame", SCORE_COLUMNS, docs=False)
-            run = Run(arrow_ops.dictionary_encode(q), None, v, "run DataFrame", doc_integers=(integers[0],),
-                      doc_integer_range=integers[1:])
+            run = Run(q, None, v, "run DataFrame", doc_integers=(integers[0],), doc_integer_range=integers[1:])
         else:
             q, d, v = _from_frame(frame, "run DataFrame", SCORE_COLUMNS)
-            if len(v) < 2 * noted_rows():
-                return Run(q, d, v, "run DataFrame")
-            run = Run(arrow_ops.dictionary_encode(q), d, v, "run DataFrame")
-        # A big frame takes a file's fast path: query ids as one dictionary, and the notes the
-        # TREC reader takes (docnos as integers or hashes, query runs, scores descending).
+            run = Run(q, d, v, "run DataFrame")
+        # A big frame takes a file's fast path (noted: the notes the TREC reader takes of its pieces).
         return noted(run)
     raise UsageError(
         f"run must be a path, a dict {{query: {{doc: score}}}} or a DataFrame; received {type(obj).__name__}"
@@ -228,13 +225,6 @@ def _nested_rows(obj: Mapping[Any, Any], source: str, what: str) -> Columns:
 # DataFrames (pandas, or anything with columns; a pyarrow Table)
 
 
-def noted_rows() -> int:
-    """Rows of a piece :func:`~rankflavor.io.run.noted` notes (read each time: tests set it small)."""
-    from . import run
-
-    return run.NOTE_ROWS
-
-
 def _is_frame(obj: Any) -> bool:
     return hasattr(obj, "columns") and hasattr(obj, "__getitem__") and hasattr(obj, "__len__")
 
@@ -262,7 +252,7 @@ def _integer_docs(frame: Any) -> tuple[np.ndarray, int, int] | None:
     :func:`~rankflavor.io.formats.table.integer_ids` gives them; None otherwise."""
     from .formats.table import integer_ids
 
-    if not isinstance(frame, pa.Table) or frame.num_rows < 2 * noted_rows():
+    if not isinstance(frame, pa.Table) or frame.num_rows < 2 * run_io.NOTE_ROWS:  # (read each time: tests set it)
         return None
     names = [str(c) for c in frame.column_names]
     doc = next((n for n in DOC_COLUMNS if n in names), None)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from ..arrow_ops import dictionary_encode
 from ..columns import as_numpy, from_numpy
 from ..docnos import canonical_integer_range, hash64, integer_docnos
 from ..errors import InputError
@@ -49,10 +50,14 @@ def read_run(path: str | os.PathLike[str], format: str | None = None,
     found = read_formatted(path, "run", fmt, cols) if fmt != "trec" else None
     if found is not None:
         assert isinstance(found, Run)
-        found = noted(found)
-        pa.default_memory_pool().release_unused()  # the reader's pages (see read_trec_run)
-        return found
-    return read_trec_run(path)
+        run = noted(found)
+    else:
+        run = read_trec_run(path)
+    # The reader's buffers are free now, but Arrow's allocator keeps such pages for reuse: give
+    # them back before alignment allocates its own (a call on the allocator, no setting of it;
+    # bench/memory.py measures it).
+    pa.default_memory_pool().release_unused()
+    return run
 
 
 #: Rows of one piece when :func:`noted` notes a run read whole (as the TREC reader's pieces).
@@ -69,14 +74,17 @@ def noted(run: Run) -> Run:
 
     Pieces of :data:`NOTE_ROWS` rows are noted on two threads (NumPy and pyarrow release the GIL);
     a run whose docnos are known already (an integer column: :func:`~rankflavor.io.formats.table.integer_ids`)
-    gets its query runs alone. A run of fewer than two pieces, one whose query ids are not one
-    dictionary array, one with a score that is not finite (the engine's check names it) or one
+    gets its query runs alone; plain query ids (a DataFrame's) are dictionary-encoded first. A
+    run of fewer than two pieces, one whose query ids are not one (dictionary or plain) array, one with a score that is not finite (the engine's check names it) or one
     noted already is returned as it is."""
     from ..threads import SharedWork, in_background
 
     query, doc = run.query, run.doc_strings
-    if (len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not isinstance(query, pa.DictionaryArray)
-            or not _finite(run.score)):
+    if len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not _finite(run.score):
+        return run
+    if pa.types.is_string(query.type) and not isinstance(query, pa.ChunkedArray):
+        query = dictionary_encode(query)  # (a DataFrame's plain ids: as one dictionary, as a reader gives them)
+    if not isinstance(query, pa.DictionaryArray):
         return run
     starts = range(0, len(run), NOTE_ROWS)
     chunks = pa.chunked_array([query.slice(a, NOTE_ROWS) for a in starts])
@@ -144,13 +152,7 @@ def read_trec_run(path: str | os.PathLike[str]) -> Run:
         if finite:
             runs, descending = _runs_across(cols[0], score, notes) if notes is not None else (None, False)
             tag = str(cols[3][len(cols[3]) - 1].as_py()).strip(BLANKS) if gzipped else last_tag(source, origin)
-            query = cols[0]
-            del parsed, cols, rows
-            # The pieces' parse buffers are free now, but Arrow's allocator keeps such pages for
-            # reuse: give them back before alignment allocates its own (a call on the allocator,
-            # no setting of it; bench/memory.py measures it).
-            pa.default_memory_pool().release_unused()
-            return Run(query, doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
+            return Run(cols[0], doc, score.astype(np.float64, copy=False), source, tag=tag, from_file=True,
                        doc_integers=values, doc_hashes=hashes, doc_integer_range=doc_range, query_runs=runs,
                        scores_descend=descending)
     return parse_run_lines(source, data if data is not None else read_bytes(path))
