@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankflavor.errors import EvaluationError, UsageError
+from rankflavor.errors import EvaluationError, FlavorError, UsageError
 from rankflavor.judgments import bounds, judgments, ratio
 from rankflavor.judgments.coverage import pool_bias
 
@@ -334,3 +334,16 @@ def test_reciprocal_discounts_are_those_of_ranks_0_to_n_whatever_was_asked_befor
         want = 1.0 / K.discount_denominators(measure.flavor, n)
         assert len(got) == n + 1, (n, len(got))
         np.testing.assert_array_equal(got[1:], want[1:])
+
+
+@pytest.mark.parametrize("measure", ["AP[ties=pessimistic,nonpositive=nonrelevant]", "P@3[nonpositive=nonrelevant]",
+                                     "RR[nonpositive=nonrelevant]"])
+def test_bounds_under_nonpositive_nonrelevant_are_refused_not_wrong(measure: str) -> None:
+    # Under nonpositive=nonrelevant a document scored <= 0 is not relevant whatever its grade, but
+    # its grade still counts in AP's R: the bounds read grades only. They gave AP's check an
+    # internal failure ("derived as 0.0 but ... 1.0") and P@3 a gap of 0 where brute force gives
+    # 1/3 for h (a hole at rank 2 of a run whose every score is positive): refused, naming why.
+    qrels = {"q": {"a": 2, "b": 0}, "p": {"x": 2}}
+    run = {"q": {"a": 1.0, "h": 0.5, "b": 0.4, "i": 0.3}, "p": {"x": 1.0}}
+    with pytest.raises(FlavorError, match=r"nonpositive=nonrelevant .* bounds are derived under nonpositive=keep"):
+        bounds(qrels, run, measure, scale="trec_dl")

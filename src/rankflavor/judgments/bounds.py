@@ -260,7 +260,9 @@ def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: 
     else:
         for (j, scope), e in zip(rows, extremes_of(rules, [s for _, s in rows]), strict=True):
             picks += [(scope, e.lower_grading), (scope, e.upper_grading)]
-            roles += [(j, True, False, e.lower), (j, False, True, e.upper)]
+            # (each end is the least / greatest engine value of both: where every grading scores
+            # alike, the engine may put the lower end's grading an ulp above the upper end's)
+            roles += [(j, True, True, e.lower), (j, True, True, e.upper)]
             found.append((j, scope, e))
     return _Pending(measure, lower_m, rules.grades, lower, value, cond, Detail(found_scopes, found), picks, roles,
                     _as_zero_imputed(rules, lower, picks, roles))
@@ -268,11 +270,14 @@ def _pending(plan: Evaluation, measure: Measure, scale: Scale | None, rankings: 
 
 def _as_zero_imputed(rules: Rules, lower: MeasureResult, picks: list[tuple[QueryScope, np.ndarray]],
                      roles: list[tuple[int, bool, bool, float]]) -> np.ndarray:
-    """Per pick, the zero-imputed value where its grading is every hole at grade 0 and grade 0
-    contributes nothing (no gain, not relevant, no stopping probability): the measure then reads
-    exactly what it reads of unjudged documents, so the engine need not score it again. NaN
-    elsewhere."""
+    """Per pick, the zero-imputed value where its grading is every hole at grade 0, grade 0
+    contributes nothing (no gain, not relevant, no stopping probability) and the measure does not
+    count the judged documents (P's ``p_divisor=judged`` counts a hole judged 0, not an unjudged
+    one): the measure then reads exactly what it reads of unjudged documents, so the engine need
+    not score it again. NaN elsewhere."""
     known = np.full(len(picks), np.nan)
+    if rules.measure.flavor.p_divisor == "judged":
+        return known
     zero = np.zeros(1)
     if not (rules.grades == 0).any() or level(rules, zero)[0] != 0 or gain(rules, zero)[0] != 0:
         return known

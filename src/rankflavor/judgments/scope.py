@@ -98,6 +98,13 @@ class Rules:
                 f"{measure.name}: ideal=as_supplied reads the judgments in file order, and a document judged "
                 "now has no place in that order; bounds are derived for the global, local, recall@K and max ideals"
             )
+        if str(f.nonpositive) == "nonrelevant":
+            # (a hole scored <= 0 adds no hit whatever its grade, yet its grade still counts in R:
+            # the extremes of rankflavor.judgments.extremes read grades, never scores)
+            raise FlavorError(
+                f"{measure.name}: nonpositive=nonrelevant makes a document's relevance depend on its score, "
+                "which the bounds do not read; bounds are derived under nonpositive=keep"
+            )
         ordering = Ordering.of(f)
         k, depth = measure.k, ordering.depth
         cut = float(min(k if k is not None else np.inf, depth if depth is not None else np.inf))
