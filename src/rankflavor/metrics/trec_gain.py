@@ -162,7 +162,8 @@ def r_ndcg(r: Ranked, measure: Measure) -> Result:
 
     Points: every ideal slot b (1-based count of slots before it) whose gain differs from the
     previous one, the end of the positive ideal gains, and the end of the retrieved list when it
-    runs more than one past that end. Each is DCG@min(b, retrieved) / IDCG@b.
+    runs more than one past that end. Each is DCG@min(b, retrieved) / IDCG@b. A query with R > 0
+    but no positive gain has no point: 0 / 0, NaN, as trec_eval prints it (``-nan``).
 
     Examples
     --------
@@ -197,6 +198,7 @@ def r_ndcg(r: Ranked, measure: Measure) -> Result:
     # Points of a query are added in rank order, the end-of-list point last (bincount keeps array order).
     total = K.segment_sum(np.concatenate([point_q, tail_q]), np.concatenate([ratios, tail_ratio]), n)
     count = np.bincount(point_q, minlength=n) + tail
-    ok = (R > 0) & (count > 0)
+    # trec_eval returns 0 before any point when R = 0 (empty here); with R > 0 but no positive
+    # ideal gain it takes no point and divides 0 by 0: NaN (printed -nan), which its mean sums.
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(ok, total / np.where(ok, count, 1), 0.0), (R == 0) | (gl.n_pos == 0)
+        return np.where(R > 0, total / count, 0.0), R == 0
