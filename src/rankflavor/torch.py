@@ -352,9 +352,10 @@ def _rank(scores: torch.Tensor, grade: torch.Tensor, judged: torch.Tensor, mask:
         kept = kept & (torch.cumsum(kept, 1) <= o.depth)
     if o.condensed:  # unjudged rows leave; the ranks close up
         kept = kept & judged.gather(1, order)
-    if o.depth is not None or o.condensed:
-        close_up = torch.sort((~kept).to(torch.uint8), dim=1, stable=True).indices
-        order, kept = order.gather(1, close_up), kept.gather(1, close_up)
+    # kept rows lead, the ranks closed up: padding sorts last by its -inf key, but so may a candidate
+    # whose score is -inf at the flavor's precision (a float64 score beyond float32's range)
+    close_up = torch.sort((~kept).to(torch.uint8), dim=1, stable=True).indices
+    order, kept = order.gather(1, close_up), kept.gather(1, close_up)
     return order, kept, key
 
 
