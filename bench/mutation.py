@@ -428,7 +428,7 @@ def classify(records: list[dict[str, object]], equivalent: list[dict[str, str]])
 def report(groups: list[str]) -> int:
     equivalent = load_equivalent()
     OUT.mkdir(parents=True, exist_ok=True)
-    rows, missing = [], []
+    rows, missing, gone = [], [], []
     for group in groups:
         recs: list[dict[str, object]] = []
         if (REPO / "mutants-run" / group).exists():
@@ -458,6 +458,7 @@ def report(groups: list[str]) -> int:
                 bad = [r for r in mine if r["status"] in ("survived", "no tests", "suspicious")
                        and "equivalent" not in r]
                 missing += bad
+                gone += [r for r in mine if r["status"] == "gone"]
                 score = (killed + timeout) / max(1, len(mine) - eq)
                 rows.append(f"| {path} | {engine} | {len(mine)} | {killed} | {timeout} | {eq} | {len(bad)} | "
                             f"{100 * score:.1f} % |")
@@ -472,7 +473,6 @@ def report(groups: list[str]) -> int:
     print("| module | engine | mutants | killed | timeout | equivalent | surviving, not equivalent | score |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
-    gone = [r for group in groups for r in json.loads((OUT / f"records-{group}.json").read_text()) if r["status"] == "gone"]
     if gone:
         print(f"\n{len(gone)} survivor(s) of code changed since the run (a recheck found the mutated line gone; "
               "counted as not killed until the next run mutates the new code):")

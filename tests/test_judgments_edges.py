@@ -347,3 +347,14 @@ def test_bounds_under_nonpositive_nonrelevant_are_refused_not_wrong(measure: str
     run = {"q": {"a": 1.0, "h": 0.5, "b": 0.4, "i": 0.3}, "p": {"x": 1.0}}
     with pytest.raises(FlavorError, match=r"nonpositive=nonrelevant .* bounds are derived under nonpositive=keep"):
         bounds(qrels, run, measure, scale="trec_dl")
+
+
+@pytest.mark.parametrize("measure", ["AP[ap_divisor=found]", "AP[relevant_set=retrieved]", "RR[relevant_set=retrieved,empty=one]",
+                                     "P@2[nonpositive=nonrelevant]"])
+def test_knobs_the_bounds_do_not_derive_are_refused_whatever_the_data(measure: str) -> None:
+    # A flavor is refused by what it is, before any work, not only when some query holds an
+    # unjudged document: here every retrieved document is judged, and the refusal still names it.
+    qrels = {"q": {"a": 2, "b": 0}, "p": {"x": 1}}
+    run = {"q": {"a": 1.0, "b": 0.5}, "p": {"x": 1.0}}
+    with pytest.raises(FlavorError, match=r"(not derived with|nonpositive=nonrelevant makes)"):
+        bounds(qrels, run, measure, scale="trec_dl")

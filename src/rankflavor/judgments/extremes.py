@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EvaluationError, FlavorError
+from ..errors import EvaluationError
 from .families import check_monotone, gain, level, values
 from .ratio import Extreme, ndcg_batch
 from .ratio import emptiness as ndcg_emptiness
@@ -101,28 +101,9 @@ def emptiness(rules: Rules, scope: QueryScope) -> tuple[bool, bool, bool]:
     return base and (n == 0 or bool((lv <= 0).any())), (not base) or (n > 0 and bool((lv > 0).any())), base
 
 
-def check_derived(rules: Rules) -> None:
-    """Refuse the knobs of P, RR and AP that the derivations above do not cover (FlavorError):
-    ``relevant_set=retrieved`` counts R over the retrieved documents only, while whether a query
-    has anything to find (:func:`emptiness`) and AP's R are read from every judgment (for P and
-    RR that changes nothing under ``empty=zero``: with no relevant document retrieved their value
-    is 0 either way); AP's sum is derived over R, not ``ap_divisor=min_k_relevant`` or ``found``."""
-    f = rules.measure.flavor
-    ap = rules.bound.search == "relevant_count"
-    knobs = [f"{knob}={value}" for knob, value, fine, where in (
-        ("relevant_set", f.relevant_set, "qrels", ap or str(f.empty) != "zero"), ("ap_divisor", f.ap_divisor, "relevant", ap))
-        if where and str(value) != fine]
-    if knobs:
-        raise FlavorError(f"{rules.measure.name}: bounds under unjudged documents are not derived with "
-                          f"{', '.join(knobs)} (the derivation reads R as every relevant judgment); use the default "
-                          "of that knob")
-
-
 def check_policy(rules: Rules, scope: QueryScope) -> None:
     """Refuse an ``empty`` policy that drops or blanks a query (skip, nan, error) where the grading
-    decides whether the query has anything to find: the mean's queries would depend on it (and a
-    knob the derivations do not cover, :func:`check_derived`)."""
-    check_derived(rules)
+    decides whether the query has anything to find: the mean's queries would depend on it."""
     if str(rules.measure.flavor.empty) in ("zero", "one"):
         return
     can_empty, can_find, zero_imputed = emptiness(rules, scope)
@@ -315,5 +296,4 @@ def extremes_of(rules: Rules, scopes: Sequence[QueryScope]) -> list[Extremes]:
     return [_monotone(rules, scope) for scope in scopes]
 
 
-__all__ = ["Extremes", "candidates", "check_derived", "check_policy", "emptiness", "empty_value", "extremes", "extremes_of",
-           "settle"]
+__all__ = ["Extremes", "candidates", "check_policy", "emptiness", "empty_value", "extremes", "extremes_of", "settle"]

@@ -105,6 +105,18 @@ class Rules:
                 f"{measure.name}: nonpositive=nonrelevant makes a document's relevance depend on its score, "
                 "which the bounds do not read; bounds are derived under nonpositive=keep"
             )
+        # relevant_set=retrieved counts R over the retrieved documents only, while whether a query has
+        # anything to find (extremes.emptiness) and AP's R are read from every judgment (for P and RR
+        # that changes nothing under empty=zero: with nothing relevant retrieved their value is 0
+        # either way); AP's sum is derived over R, not ap_divisor=min_k_relevant or found.
+        ap = bound.search == "relevant_count"
+        knobs = [f"{knob}={value}" for knob, value, fine, where in (
+            ("relevant_set", f.relevant_set, "qrels", ap or str(f.empty) != "zero"), ("ap_divisor", f.ap_divisor, "relevant", ap))
+            if where and str(value) != fine]
+        if knobs:
+            raise FlavorError(f"{measure.name}: bounds under unjudged documents are not derived with "
+                              f"{', '.join(knobs)} (the derivation reads R as every relevant judgment); use the default "
+                              "of that knob")
         ordering = Ordering.of(f)
         k, depth = measure.k, ordering.depth
         cut = float(min(k if k is not None else np.inf, depth if depth is not None else np.inf))
