@@ -54,7 +54,7 @@ Keys = tuple[str, np.ndarray] | None
 Batch = tuple[pa.Array, pa.Array, np.ndarray, Keys, "str | None", int, int, int, "np.ndarray | int"]
 
 
-def _batches(path: str, bar: Task | None = None) -> Iterator[Batch]:
+def run_batches(path: str, bar: Task | None = None) -> Iterator[Batch]:
     """The run's rows in file order, a line-aligned piece of the file at a time.
 
     Pieces are parsed by the columnar reader on every core, a few pieces ahead (memory stays
@@ -153,7 +153,7 @@ def _line_batches(path: str, pieces: Iterator[bytes], first_line: int) -> Iterat
 
 def iter_query_chunks(path: str, chunk_rows: int) -> Iterator[Run]:
     """Yield runs of about ``chunk_rows`` rows, each holding whole queries only."""
-    for run, _ in _aligned(_batches(path), path, chunk_rows):
+    for run, _ in _aligned(run_batches(path), path, chunk_rows):
         yield run
 
 
@@ -322,7 +322,7 @@ def evaluate_chunked(qrels: Qrels, run_path: str | os.PathLike[str], measures: S
     qrels_queries = np.array(pc.unique(qrels.query).to_pylist(), dtype=object)
     listed = set(qrels.listed_empty)
     bar = task(progress, f"evaluating {os.path.basename(path)} in chunks", os.path.getsize(path))
-    for chunk, chunk_queries in _aligned(_batches(path, bar if progress is not None else None), path, chunk_rows):
+    for chunk, chunk_queries in _aligned(run_batches(path, bar if progress is not None else None), path, chunk_rows):
         tag = chunk.tag or tag
         mask = pc.is_in(qrels.query, value_set=string_array(chunk_queries))
         rows = np.flatnonzero(as_numpy(mask))
