@@ -46,7 +46,7 @@ def read_parquet(path: str | os.PathLike[str], kind: str, columns: Mapping[str, 
         # the query ids as a dictionary: Parquet stores text columns in dictionary pages, so this
         # is the cheap way to the dictionary-encoded column the engine reads
         query = [wanted["query"]] if wanted["query"] is not None else None
-        table = pq.ParquetFile(target, read_dictionary=query).read(columns=read)  # type: ignore[arg-type]
+        table = _read_by_row_groups(pq.ParquetFile(target, read_dictionary=query), read)  # type: ignore[arg-type]
     except InputError:
         raise
     except (pa.ArrowException, OSError, ValueError, TypeError, IndexError) as exc:
@@ -55,3 +55,14 @@ def read_parquet(path: str | os.PathLike[str], kind: str, columns: Mapping[str, 
     if kind == "qrels":
         return to_qrels(table, source, named, by_rows, from_file=False)
     return to_run(table, source, named, by_rows, from_file=False)
+
+
+def _read_by_row_groups(file: object, columns: list[str]) -> pa.Table:
+    """The columns, read one row group after another into one table (its columns chunked by
+    row group, nothing copied): pyarrow's decoder then holds one row group's buffers at a time,
+    not the whole file's (issue 33: reading a 7M-row run of text docnos whole peaked at 585-625
+    MiB for 200 MiB of columns, by row groups 463-472)."""
+    groups = file.metadata.num_row_groups  # type: ignore[attr-defined]
+    if groups < 2:
+        return file.read(columns=columns)  # type: ignore[attr-defined, no-any-return]
+    return pa.concat_tables([file.read_row_group(i, columns=columns) for i in range(groups)])  # type: ignore[attr-defined]

@@ -1,0 +1,61 @@
+"""A Parquet run of several row groups is read a row group at a time and its text docnos kept
+in their row groups' chunks (issue 33: joining them copied every docno at the read's peak). The
+rows, the checks and the rows errors name are those of the same table in one row group.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankflavor as rf
+from rankflavor.errors import InputError
+from rankflavor.io.run import read_run
+
+
+def _table(rows: int, seed: int) -> pa.Table:
+    rng = random.Random(seed)
+    return pa.table({"query_id": [f"q{rng.randint(0, 40)}" for _ in range(rows)],
+                     "doc_id": [f"D{rng.randint(0, 10**6)}" for _ in range(rows)],
+                     "score": [rng.choice([0.5, 1.0, rng.random()]) for _ in range(rows)]})
+
+
+def _sorted(table: pa.Table) -> pa.Table:
+    return table.sort_by([("query_id", "ascending"), ("score", "descending"), ("doc_id", "ascending")])
+
+
+@pytest.mark.parametrize("group_rows", [7, 100, 1 << 20])
+def test_row_groups_read_as_one_table(group_rows: int, tmp_path: Path) -> None:
+    table = _sorted(_table(600, 1))
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=group_rows)
+    assert pq.ParquetFile(tmp_path / "run.parquet").metadata.num_row_groups == -(-600 // group_rows)
+    run = read_run(tmp_path / "run.parquet")
+    if group_rows < 600:  # the docnos left in their row groups' chunks, not joined into a copy
+        assert isinstance(run.doc_strings, pa.ChunkedArray) and run.doc_strings.num_chunks == -(-600 // group_rows)
+    assert run.query.to_pylist() == table["query_id"].to_pylist()
+    assert run.doc.to_pylist() == table["doc_id"].to_pylist()
+    assert run.score.tolist() == table["score"].to_pylist()
+    qrels = {q: {d: 1 for d in table["doc_id"].to_pylist()[::3]} for q in set(table["query_id"].to_pylist())}
+    one = tmp_path / "one.parquet"
+    pq.write_table(table, one)
+    chunked = rf.evaluate(qrels, str(tmp_path / "run.parquet"), ["ndcg@10", "ap"])
+    whole = rf.evaluate(qrels, str(one), ["ndcg@10", "ap"])
+    assert chunked.per_query() == whole.per_query() and chunked.means() == whole.means()
+
+
+@pytest.mark.parametrize(("bad", "why"), [("", "doc_id is empty"), (None, "doc_id is missing (null)"),
+                                          ("D\x001", "NUL")])
+@pytest.mark.parametrize("row", [3, 57, 599])
+def test_a_bad_docno_in_a_later_row_group_is_named_by_its_row(bad: str | None, why: str, row: int,
+                                                             tmp_path: Path) -> None:
+    docs = _table(600, 2)["doc_id"].to_pylist()
+    docs[row] = bad
+    table = _table(600, 2).set_column(1, "doc_id", pa.array(docs, pa.string()))
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=10)
+    with pytest.raises(InputError) as caught:
+        read_run(tmp_path / "run.parquet")
+    assert f"row {row}: " in str(caught.value) and why in str(caught.value)
