@@ -98,8 +98,14 @@ def cli() -> None:
 @click.argument("run", type=click.Path(dir_okay=False))
 @click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
               help="local: this process (NumPy). spark: Spark reads the files, partitions them by query and "
-              "runs this same engine on each partition of a local[2] session (needs pyspark and Java 17+); "
-              "every measure, flavor and output as local.")
+              "runs this same engine on each partition (needs pyspark and Java 17+); every measure, flavor and "
+              "output as local.")
+@click.option("--spark-master", "spark_master", default=None, metavar="URL",
+              help="With --engine spark: the Spark master (local[4], spark://host:7077, yarn, k8s://...). Default: "
+              "spark.master of spark-defaults.conf (SPARK_CONF_DIR, SPARK_HOME/conf), else local[2].")
+@click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+              help="With --engine spark: a Spark setting for the session (spark.executor.memory=8g). Repeatable; "
+              "applied after rankflavor's own, so it wins.")
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
               "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")
@@ -170,6 +176,8 @@ def eval_cmd(
     config_path: str | None = None,
     record: bool = False,
     history_db: str | None = None,
+    spark_master: str | None = None,
+    spark_conf: tuple[str, ...] = (),
 ) -> None:
     """Evaluate RUN against QRELS (TREC by default; every format of --qrels-format/--run-format,
     plain or compressed)."""
@@ -194,14 +202,19 @@ def eval_cmd(
     wanted = list(metrics) or project.metrics or _default_metrics(preset)
     if engine == "spark":
         from .errors import UsageError
-        from .spark import evaluate_spark
+        from .spark import evaluate_spark, local_session, parse_conf
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
+        session = local_session(spark_master, conf=parse_conf(spark_conf))
         with shown_progress() as bar:
             results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule,
-                                     progress=bar, **knobs)
+                                     progress=bar, spark=session, **knobs)
     else:
+        if spark_master is not None or spark_conf:
+            from .errors import UsageError
+
+            raise UsageError("--spark-master and --spark-conf are for --engine spark")
         with shown_progress() as bar:
             results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                                raters=raters_rule, progress=bar, **knobs)

@@ -17,8 +17,9 @@ Nothing row-level reaches the driver; a task holds one bucket of queries at a ti
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -34,16 +35,23 @@ if TYPE_CHECKING:
 DEFAULT_MASTER = "local[2]"
 
 
-def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, driver_memory: str = "4g") -> SparkSession:
-    """A local Spark session for the CLI and tests (no UI, few shuffle partitions, quiet logs).
+def local_session(master: str | None = None, shuffle_partitions: int = 8, driver_memory: str = "4g",
+                  conf: Mapping[str, str] | None = None) -> SparkSession:
+    """The Spark session of the CLI and tests: local by default (no UI, few shuffle partitions,
+    quiet logs), or any cluster's.
 
     Parameters
     ----------
-    master : Spark master URL, ``local[2]`` by default (one worker thread per core here).
+    master : Spark master URL (``local[2]``, ``spark://host:7077``, ``yarn``, ``k8s://...``);
+        None: the ``spark.master`` of ``conf``, else of Spark's own defaults
+        (``spark-defaults.conf`` in ``SPARK_CONF_DIR`` or ``SPARK_HOME/conf``), else
+        :data:`DEFAULT_MASTER`.
     shuffle_partitions : ``spark.sql.shuffle.partitions``, also the default number of query
         buckets; Spark's 200 is far too many locally.
-    driver_memory : heap of the local JVM (it holds the data in local mode); only honoured when
-        this call starts the JVM.
+    driver_memory : heap of the driver's JVM (in local mode it holds the data); only honoured
+        when this call starts the JVM.
+    conf : Spark settings applied after these defaults, so that they win
+        (``spark.executor.memory``, ``spark.sql.shuffle.partitions``, ...): ``--spark-conf``.
 
     Notes
     -----
@@ -65,8 +73,11 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         # Workers run the driver's own interpreter (see the docstring): recorded in the session's conf.
         builder = builder.config("spark.pyspark.python", sys.executable).config("spark.pyspark.driver.python",
                                                                                 sys.executable)
-    spark = (
-        builder.master(master)
+    settings = dict(conf or {})
+    chosen = master or settings.pop("spark.master", None) or spark_defaults().get("spark.master") or DEFAULT_MASTER
+    settings.pop("spark.master", None)
+    builder = (
+        builder.master(chosen)
         .appName("rankflavor")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -78,8 +89,10 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         .config("spark.sql.adaptive.enabled", "false")
         # pandas DataFrames become Spark DataFrames through Arrow, not row by row in Python.
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
     )
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     # (A context another thread started has no active session in this one: its name tells.)
     if ours and spark.sparkContext.appName == "rankflavor":
@@ -88,6 +101,39 @@ def local_session(master: str = DEFAULT_MASTER, shuffle_partitions: int = 8, dri
         # the context's own attribute, which every Python function it ships carries, takes the conf.
         spark.sparkContext.pythonExec = spark.sparkContext.getConf().get("spark.pyspark.python", sys.executable)
     return spark
+
+
+def spark_defaults() -> dict[str, str]:
+    """The settings of Spark's own defaults file, ``spark-defaults.conf`` in ``SPARK_CONF_DIR``
+    (else ``SPARK_HOME/conf``), as ``spark-submit`` reads them: one ``key value`` per line (blank
+    or ``=`` between them), ``#`` comments; an absent file gives none."""
+    folder = os.environ.get("SPARK_CONF_DIR") or (
+        os.path.join(os.environ["SPARK_HOME"], "conf") if os.environ.get("SPARK_HOME") else None)
+    if folder is None or not os.path.isfile(os.path.join(folder, "spark-defaults.conf")):
+        return {}
+    found: dict[str, str] = {}
+    with open(os.path.join(folder, "spark-defaults.conf"), encoding="utf-8") as fh:
+        for line in fh:
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            # (a Java properties line: the key ends at a blank, '=' or ':'; one of '=' ':' may follow)
+            pair = re.match(r"([^\s=:]+)\s*[=:]?\s*(.*)", text)
+            if pair:
+                found[pair[1]] = pair[2].strip()
+    return found
+
+
+def parse_conf(items: Iterable[str]) -> dict[str, str]:
+    """``--spark-conf KEY=VALUE`` options as settings; a malformed one is a :class:`UsageError`."""
+    settings: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not key.strip().startswith("spark."):
+            raise UsageError(f"--spark-conf: expected KEY=VALUE with a Spark setting (spark.executor.memory=4g), "
+                             f"received {item!r}")
+        settings[key.strip()] = value
+    return settings
 
 
 @contextmanager
@@ -204,10 +250,11 @@ def evaluate_spark(
         "rankflavor": __version__,
         "engine": "spark",
         "spark": spark.version,
+        "spark_master": spark.sparkContext.master,
         "qrels": {"source": q_table.source},
         "run": {"source": r_table.source, "tag": r_table.tag},
     }
     return Results(merged, counts, provenance, extras)
 
 
-__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "workers_import_rankflavor"]
+__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "spark_defaults", "workers_import_rankflavor"]

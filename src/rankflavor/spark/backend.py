@@ -42,25 +42,57 @@ if TYPE_CHECKING:
 ROWS_PER_BUCKET = 2_000_000
 
 
-def _task(task: worker.Task, key: tuple[Any, ...], run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
-    return worker.evaluate_partition(task, int(key[0].as_py()), run_rows.drop_columns(["bucket"]),
+def _task(task: worker.Task, index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table,
+          qrels_rows: pa.Table) -> pa.Table:
+    return worker.evaluate_partition(task, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
                                      qrels_rows.drop_columns(["bucket"]))
+
+
+def partition_keys(spark: SparkSession, partitions: int) -> list[int]:
+    """For each partition ``p`` of ``partitions``, a key (a long) that Spark's hash partitioning
+    of a long column into ``partitions`` sends to ``p``.
+
+    Spark places a row of a shuffle by ``pmod(hash(key), partitions)`` (Murmur3, seed 42: the
+    ``hash`` function of SQL). Query buckets numbered ``0 .. n-1`` and used as keys were hashed
+    a second time, so that several buckets shared a task while other tasks had none (8 buckets
+    landed on 4 of 8 tasks: 1, 2, 2, 3; issue 35). Keyed by these values, bucket ``p`` is
+    partition ``p``: one bucket per task. Spark computes the hashes, so they are its own."""
+    from pyspark.sql import functions as F
+
+    candidates = spark.range(0, 64 * partitions + 1024).select(
+        "id", F.pmod(F.hash("id"), F.lit(partitions)).alias("p"))
+    found = {int(r["p"]): int(r["key"]) for r in candidates.groupBy("p").agg(F.min("id").alias("key")).collect()}
+    if len(found) != partitions:  # (never seen: 64 candidates per partition on average)
+        raise RuntimeError(f"no key found for {partitions - len(found)} of {partitions} Spark partitions")
+    return [found[p] for p in range(partitions)]
+
+
+def bucketed(frame: DataFrame, buckets: int, keys: list[int], only: list[int] | None = None) -> DataFrame:
+    """``frame`` with a ``bucket`` column (its query's bucket, as the key of
+    :func:`partition_keys`) and partitioned by it into ``buckets`` partitions, bucket ``b`` into
+    partition ``b``. ``only``: just the rows of those buckets, all in bucket 0."""
+    from pyspark.sql import functions as F
+
+    number = F.pmod(F.xxhash64("q"), F.lit(buckets))
+    if only is not None:
+        frame = frame.filter(number.isin(only))
+        number = F.lit(0).cast("long")
+        keys, buckets = keys[:1], 1
+    key = F.element_at(F.array(*[F.lit(k).cast("long") for k in keys]), (number + 1).cast("int"))
+    return frame.withColumn("bucket", key).repartition(buckets, "bucket")
 
 
 def _run_tasks(task: worker.Task, qrels: DataFrame, run: DataFrame, buckets: int,
                only: list[int] | None = None) -> pa.Table:
     """Every bucket's :data:`~rankflavor.spark.worker.SCHEMA` rows; ``only``: just those
-    buckets, as one."""
-    from pyspark.sql import functions as F
-
-    key = F.pmod(F.xxhash64("q"), F.lit(buckets))
-    sides = []
-    for frame in (run, qrels):
-        frame = frame.withColumn("bucket", key)
-        if only is not None:
-            frame = frame.filter(F.col("bucket").isin(only)).withColumn("bucket", F.lit(0).cast("long"))
-        sides.append(frame.groupBy("bucket"))
-    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, task), worker.SCHEMA)
+    buckets, as one. Both sides are partitioned alike by :func:`bucketed`, so the co-group
+    shuffles nothing more and each task holds one bucket, whatever the session's
+    ``spark.sql.shuffle.partitions``."""
+    spark = run.sparkSession
+    keys = partition_keys(spark, buckets if only is None else 1)
+    index = {k: b for b, k in enumerate(keys)}
+    sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (run, qrels)]
+    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, task, index), worker.SCHEMA)
     return out.toArrow()
 
 
