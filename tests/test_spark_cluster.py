@@ -22,12 +22,15 @@ pytest.importorskip("pyspark", reason="the Spark engine tests need PySpark (pyth
 if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
     pytest.skip("the Spark engine tests need Java 17+ on PATH or JAVA_HOME", allow_module_level=True)
 
+import itertools
+
 import pyarrow as pa
 from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import UsageError
+from rankflavor.errors import InputError, UsageError
+from rankflavor.io.run import read_run
 from rankflavor.spark import evaluate_spark, local_session, parse_conf, spark_defaults
 from rankflavor.spark.backend import bucketed, partition_keys
 
@@ -141,3 +144,85 @@ def test_master_and_settings_reach_a_fresh_session(tmp_path: Path) -> None:
     local = rankflavor.evaluate(qrels, run, ["ndcg@10"])
     assert saved["measures"][0]["value"] == pytest.approx(next(iter(local.means().values())), abs=1e-12)
     assert saved["measures"][0]["value"] == pytest.approx(0.5058, abs=5e-5)  # trec_eval 9.0.8's ndcg_cut_10
+
+
+# -- paths Spark resolves: directories of part files, globs, Parquet parts ------------------------
+
+
+def _parts(tmp_path: Path, name: str, sizes: list[int]) -> tuple[Path, Path, list[Path]]:
+    """The real run cut into part files (names in order, uneven sizes so that Spark's packing of
+    splits does not keep name order), a _SUCCESS marker, and the whole file."""
+    lines = shared_path("runs", RUN).read_bytes().splitlines(keepends=True)
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "_SUCCESS").write_bytes(b"")
+    paths, at = [], 0
+    for i, n in enumerate([*sizes, len(lines)]):
+        part = folder / f"part-{i:05d}"
+        part.write_bytes(b"".join(lines[at:at + n]))
+        paths.append(part)
+        at += n
+        if at >= len(lines):
+            break
+    whole = tmp_path / f"{name}.txt"
+    whole.write_bytes(b"".join(lines))
+    return folder, whole, paths
+
+
+@pytest.mark.parametrize("form", ["directory", "glob"])
+def test_a_directory_of_part_files_reads_as_their_concatenation(spark, tmp_path: Path, form: str) -> None:  # type: ignore[no-untyped-def]
+    folder, whole, _ = _parts(tmp_path, "run", [10, 2500, 40])
+    qrels = str(shared_path("qrels", QRELS))
+    wanted = ["ndcg@10", "AP", "P@5"]
+    local = rankflavor.evaluate(qrels, str(whole), wanted)
+    got = evaluate_spark(qrels, str(folder) if form == "directory" else str(folder / "part-*"), wanted, spark=spark)
+    for a, b in zip(local, got, strict=True):
+        assert list(a.queries) == list(b.queries) and a.values.tolist() == pytest.approx(b.values.tolist(), abs=1e-12)
+    assert got.provenance["run"]["tag"] == local.provenance["run"]["tag"]  # the last part's last line
+    assert got.counts == local.counts
+
+
+def test_a_bad_line_in_a_later_part_is_named_in_its_own_file(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder, _, parts = _parts(tmp_path, "run", [10, 2500, 40])
+    lines = parts[2].read_bytes().splitlines(keepends=True)
+    lines[7] = b"19335 Q0 7 1 not-a-score tag\n"
+    parts[2].write_bytes(b"".join(lines))
+    with pytest.raises(InputError) as local:
+        read_run(parts[2])  # the local reader on that part alone: the wording and the line
+    with pytest.raises(InputError) as got:
+        evaluate_spark(str(shared_path("qrels", QRELS)), str(folder), ["ndcg@10"], spark=spark)
+    assert str(got.value) == str(local.value)
+    assert (got.value.source, got.value.line) == (str(parts[2]), 8)
+
+
+def test_a_path_spark_cannot_find_is_named(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    for path in (tmp_path / "none.txt", tmp_path / "none.parquet"):
+        with pytest.raises(InputError, match="file not found") as got:
+            evaluate_spark(str(shared_path("qrels", QRELS)), str(path), ["ndcg@10"], spark=spark)
+        assert got.value.source == str(path)
+
+
+@pytest.mark.parametrize("form", ["directory", "glob"])
+def test_parquet_parts_read_by_spark(spark, tmp_path: Path, form: str) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow.parquet as pq
+
+    qrels, run = str(shared_path("qrels", QRELS)), str(shared_path("runs", RUN))
+    table = pq.read_table(_converted(run, tmp_path))
+    folder = tmp_path / "run.parquet"
+    folder.mkdir()
+    cut = [0, 7, 3000, table.num_rows]
+    for i, (a, b) in enumerate(itertools.pairwise(cut)):
+        pq.write_table(table.slice(a, b - a), folder / f"part-{i:05d}.parquet")
+    wanted = ["ndcg@10", "AP"]
+    local = rankflavor.evaluate(qrels, run, wanted)
+    got = evaluate_spark(qrels, str(folder) if form == "directory" else str(folder / "*.parquet"), wanted, spark=spark)
+    for a, b in zip(local, got, strict=True):
+        assert list(a.queries) == list(b.queries) and a.values.tolist() == pytest.approx(b.values.tolist(), abs=1e-12)
+
+
+def _converted(run: str, tmp_path: Path) -> Path:
+    from rankflavor.convert import convert
+
+    out = tmp_path / "whole.parquet"
+    convert(run, out)
+    return out

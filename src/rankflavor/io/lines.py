@@ -44,10 +44,11 @@ _UNICODE_BLANK = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u
 _FIELD = re.compile(f"[^{re.escape(BLANKS)}]+")
 
 
-def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None = None) -> Qrels:
+def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None = None, first_line: int = 1) -> Qrels:
     """The judgments of a qrels file's bytes ``data``, read line by line.
 
-    ``collect``: append each error there instead of raising it, and keep the good lines.
+    ``collect``: append each error there instead of raising it, and keep the good lines;
+    ``first_line``: the number of the first line of ``data`` (a part of a file).
 
     Raises
     ------
@@ -75,7 +76,7 @@ def parse_qrels_lines(source: str, data: bytes, collect: list[InputError] | None
     width: tuple[int, int] | None = None
     comments = blanks = 0
     fail = _failure(collect)
-    for lineno, raw, parts in _lines(source, data, collect=collect, used=(0, 2, 3, 4)):
+    for lineno, raw, parts in _lines(source, data, first_line, collect=collect, used=(0, 2, 3, 4)):
         if not parts:
             blanks += 1
             continue

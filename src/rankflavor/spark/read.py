@@ -60,11 +60,13 @@ class _Pending:
     source: str
     from_file: bool
     cached: DataFrame
-    #: The rows given the per-partition line offsets of the file (a frame's rows need none).
-    frame: Callable[[list[int]], DataFrame]
-    #: Rows ``kind, p, n, bad, extra, blank, comment, lines, tag, tag_row``: one per partition.
+    #: The rows given where each (partition, file) lies in the input (a frame's rows need none).
+    frame: Callable[[list[Place]], DataFrame]
+    #: Rows ``kind, p, file, first_row, n, bad, extra, blank, comment, lines, tag, tag_row``: one
+    #: per partition and file.
     stats: DataFrame
-    on_error: Callable[[dict[str, Any]], None]  # raises InputError for a bad line or value
+    #: Raises InputError for a bad line or value, given the totals and the places.
+    on_error: Callable[[dict[str, Any], list[Place]], None]
 
 
 def _nul(column: str) -> Column:
@@ -82,11 +84,13 @@ def _count(cond: Column) -> Column:
 
 def _stats(kind: str, frame: DataFrame, n: Column, bad: Column, extra: Column, blank: Column, comment: Column,
            tag: Column, tagged: Column) -> DataFrame:
-    """Per partition of ``frame`` (rows ``row``): the counts of one input, and its last tag."""
+    """Per partition of ``frame`` (rows ``row``) and file (``file``): the counts of one input,
+    its last tag, and the partition's first row of the file."""
     from pyspark.sql import functions as F
 
-    return frame.groupBy(F.shiftright("row", _PARTITION_SHIFT).alias("p")).agg(
+    return frame.groupBy(F.shiftright("row", _PARTITION_SHIFT).alias("p"), "file").agg(
         F.lit(kind).alias("kind"),
+        F.min("row").alias("first_row"),
         n.cast("long").alias("n"),
         bad.cast("long").alias("bad"),
         extra.cast("long").alias("extra"),
@@ -118,13 +122,14 @@ def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
         F.col(vc).try_cast("double").alias("v"),
         F.monotonically_increasing_id().alias("row"),
         F.lit(None).cast("long").alias("line"),
+        F.lit("").alias("file"),
     ).persist()
     bad = (F.col("v").isNull() | F.isnan("v") | (F.abs("v") == math.inf) | F.col("q").isNull() | F.col("d").isNull()
            | _nul("q") | _nul("d"))
     zero = F.lit(0)
     stats = _stats(kind, table, F.count(F.lit(1)), _count(bad), zero, zero, zero, F.lit(None), F.lit(False))
 
-    def on_error(row: dict[str, Any]) -> None:
+    def on_error(row: dict[str, Any], places: list[Place]) -> None:
         if not row["n"]:
             raise InputError(source, None, "has no rows")
         example = table.filter(bad).limit(1).collect()[0]
@@ -136,31 +141,55 @@ def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
             f"e.g. query {example['q']!r}, doc {example['d']!r}, {vc} {example['v']!r}",
         )
 
-    return _Pending(kind, source, False, table, lambda _: table, stats, on_error)
+    return _Pending(kind, source, False, table, lambda _: table.drop("file"), stats, on_error)
+
+
+def _text_lines(spark: SparkSession, path: str) -> DataFrame:
+    """The lines of ``path`` as Spark resolves it (a file, a directory of part files, a glob; on
+    any filesystem Hadoop knows), each with its file and a row id (partition index above
+    :data:`_PARTITION_SHIFT`)."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    try:
+        # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
+        frame = spark.read.option("lineSep", "\n").text(path)
+    except AnalysisException as exc:
+        if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
+            raise InputError(path, None, "file not found") from None
+        raise InputError(path, None, f"cannot be read by Spark: {str(exc).splitlines()[0]}") from None
+    return frame.select(F.col("value").alias("line"), F.col("_metadata.file_path").alias("file"),
+                        F.monotonically_increasing_id().alias("row"))
+
+
+def _parquet(spark: SparkSession, path: str) -> DataFrame:
+    """A Parquet file, or a directory of Parquet parts, as Spark reads it (its own schema)."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        return spark.read.parquet(path)
+    except AnalysisException as exc:
+        if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
+            raise InputError(path, None, "file not found") from None
+        raise InputError(path, None, f"cannot be read by Spark as Parquet: {str(exc).splitlines()[0]}") from None
 
 
 def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
-    """A TREC qrels or run file read by Spark; a malformed one is re-read by the local reader,
-    whose error names the line and words it as a local evaluation would."""
+    """A TREC qrels or run file (or a directory of part files, read as their concatenation in
+    name order) read by Spark; a malformed one is named by its first bad line."""
     from pyspark.sql import functions as F
 
-    from ..io import trec
-
     n_fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    if not os.path.exists(path):
-        raise InputError(path, None, "file not found")
-    if os.path.isdir(path):
-        raise InputError(path, None, "is a directory, expected a file")
-    # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
-    lines = (spark.read.option("lineSep", "\n").text(path)
-             .select(F.col("value").alias("line"), F.monotonically_increasing_id().alias("row")))
+    lines = _text_lines(spark, path)
     text = F.regexp_replace("line", r"^[ \t\r\x0b\x0c]+|[ \t\r\x0b\x0c]+$", "")
     value_at = 3 if kind == "qrels" else 4
     fields = (
         # Spark keeps bytes that are not UTF-8 in the line (string functions turn them into U+FFFD).
-        lines.select("row", text.alias("text"), F.is_valid_utf8("line").alias("utf8"))
+        lines.select("row", "file", "line", text.alias("text"), F.is_valid_utf8("line").alias("utf8"))
         .select(
             "row",
+            "file",
+            "line",
             "utf8",
             (F.col("text") == "").alias("blank"),
             F.col("text").startswith("#").alias("comment"),
@@ -168,6 +197,8 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
         )
         .select(
             "row",
+            "file",
+            F.col("line").cast("binary").alias("raw"),
             "utf8",
             "blank",
             "comment",
@@ -191,29 +222,98 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
     undecodable = ~F.col("utf8") & (F.col("q").contains("\ufffd") | F.col("d").contains("\ufffd"))
     # An id holding a NUL is refused as the local reader refuses it (rankflavor.io.nul).
     undecodable = undecodable | _nul("q") | _nul("d")
-    stats = _stats(kind, fields, _count(body), _count(body & (~valid | undecodable)),
-                   _count(body & (F.col("n") > n_fields)), _count(F.col("blank")), _count(F.col("comment")),
-                   F.col("tag"), body)
+    bad = body & (~valid | undecodable)
+    stats = _stats(kind, fields, _count(body), _count(bad), _count(body & (F.col("n") > n_fields)),
+                   _count(F.col("blank")), _count(F.col("comment")), F.col("tag"), body)
 
-    def numbered(offsets: list[int]) -> DataFrame:
-        """The body rows with their file lines: a partition's first line follows the lines of
-        the partitions before it (the text reader splits a file in order)."""
-        p = F.shiftright("row", _PARTITION_SHIFT)
-        first = F.element_at(F.array(*[F.lit(o) for o in offsets]), (p + 1).cast("int")) if offsets else F.lit(0)
-        line = F.col("row") - F.shiftleft(p, _PARTITION_SHIFT) + first + 1
-        return fields.filter(body).select("q", "d", "v", "row", line.cast("long").alias("line"))
+    def numbered(places: list[Place]) -> DataFrame:
+        """The body rows with their lines and input order, from each (partition, file)'s place."""
+        return _placed(spark, fields.filter(body), places).select("q", "d", "v", "row", "line")
 
-    def on_error(row: dict[str, Any]) -> None:
-        # Only asked once the file is known to be malformed; it raises naming the line.
-        (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
+    from ..io import trec
+
+    def on_error(row: dict[str, Any], places: list[Place]) -> None:
+        if os.path.isfile(path):  # a file the driver sees: the local reader words the error as locally
+            (trec.read_qrels if kind == "qrels" else trec.read_run)(path)
+        else:
+            _first_bad_line(spark, fields.filter(bad), places, path, kind, not row["n"])
         raise InputError(path, None, f"{row['bad'] or 0} malformed {kind} line(s)")
 
     return _Pending(kind, path, True, fields, numbered, stats, on_error)
 
 
+#: A row's order across files: the file's index (name order) above these bits, its line below.
+_FILE_SHIFT = 40
+
+#: Per (partition, file) of a file input: ``(p, file, base, file index, lines before the file)``;
+#: a row's line in its own file is ``row + base`` (see :func:`places_of`).
+Place = tuple[int, str, int, int, int]
+
+
+def places_of(stats: list[dict[str, Any]]) -> list[Place]:
+    """Where each (partition, file) of a file input's stats lies in the input. Files are taken in
+    name order (a directory's part files as their concatenation, the order ``cat`` gives), a
+    file's partitions in partition order (Spark splits a file in order, and a partition's rows
+    of one file are its consecutive lines)."""
+    files = sorted({str(r["file"]) for r in stats})
+    out = []
+    before = 0
+    for index, name in enumerate(files):
+        start, seen = before, 0
+        for r in sorted((r for r in stats if r["file"] == name), key=lambda r: r["p"]):
+            out.append((int(r["p"]), name, seen - int(r["first_row"]) + 1, index, start))
+            seen += int(r["lines"])
+        before += seen
+    return out
+
+
+def _placed(spark: SparkSession, frame: DataFrame, places: list[Place]) -> DataFrame:
+    """``frame`` (rows ``row``, ``file``) with ``file_line`` (the line in its file), ``line``
+    (through the input: the files' lines counted in name order) and ``row`` made the input's
+    order across files."""
+    from pyspark.sql import functions as F
+
+    table = spark.createDataFrame(places, "p long, file string, base long, fi long, start long")
+    joined = frame.withColumn("p", F.shiftright("row", _PARTITION_SHIFT)).join(F.broadcast(table), ["p", "file"])
+    in_file = F.col("row") + F.col("base")
+    return (joined.withColumn("file_line", in_file).withColumn("line", in_file + F.col("start"))
+            .withColumn("row", F.shiftleft("fi", _FILE_SHIFT) + in_file))
+
+
+def _first_bad_line(spark: SparkSession, bad: DataFrame, places: list[Place], path: str, kind: str,
+                    empty: bool) -> None:
+    """Raise the error of the input's first bad line (files in name order), worded by the local
+    line reader from that line alone and naming its own file and line; or the local reader's
+    error for an input with no judgment or result line. Only that line reaches the driver."""
+    from ..io.lines import parse_qrels_lines, parse_run_lines
+
+    def parse(source: str, data: bytes, first_line: int) -> None:
+        if kind == "qrels":
+            parse_qrels_lines(source, data, first_line=first_line)
+        else:
+            parse_run_lines(source, data, first_line=first_line, whole_file=empty)
+
+    if empty:
+        parse(path, b"", 1)
+        return
+    first = _placed(spark, bad, places).orderBy("row").select("file", "raw", "file_line").limit(1).collect()[0]
+    parse(_local_name(str(first["file"])), bytes(first["raw"]) + b"\n", int(first["file_line"]))
+
+
+def _local_name(uri: str) -> str:
+    """A file Spark names by URI, as a user names it: a local file's path, else the URI."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
 def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
     if isinstance(obj, (str, os.PathLike)):
-        return _read_trec(spark, os.fspath(obj), kind)
+        path = os.fspath(obj)
+        if path.rstrip("/").endswith(".parquet") or path.endswith("*.parquet"):
+            return _from_frame(_parquet(spark, path), path, kind)
+        return _read_trec(spark, path, kind)
     if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
         return _from_frame(obj, f"{kind} DataFrame", kind)
     if isinstance(obj, Qrels) and kind == "qrels":  # judgments made on the driver (aggregated ratings)
@@ -259,23 +359,21 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
         parts[stat["kind"]].append(stat.asDict())
     tables = []
     for p in pending:
-        rows = sorted(parts[p.kind], key=lambda r: r["p"])
+        rows = sorted(parts[p.kind], key=lambda r: (r["p"], r["file"]))
         total = {name: sum(int(r[name] or 0) for r in rows) for name in ("n", "bad", "extra", "blank", "comment")}
+        places = places_of(rows) if p.from_file else []
         if not total["n"] or total["bad"]:
             for other in pending:
                 other.cached.unpersist()
-            p.on_error(total)
-        offsets = [0] * (rows[-1]["p"] + 1 if rows else 0)
-        for r in rows:  # (a partition of no line has no row here: it adds none)
-            for later in range(r["p"] + 1, len(offsets)):
-                offsets[later] += int(r["lines"])
+            p.on_error(total, places)
+        file_index = {place[1]: place[3] for place in places}
         tagged = [r for r in rows if r["tag_row"] is not None]
-        tag = max(tagged, key=lambda r: r["tag_row"])["tag"] if tagged else None
+        tag = max(tagged, key=lambda r: (file_index.get(r["file"], 0), r["tag_row"]))["tag"] if tagged else None
         if tagged and tag is None and p.kind == "run" and p.from_file:
             for other in pending:
                 other.cached.unpersist()
             raise InputError(p.source, None, "the run tag on the last line is not valid UTF-8 text")
-        tables.append(SparkTable(p.frame(offsets), p.source, p.from_file, rows=total["n"], tag=tag,
+        tables.append(SparkTable(p.frame(places), p.source, p.from_file, rows=total["n"], tag=tag,
                                  comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
                                  cached=p.cached, raters=qrels.raters if isinstance(qrels, Qrels) else None))
     return tables[0], tables[1]
