@@ -226,3 +226,25 @@ def _converted(run: str, tmp_path: Path) -> Path:
     out = tmp_path / "whole.parquet"
     convert(run, out)
     return out
+
+
+def test_per_query_results_come_back_a_bucket_at_a_time(tmp_path: Path) -> None:
+    """100,000 queries with the driver's result limit at Spark's least (1 MiB): the per-query
+    rows come back one bucket per job (a single collect of them all, about 8 MiB, is refused by
+    Spark: 'Total size of serialized results ... is bigger than spark.driver.maxResultSize')."""
+    queries = 100_000
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i % 7} {i % 3}\n" for i in range(queries)))
+    run.write_text("".join(f"q{i} Q0 d{(i + j) % 7} {j + 1} {10 - j} t\n" for i in range(queries) for j in range(3)))
+    out = tmp_path / "spark.json"
+    env = {**os.environ, "SPARK_CONF_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "rankflavor", "eval", str(qrels), str(run), "-m", "ndcg@10", "--engine", "spark",
+         "--spark-master", "local[2]", "--spark-conf", "spark.driver.maxResultSize=1m",
+         "--spark-conf", "spark.sql.shuffle.partitions=64", "--spark-conf", "spark.driver.memory=1g", "-o", str(out)],
+        capture_output=True, text=True, env=env, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    saved = json.loads(out.read_text())
+    local = rankflavor.evaluate(str(qrels), str(run), ["ndcg@10"])
+    assert len(saved["measures"][0]["per_query"]) == queries
+    assert saved["measures"][0]["value"] == pytest.approx(next(iter(local.means().values())), abs=1e-12)

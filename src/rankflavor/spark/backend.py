@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import fields, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -93,7 +94,31 @@ def _run_tasks(task: worker.Task, qrels: DataFrame, run: DataFrame, buckets: int
     index = {k: b for b, k in enumerate(keys)}
     sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (run, qrels)]
     out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, task, index), worker.SCHEMA)
-    return out.toArrow()
+    return collect_by_partition(out, worker.ARROW_SCHEMA)
+
+
+def _packed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A partition's rows as one Arrow IPC stream in one binary value."""
+    sink = pa.BufferOutputStream()
+    writer = None
+    for batch in batches:
+        if writer is None:
+            writer = pa.ipc.new_stream(sink, batch.schema)
+        writer.write_batch(batch)
+    if writer is not None:
+        writer.close()
+        yield pa.record_batch([pa.array([sink.getvalue().to_pybytes()], pa.binary())], names=["ipc"])
+
+
+def collect_by_partition(frame: DataFrame, schema: pa.Schema) -> pa.Table:
+    """``frame``'s rows on the driver a partition at a time (``toLocalIterator``: one Spark job
+    per partition), each partition's rows as one Arrow stream: what one job brings back is one
+    bucket's per-query rows, so ``spark.driver.maxResultSize`` bounds a bucket, not the run
+    (``toArrow`` collected every bucket in one job; issue 35). The driver holds the table it
+    merges, as before."""
+    tables = [pa.ipc.open_stream(row["ipc"]).read_all()
+              for row in frame.mapInArrow(_packed, "ipc binary").toLocalIterator()]
+    return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
 def _column(table: pa.Table, name: str) -> np.ndarray:

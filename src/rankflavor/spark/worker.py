@@ -33,6 +33,8 @@ VALUE, SKIPPED, COUNTS, PRESENT, GRADES, ERROR, BUCKET = (
     "value", "skipped", "counts", "present", "grades", "error", "bucket")
 _FIELDS = ("kind", "measure", "query", "value", "text", "status")
 _TYPES = (pa.string(), pa.int32(), pa.string(), pa.float64(), pa.string(), pa.string())
+#: :data:`SCHEMA` as Arrow's.
+ARROW_SCHEMA = pa.schema(list(zip(_FIELDS, _TYPES, strict=True)))
 
 
 @dataclass(frozen=True)
