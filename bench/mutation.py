@@ -107,8 +107,9 @@ GROUPS["metrics"][1].extend(_TREC_TESTS)
 #: minutes per surviving mutant, and a brute-force test in the group checks what they check.
 DESELECT: dict[str, str] = {
     # tests/test_order_reference.py checks every field of every path against the definitions
+    # (and the LightGBM example, a process of its own: mutmut's trampolines there cannot find the tree)
     "order": "not judged_rows_view_gives_the_values and not inexact_rows_give_every_value"
-             " and not ranking_the_judged_rows_alone_equals_the_view",
+             " and not ranking_the_judged_rows_alone_equals_the_view and not example_trains_and_logs",
     # (test_irds.py: its tests in this process only, as in `where`; they pin irdsscale.py)
     "judgments": "not dinkelbach_agrees_with_every_chain_on_long_lists and not prefix_path_equals_full_ranking"
                  " and (not irds or dataset_scale or no_definitions or yields_is_checked)",
@@ -146,6 +147,7 @@ RECHECK_TESTS: dict[str, list[str]] = {
                      "tests/test_metrics_trec_extra_mut.py"],
     "training": ["tests/test_torch_mut.py"],
     "spread": ["tests/test_compare_mut.py", "tests/test_spread_mut.py"],
+    "explain": ["tests/test_explain_tables_mut.py", "tests/test_explain_rest_mut.py"],
 }
 
 
