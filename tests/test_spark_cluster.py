@@ -31,22 +31,13 @@ import rankflavor
 from rankflavor.cli import cli
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.run import read_run
-from rankflavor.spark import evaluate_spark, local_session, parse_conf, spark_defaults
+from rankflavor.spark import evaluate_spark, parse_conf, spark_defaults
 from rankflavor.spark.backend import bucketed, partition_keys
 
 from .conftest import shared_path
 
 QRELS = "qrels.dl19-passage.txt"
 RUN = "rankllm.dl19.bm25.top100.run"
-
-
-@pytest.fixture(scope="module")
-def spark():  # type: ignore[no-untyped-def]
-    try:
-        session = local_session("local[2]", shuffle_partitions=2, driver_memory="1g")
-    except Exception as exc:  # pragma: no cover - depends on the machine's Java
-        pytest.skip(f"cannot start a local Spark session: {exc}")
-    yield session
 
 
 def _where_buckets_ran(frame, buckets: int) -> dict[int, set[int]]:  # type: ignore[no-untyped-def]

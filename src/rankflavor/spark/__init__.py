@@ -107,8 +107,8 @@ def spark_defaults() -> dict[str, str]:
     """The settings of Spark's own defaults file, ``spark-defaults.conf`` in ``SPARK_CONF_DIR``
     (else ``SPARK_HOME/conf``), as ``spark-submit`` reads them: one ``key value`` per line (blank
     or ``=`` between them), ``#`` comments; an absent file gives none."""
-    folder = os.environ.get("SPARK_CONF_DIR") or (
-        os.path.join(os.environ["SPARK_HOME"], "conf") if os.environ.get("SPARK_HOME") else None)
+    home = os.environ.get("SPARK_HOME")
+    folder = os.environ.get("SPARK_CONF_DIR") or (os.path.join(home, "conf") if home else None)
     if folder is None or not os.path.isfile(os.path.join(folder, "spark-defaults.conf")):
         return {}
     found: dict[str, str] = {}
