@@ -61,6 +61,9 @@ MEANINGS: dict[str, tuple[str, str, str, str | None]] = {
     "--wide": ("lay the text out wide whatever the terminal's width", "flag", "wide", None),
     "--quiet": ("no progress bars", "flag", "progress", None),
     "--dry-run": ("say what would be done; write (or ask) nothing", "flag", "nothing", None),
+    "--engine": ("where the evaluation runs: local or spark", "choice", "spark", None),
+    "--spark-master": ("the Spark master of --engine spark", "text", "spark master", "URL"),
+    "--spark-conf": ("a Spark setting of --engine spark", "text", "spark setting", "KEY=VALUE"),
 }
 
 # The old spellings: never a visible option of any command again.

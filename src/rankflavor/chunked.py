@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from .aggregate import provenance, require_common_queries
 from .align import Counts, align
-from .columns import as_numpy, plain_strings, string_array, to_strings
+from .columns import as_numpy, plain_strings, string_array, to_strings, used_names
 from .errors import EvaluationError, InputError
 from .io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
 from .io.lines import RUN_FIELDS, parse_run_lines
@@ -263,8 +263,7 @@ def _distinct_queries(query: pa.ChunkedArray) -> list[str]:
     names: set[str] = set()
     for piece in query.chunks:
         if len(piece):
-            used = np.bincount(as_numpy(piece.indices), minlength=len(piece.dictionary)) > 0
-            names.update(n for n, u in zip(to_strings(piece.dictionary), used, strict=True) if u)
+            names.update(used_names(piece))
     return sorted(names)
 
 

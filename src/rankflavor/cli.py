@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .cli_errors import CALLED, is_thread_limit, out_of_memory
-from .cli_inputs import input_formats
+from .cli_inputs import SparkChoice, input_formats, spark_engine
 from .cli_output import (
     html_report,
     input_provenance,
@@ -94,18 +94,9 @@ def cli() -> None:
 
 
 @cli.command("eval")
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("run", type=click.Path(dir_okay=False))
-@click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
-              help="local: this process (NumPy). spark: Spark reads the files, partitions them by query and "
-              "runs this same engine on each partition (needs pyspark and Java 17+); every measure, flavor and "
-              "output as local.")
-@click.option("--spark-master", "spark_master", default=None, metavar="URL",
-              help="With --engine spark: the Spark master (local[4], spark://host:7077, yarn, k8s://...). Default: "
-              "spark.master of spark-defaults.conf (SPARK_CONF_DIR, SPARK_HOME/conf), else local[2].")
-@click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
-              help="With --engine spark: a Spark setting for the session (spark.executor.memory=8g). Repeatable; "
-              "applied after rankflavor's own, so it wins.")
+@click.argument("qrels", type=click.Path())
+@click.argument("run", type=click.Path())
+@spark_engine
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure: canonical (ndcg@10[gain=exp2]), the preset's own name (ndcg_cut.10), "
               "or PRESET:NAME (lightgbm:ndcg@10). Repeatable.")
@@ -176,8 +167,7 @@ def eval_cmd(
     config_path: str | None = None,
     record: bool = False,
     history_db: str | None = None,
-    spark_master: str | None = None,
-    spark_conf: tuple[str, ...] = (),
+    spark: SparkChoice | None = None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC by default; every format of --qrels-format/--run-format,
     plain or compressed)."""
@@ -200,21 +190,17 @@ def eval_cmd(
     project = eval_project(config_path, qrels, run, list(metrics), preset, knobs, scale_name)
     qrels, run, preset, scale_name, knobs = project.qrels, project.run, project.preset, project.scale, project.knobs
     wanted = list(metrics) or project.metrics or _default_metrics(preset)
-    if engine == "spark":
+    if spark is not None:
         from .errors import UsageError
-        from .spark import evaluate_spark, local_session, parse_conf
+        from .spark import evaluate_spark
 
         if click.get_current_context().params.get("chunk_rows"):
             raise UsageError("--chunk-rows is for the local engine; Spark partitions the data itself")
-        session = local_session(spark_master, conf=parse_conf(spark_conf))
+        session = spark.session()
         with shown_progress() as bar:
             results = evaluate_spark(qrels, run, wanted, preset=preset, scale=scale_name, raters=raters_rule,
                                      progress=bar, spark=session, **knobs)
     else:
-        if spark_master is not None or spark_conf:
-            from .errors import UsageError
-
-            raise UsageError("--spark-master and --spark-conf are for --engine spark")
         with shown_progress() as bar:
             results = evaluate(qrels, run, wanted, preset=preset, chunk_rows=chunk_rows, scale=scale_name,
                                raters=raters_rule, progress=bar, **knobs)
@@ -270,8 +256,8 @@ def demo_cmd(out_dir: str | None) -> None:
 
 
 @cli.command("spread")
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("qrels", type=click.Path())
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-m", "--metric", "measure", default="ndcg@10", show_default=True, metavar="MEASURE",
               help="The measure whose flavor the grid varies (canonical, dialect or PRESET:NAME).")
 @click.option("-k", "cutoff", type=int, default=None, metavar="K", help="Cutoff of the measure (metric@K).")
@@ -295,11 +281,13 @@ def demo_cmd(out_dir: str | None) -> None:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (the flavor-spread chart, each flavor named by the knobs "
               "that differ, and the pairs whose order flips) to FILE.")
+@spark_engine
 @input_formats
 @screen_options
 def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | None, preset: str | None,
                flavor_knobs: tuple[str, ...], vary: tuple[str, ...], no_presets: bool, include_defects: bool,
-               fmt: str, scale_name: str | None = None, html_path: str | None = None) -> None:
+               fmt: str, scale_name: str | None = None, html_path: str | None = None, engine: str = "local",
+               spark: SparkChoice | None = None) -> None:
     """Evaluate RUNs under a grid of flavors and every preset: spread, knob effects, order flips."""
     from .flavor import parse_knob_assignments
     from .render.spreadfmt import render_spread
@@ -309,7 +297,8 @@ def spread_cmd(qrels: str, runs: tuple[str, ...], measure: str, cutoff: int | No
     knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
     with shown_progress() as bar:
         result = spread(qrels, list(runs), measure, grid=grid, presets=not no_presets, preset=preset, k=cutoff,
-                        scale=scale_name, include_defects=include_defects, progress=bar, **knobs)
+                        scale=scale_name, include_defects=include_defects, progress=bar, engine=engine,
+                        spark=None if spark is None else spark.session(), **knobs)
     if html_path:
         from .report import document_from_dict
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import click
 
-from .cli_inputs import input_formats
+from .cli_inputs import SparkChoice, input_formats, spark_engine
 from .cli_output import html_report, output_width, screen_options, shown_progress
 
 
 @click.command("compare")
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("qrels", type=click.Path())
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="METRIC",
               help="Measure to compare on (canonical, dialect or PRESET:NAME). Repeatable; default ndcg@10.")
 @click.option("--baseline", default=None, metavar="RUN",
@@ -55,13 +55,14 @@ from .cli_output import html_report, output_width, screen_options, shown_progres
 @click.option("--scale", "scale_name", default=None, metavar="NAME",
               help="Label scale (trec_dl, msmarco, beir, ecommerce): grades checked; every measure takes its rel, "
               "negatives and G (knobs typed here win); --flavors presets keep their tool's own flavor.")
+@spark_engine
 @input_formats
 @screen_options
 def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], baseline: str | None, query_policy: str,
                 tests: tuple[str, ...], correction: str | None, alpha: float, resamples: int, seed: int, no_ci: bool,
                 flavors: str | None, include_defects: bool, preset: str | None, flavor_knobs: tuple[str, ...],
                 saved: bool, force: bool, fmt: str, html_path: str | None = None,
-                scale_name: str | None = None) -> None:
+                scale_name: str | None = None, engine: str = "local", spark: SparkChoice | None = None) -> None:
     """Paired significance of RUNs against QRELS: means with CIs, tests, corrections, flavor robustness."""
     from .compare import DEFAULT_TESTS, compare, compare_saved
     from .flavor import parse_knob_assignments
@@ -72,6 +73,10 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
             from .errors import UsageError
 
             raise UsageError("--scale is for runs scored here; saved comparisons keep the flavors they were scored under")
+        if spark is not None:
+            from .errors import UsageError
+
+            raise UsageError("--engine spark scores runs; saved comparisons (--results) are already scored")
         with shown_progress() as bar:
             result = compare_saved([qrels, *runs], list(metrics) or None, baseline=baseline, queries=query_policy,
                                    tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
@@ -85,7 +90,7 @@ def compare_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], bas
                              queries=query_policy, tests=tests or DEFAULT_TESTS, correction=correction, alpha=alpha,
                              n_resamples=resamples, seed=seed, ci_level=None if no_ci else 0.95, flavors=chosen,
                              preset=preset, force=force, scale=scale_name, include_defects=include_defects,
-                             progress=bar, **knobs)
+                             progress=bar, engine=engine, spark=None if spark is None else spark.session(), **knobs)
     if html_path:
         from .report import document_from_dict
 

@@ -124,3 +124,46 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
     if roles and not used:
         raise UsageError(f"--columns names the columns of {', '.join(NAMED_COLUMNS)} inputs; none of the inputs is "
                          "one (give --qrels-format/--run-format)")
+
+
+class SparkChoice:
+    """``--spark-master`` and ``--spark-conf`` as given; :meth:`session` starts the session only
+    when the command is about to read (a usage error found first costs no JVM)."""
+
+    def __init__(self, master: str | None, conf: tuple[str, ...]) -> None:
+        self.master, self.conf = master, conf
+
+    def session(self) -> Any:
+        from .spark import local_session, parse_conf
+
+        return local_session(self.master, conf=parse_conf(self.conf))
+
+
+def spark_engine(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--engine local|spark``, ``--spark-master`` and ``--spark-conf`` to a command, which
+    receives ``engine`` and ``spark`` (a :class:`SparkChoice`, None for the local engine)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, engine: str, spark_master: str | None, spark_conf: tuple[str, ...], **kwargs: Any) -> Any:
+        if engine != "spark" and (spark_master is not None or spark_conf):
+            from .errors import UsageError
+
+            raise UsageError("--spark-master and --spark-conf are for --engine spark")
+        choice = SparkChoice(spark_master, spark_conf) if engine == "spark" else None
+        return command(*args, engine=engine, spark=choice, **kwargs)
+
+    options = [
+        click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
+                     help="local: this process (NumPy). spark: Spark reads the inputs (files, directories of part "
+                     "files, globs, Parquet; any filesystem Hadoop knows), partitions them by query and runs this "
+                     "same engine on each partition (needs pyspark and Java 17+); every number and output as local."),
+        click.option("--spark-master", "spark_master", default=None, metavar="URL",
+                     help="With --engine spark: the Spark master (local[4], spark://host:7077, yarn, k8s://...). "
+                     "Default: spark.master of spark-defaults.conf (SPARK_CONF_DIR, SPARK_HOME/conf), else local[2]."),
+        click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+                     help="With --engine spark: a Spark setting for the session (spark.executor.memory=8g). "
+                     "Repeatable; applied after rankflavor's own, so it wins."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper

@@ -168,3 +168,14 @@ def string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
                             offset=values.offset * np.dtype(width).itemsize)
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
     return offsets, data
+
+
+def used_names(values: pa.DictionaryArray) -> list[str]:
+    """The dictionary entries a dictionary-encoded string array's rows use, in dictionary order (a
+    dictionary may hold entries no row uses, e.g. after a slice).
+
+    >>> used_names(pa.array(["b", "a", "b", "c"]).dictionary_encode().slice(0, 3))
+    ['b', 'a']
+    """
+    used = np.bincount(as_numpy(values.indices), minlength=len(values.dictionary)) > 0
+    return [name for name, u in zip(to_strings(values.dictionary), used, strict=True) if u]

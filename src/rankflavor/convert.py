@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from .columns import as_numpy, from_numpy, plain_strings, to_strings
+from .columns import from_numpy, plain_strings, to_strings, used_names
 from .docnos import canonical_integer_range
 from .errors import InputError, UsageError
 from .io.compression import SUFFIXES, other_codec
@@ -240,8 +240,7 @@ def _write_pieces(batches: Iterator[Batch], partial: str, integers: bool, pq: An
                 docs = _piece_docs(doc, keys) if integers else plain_strings(doc)
                 if docs is None:
                     return None
-                used = np.bincount(as_numpy(query.indices), minlength=len(query.dictionary)) > 0
-                names.update(n for n, u in zip(to_strings(query.dictionary), used, strict=True) if u)
+                names.update(used_names(query))
                 pending.append(pa.record_batch(
                     [plain_strings(query), docs, from_numpy(np.asarray(score, dtype=np.float64))], schema=schema))
                 rows += len(score)

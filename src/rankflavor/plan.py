@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from .errors import RankflavorError, UsageError
 from .flavor import Flavor
 from .measure import Measure
 from .order import Needs, Ordering, Ranked, Ranker, order_key
+from .progress import Progress, task
 from .results import MeasureResult, Results
 from .tables import Qrels, Run
 
@@ -198,6 +200,39 @@ class Evaluation:
 
 
 
+def evaluate_grid(qrels: Qrels, runs: Sequence[Any], measures: Sequence[Measure], progress: Progress | None = None,
+                  label: str = "evaluating") -> tuple[list[list[MeasureResult | None]], dict[tuple[int, int], RankflavorError]]:
+    """Every run under every measure, each on its own: ``results[r][j]`` the result of ``runs[r]``
+    under ``measures[j]``, None where it raised, its error in ``errors[(r, j)]`` (as
+    :meth:`Evaluation.evaluate`: a measure refused by its policies does not stop the others).
+
+    A run is read (:func:`rankflavor.io.inputs.as_run`) when its turn comes and dropped after,
+    and the measures sharing an ordering are evaluated together, so each distinct ordering of a
+    run is sorted once, however many flavors of a grid share it (:func:`rankflavor.spread`,
+    :func:`rankflavor.compare`). ``progress`` is told of each (run, measure), under ``label``.
+    """
+    from .io.inputs import as_run
+
+    by_ordering = sorted(range(len(measures)), key=lambda j: Evaluation.key(measures[j]))
+    results: list[list[MeasureResult | None]] = []
+    errors: dict[tuple[int, int], RankflavorError] = {}
+    with task(progress, label, len(runs) * len(measures)) as bar:
+        for r, item in enumerate(runs):
+            row: list[MeasureResult | None] = [None] * len(measures)
+            plan = Evaluation(qrels, as_run(item), one_ordering=True)
+            try:
+                for j in by_ordering:
+                    bar.advance()
+                    try:
+                        row[j] = plan.evaluate(measures[j])
+                    except RankflavorError as exc:
+                        errors[(r, j)] = exc.with_traceback(None)
+            finally:
+                plan.close()
+            results.append(row)
+    return results, errors
+
+
 def evaluate_tables(
     qrels: Qrels, run: Run, measures: Sequence[Measure], extras: tuple[str, ...] = (), whole: bool = True
 ) -> Results:
@@ -215,4 +250,4 @@ def evaluate_tables(
         plan.close()
 
 
-__all__ = ["Evaluation", "check_duplicates", "check_raters", "evaluate_tables", "run_ordered"]
+__all__ = ["Evaluation", "check_duplicates", "check_raters", "evaluate_grid", "evaluate_tables", "run_ordered"]

@@ -41,10 +41,10 @@ import numpy as np
 
 from .errors import RankflavorError, UsageError
 from .flavor import Flavor, check_knob_names, split_top_level
-from .io.inputs import as_qrels, as_run
+from .io.inputs import as_qrels
 from .measure import Measure
-from .plan import Evaluation
-from .progress import Progress, task
+from .plan import Evaluation, evaluate_grid
+from .progress import Progress
 from .spreadresult import TIE_TOLERANCE, KnobEffect, PairComparison, RunOrder, RunSpread, Spread, SpreadFlavor
 from .tables import Run
 
@@ -248,6 +248,8 @@ def spread(
     scale: str | Scale | None = None,
     include_defects: bool = False,
     progress: Progress | None = None,
+    engine: str = "local",
+    spark: Any = None,
     **knobs: Any,
 ) -> Spread:
     """Evaluate one measure under a grid of flavors and every preset, over one or more runs.
@@ -281,6 +283,13 @@ def spread(
         (:attr:`Spread.excluded`); :meth:`Spread.with_defects` switches later.
     progress : rankflavor.progress.Progress, optional
         Told of each (run, flavor) evaluated; nothing is shown when None.
+    engine : ``"local"`` (default) or ``"spark"``
+        ``spark``: Spark reads the judgments and runs (paths Spark resolves, Parquet
+        directories, Spark DataFrames) and evaluates every run under every flavor in one pass
+        over buckets of queries (:func:`rankflavor.spark.score_spark`); the same Spread.
+    spark : SparkSession, optional
+        With ``engine="spark"``: the session (default: the DataFrames' own, or
+        :func:`rankflavor.spark.local_session`).
     **knobs
         Flavor knobs of the base measure (``rel=2``); the grid overrides the knobs it varies.
 
@@ -311,33 +320,32 @@ def spread(
     names, items = run_names(runs)
     if not items:
         raise UsageError("runs: give at least one run")
-    q_table = as_qrels(qrels)
-    if sc is not None:
-        sc.check(q_table)
+    measures = [f.measure for f in flavors]
+    label = f"spread: {len(items)} run{'s' if len(items) != 1 else ''} x {len(flavors)} flavors"
+    if engine == "spark":
+        from .spark import score_spark
+
+        grid_results, raised = score_spark(qrels, items, measures, spark=spark, scale=sc)
+    elif engine == "local":
+        q_table = as_qrels(qrels)
+        if sc is not None:
+            sc.check(q_table)
+        grid_results, raised = evaluate_grid(q_table, items, measures, progress, label)
+    else:
+        raise UsageError(f"engine: expected 'local' or 'spark', received {engine!r}")
     means = np.full((len(items), len(flavors)), np.nan)
     counts = np.zeros((len(items), len(flavors)), dtype=np.int64)
-    errors: dict[tuple[str, str], str] = {}
-    first_error: RankflavorError | None = None
-    # Grouped by ordering so each distinct ordering is sorted once per run (the flavor list keeps its order).
+    for r, row in enumerate(grid_results):
+        for j, res in enumerate(row):
+            if res is not None:
+                means[r, j] = res.summary
+                counts[r, j] = res.n_queries
+    # (the flavors' order within a run: the order they were evaluated in, grouped by ordering)
     by_ordering = sorted(range(len(flavors)), key=lambda j: Evaluation.key(flavors[j].measure))
-    with task(progress, f"spread: {len(items)} run{'s' if len(items) != 1 else ''} x {len(flavors)} flavors",
-              len(items) * len(flavors)) as bar:
-        for r, item in enumerate(items):
-            shared = Evaluation(q_table, as_run(item), one_ordering=True)
-            try:
-                for j in by_ordering:
-                    f = flavors[j]
-                    bar.advance()
-                    try:
-                        res = shared.evaluate(f.measure)
-                    except RankflavorError as exc:
-                        errors[(names[r], f.flavor)] = str(exc)
-                        first_error = first_error or exc.with_traceback(None)
-                        continue
-                    means[r, j] = res.summary
-                    counts[r, j] = res.n_queries
-            finally:
-                shared.close()
+    errors = {(names[r], flavors[j].flavor): str(raised[(r, j)])
+              for r in range(len(items)) for j in by_ordering if (r, j) in raised}
+    first = min(raised, key=lambda rj: (rj[0], by_ordering.index(rj[1])), default=None)
+    first_error: RankflavorError | None = None if first is None else raised[first]
     if first_error is not None and len(errors) == means.size:
         raise first_error
     return Spread(base, tuple(names), canon_grid, tuple(flavors), means, counts, errors,

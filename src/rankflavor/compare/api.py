@@ -23,11 +23,11 @@ from ..progress import Progress
 from ..spread import run_names
 from .analysis import analyse
 from .flavors import Variant, flavor_variants
-from .provenance import check_same_qrels, describe
+from .provenance import check_same_qrels, describe, described_elsewhere
 from .queries import align_queries
 from .result import Comparison, MeasureComparison
 from .robust import robustness
-from .scores import score_runs
+from .scores import run_scores, score_runs
 from .settings import Settings, make_settings
 
 if TYPE_CHECKING:
@@ -85,6 +85,8 @@ def compare(
     include_defects: bool = False,
     progress: Progress | None = None,
     labels: str | None = None,
+    engine: str = "local",
+    spark: Any = None,
     **knobs: Any,
 ) -> Comparison:
     """Compare systems query by query: means with CIs, paired tests, corrections, flavor robustness.
@@ -121,6 +123,14 @@ def compare(
         takes it (``human``, ``llm``, ``prefer=human``, ...). When the judgments name their sources,
         a note says what the labels behind each measure's verdict are, and when they are an LLM's
         alone (:mod:`rankflavor.labels`).
+    engine : ``"local"`` (default) or ``"spark"``: Spark reads the judgments and runs (paths
+        Spark resolves, Parquet directories, Spark DataFrames) and scores every system under
+        every measure and flavor in one pass over buckets of queries
+        (:func:`rankflavor.spark.score_spark`); the statistics then run here, on the per-query
+        values, as locally. An input that is not a file on this machine is described by its
+        source alone (no SHA-256).
+    spark : with ``engine="spark"``: the SparkSession (default: the DataFrames' own, or
+        :func:`rankflavor.spark.local_session`).
     **knobs : flavor knobs applied to every measure that reads them.
 
     Returns
@@ -148,16 +158,25 @@ def compare(
 
         sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = _measures(metrics, preset, knobs, sc)
-    q_table = as_qrels(qrels)
-    if labels is not None:
-        from ..labels import select_labels
+    if engine not in ("local", "spark"):
+        raise UsageError(f"engine: expected 'local' or 'spark', received {engine!r}")
+    q_table = None
+    if engine == "spark":
+        if labels is not None:
+            raise UsageError("labels: choosing judgments by their label source is for the local engine")
+        q_info = described_elsewhere(qrels, "qrels")
+        run_info = [{"name": n, **described_elsewhere(item, "run")} for n, item in zip(names, items, strict=True)]
+    else:
+        q_table = as_qrels(qrels)
+        if labels is not None:
+            from ..labels import select_labels
 
-        q_table = select_labels(q_table, labels)
-    if sc is not None:
-        sc.check(q_table)
-    run_tables = [as_run(item) for item in items]
-    q_info = describe(qrels, q_table)
-    run_info = [{"name": n, **describe(item, t)} for n, item, t in zip(names, items, run_tables, strict=True)]
+            q_table = select_labels(q_table, labels)
+        if sc is not None:
+            sc.check(q_table)
+        run_tables = [as_run(item) for item in items]
+        q_info = describe(qrels, q_table)
+        run_info = [{"name": n, **describe(item, t)} for n, item, t in zip(names, items, run_tables, strict=True)]
     # Every system here is scored against this one qrels; saved comparisons merged later carry their own.
     check_same_qrels({n: q_info["sha256"] for n in names}, force)
 
@@ -171,7 +190,13 @@ def compare(
         variants.append(found)
         notes += [n for n in found_notes if n not in notes]
     every = list(measures) + [v.measure for vs in variants for v in vs]
-    scores, errors = score_runs(q_table, run_tables, every, progress)
+    if q_table is None:
+        from ..spark import score_spark
+
+        grid, errors = score_spark(qrels, items, every, spark=spark, scale=sc)
+        scores = [[None if res is None else run_scores(res) for res in row] for row in grid]
+    else:
+        scores, errors = score_runs(q_table, run_tables, every, progress)
     refused = sorted((j, r) for r, j in errors if j < len(measures))
     if refused:  # a measure asked for, refused by its policy: the error evaluate() would raise
         j, r = refused[0]
@@ -193,7 +218,7 @@ def compare(
             offset += len(variants[j])
         blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled, robust))
-        if q_table.label_source is not None:
+        if q_table is not None and q_table.label_source is not None:
             from ..labels.tally import verdict_note
 
             notes.append(verdict_note(m.display, q_table, aligned.queries))

@@ -62,6 +62,17 @@ def describe(item: Any, table: Qrels | Run) -> dict[str, Any]:
     return {"source": table.source, "sha256": digest, "hash_of": "sorted rows (query, doc, value)"}
 
 
+def described_elsewhere(item: Any, kind: str) -> dict[str, Any]:
+    """``{"source", "sha256", "hash_of"}`` of an input another engine reads (Spark): a file this
+    machine sees, by its bytes as :func:`describe` does; anything else (a directory of parts, a
+    path of another filesystem, a Spark DataFrame) by its source alone, ``sha256`` None."""
+    if isinstance(item, (str, os.PathLike)):
+        if os.path.isfile(item):
+            return {"source": os.fspath(item), "sha256": file_sha256(item), "hash_of": "file bytes"}
+        return {"source": os.fspath(item), "sha256": None, "hash_of": "not hashed: read by Spark"}
+    return {"source": f"{kind} DataFrame", "sha256": None, "hash_of": "not hashed: read by Spark"}
+
+
 def check_same_qrels(hashes: dict[str, str], force: bool) -> None:
     """Refuse results scored on different judgments unless ``force``.
 
@@ -74,4 +85,4 @@ def check_same_qrels(hashes: dict[str, str], force: bool) -> None:
                                  "their per-query values are not comparable. Pass force=True (--force) to compare anyway")
 
 
-__all__ = ["QrelsMismatchError", "check_same_qrels", "describe", "file_sha256", "table_sha256"]
+__all__ = ["QrelsMismatchError", "check_same_qrels", "describe", "described_elsewhere", "file_sha256", "table_sha256"]

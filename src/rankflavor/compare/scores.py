@@ -1,8 +1,5 @@
 """Per-query values of every run under every measure, from one read of the judgments and one
-alignment per run (the :class:`~rankflavor.plan.Evaluation` that :func:`rankflavor.spread` uses).
-
-The measures sharing an ordering are evaluated together, so each distinct ordering of a run is
-sorted once, however many flavors of the grid share it.
+alignment per run (:func:`rankflavor.plan.evaluate_grid`, which :func:`rankflavor.spread` uses).
 """
 
 from __future__ import annotations
@@ -14,9 +11,9 @@ import numpy as np
 
 from ..errors import RankflavorError
 from ..measure import Measure
-from ..plan import Evaluation
-from ..progress import Progress, task
-from ..results import MISSING
+from ..plan import evaluate_grid
+from ..progress import Progress
+from ..results import MISSING, MeasureResult
 from ..tables import Qrels, Run
 
 
@@ -39,28 +36,16 @@ def score_runs(qrels: Qrels, runs: Sequence[Run], measures: Sequence[Measure], p
                ) -> tuple[list[list[RunScores | None]], dict[tuple[int, int], RankflavorError]]:
     """``scores[r][j]``: run ``r`` under ``measures[j]`` (None where its policy refused it), and the errors.
     ``progress`` is told of each (run, measure) evaluated."""
-    by_ordering = sorted(range(len(measures)), key=lambda j: Evaluation.key(measures[j]))
-    scores: list[list[RunScores | None]] = []
-    errors: dict[tuple[int, int], RankflavorError] = {}
-    with task(progress, f"scoring {len(runs)} runs x {len(measures)} measures", len(runs) * len(measures)) as t:
-        for r, run in enumerate(runs):
-            row: list[RunScores | None] = [None] * len(measures)
-            plan = Evaluation(qrels, run, one_ordering=True)
-            try:
-                for j in by_ordering:
-                    t.advance()
-                    try:
-                        res = plan.evaluate(measures[j])
-                    except RankflavorError as exc:
-                        errors[(r, j)] = exc.with_traceback(None)
-                        continue
-                    answered = res.status != MISSING
-                    row[j] = RunScores(np.asarray(res.queries[answered]).astype(str),
-                                       np.asarray(res.values[answered], dtype=np.float64))
-            finally:
-                plan.close()
-            scores.append(row)
-    return scores, errors
+    results, errors = evaluate_grid(qrels, runs, measures, progress,
+                                    f"scoring {len(runs)} runs x {len(measures)} measures")
+    return [[None if res is None else run_scores(res) for res in row] for row in results], errors
 
 
-__all__ = ["RunScores", "score_runs"]
+def run_scores(result: MeasureResult) -> RunScores:
+    """A measure's result as compared: the queries the run answered and their values."""
+    answered = result.status != MISSING
+    return RunScores(np.asarray(result.queries[answered]).astype(str),
+                     np.asarray(result.values[answered], dtype=np.float64))
+
+
+__all__ = ["RunScores", "run_scores", "score_runs"]

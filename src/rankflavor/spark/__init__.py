@@ -19,18 +19,20 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..errors import UsageError
+from ..errors import RankflavorError, UsageError
 from ..measure import Measure
 from ..progress import Progress
-from ..results import Results
+from ..results import MeasureResult, Results
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from ..judgments.scale import Scale
 
 DEFAULT_MASTER = "local[2]"
 
@@ -257,4 +259,39 @@ def evaluate_spark(
     return Results(merged, counts, provenance, extras)
 
 
-__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "spark_defaults", "workers_import_rankflavor"]
+def score_spark(qrels: Any, runs: Sequence[Any], measures: Sequence[Measure], *, spark: Any = None,
+                scale: Scale | None = None, buckets: int | None = None
+                ) -> tuple[list[list[MeasureResult | None]], dict[tuple[int, int], RankflavorError]]:
+    """Every run under every measure with Spark, as :func:`rankflavor.plan.evaluate_grid`
+    evaluates them locally: ``results[r][j]`` (None where it raised) and ``errors[(r, j)]``, the
+    same values and the same typed errors. What :func:`rankflavor.spread` and
+    :func:`rankflavor.compare` compute from, with ``engine="spark"``.
+
+    The judgments and every run are read and checked by one Spark job (paths Spark resolves:
+    files, directories of part files, globs, Parquet; or Spark DataFrames), the scale's grade
+    check by a second; one job then evaluates every run under every measure, a bucket of
+    queries per task, the bucket's judgments shuffled once for all runs
+    (:func:`rankflavor.spark.backend.score_systems`). Only per-query rows reach the driver.
+    """
+    from .backend import score_systems
+    from .read import check_scale, read_systems
+
+    if isinstance(qrels, str) and qrels.startswith("irds:"):
+        raise UsageError(f"{qrels}: Spark reads files; use the local engine for ir_datasets judgments, or "
+                         "write them to a file first (rankflavor convert)")
+    if spark is None:
+        frames = [x for x in (qrels, *runs) if hasattr(x, "sparkSession")]
+        spark = frames[0].sparkSession if frames else local_session()
+    with workers_import_rankflavor(spark):
+        q_table, r_tables = read_systems(spark, qrels, list(runs))
+        try:
+            if scale is not None:
+                check_scale(q_table, scale)
+            return score_systems(spark, q_table, r_tables, measures, buckets)
+        finally:
+            for table in (q_table, *r_tables):
+                if table.cached is not None:
+                    table.cached.unpersist()
+
+
+__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "score_spark", "spark_defaults", "workers_import_rankflavor"]

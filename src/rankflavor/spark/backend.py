@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import fields, replace
-from functools import partial
+from functools import partial, reduce
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from ..aggregate import require_common_queries
 from ..align import Counts
+from ..errors import RankflavorError
 from ..measure import Measure
 from ..merge import merge_measure, sum_counts
 from ..results import MeasureResult
@@ -43,10 +44,10 @@ if TYPE_CHECKING:
 ROWS_PER_BUCKET = 2_000_000
 
 
-def _task(task: worker.Task, index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table,
+def _task(tasks: tuple[worker.Task, ...], index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table,
           qrels_rows: pa.Table) -> pa.Table:
-    return worker.evaluate_partition(task, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
-                                     qrels_rows.drop_columns(["bucket"]))
+    return worker.evaluate_systems(tasks, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
+                                   qrels_rows.drop_columns(["bucket"]))
 
 
 def partition_keys(spark: SparkSession, partitions: int) -> list[int]:
@@ -83,18 +84,24 @@ def bucketed(frame: DataFrame, buckets: int, keys: list[int], only: list[int] | 
     return frame.withColumn("bucket", key).repartition(buckets, "bucket")
 
 
-def _run_tasks(task: worker.Task, qrels: DataFrame, run: DataFrame, buckets: int,
+def _run_tasks(tasks: Sequence[worker.Task], qrels: DataFrame, runs: Sequence[DataFrame], buckets: int,
                only: list[int] | None = None) -> pa.Table:
-    """Every bucket's :data:`~rankflavor.spark.worker.SCHEMA` rows; ``only``: just those
-    buckets, as one. Both sides are partitioned alike by :func:`bucketed`, so the co-group
+    """Every bucket's :data:`~rankflavor.spark.worker.SYSTEMS_SCHEMA` rows, system ``s`` the run
+    ``runs[s]`` read by ``tasks[s]``; ``only``: just those buckets, as one. The runs are one
+    table (a ``system`` column), so each bucket's judgments are shuffled and rebuilt once for
+    every system. Both sides are partitioned alike by :func:`bucketed`, so the co-group
     shuffles nothing more and each task holds one bucket, whatever the session's
     ``spark.sql.shuffle.partitions``."""
-    spark = run.sparkSession
+    from pyspark.sql import functions as F
+
+    spark = qrels.sparkSession
     keys = partition_keys(spark, buckets if only is None else 1)
     index = {k: b for b, k in enumerate(keys)}
+    run = reduce(lambda a, b: a.unionByName(b),
+                 [frame.withColumn("system", F.lit(s).cast("int")) for s, frame in enumerate(runs)])
     sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (run, qrels)]
-    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, task, index), worker.SCHEMA)
-    return collect_by_partition(out, worker.ARROW_SCHEMA)
+    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, tuple(tasks), index), worker.SYSTEMS_SCHEMA)
+    return collect_by_partition(out, worker.SYSTEMS_ARROW_SCHEMA)
 
 
 def _packed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -150,13 +157,13 @@ def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, r
         if not any(json.loads(t)["whole"] for t in texts) and sharing:
             where.append(next(b for b in sharing if b not in where))
         alone = replace(task, measures=(task.measures[first],), grade_policies=())
-        again = _rows_of(_run_tasks(alone, qrels.frame, run.frame, buckets, only=where), worker.ERROR)
+        again = _rows_of(_run_tasks([alone], qrels.frame, [run.frame], buckets, only=where), worker.ERROR)
         if again.num_rows:
             worker.raise_error(str(_column(again, "text")[0]))
     worker.raise_error(texts[0])
 
 
-def _parts(measures: list[Measure], values: pa.Table, skipped: dict[int, int]) -> list[MeasureResult]:
+def _parts(measures: Sequence[Measure], values: pa.Table, skipped: dict[int, int]) -> list[MeasureResult]:
     """Each measure's rows from every bucket, as one (unsorted) result per measure."""
     values = values.take(pc.sort_indices(values, [("measure", "ascending")]))
     at = np.searchsorted(np.asarray(_column(values, "measure")), np.arange(len(measures) + 1))
@@ -172,6 +179,30 @@ def _parts(measures: list[Measure], values: pa.Table, skipped: dict[int, int]) -
     return out
 
 
+class _Stopped(Exception):
+    """The error the one-shot engine would raise, and the index of the measure it stopped at
+    (None: a check of the whole input, before any measure)."""
+
+    def __init__(self, at: int | None, error: RankflavorError) -> None:
+        super().__init__(str(error))
+        self.at, self.error = at, error
+
+
+def _bucket_count(spark: SparkSession, rows: int, buckets: int | None) -> int:
+    if buckets is not None:
+        return buckets
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions") or 8)
+    return max(parts, math.ceil(rows / ROWS_PER_BUCKET))
+
+
+def _task_of(measures: Sequence[Measure], qrels: SparkTable, run: SparkTable) -> worker.Task:
+    return worker.Task(
+        tuple(m.with_knobs(missing="skip") for m in measures), qrels.source, run.source, qrels.from_file,
+        run.from_file, tuple(dict.fromkeys(m.flavor.duplicates for m in measures if m.spec.summary == "sum")),
+        qrels.raters,
+    )
+
+
 def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, measures: list[Measure],
                      buckets: int | None = None) -> tuple[list[MeasureResult], Counts]:
     """The measures over the two inputs: per-query results merged over the buckets, and counts.
@@ -179,16 +210,66 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     ``buckets``: how many hash buckets of query ids (tasks); by default the session's shuffle
     partitions, or more when the inputs need them (:data:`ROWS_PER_BUCKET`).
     """
-    if buckets is None:
-        parts = int(spark.conf.get("spark.sql.shuffle.partitions") or 8)
-        buckets = max(parts, math.ceil(max(run.rows, qrels.rows) / ROWS_PER_BUCKET))
-    task = worker.Task(
-        tuple(m.with_knobs(missing="skip") for m in measures), qrels.source, run.source, qrels.from_file,
-        run.from_file, tuple(dict.fromkeys(m.flavor.duplicates for m in measures if m.spec.summary == "sum")),
-        qrels.raters,
-    )
-    table = _run_tasks(task, qrels.frame, run.frame, buckets)
+    buckets = _bucket_count(spark, max(run.rows, qrels.rows), buckets)
+    task = _task_of(measures, qrels, run)
+    table = _run_tasks([task], qrels.frame, [run.frame], buckets)
+    try:
+        return _merged(table, task, qrels, run, measures, buckets)
+    except _Stopped as stop:
+        raise stop.error from None
 
+
+def score_systems(spark: SparkSession, qrels: SparkTable, runs: Sequence[SparkTable], measures: Sequence[Measure],
+                  buckets: int | None = None
+                  ) -> tuple[list[list[MeasureResult | None]], dict[tuple[int, int], RankflavorError]]:
+    """Every run (system) under every measure, as :func:`rankflavor.compare.scores.score_runs`
+    and :func:`rankflavor.spread` evaluate them locally: ``scores[s][j]`` the result of
+    ``runs[s]`` under ``measures[j]``, None where it raised, its error in ``errors[(s, j)]``.
+
+    One Spark job evaluates every system under every measure, a bucket of queries per task
+    (:func:`_run_tasks`). A system whose evaluation stopped at an error (the local engine's own,
+    :func:`evaluate_buckets`) is evaluated again without that measure, and so on: locally each
+    measure of a grid raises or not on its own (:class:`rankflavor.plan.Evaluation`). A check of
+    the whole input (no query to score) is made measure by measure, as locally.
+    """
+    buckets = _bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)
+    table = _run_tasks([_task_of(measures, qrels, run) for run in runs], qrels.frame, [r.frame for r in runs],
+                       buckets)
+    system = _column(table, "system")
+    scores: list[list[MeasureResult | None]] = [[None] * len(measures) for _ in runs]
+    errors: dict[tuple[int, int], RankflavorError] = {}
+
+    def again(run: SparkTable, todo: list[int]) -> pa.Table:
+        return _run_tasks([_task_of([measures[j] for j in todo], qrels, run)], qrels.frame, [run.frame], buckets)
+
+    for s, run in enumerate(runs):
+        todo, rows = list(range(len(measures))), table.filter(pa.array(system == s))
+        while todo:
+            chosen = [measures[j] for j in todo]
+            try:
+                merged, _ = _merged(rows, _task_of(chosen, qrels, run), qrels, run, chosen, buckets)
+            except _Stopped as stop:
+                if stop.at is None and len(todo) > 1:  # measure by measure (see the docstring)
+                    for j in todo:
+                        one, found = score_systems(spark, qrels, [run], [measures[j]], buckets)
+                        scores[s][j] = one[0][0]
+                        if found:
+                            errors[(s, j)] = found[(0, 0)]
+                    break
+                errors[(s, todo[stop.at or 0])] = stop.error
+                del todo[stop.at or 0]
+                rows = again(run, todo) if todo else rows
+                continue
+            for j, result in zip(todo, merged, strict=True):
+                scores[s][j] = result
+            break
+    return scores, errors
+
+
+def _merged(table: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, measures: Sequence[Measure],
+            buckets: int) -> tuple[list[MeasureResult], Counts]:
+    """One system's rows of the tasks (``table``) merged into its results and counts; the
+    error the one-shot engine raises as :class:`_Stopped`."""
     present = _rows_of(table, worker.PRESENT)
     ids = _column(present, "query").astype(object)
     flags = np.asarray(_column(present, "value"), dtype=np.int64)
@@ -206,8 +287,11 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
         n_run, n_qrels = int(in_run.sum()), int(in_qrels.sum())
         sides = {"queries_in_run": n_run, "queries_in_qrels": n_qrels, "queries_evaluated": 0}
         seen = counts if not errors.num_rows else Counts(**{f.name: sides.get(f.name, 0) for f in fields(Counts)})
-        require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]),
-                               [m.flavor for m in measures] or None)
+        try:
+            require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]),
+                                   [m.flavor for m in measures] or None)
+        except RankflavorError as exc:
+            raise _Stopped(None, exc) from None
     stopped_at = int(_column(errors, "measure").min()) if errors.num_rows else len(measures)
 
     values = _rows_of(table, worker.VALUE)
@@ -221,10 +305,16 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     missing = ids[in_qrels & ~in_run]
     merged = []
     for i, (m, part) in enumerate(zip(measures, _parts(measures, values, skipped), strict=True)):
-        if i == stopped_at:
-            _raise_first_error(errors, task, qrels, run, buckets, sharing)
-        # (raises missing=error for the whole input, as the one-shot engine at this measure)
-        merged.append(merge_measure(m, [part], missing, grades.get(m.flavor.duplicates, np.zeros(0))))
+        try:
+            if i == stopped_at:
+                _raise_first_error(errors, task, qrels, run, buckets, sharing)
+            # (raises missing=error for the whole input, as the one-shot engine at this measure)
+            merged.append(merge_measure(m, [part], missing, grades.get(m.flavor.duplicates, np.zeros(0))))
+        except RankflavorError as exc:
+            raise _Stopped(i, exc) from None
     if errors.num_rows:  # (an error of no measure: the check of a bucket's inputs)
-        _raise_first_error(errors, task, qrels, run, buckets, sharing)
+        try:
+            _raise_first_error(errors, task, qrels, run, buckets, sharing)
+        except RankflavorError as exc:
+            raise _Stopped(None, exc) from None
     return merged, counts

@@ -15,6 +15,7 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
@@ -109,7 +110,8 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
     raise InputError(source, None, f"needs one of the columns {', '.join(wanted)}; has {', '.join(columns)}")
 
 
-def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
+def _from_frame(frame: DataFrame, source: str, kind: str, order: Column | None = None) -> _Pending:
+    """``order``: the rows' input order (a long), where the frame's partitions do not give it."""
     from pyspark.sql import functions as F
 
     columns = list(frame.columns)
@@ -120,7 +122,7 @@ def _from_frame(frame: DataFrame, source: str, kind: str) -> _Pending:
         F.col(qc).cast("string").alias("q"),
         F.col(dc).cast("string").alias("d"),
         F.col(vc).try_cast("double").alias("v"),
-        F.monotonically_increasing_id().alias("row"),
+        (F.monotonically_increasing_id() if order is None else order).alias("row"),
         F.lit(None).cast("long").alias("line"),
         F.lit("").alias("file"),
     ).persist()
@@ -148,30 +150,51 @@ def _text_lines(spark: SparkSession, path: str) -> DataFrame:
     """The lines of ``path`` as Spark resolves it (a file, a directory of part files, a glob; on
     any filesystem Hadoop knows), each with its file and a row id (partition index above
     :data:`_PARTITION_SHIFT`)."""
-    from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
 
-    try:
-        # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
-        frame = spark.read.option("lineSep", "\n").text(path)
-    except AnalysisException as exc:
-        if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
-            raise InputError(path, None, "file not found") from None
-        raise InputError(path, None, f"cannot be read by Spark: {str(exc).splitlines()[0]}") from None
+    # Lines end at LF alone: by default Spark also ends one at a lone CR, a blank to trec_eval.
+    frame = _spark_read(path, lambda: spark.read.option("lineSep", "\n").text(path), "")
     return frame.select(F.col("value").alias("line"), F.col("_metadata.file_path").alias("file"),
                         F.monotonically_increasing_id().alias("row"))
 
 
 def _parquet(spark: SparkSession, path: str) -> DataFrame:
     """A Parquet file, or a directory of Parquet parts, as Spark reads it (its own schema)."""
+    return _spark_read(path, lambda: spark.read.parquet(path), " as Parquet")
+
+
+def _parquet_order(frame: DataFrame) -> Column:
+    """The input order of a Parquet read, as its text's: files in name order (a directory's parts
+    as their concatenation), rows in file order. Spark's own partitions do not keep it: a scan
+    packs the files largest first.
+
+    Files are matched by their path, decoded, without scheme and authority: Spark lists them as
+    ``file:///a b`` and names a row's file ``file:/a%20b`` (a ``+`` is kept: a URI's path does
+    not encode a space so); a row of a file not matched stops the job, naming it."""
+    from urllib.parse import unquote, urlparse
+
+    from pyspark.sql import functions as F
+
+    files = sorted(unquote(urlparse(uri).path) for uri in frame.inputFiles())
+    index = F.create_map(*[F.lit(x) for i, name in enumerate(files) for x in (name, i)])
+    path = F.regexp_replace(F.col("_metadata.file_path"), r"^[a-zA-Z][a-zA-Z0-9+.-]*:(//[^/]*)?", "")
+    at = index[F.url_decode(F.regexp_replace(path, r"\+", "%2B"))].cast("long")
+    return F.when(at.isNull(), F.raise_error(F.concat(F.lit("rankflavor: a Parquet row of an unlisted file: "),
+                                                       F.col("_metadata.file_path")))).otherwise(
+        F.shiftleft(at, _FILE_SHIFT) + F.col("_metadata.row_index"))
+
+
+def _spark_read(path: str, read: Callable[[], DataFrame], what: str) -> DataFrame:
+    """``read()``, with Spark's refusal of ``path`` (``AnalysisException``) as an :class:`InputError`
+    naming it: "file not found", or Spark's first line of why it "cannot be read by Spark{what}"."""
     from pyspark.errors import AnalysisException
 
     try:
-        return spark.read.parquet(path)
+        return read()
     except AnalysisException as exc:
         if "PATH_NOT_FOUND" in str(exc) or "Path does not exist" in str(exc):
             raise InputError(path, None, "file not found") from None
-        raise InputError(path, None, f"cannot be read by Spark as Parquet: {str(exc).splitlines()[0]}") from None
+        raise InputError(path, None, f"cannot be read by Spark{what}: {str(exc).splitlines()[0]}") from None
 
 
 def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
@@ -312,7 +335,8 @@ def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
         if path.rstrip("/").endswith(".parquet") or path.endswith("*.parquet"):
-            return _from_frame(_parquet(spark, path), path, kind)
+            frame = _parquet(spark, path)
+            return _from_frame(frame, path, kind, _parquet_order(frame))
         return _read_trec(spark, path, kind)
     if hasattr(obj, "sparkSession") and hasattr(obj, "columns"):
         return _from_frame(obj, f"{kind} DataFrame", kind)
@@ -353,13 +377,24 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
         A malformed line (naming its file and line, as the local reader does), a bad value, or
         an input with no rows.
     """
-    pending = [_pending(spark, qrels, "qrels"), _pending(spark, run, "run")]
-    parts: dict[str, list[dict[str, Any]]] = {"qrels": [], "run": []}
-    for stat in pending[0].stats.unionByName(pending[1].stats).collect():
+    q_table, (r_table,) = read_systems(spark, qrels, [run])
+    return q_table, r_table
+
+
+def read_systems(spark: SparkSession, qrels: Any, runs: list[Any]) -> tuple[SparkTable, list[SparkTable]]:
+    """The judgments and every run as :class:`SparkTable`, all checked by one Spark job; the
+    errors of :func:`read_inputs`, the judgments' first, then the runs' in their order."""
+    from pyspark.sql import functions as F
+
+    pending = [_pending(spark, qrels, "qrels")] + [_pending(spark, run, "run") for run in runs]
+    labels = ["qrels"] + [f"run{i}" for i in range(len(runs))]
+    stats = [p.stats.withColumn("kind", F.lit(label)) for p, label in zip(pending, labels, strict=True)]
+    parts: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+    for stat in reduce(lambda a, b: a.unionByName(b), stats).collect():
         parts[stat["kind"]].append(stat.asDict())
     tables = []
-    for p in pending:
-        rows = sorted(parts[p.kind], key=lambda r: (r["p"], r["file"]))
+    for p, label in zip(pending, labels, strict=True):
+        rows = sorted(parts[label], key=lambda r: (r["p"], r["file"]))
         total = {name: sum(int(r[name] or 0) for r in rows) for name in ("n", "bad", "extra", "blank", "comment")}
         places = places_of(rows) if p.from_file else []
         if not total["n"] or total["bad"]:
@@ -376,4 +411,4 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
         tables.append(SparkTable(p.frame(places), p.source, p.from_file, rows=total["n"], tag=tag,
                                  comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
                                  cached=p.cached, raters=qrels.raters if isinstance(qrels, Qrels) else None))
-    return tables[0], tables[1]
+    return tables[0], tables[1:]

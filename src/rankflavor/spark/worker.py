@@ -35,6 +35,10 @@ _FIELDS = ("kind", "measure", "query", "value", "text", "status")
 _TYPES = (pa.string(), pa.int32(), pa.string(), pa.float64(), pa.string(), pa.string())
 #: :data:`SCHEMA` as Arrow's.
 ARROW_SCHEMA = pa.schema(list(zip(_FIELDS, _TYPES, strict=True)))
+#: The rows of a task over several systems (runs): each system's :data:`SCHEMA` rows with its
+#: index among them (:func:`evaluate_systems`).
+SYSTEMS_SCHEMA = "system int, " + SCHEMA
+SYSTEMS_ARROW_SCHEMA = pa.schema([pa.field("system", pa.int32()), *ARROW_SCHEMA])
 
 
 @dataclass(frozen=True)
@@ -173,4 +177,18 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
     out.append(_rows(COUNTS, 1, text=[json.dumps(results.counts.to_dict())]))
     for policy, g in grades.items():
         out.append(_rows(GRADES, len(g), value=g, text=[policy] * len(g)))
+    return pa.concat_tables(out)
+
+
+def evaluate_systems(tasks: Sequence[Task], bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    """One bucket of several systems' runs (``run_rows`` with a ``system`` column: the index of
+    the task that reads them) against the same judgments, as :data:`SYSTEMS_SCHEMA` rows: each
+    system evaluated on its own, as :func:`evaluate_partition` evaluates one run (a system with
+    no row in the bucket included: its judged queries are missing from it)."""
+    system = np.asarray(run_rows.column("system").to_numpy(zero_copy_only=False))
+    run_rows = run_rows.drop_columns(["system"])
+    out = []
+    for s, task in enumerate(tasks):
+        part = evaluate_partition(task, bucket, run_rows.filter(pa.array(system == s)), qrels_rows)
+        out.append(part.add_column(0, "system", pa.array(np.full(part.num_rows, s, dtype=np.int32))))
     return pa.concat_tables(out)

@@ -1,0 +1,185 @@
+"""``spread`` and ``compare`` on the Spark engine (issue 35): the same JSON as the local engine,
+from inputs given as directories of Parquet parts, every system under every flavor in one Spark
+job, and a flavor refused for one run alone refused there only, as locally.
+
+The local side reads the same rows as single files; the two outputs are compared whole, but for
+their provenance (the command line differs by ``--engine spark``). Skipped, saying why, without
+PySpark or Java.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="the Spark engine tests need PySpark (python3 -m pip install pyspark)")
+if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+    pytest.skip("the Spark engine tests need Java 17+ on PATH or JAVA_HOME", allow_module_level=True)
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from click.testing import CliRunner
+
+from rankflavor import compare, evaluate, spread
+from rankflavor.cli import cli
+from rankflavor.errors import EvaluationError, RankflavorError
+from rankflavor.spark import backend as spark_backend
+from rankflavor.spark import evaluate_spark
+
+
+def _tables(seed: int, n_queries: int = 24) -> tuple[pa.Table, list[pa.Table]]:
+    """Judgments and three runs with tied scores (one decimal) and unjudged documents."""
+    rng = np.random.default_rng(seed)
+    q_rows: dict[str, list] = {"query_id": [], "doc_id": [], "relevance": []}
+    runs: list[dict[str, list]] = [{"query_id": [], "doc_id": [], "score": []} for _ in range(3)]
+    for q in range(n_queries):
+        docs = [f"d{q}-{i}" for i in range(30)]
+        judged = rng.choice(30, size=12, replace=False)
+        for i in judged:
+            q_rows["query_id"].append(f"q{q}")
+            q_rows["doc_id"].append(docs[i])
+            q_rows["relevance"].append(int(rng.integers(0, 4)))
+        for run in runs:
+            for i in rng.choice(30, size=15, replace=False):
+                run["query_id"].append(f"q{q}")
+                run["doc_id"].append(docs[i])
+                run["score"].append(float(rng.integers(0, 5)) / 10)
+    return pa.table(q_rows), [pa.table(r) for r in runs]
+
+
+def _write(table: pa.Table, local: Path, parts: Path, sizes: tuple[int, ...]) -> None:
+    """``table`` as one Parquet file and as a directory of parts of the given row counts (the
+    last takes the rest), named so that the largest is not the first."""
+    pq.write_table(table, local)
+    parts.mkdir()
+    start = 0
+    for i, size in enumerate((*sizes, table.num_rows)):
+        piece = table.slice(start, size if i < len(sizes) else table.num_rows - start)
+        if piece.num_rows:
+            pq.write_table(piece, parts / f"part-{i:05d}.parquet")
+        start += piece.num_rows
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    root = tmp_path_factory.mktemp("spark_commands")
+    (root / "local").mkdir()
+    (root / "spark").mkdir()
+    qrels, runs = _tables(7)
+    out: dict[str, list[str]] = {"local": [], "spark": []}
+    for name, table in [("qrels.parquet", qrels)] + [(f"{s}.parquet", r) for s, r in zip("abc", runs, strict=True)]:
+        # (a small first part, then a large one: Spark scans the largest file first)
+        _write(table, root / "local" / name, root / "spark" / name, (7, 200))
+        out["local"].append(str(root / "local" / name))
+        out["spark"].append(str(root / "spark" / name))
+    return out
+
+
+def _json(args: list[str]) -> dict:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    data.pop("provenance", None)
+    return data
+
+
+def test_a_parquet_directory_is_read_in_its_files_name_order(spark, inputs) -> None:  # type: ignore[no-untyped-def]
+    # Ties in input order read the rows as the concatenation of the parts in name order.
+    local = evaluate(inputs["local"][0], inputs["local"][1], ["ndcg@10[ties=input_order]", "P@5[ties=input_order]"])
+    remote = evaluate_spark(inputs["spark"][0], inputs["spark"][1], ["ndcg@10[ties=input_order]", "P@5[ties=input_order]"],
+                            spark=spark)
+    for a, b in zip(local, remote, strict=True):
+        assert a.summary == b.summary
+        assert list(a.queries) == list(b.queries)
+        assert a.values.tolist() == b.values.tolist()
+    # and the order matters here: the reversed ties give another value
+    other = evaluate(inputs["local"][0], inputs["local"][1], ["ndcg@10[ties=docno_desc]"])
+    assert other[0].values.tolist() != local[0].values.tolist()
+
+
+def test_spread_on_spark_is_the_local_json(spark, inputs) -> None:  # type: ignore[no-untyped-def]
+    local = _json(["spread", *inputs["local"], "--format", "json"])
+    remote = _json(["spread", *inputs["spark"], "--format", "json", "--engine", "spark"])
+    assert local == remote
+    assert len(local["flavors"]) > 60 and len(local["runs"]) == 3
+
+
+def test_compare_on_spark_is_the_local_json(spark, inputs) -> None:  # type: ignore[no-untyped-def]
+    common = ["-m", "ndcg@10", "-m", "P@5", "--flavors", "grid", "--resamples", "200", "--format", "json"]
+    local = _json(["compare", *inputs["local"], *common])
+    remote = _json(["compare", *inputs["spark"], *common, "--engine", "spark"])
+    assert local == remote
+    assert local["measures"][0]["systems"]
+
+
+def test_every_system_and_flavor_in_one_spark_job(spark, inputs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls = []
+    real = spark_backend._run_tasks
+
+    def counted(tasks, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(tasks))
+        return real(tasks, *args, **kwargs)
+
+    monkeypatch.setattr(spark_backend, "_run_tasks", counted)
+    s = spread(inputs["spark"][0], inputs["spark"][1:], "ndcg@10", engine="spark", spark=spark)
+    assert calls == [3]  # one pass over the buckets, three systems in each task
+    assert s.means.shape == (3, len(s.flavors))
+
+
+def test_a_flavor_refused_for_one_run_only_is_refused_there_only(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}
+    clean = {"q1": {"a": 0.5, "b": 0.4}, "q2": {"c": 0.3, "x": 0.2}}
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in qrels.items() for d, g in ds.items()))
+    (tmp_path / "clean.run").write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, ds in clean.items()
+                                                for d, s in ds.items()))
+    # a document twice: refused under duplicates=error, the first kept under duplicates=first
+    (tmp_path / "twice.run").write_text("q1 Q0 a 1 0.5 t\nq1 Q0 a 2 0.1 t\nq1 Q0 b 3 0.4 t\nq2 Q0 c 1 0.3 t\n")
+    paths = [str(tmp_path / n) for n in ("qrels.txt", "clean.run", "twice.run")]
+    grid = {"duplicates": ["first", "error"], "gain": ["linear", "exp2"]}
+    local = spread(paths[0], paths[1:], "ndcg@10", grid=grid, presets=False)
+    remote = spread(paths[0], paths[1:], "ndcg@10", grid=grid, presets=False, engine="spark", spark=spark)
+    assert local.errors and all(run == "twice.run" for run, _ in local.errors)
+    assert remote.errors == local.errors
+    assert np.array_equal(remote.means, local.means, equal_nan=True)
+    assert remote.to_dict() == local.to_dict()
+
+
+def test_no_common_query_is_the_local_error(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "r.run").write_text("q9 Q0 a 1 0.5 t\n")
+    (tmp_path / "s.run").write_text("q8 Q0 a 1 0.5 t\n")
+    args = (str(tmp_path / "qrels.txt"), [str(tmp_path / "r.run"), str(tmp_path / "s.run")], "ndcg@10")
+    with pytest.raises(RankflavorError) as local:
+        spread(*args, grid={"gain": ["linear", "exp2"]}, presets=False)
+    with pytest.raises(RankflavorError) as remote:
+        spread(*args, grid={"gain": ["linear", "exp2"]}, presets=False, engine="spark", spark=spark)
+    assert type(remote.value) is type(local.value) is EvaluationError
+    assert str(remote.value) == str(local.value)
+
+
+def test_compare_on_spark_refuses_what_it_cannot_do(spark, inputs) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor.errors import UsageError
+
+    with pytest.raises(UsageError, match="label source is for the local engine"):
+        compare(inputs["spark"][0], inputs["spark"][1:], "ndcg@10", labels="human", engine="spark", spark=spark)
+    with pytest.raises(UsageError, match="engine: expected"):
+        compare(inputs["local"][0], inputs["local"][1:], "ndcg@10", engine="dask")
+    result = CliRunner().invoke(cli, ["spread", *inputs["local"], "--spark-master", "local[1]"])
+    assert result.exit_code == 2 and "--spark-master and --spark-conf are for --engine spark" in result.output
+
+
+def test_parquet_parts_named_with_blanks_plus_and_accents(spark, inputs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Spark lists such a file as file:///d b+é/... and names its rows' file file:/d%20b+é/...
+    run = pq.read_table(inputs["local"][1])
+    folder = tmp_path / "run d+é.parquet"
+    _write(run, tmp_path / "one.parquet", folder, (5, 100))
+    (folder / "part-00000.parquet").rename(folder / "part 0+é.parquet")  # (still first by name)
+    measures = ["ndcg@10[ties=input_order]"]
+    local = evaluate(inputs["local"][0], inputs["local"][1], measures)
+    remote = evaluate_spark(inputs["spark"][0], str(folder), measures, spark=spark)
+    assert local[0].values.tolist() == remote[0].values.tolist()
