@@ -174,3 +174,14 @@ def test_jsonl_lines_pyarrow_reads_otherwise_are_named() -> None:
         with pytest.raises(InputError, match=re.escape(expected)):
             read_jsonl("r.jsonl", data, "run", {})
     assert len(read_jsonl("r.jsonl", one + b"\n  " + one.replace(b"d1", b"d2") + b"\n", "run", {})) == 2
+
+
+@pytest.mark.parametrize("fmt", ["quepid", None])
+def test_a_header_that_is_not_csv_names_the_file(tmp_path: Path, fmt: str | None) -> None:
+    # Found by the test above (2026-12-07): the format sniffer parsed the header line with no
+    # source, so a quote left open there was reported as ":1: is not valid CSV".
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(b'query,docid,"ating\nshoes,d1,3\nboots,d2,0\n')
+    with pytest.raises(InputError) as err:
+        read_qrels(path, fmt)
+    assert str(err.value).startswith(str(path)) and err.value.line is not None

@@ -183,3 +183,51 @@ def test_parquet_parts_named_with_blanks_plus_and_accents(spark, inputs, tmp_pat
     local = evaluate(inputs["local"][0], inputs["local"][1], measures)
     remote = evaluate_spark(inputs["spark"][0], str(folder), measures, spark=spark)
     assert local[0].values.tolist() == remote[0].values.tolist()
+
+
+def _same_pool(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert a.query.tolist() == b.query.tolist() and a.doc.tolist() == b.doc.tolist()
+    assert a.priority.tolist() == b.priority.tolist()  # (bit for bit: the same code on the same rows)
+    assert a.runs.tolist() == b.runs.tolist() and a.best_rank.tolist() == b.best_rank.tolist()
+    ca, cb = dict(a.counts), dict(b.counts)
+    assert list(ca.pop("per_run").values()) == list(cb.pop("per_run").values())  # (named by their paths)
+    assert ca == cb
+
+
+@pytest.mark.parametrize(("judged", "budget", "strategy"), [(True, 40, "gap"), (True, None, "gap"),
+                                                            (False, 25, "random")])
+def test_pool_on_spark_is_the_local_pool(spark, inputs, judged, budget, strategy) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import pool
+
+    def made(side: str, **kw):  # type: ignore[no-untyped-def]
+        qrels = inputs[side][0] if judged else None
+        return pool(inputs[side][1:], 5, qrels, budget, scale="trec_dl" if judged else None, strategy=strategy,
+                    seed=3, **kw)
+
+    local, remote = made("local"), made("spark", engine="spark", spark=spark)
+    _same_pool(local, remote)
+    assert len(local) == (budget or local.counts["candidates"]) and local.counts["pooled"] > len(local)
+
+
+def test_pool_cli_on_spark_writes_the_local_candidates(spark, inputs) -> None:  # type: ignore[no-untyped-def]
+    common = ["-k", "5", "--budget", "30", "--scale", "trec_dl", "--format", "csv"]
+    local = CliRunner().invoke(cli, ["pool", *inputs["local"][1:], "--qrels", inputs["local"][0], *common])
+    remote = CliRunner().invoke(cli, ["pool", *inputs["spark"][1:], "--qrels", inputs["spark"][0], *common,
+                                      "--engine", "spark"])
+    assert local.exit_code == 0 and remote.exit_code == 0, remote.output
+    assert local.stdout == remote.stdout and local.stdout.count("\n") == 31
+
+
+def test_pool_on_spark_refuses_a_run_of_other_queries(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import pool
+    from rankflavor.errors import InputError
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 0\n")
+    (tmp_path / "ok.run").write_text("q1 Q0 a 1 0.5 t\nq1 Q0 c 2 0.4 t\n")
+    (tmp_path / "other.run").write_text("q7 Q0 a 1 0.5 t\n")
+    runs = [str(tmp_path / "ok.run"), str(tmp_path / "other.run")]
+    with pytest.raises(InputError) as local:
+        pool(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl")
+    with pytest.raises(InputError) as remote:
+        pool(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl", engine="spark", spark=spark)
+    assert str(remote.value) == str(local.value) and "other.run" in str(local.value)

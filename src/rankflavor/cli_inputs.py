@@ -150,6 +150,16 @@ def spark_engine(command: Callable[..., Any]) -> Callable[..., Any]:
 
             raise UsageError("--spark-master and --spark-conf are for --engine spark")
         choice = SparkChoice(spark_master, spark_conf) if engine == "spark" else None
+        if choice is None:  # a directory is Spark's to read (its part files); locally, the wrong argument
+            import os
+
+            from .errors import UsageError
+
+            for name in ("qrels", "run", "runs"):
+                for path in kwargs.get(name) or () if name == "runs" else (kwargs.get(name),):
+                    if path is not None and os.path.isdir(os.fspath(path)):
+                        raise UsageError(f"{os.fspath(path)}: is a directory, expected a file (a directory of part "
+                                         "files is read with --engine spark)")
         return command(*args, engine=engine, spark=choice, **kwargs)
 
     options = [

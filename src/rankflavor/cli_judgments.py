@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_inputs import input_formats
+from .cli_inputs import SparkChoice, input_formats, spark_engine
 from .cli_output import emit, html_report, input_provenance, output_width, quiet_option, screen_options, working
 from .cli_vocabulary import deprecated_alias
 
@@ -56,14 +56,14 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
 
 
 @click.command("pool")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-k", "--cutoff", "depth", type=click.IntRange(min=1), default=10, show_default=True, metavar="K",
               help="The pool's cutoff: each run's top K documents per query are pooled (the K of the NDCG@K whose "
               "bounds to close). Not the depth knob, which cuts the run before scoring.")
 @click.option("--budget", type=click.IntRange(min=0), default=None, metavar="N",
               help="Keep the N candidates whose judgment is sure to shrink the runs' exact NDCG@K intervals most, "
               "whatever grade it gets (see `rankflavor.pool`).")
-@click.option("--qrels", default=None, type=click.Path(dir_okay=False),
+@click.option("--qrels", default=None, type=click.Path(),
               help="Judgments so far: their documents are not pooled again. Needs --scale.")
 @click.option("--scale", default=None, metavar="NAME",
               help="Label scale of QRELS: its grades are what an unjudged document may get (0 and 1 without one).")
@@ -75,18 +75,21 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
               "csv: query,doc,priority,runs,best_rank; quepid: Quepid's ratings import CSV query,docid,rating.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the candidates here (default: standard output). The counts go to standard error.")
+@spark_engine
 @input_formats
 @screen_options
 @deprecated_alias("--depth", "-k/--cutoff", "depth", type=click.IntRange(min=1))
 def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str | None, scale: str | None,
-             strategy: str, seed: int, fmt: str, output: str | None) -> None:
+             strategy: str, seed: int, fmt: str, output: str | None, engine: str = "local",
+             spark: SparkChoice | None = None) -> None:
     """The unjudged documents of the RUNS' top K that need judging: depth-K pooling, or a budget of them."""
     from .pool import pool
     from .render.console import terminal_width
     from .render.fit import wrap_lines
 
     with working(f"pool: {len(runs)} run{'s' if len(runs) != 1 else ''}"):
-        result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
+        result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed, engine=engine,
+                      spark=None if spark is None else spark.session())
     emit(result.render(fmt), output)
     click.echo(wrap_lines(result.summary(), output_width() or terminal_width()), err=True, nl=False)
 

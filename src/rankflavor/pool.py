@@ -132,7 +132,7 @@ class Pool:
 
 def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
          scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0,
-         labels: str | None = None) -> Pool:
+         labels: str | None = None, *, engine: str = "local", spark: Any = None) -> Pool:
     """The unjudged documents of the runs' top ``depth``, by priority (module docstring).
 
     Parameters
@@ -156,6 +156,10 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         an LLM (or clicks) labelled, for people to judge. What is left out is counted in
         ``counts["labels"]`` and the summary. None: every judgment (or the choice ``qrels`` was
         read with, ``--labels``).
+    engine : ``"local"`` (default) or ``"spark"``: Spark reads the runs and judgments (paths Spark
+        resolves, Parquet directories, DataFrames) and finds each query's candidates in the task
+        holding it (:func:`rankflavor.spark.pooling.pool_spark`); the same Pool.
+    spark : with ``engine="spark"``: the SparkSession (default: the DataFrames' own, or a local one).
 
     Raises
     ------
@@ -174,6 +178,42 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     >>> pool(runs, depth=2, budget=1).doc.tolist()
     ['a']
     """
+    if engine == "spark":
+        if labels is not None:
+            raise UsageError("pool: choosing judgments by their label source (labels) is for the local engine")
+        from .spark.pooling import pool_spark
+
+        return pool_spark(runs, depth, qrels, budget, scale, gain, strategy, seed, spark=spark)
+    if engine != "local":
+        raise UsageError(f"pool: engine must be local or spark, received {engine!r}")
+    sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
+    if qrels is not None:
+        judged = as_qrels(qrels)
+        if labels is not None:
+            from .labels import select_labels
+
+            judged = select_labels(judged, labels)
+        assert sc is not None  # (pool_measure refuses judgments without a scale)
+        sc.check(judged)
+    elif labels is not None:
+        raise UsageError("pool: labels chooses among judgments; give the judgments (qrels=..., --qrels)")
+    else:
+        judged = Qrels(dictionary_array([]), string_array([]), np.zeros(0))
+    parts = [run_part(as_run(r), judged, measure, grades, depth) for r in runs]
+    cands = candidates(parts, len(grades))
+    chosen = choose(cands, budget, strategy, seed)
+    counts = pool_counts(runs, [p["source"] for p in parts], np.array([len(p["doc"]) for p in parts]),
+                         np.array([int((~p["judged"]).sum()) for p in parts]), cands, chosen)
+    if judged.label_rule is not None:
+        counts["labels"] = {"choice": judged.label_rule, "dropped": dict(judged.labels_dropped)}
+    return Pool(cands["query"][chosen], cands["doc"][chosen], cands["priority"][chosen], cands["runs"][chosen],
+                cands["best"][chosen], depth, budget, counts)
+
+
+def pool_measure(runs: Sequence[Any], depth: int, qrels: Any, budget: int | None, scale: str | Scale | None,
+                 gain: str, strategy: str) -> tuple[Scale | None, Measure, np.ndarray]:
+    """:func:`pool`'s arguments checked: the scale, the NDCG@depth whose intervals the priorities
+    close, and the grades an unjudged document may get."""
     if not runs:
         raise UsageError("pool: give at least one run")
     if depth < 1:
@@ -185,58 +225,66 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     if strategy not in ("gap", "random"):
         raise UsageError(f"pool: strategy must be gap or random, received {strategy!r}")
     sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
-    if qrels is not None:
-        if sc is None:
-            raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "
-                             "its grades are what an unjudged document may get")
-        judged = as_qrels(qrels)
-        if labels is not None:
-            from .labels import select_labels
-
-            judged = select_labels(judged, labels)
-        sc.check(judged)
-    elif labels is not None:
-        raise UsageError("pool: labels chooses among judgments; give the judgments (qrels=..., --qrels)")
-    else:
-        judged = Qrels(dictionary_array([]), string_array([]), np.zeros(0))
+    if qrels is not None and sc is None:
+        raise UsageError("pool: with judgments, declare the label scale (scale='trec_dl', --scale): "
+                         "its grades are what an unjudged document may get")
     text = f"ndcg@{depth}" if sc is not None and sc.gains is not None else f"ndcg@{depth}[gain={gain}]"
     measure = sc.measure(text) if sc is not None else parse_measure(text)
     grades = np.asarray(sc.grades if sc is not None else (0.0, 1.0), dtype=np.float64)
-    parts = [_run_part(as_run(r), judged, measure, grades, depth) for r in runs]
-    per_run = {}
-    for i, (r, part) in enumerate(zip(runs, parts, strict=True)):
-        name = str(part["source"]) if isinstance(r, (str, Run)) or hasattr(r, "__fspath__") else f"run {i + 1}"
-        name = name if name not in per_run else f"{name} ({i + 1})"
-        per_run[name] = {"top_k": len(part["doc"]), "unjudged": int((~part["judged"]).sum())}
+    return sc, measure, grades
+
+
+def candidates(parts: list[dict[str, Any]], n_grades: int) -> dict[str, np.ndarray]:
+    """Every (query, doc) pair in some run's top k (``parts``: :func:`run_part` of each run, over
+    the same queries), in (query, doc) order: ``query``, ``doc``, ``judged``, ``runs`` (runs
+    holding it), ``best`` (its best rank), ``priority`` (0 for a judged pair)."""
     cat = {key: np.concatenate([p[key] for p in parts]) for key in ("query", "doc", "judged", "rank")}
     keys = np.asarray([f"{q}\x00{d}" for q, d in zip(cat["query"], cat["doc"], strict=True)], dtype=object)
     uniq, inverse = np.unique(keys, return_inverse=True) if len(keys) else (keys, np.zeros(0, dtype=np.int64))
     n = len(uniq)
     is_judged = np.zeros(n, dtype=bool)
     is_judged[inverse[cat["judged"]]] = True
-    n_runs = np.bincount(inverse, minlength=n)
+    n_runs = np.bincount(inverse, minlength=n).astype(np.int64)
     best = np.full(n, np.iinfo(np.int64).max)
     np.minimum.at(best, inverse, cat["rank"])
     split = np.asarray([u.split("\x00", 1) for u in uniq], dtype=object).reshape(n, 2)
-    keep = np.flatnonzero(~is_judged)
     priority = np.zeros(n)
-    for i in keep.tolist():
-        priority[i] = _priority(parts, str(split[i, 0]), str(split[i, 1]), len(grades))
+    for i in np.flatnonzero(~is_judged).tolist():
+        priority[i] = _priority(parts, str(split[i, 0]), str(split[i, 1]), n_grades)
+    return {"query": split[:, 0], "doc": split[:, 1], "judged": is_judged, "runs": n_runs, "best": best,
+            "priority": priority}
+
+
+def choose(cands: dict[str, np.ndarray], budget: int | None, strategy: str, seed: int) -> np.ndarray:
+    """The rows of ``cands`` (of any number of queries) to judge, best first (module docstring)."""
+    # (query, doc) order first, as np.unique gives it: the last tie-break
+    at = np.asarray(sorted(range(len(cands["query"])), key=lambda i: f"{cands['query'][i]}\x00{cands['doc'][i]}"),
+                    dtype=np.int64)
+    keep = at[~cands["judged"][at]]
+    n_runs, best, priority = cands["runs"], cands["best"], cands["priority"]
     # priority desc (equal to 12 decimals: sums of widths taken in another order differ in the
-    # last bits), best rank asc, runs desc, then (query, doc) order (uniq is sorted).
-    order = keep[np.lexsort((keep, -n_runs[keep], best[keep], -np.round(priority[keep], 12)))]
+    # last bits), best rank asc, runs desc, then (query, doc) order.
+    order = keep[np.lexsort((np.arange(len(keep)), -n_runs[keep], best[keep], -np.round(priority[keep], 12)))]
     if budget is None:
-        chosen = order
-    elif strategy == "random":
+        return order
+    if strategy == "random":
         picked = np.random.default_rng(seed).choice(len(order), size=min(budget, len(order)), replace=False)
-        chosen = order[np.sort(picked)]
-    else:
-        chosen = order[:budget]
-    counts = {"runs": len(runs), "queries": len({q for q, _ in split}) if n else 0, "pooled": n,
-              "judged": int(is_judged.sum()), "candidates": len(keep), "selected": len(chosen), "per_run": per_run}
-    if judged.label_rule is not None:
-        counts["labels"] = {"choice": judged.label_rule, "dropped": dict(judged.labels_dropped)}
-    return Pool(split[chosen, 0], split[chosen, 1], priority[chosen], n_runs[chosen], best[chosen], depth, budget, counts)
+        return order[np.sort(picked)]
+    return order[:budget]
+
+
+def pool_counts(runs: Sequence[Any], sources: Sequence[str], top_k: np.ndarray, unjudged: np.ndarray,
+                cands: dict[str, np.ndarray], chosen: np.ndarray) -> dict[str, Any]:
+    """:attr:`Pool.counts` (without ``labels``)."""
+    per_run = {}
+    for i, (r, source) in enumerate(zip(runs, sources, strict=True)):
+        name = str(source) if isinstance(r, (str, Run)) or hasattr(r, "__fspath__") else f"run {i + 1}"
+        name = name if name not in per_run else f"{name} ({i + 1})"
+        per_run[name] = {"top_k": int(top_k[i]), "unjudged": int(unjudged[i])}
+    n = len(cands["query"])
+    return {"runs": len(runs), "queries": len(set(cands["query"].tolist())), "pooled": n,
+            "judged": int(cands["judged"].sum()), "candidates": int((~cands["judged"]).sum()),
+            "selected": len(chosen), "per_run": per_run}
 
 
 def _priority(parts: list[dict[str, Any]], query: str, doc: str, n_grades: int) -> float:
@@ -251,24 +299,45 @@ def _priority(parts: list[dict[str, Any]], query: str, doc: str, n_grades: int) 
     return float(total.min())
 
 
-def _run_part(run: Run, qrels: Qrels, measure: Measure, grades: np.ndarray, depth: int) -> dict[str, Any]:
+def run_mean_count(run: Run, qrels: Qrels, measure: Measure, grades: np.ndarray, scratch: bool) -> tuple[int, bool]:
+    """The queries in ``run``'s mean (what :func:`run_part` divides the shrinks by) and whether it
+    shares a query with ``qrels``, over these tables (a part of the queries: the counts add up)."""
+    plan = Evaluation(qrels, run, whole=False)
+    try:
+        aligned = plan.aligned(str(measure.flavor.duplicates))
+        shares = bool((aligned.in_run & aligned.in_qrels).any())
+        if scratch:
+            return int(aligned.in_run.sum()), shares
+        return len(plan.evaluate(zero_imputed(measure)).queries), shares
+    finally:
+        plan.close()
+
+
+def run_part(run: Run, qrels: Qrels, measure: Measure, grades: np.ndarray, depth: int, *, scratch: bool | None = None,
+             n_mean: int | None = None) -> dict[str, Any]:
     """One run's top ``depth`` rows (ids, rank, judged), and per candidate the shrink of the run's
     mean width by grade: ``hole`` for its unjudged documents in scope, ``elsewhere`` per query for
-    a document of it that the run does not hold there."""
+    a document of it that the run does not hold there.
+
+    ``scratch`` (no judgments at all) and ``n_mean`` (the queries in the run's mean) are the whole
+    input's, given when these tables hold a part of its queries (a Spark task's); by default they
+    are these tables', and a run sharing no query with the judgments is refused."""
     plan = Evaluation(qrels, run, whole=False)
     try:
         m0 = zero_imputed(measure)
         rules = Rules.of(m0, grades)
-        scratch = not len(qrels)
+        whole = scratch is None
+        scratch = not len(qrels) if scratch is None else scratch
         found = scopes(plan, rules, every_query=scratch)
         ranked = found.ranked
         aligned = ranked.aligned
-        if not scratch and not (aligned.in_run & aligned.in_qrels).any():
+        if whole and not scratch and not (aligned.in_run & aligned.in_qrels).any():
             # Judgments of other topics (a DL 2020 run against DL 2019 qrels): every document would
             # look unjudged. Pooling from scratch is the same call without qrels.
             raise InputError(run.source, None, f"shares no query with the judgments {qrels.source}; "
                              "pool without them to pool this run from scratch")
-        n_mean = int(aligned.in_run.sum()) if scratch else len(plan.evaluate(m0).queries)
+        if n_mean is None:
+            n_mean = int(aligned.in_run.sum()) if scratch else len(plan.evaluate(m0).queries)
         top = np.flatnonzero(ranked.rank <= depth)
         assert ranked.row is not None
         docs = np.asarray(to_strings(docnos_of(aligned, ranked.row[top])), dtype=object)
@@ -303,4 +372,4 @@ def _shrinks(rules: Rules, found: list[QueryScope], n_mean: int) -> tuple[dict[t
     return hole, elsewhere
 
 
-__all__ = ["FORMATS", "Pool", "pool"]
+__all__ = ["FORMATS", "Pool", "candidates", "choose", "pool", "pool_counts", "pool_measure", "run_mean_count", "run_part"]

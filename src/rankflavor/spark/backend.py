@@ -84,6 +84,14 @@ def bucketed(frame: DataFrame, buckets: int, keys: list[int], only: list[int] | 
     return frame.withColumn("bucket", key).repartition(buckets, "bucket")
 
 
+def systems_table(runs: Sequence[DataFrame]) -> DataFrame:
+    """The runs as one table, each row with its run's index (``system``)."""
+    from pyspark.sql import functions as F
+
+    return reduce(lambda a, b: a.unionByName(b),
+                  [frame.withColumn("system", F.lit(s).cast("int")) for s, frame in enumerate(runs)])
+
+
 def _run_tasks(tasks: Sequence[worker.Task], qrels: DataFrame, runs: Sequence[DataFrame], buckets: int,
                only: list[int] | None = None) -> pa.Table:
     """Every bucket's :data:`~rankflavor.spark.worker.SYSTEMS_SCHEMA` rows, system ``s`` the run
@@ -92,13 +100,10 @@ def _run_tasks(tasks: Sequence[worker.Task], qrels: DataFrame, runs: Sequence[Da
     every system. Both sides are partitioned alike by :func:`bucketed`, so the co-group
     shuffles nothing more and each task holds one bucket, whatever the session's
     ``spark.sql.shuffle.partitions``."""
-    from pyspark.sql import functions as F
-
     spark = qrels.sparkSession
     keys = partition_keys(spark, buckets if only is None else 1)
     index = {k: b for b, k in enumerate(keys)}
-    run = reduce(lambda a, b: a.unionByName(b),
-                 [frame.withColumn("system", F.lit(s).cast("int")) for s, frame in enumerate(runs)])
+    run = systems_table(runs)
     sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (run, qrels)]
     out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, tuple(tasks), index), worker.SYSTEMS_SCHEMA)
     return collect_by_partition(out, worker.SYSTEMS_ARROW_SCHEMA)
@@ -188,7 +193,9 @@ class _Stopped(Exception):
         self.at, self.error = at, error
 
 
-def _bucket_count(spark: SparkSession, rows: int, buckets: int | None) -> int:
+def bucket_count(spark: SparkSession, rows: int, buckets: int | None) -> int:
+    """``buckets``, else the session's shuffle partitions, or more when a bucket of ``rows``
+    would pass :data:`ROWS_PER_BUCKET`."""
     if buckets is not None:
         return buckets
     parts = int(spark.conf.get("spark.sql.shuffle.partitions") or 8)
@@ -210,7 +217,7 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     ``buckets``: how many hash buckets of query ids (tasks); by default the session's shuffle
     partitions, or more when the inputs need them (:data:`ROWS_PER_BUCKET`).
     """
-    buckets = _bucket_count(spark, max(run.rows, qrels.rows), buckets)
+    buckets = bucket_count(spark, max(run.rows, qrels.rows), buckets)
     task = _task_of(measures, qrels, run)
     table = _run_tasks([task], qrels.frame, [run.frame], buckets)
     try:
@@ -232,7 +239,7 @@ def score_systems(spark: SparkSession, qrels: SparkTable, runs: Sequence[SparkTa
     measure of a grid raises or not on its own (:class:`rankflavor.plan.Evaluation`). A check of
     the whole input (no query to score) is made measure by measure, as locally.
     """
-    buckets = _bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)
+    buckets = bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)
     table = _run_tasks([_task_of(measures, qrels, run) for run in runs], qrels.frame, [r.frame for r in runs],
                        buckets)
     system = _column(table, "system")

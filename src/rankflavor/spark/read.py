@@ -383,11 +383,13 @@ def read_inputs(spark: SparkSession, qrels: Any, run: Any) -> tuple[SparkTable, 
 
 def read_systems(spark: SparkSession, qrels: Any, runs: list[Any]) -> tuple[SparkTable, list[SparkTable]]:
     """The judgments and every run as :class:`SparkTable`, all checked by one Spark job; the
-    errors of :func:`read_inputs`, the judgments' first, then the runs' in their order."""
+    errors of :func:`read_inputs`, the judgments' first, then the runs' in their order.
+    ``qrels`` None: no judgments (an empty table, ``rows`` 0)."""
     from pyspark.sql import functions as F
 
-    pending = [_pending(spark, qrels, "qrels")] + [_pending(spark, run, "run") for run in runs]
-    labels = ["qrels"] + [f"run{i}" for i in range(len(runs))]
+    judged = [] if qrels is None else [_pending(spark, qrels, "qrels")]
+    pending = judged + [_pending(spark, run, "run") for run in runs]
+    labels = ["qrels"] * len(judged) + [f"run{i}" for i in range(len(runs))]
     stats = [p.stats.withColumn("kind", F.lit(label)) for p, label in zip(pending, labels, strict=True)]
     parts: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
     for stat in reduce(lambda a, b: a.unionByName(b), stats).collect():
@@ -411,4 +413,7 @@ def read_systems(spark: SparkSession, qrels: Any, runs: list[Any]) -> tuple[Spar
         tables.append(SparkTable(p.frame(places), p.source, p.from_file, rows=total["n"], tag=tag,
                                  comments=total["comment"], blanks=total["blank"], extra_fields=total["extra"],
                                  cached=p.cached, raters=qrels.raters if isinstance(qrels, Qrels) else None))
+    if qrels is None:
+        empty = spark.createDataFrame([], "q string, d string, v double, row long, line long")
+        tables.insert(0, SparkTable(empty, "no judgments", False, rows=0))
     return tables[0], tables[1:]

@@ -264,7 +264,11 @@ def sniff(text_head: bytes) -> str:
     if tuple(c.strip() for c in first.split(",")[:3]) == QUEPID_RATINGS or first.startswith(",".join(QUEPID_SNAPSHOT)):
         return "quepid"
     if first.startswith("query,docid,"):
-        if is_quepid_book(next(rows("", first, ","))[1]):
+        try:
+            header = next(rows("", first, ","))[1]
+        except InputError:  # (not CSV: the reader of the format chosen names the file and line)
+            header = []
+        if is_quepid_book(header):
             return "quepid-book"  # Quepid's book judgements (rankflavor.io.formats.labelled)
     tabbed = first.split("\t")
     if len(tabbed) == 3 and tabbed[2].strip().isdigit():

@@ -1,0 +1,163 @@
+"""``pool`` on the Spark engine: the candidates of every query found in the Spark task that holds
+the query, ordered and cut to the budget on the driver.
+
+A candidate's priority depends on its own query alone (:mod:`rankflavor.pool`), but for one
+number: the queries in each run's mean (``n_mean``), by which every shrink is divided. So two
+passes over the same buckets: the first counts each run's queries in its mean and whether it
+shares a query with the judgments, the second finds each bucket's candidates with those global
+counts, by the local code (:func:`rankflavor.pool.run_part`, :func:`rankflavor.pool.candidates`).
+What reaches the driver is one row per candidate and per (bucket, run) a few counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..measure import Measure
+from ..pool import Pool, candidates, choose, pool_counts, pool_measure, run_mean_count, run_part
+from . import worker
+from .read import SparkTable
+
+if TYPE_CHECKING:
+
+    from ..judgments.scale import Scale
+
+_FIELDS = ("kind", "system", "query", "doc", "judged", "runs", "best", "priority", "n", "m")
+_TYPES = (pa.string(), pa.int32(), pa.string(), pa.string(), pa.bool_(), pa.int64(), pa.int64(), pa.float64(),
+          pa.int64(), pa.int64())
+#: The rows a pooling task answers with: ``mean`` (per run: ``n`` queries in its mean, ``m`` 1 when
+#: it shares a query with the judgments), ``run`` (per run: ``n`` top-k rows, ``m`` unjudged among
+#: them) and ``candidate`` (a pooled (query, doc) pair).
+SCHEMA = ", ".join(f"{n} {t}" for n, t in zip(_FIELDS, ("string", "int", "string", "string", "boolean", "long", "long",
+                                                      "double", "long", "long"), strict=True))
+ARROW_SCHEMA = pa.schema(list(zip(_FIELDS, _TYPES, strict=True)))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every pooling task knows: the runs' and judgments' sources, the measure, grades, depth,
+    whether pooling is from scratch, and (second pass) each run's queries in its mean."""
+
+    tasks: tuple[worker.Task, ...]
+    measure: Measure
+    grades: tuple[float, ...]
+    depth: int
+    scratch: bool
+    n_mean: tuple[int, ...] | None = None
+
+
+def _rows(kind: str, count: int, **columns: Any) -> pa.Table:
+    data = []
+    for name, type_ in zip(_FIELDS, _TYPES, strict=True):
+        if name == "kind":
+            data.append(pa.array([kind] * count, type=type_))
+        elif columns.get(name) is not None:
+            data.append(pa.array(columns[name], type=type_))
+        else:
+            data.append(pa.nulls(count, type=type_))
+    return pa.Table.from_arrays(data, names=list(_FIELDS))
+
+
+def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    """One bucket of every run (``system`` column) and the judgments: the first pass's ``mean``
+    rows (``job.n_mean`` None), else the ``run`` and ``candidate`` rows."""
+    system = np.asarray(run_rows.column("system").to_numpy(zero_copy_only=False))
+    run_rows = run_rows.drop_columns(["system"])
+    grades = np.asarray(job.grades, dtype=np.float64)
+    out = [_rows("mean", 0)]
+    parts = []
+    for s, task in enumerate(job.tasks):
+        qrels, run = worker.tables(task, run_rows.filter(pa.array(system == s)), qrels_rows)
+        if job.n_mean is None:
+            n, shares = run_mean_count(run, qrels, job.measure, grades, job.scratch)
+            out.append(_rows("mean", 1, system=[s], n=[n], m=[int(shares)]))
+            continue
+        part = run_part(run, qrels, job.measure, grades, job.depth, scratch=job.scratch, n_mean=job.n_mean[s])
+        out.append(_rows("run", 1, system=[s], n=[len(part["doc"])], m=[int((~part["judged"]).sum())]))
+        parts.append(part)
+    if parts:
+        c = candidates(parts, len(grades))
+        out.append(_rows("candidate", len(c["query"]), query=c["query"].tolist(), doc=c["doc"].tolist(),
+                         judged=c["judged"].tolist(), runs=c["runs"], best=c["best"], priority=c["priority"]))
+    return pa.concat_tables(out)
+
+
+def _task(job: _Job, index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    return pool_bucket(job, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
+                       qrels_rows.drop_columns(["bucket"]))
+
+
+def _pass(job: _Job, qrels: SparkTable, runs: Sequence[SparkTable], buckets: int) -> pa.Table:
+    from .backend import bucketed, collect_by_partition, partition_keys, systems_table
+
+    keys = partition_keys(qrels.frame.sparkSession, buckets)
+    index = {k: b for b, k in enumerate(keys)}
+    sides = [bucketed(frame, buckets, keys).groupBy("bucket") for frame in (systems_table([r.frame for r in runs]),
+                                                                             qrels.frame)]
+    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, job, index), SCHEMA)
+    return collect_by_partition(out, ARROW_SCHEMA)
+
+
+def _of(table: pa.Table, kind: str) -> pa.Table:
+    return table.filter(pc.equal(table.column("kind"), kind))
+
+
+def _sums(table: pa.Table, column: str, n_runs: int) -> np.ndarray:
+    system = np.asarray(table.column("system").to_numpy(zero_copy_only=False), dtype=np.int64)
+    values = np.asarray(table.column(column).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.bincount(system, weights=values, minlength=n_runs).astype(np.int64)
+
+
+def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
+               scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0,
+               *, spark: Any = None, buckets: int | None = None) -> Pool:
+    """:func:`rankflavor.pool` with Spark: the same :class:`~rankflavor.pool.Pool` (candidates,
+    priorities, order, counts). ``runs`` and ``qrels``: paths Spark resolves (files, directories
+    of part files, globs, Parquet) or Spark DataFrames."""
+    from . import local_session, workers_import_rankflavor
+    from .backend import bucket_count
+    from .read import check_scale, read_systems
+
+    sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
+    if spark is None:
+        frames = [x for x in (qrels, *runs) if hasattr(x, "sparkSession")]
+        spark = frames[0].sparkSession if frames else local_session()
+    with workers_import_rankflavor(spark):
+        q_table, r_tables = read_systems(spark, qrels, list(runs))
+        try:
+            if sc is not None and qrels is not None:
+                check_scale(q_table, sc)
+            n = bucket_count(spark, max(sum(r.rows for r in r_tables), q_table.rows), buckets)
+            tasks = tuple(worker.Task((), q_table.source, r.source, q_table.from_file, r.from_file) for r in r_tables)
+            job = _Job(tasks, measure, tuple(float(g) for g in grades), depth, scratch=q_table.rows == 0)
+            first = _of(_pass(job, q_table, r_tables, n), "mean")
+            if not job.scratch:
+                shares = _sums(first, "m", len(r_tables))
+                for r, s in zip(r_tables, shares, strict=True):
+                    if not s:  # (the local engine's error, for the first run that shares none)
+                        raise InputError(r.source, None, f"shares no query with the judgments {q_table.source}; "
+                                         "pool without them to pool this run from scratch")
+            n_mean = tuple(int(x) for x in _sums(first, "n", len(r_tables)))
+            second = _pass(_Job(tasks, measure, job.grades, depth, job.scratch, n_mean), q_table, r_tables, n)
+        finally:
+            for table in (q_table, *r_tables):
+                if table.cached is not None:
+                    table.cached.unpersist()
+    found = _of(second, "candidate")
+    cands = {name: np.asarray(found.column(name).to_numpy(zero_copy_only=False)) for name in
+             ("query", "doc", "judged", "runs", "best", "priority")}
+    cands["query"], cands["doc"] = cands["query"].astype(object), cands["doc"].astype(object)
+    run_rows = _of(second, "run")
+    top_k, unjudged = _sums(run_rows, "n", len(r_tables)), _sums(run_rows, "m", len(r_tables))
+    chosen = choose(cands, budget, strategy, seed)
+    counts = pool_counts(runs, [r.source for r in r_tables], top_k, unjudged, cands, chosen)
+    return Pool(cands["query"][chosen], cands["doc"][chosen], cands["priority"][chosen], cands["runs"][chosen],
+                cands["best"][chosen], depth, budget, counts)
