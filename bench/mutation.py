@@ -197,10 +197,11 @@ def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
     return out.stdout if capture else ""
 
 
-def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
+def run_mutmut(group: str, max_children: int, survivors: bool = False, only: list[str] | None = None) -> Path:
     """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
     ``survivors``, only the mutants the last run left alive and the equivalence list does not
-    name (say, after new tests)."""
+    name (say, after new tests); with ``only``, the mutants whose names match one of these
+    globs (``rankflavor.torch.x__rank__mutmut_*``: a function changed since the last run)."""
     scratch = REPO / "mutants-run" / group
     scratch.mkdir(parents=True, exist_ok=True)
     for name in ("src", "tests"):
@@ -228,9 +229,10 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False) -> Path:
         names = [str(r["id"]) for r in records if r["status"] not in ("killed", "timeout") and "equivalent" not in r]
         if not names:
             return scratch
+    names += only or []
     t0 = time.time()
     _mutmut("run", "--max-children", str(max_children), *names, cwd=scratch, capture=False)
-    if not survivors:
+    if not survivors and not only:
         (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
     return scratch
 
@@ -520,7 +522,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", choices=["complement", "all"], default="complement",
                         help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
     parser.add_argument("--only", help="ast engine: only mutants whose id contains this text (several: joined by"
-                        " ' || '); their records replace those of the last run")
+                        " ' || '); their records replace those of the last run. mutmut: mutant name globs, joined"
+                        " by ' || ' (rankflavor.torch.x__rank__mutmut_*)")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--survivors", action="store_true",
                         help="mutmut: run again only the mutants the last run left alive (after adding tests)")
@@ -541,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         for g in groups:
             if args.engine in ("mutmut", "both"):
-                run_mutmut(g, args.max_children, args.survivors)
+                run_mutmut(g, args.max_children, args.survivors,
+                           args.only.split(" || ") if args.only else None)
             if args.engine in ("ast", "both"):
                 # a child process: the engine forks, and must not inherit this one's imports
                 subprocess.run([sys.executable, __file__, "_ast", g, "--kinds", args.kinds,

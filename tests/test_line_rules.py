@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankflavor
@@ -195,6 +195,10 @@ def _files(draw: st.DrawFn) -> tuple[bytes, str]:
 @given(case=_files())
 def test_every_path_reads_a_file_as_trec_eval_would(case: tuple[bytes, str], tmp_path_factory: pytest.TempPathFactory) -> None:
     data, kind = case
+    # A qrels file whose first line has five fields is judgments with a label source per line
+    # (query iteration doc grade source: tests/test_labels_readers.py), not trec_eval's
+    # four-field qrels: out of this reference's scope (found by this test, 2026-12-07).
+    assume(kind != "qrels" or len(data.split(b"\n", 1)[0].split()) != 5)
     path = tmp_path_factory.mktemp("lines") / f"{kind}.txt"
     path.write_bytes(data)
     want = _reference(data, kind)

@@ -198,13 +198,14 @@ def _same_pool(a, b) -> None:  # type: ignore[no-untyped-def]
                                                             (False, 25, "random")])
 def test_pool_on_spark_is_the_local_pool(spark, inputs, judged, budget, strategy) -> None:  # type: ignore[no-untyped-def]
     from rankflavor import pool
+    from rankflavor.spark import pool_spark
 
-    def made(side: str, **kw):  # type: ignore[no-untyped-def]
+    def made(side: str, pooled, **kw):  # type: ignore[no-untyped-def]
         qrels = inputs[side][0] if judged else None
-        return pool(inputs[side][1:], 5, qrels, budget, scale="trec_dl" if judged else None, strategy=strategy,
-                    seed=3, **kw)
+        return pooled(inputs[side][1:], 5, qrels, budget, scale="trec_dl" if judged else None, strategy=strategy,
+                      seed=3, **kw)
 
-    local, remote = made("local"), made("spark", engine="spark", spark=spark)
+    local, remote = made("local", pool), made("spark", pool_spark, spark=spark)
     _same_pool(local, remote)
     assert len(local) == (budget or local.counts["candidates"]) and local.counts["pooled"] > len(local)
 
@@ -221,6 +222,7 @@ def test_pool_cli_on_spark_writes_the_local_candidates(spark, inputs) -> None:  
 def test_pool_on_spark_refuses_a_run_of_other_queries(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from rankflavor import pool
     from rankflavor.errors import InputError
+    from rankflavor.spark import pool_spark
 
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 0\n")
     (tmp_path / "ok.run").write_text("q1 Q0 a 1 0.5 t\nq1 Q0 c 2 0.4 t\n")
@@ -229,5 +231,5 @@ def test_pool_on_spark_refuses_a_run_of_other_queries(spark, tmp_path) -> None: 
     with pytest.raises(InputError) as local:
         pool(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl")
     with pytest.raises(InputError) as remote:
-        pool(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl", engine="spark", spark=spark)
+        pool_spark(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl", spark=spark)
     assert str(remote.value) == str(local.value) and "other.run" in str(local.value)

@@ -88,8 +88,13 @@ def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str |
     from .render.fit import wrap_lines
 
     with working(f"pool: {len(runs)} run{'s' if len(runs) != 1 else ''}"):
-        result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed, engine=engine,
-                      spark=None if spark is None else spark.session())
+        if spark is not None:
+            from .spark import pool_spark
+
+            result = pool_spark(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed,
+                                spark=spark.session())
+        else:
+            result = pool(list(runs), depth, qrels, budget, scale=scale, strategy=strategy, seed=seed)
     emit(result.render(fmt), output)
     click.echo(wrap_lines(result.summary(), output_width() or terminal_width()), err=True, nl=False)
 

@@ -132,7 +132,7 @@ class Pool:
 
 def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
          scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0,
-         labels: str | None = None, *, engine: str = "local", spark: Any = None) -> Pool:
+         labels: str | None = None) -> Pool:
     """The unjudged documents of the runs' top ``depth``, by priority (module docstring).
 
     Parameters
@@ -156,10 +156,9 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         an LLM (or clicks) labelled, for people to judge. What is left out is counted in
         ``counts["labels"]`` and the summary. None: every judgment (or the choice ``qrels`` was
         read with, ``--labels``).
-    engine : ``"local"`` (default) or ``"spark"``: Spark reads the runs and judgments (paths Spark
-        resolves, Parquet directories, DataFrames) and finds each query's candidates in the task
-        holding it (:func:`rankflavor.spark.pooling.pool_spark`); the same Pool.
-    spark : with ``engine="spark"``: the SparkSession (default: the DataFrames' own, or a local one).
+
+    With Spark (paths Spark resolves, Parquet directories, DataFrames), the same Pool:
+    :func:`rankflavor.spark.pool_spark`.
 
     Raises
     ------
@@ -178,14 +177,6 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     >>> pool(runs, depth=2, budget=1).doc.tolist()
     ['a']
     """
-    if engine == "spark":
-        if labels is not None:
-            raise UsageError("pool: choosing judgments by their label source (labels) is for the local engine")
-        from .spark.pooling import pool_spark
-
-        return pool_spark(runs, depth, qrels, budget, scale, gain, strategy, seed, spark=spark)
-    if engine != "local":
-        raise UsageError(f"pool: engine must be local or spark, received {engine!r}")
     sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
     if qrels is not None:
         judged = as_qrels(qrels)

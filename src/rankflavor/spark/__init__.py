@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from ..judgments.scale import Scale
+    from ..pool import Pool
+    from .read import SparkTable
 
 DEFAULT_MASTER = "local[2]"
 
@@ -274,6 +276,29 @@ def score_spark(qrels: Any, runs: Sequence[Any], measures: Sequence[Measure], *,
     (:func:`rankflavor.spark.backend.score_systems`). Only per-query rows reach the driver.
     """
     from .backend import score_systems
+
+    with spark_inputs(qrels, runs, spark, scale) as (session, q_table, r_tables):
+        return score_systems(session, q_table, r_tables, measures, buckets)
+
+
+def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
+               scale: Any = None, gain: str = "linear", strategy: str = "gap", seed: int = 0, *, spark: Any = None,
+               buckets: int | None = None) -> Pool:
+    """:func:`rankflavor.pool` with Spark (:mod:`rankflavor.spark.pooling`): the same Pool, from
+    paths Spark resolves (files, directories of part files, globs, Parquet) or DataFrames."""
+    from .pooling import pool_spark as pooled
+
+    return pooled(runs, depth, qrels, budget, scale, gain, strategy, seed, spark=spark, buckets=buckets)
+
+
+@contextmanager
+def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scale | None = None
+                 ) -> Iterator[tuple[Any, SparkTable, list[SparkTable]]]:
+    """The session (``spark``, else the DataFrames' own, else :func:`local_session`), the
+    judgments (None: none) and every run read and checked by Spark (the scale's grades too),
+    for a command to use inside the block; their cached copies are dropped after it, and Spark's
+    error for workers that cannot import rankflavor is a :class:`UsageError`
+    (:func:`workers_import_rankflavor`)."""
     from .read import check_scale, read_systems
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
@@ -285,13 +310,13 @@ def score_spark(qrels: Any, runs: Sequence[Any], measures: Sequence[Measure], *,
     with workers_import_rankflavor(spark):
         q_table, r_tables = read_systems(spark, qrels, list(runs))
         try:
-            if scale is not None:
+            if scale is not None and qrels is not None:
                 check_scale(q_table, scale)
-            return score_systems(spark, q_table, r_tables, measures, buckets)
+            yield spark, q_table, r_tables
         finally:
             for table in (q_table, *r_tables):
                 if table.cached is not None:
                     table.cached.unpersist()
 
 
-__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "score_spark", "spark_defaults", "workers_import_rankflavor"]
+__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "pool_spark", "score_spark", "spark_defaults", "spark_inputs", "workers_import_rankflavor"]

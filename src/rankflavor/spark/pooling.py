@@ -55,15 +55,7 @@ class _Job:
 
 
 def _rows(kind: str, count: int, **columns: Any) -> pa.Table:
-    data = []
-    for name, type_ in zip(_FIELDS, _TYPES, strict=True):
-        if name == "kind":
-            data.append(pa.array([kind] * count, type=type_))
-        elif columns.get(name) is not None:
-            data.append(pa.array(columns[name], type=type_))
-        else:
-            data.append(pa.nulls(count, type=type_))
-    return pa.Table.from_arrays(data, names=list(_FIELDS))
+    return worker.kind_rows(ARROW_SCHEMA, kind, count, columns)
 
 
 def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
@@ -122,35 +114,23 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
     """:func:`rankflavor.pool` with Spark: the same :class:`~rankflavor.pool.Pool` (candidates,
     priorities, order, counts). ``runs`` and ``qrels``: paths Spark resolves (files, directories
     of part files, globs, Parquet) or Spark DataFrames."""
-    from . import local_session, workers_import_rankflavor
+    from . import spark_inputs
     from .backend import bucket_count
-    from .read import check_scale, read_systems
 
     sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
-    if spark is None:
-        frames = [x for x in (qrels, *runs) if hasattr(x, "sparkSession")]
-        spark = frames[0].sparkSession if frames else local_session()
-    with workers_import_rankflavor(spark):
-        q_table, r_tables = read_systems(spark, qrels, list(runs))
-        try:
-            if sc is not None and qrels is not None:
-                check_scale(q_table, sc)
-            n = bucket_count(spark, max(sum(r.rows for r in r_tables), q_table.rows), buckets)
-            tasks = tuple(worker.Task((), q_table.source, r.source, q_table.from_file, r.from_file) for r in r_tables)
-            job = _Job(tasks, measure, tuple(float(g) for g in grades), depth, scratch=q_table.rows == 0)
-            first = _of(_pass(job, q_table, r_tables, n), "mean")
-            if not job.scratch:
-                shares = _sums(first, "m", len(r_tables))
-                for r, s in zip(r_tables, shares, strict=True):
-                    if not s:  # (the local engine's error, for the first run that shares none)
-                        raise InputError(r.source, None, f"shares no query with the judgments {q_table.source}; "
-                                         "pool without them to pool this run from scratch")
-            n_mean = tuple(int(x) for x in _sums(first, "n", len(r_tables)))
-            second = _pass(_Job(tasks, measure, job.grades, depth, job.scratch, n_mean), q_table, r_tables, n)
-        finally:
-            for table in (q_table, *r_tables):
-                if table.cached is not None:
-                    table.cached.unpersist()
+    with spark_inputs(qrels, runs, spark, sc) as (spark, q_table, r_tables):
+        n = bucket_count(spark, max(sum(r.rows for r in r_tables), q_table.rows), buckets)
+        tasks = tuple(worker.Task((), q_table.source, r.source, q_table.from_file, r.from_file) for r in r_tables)
+        job = _Job(tasks, measure, tuple(float(g) for g in grades), depth, scratch=q_table.rows == 0)
+        first = _of(_pass(job, q_table, r_tables, n), "mean")
+        if not job.scratch:
+            shares = _sums(first, "m", len(r_tables))
+            for r, s in zip(r_tables, shares, strict=True):
+                if not s:  # (the local engine's error, for the first run that shares none)
+                    raise InputError(r.source, None, f"shares no query with the judgments {q_table.source}; "
+                                     "pool without them to pool this run from scratch")
+        n_mean = tuple(int(x) for x in _sums(first, "n", len(r_tables)))
+        second = _pass(_Job(tasks, measure, job.grades, depth, job.scratch, n_mean), q_table, r_tables, n)
     found = _of(second, "candidate")
     cands = {name: np.asarray(found.column(name).to_numpy(zero_copy_only=False)) for name in
              ("query", "doc", "judged", "runs", "best", "priority")}

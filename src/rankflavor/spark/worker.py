@@ -104,16 +104,21 @@ def evaluate_bucket(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: 
     return results, grades
 
 
-def _rows(kind: str, n: int, **columns: Any) -> pa.Table:
+def kind_rows(schema: pa.Schema, kind: str, count: int, columns: dict[str, Any]) -> pa.Table:
+    """``count`` rows of ``schema`` whose ``kind`` is ``kind``: the ``columns`` given, nulls elsewhere."""
     data = []
-    for name, type_ in zip(_FIELDS, _TYPES, strict=True):
-        if name == "kind":
-            data.append(pa.array([kind] * n, type=type_))
-        elif columns.get(name) is not None:
-            data.append(pa.array(columns[name], type=type_))
+    for field in schema:
+        if field.name == "kind":
+            data.append(pa.array([kind] * count, type=field.type))
+        elif columns.get(field.name) is not None:
+            data.append(pa.array(columns[field.name], type=field.type))
         else:
-            data.append(pa.nulls(n, type=type_))
-    return pa.Table.from_arrays(data, names=list(_FIELDS))
+            data.append(pa.nulls(count, type=field.type))
+    return pa.Table.from_arrays(data, schema=schema)
+
+
+def _rows(kind: str, n: int, **columns: Any) -> pa.Table:
+    return kind_rows(ARROW_SCHEMA, kind, n, columns)
 
 
 def _error_row(error: errors.RankflavorError, measure: int, bucket: int, whole: bool) -> pa.Table:
