@@ -197,10 +197,10 @@ def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
     return out.stdout if capture else ""
 
 
-def run_mutmut(group: str, max_children: int, survivors: bool = False, only: list[str] | None = None) -> Path:
+def run_mutmut(group: str, max_children: int, survivors: bool = False, patterns: list[str] | None = None) -> Path:
     """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
     ``survivors``, only the mutants the last run left alive and the equivalence list does not
-    name (say, after new tests); with ``only``, the mutants whose names match one of these
+    name (say, after new tests); with ``patterns``, the mutants whose names match one of these
     globs (``rankflavor.torch.x__rank__mutmut_*``: a function changed since the last run)."""
     scratch = REPO / "mutants-run" / group
     scratch.mkdir(parents=True, exist_ok=True)
@@ -229,10 +229,10 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False, only: lis
         names = [str(r["id"]) for r in records if r["status"] not in ("killed", "timeout") and "equivalent" not in r]
         if not names:
             return scratch
-    names += only or []
+    names += patterns or []
     t0 = time.time()
     _mutmut("run", "--max-children", str(max_children), *names, cwd=scratch, capture=False)
-    if not survivors and not only:
+    if not survivors and not patterns:
         (scratch / "took.txt").write_text(f"{time.time() - t0:.0f}\n")
     return scratch
 
