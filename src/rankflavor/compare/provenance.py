@@ -48,13 +48,17 @@ def table_sha256(query: Any, doc: Any, value: np.ndarray) -> str:
     return h.hexdigest()
 
 
+def _of_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    return {"source": os.fspath(path), "sha256": file_sha256(path), "hash_of": "file bytes"}
+
+
 def describe(item: Any, table: Qrels | Run) -> dict[str, Any]:
     """``{"source", "sha256", "hash_of"}`` of one input: its file's bytes, or its rows in canonical order."""
     origin = getattr(table, "origin", None) or {}
     if "sha256" in origin:  # an ir_datasets dataset (rankflavor.io.irds): its cache file's bytes
         return {"source": table.source, "sha256": origin["sha256"], "hash_of": origin["hash_of"]}
     if isinstance(item, (str, os.PathLike)) and not os.fspath(item).startswith("irds:"):
-        return {"source": os.fspath(item), "sha256": file_sha256(item), "hash_of": "file bytes"}
+        return _of_file(item)
     if isinstance(table, Qrels):
         digest = table_sha256(table.query, table.doc, table.grade)
     else:
@@ -68,7 +72,7 @@ def described_elsewhere(item: Any, kind: str) -> dict[str, Any]:
     path of another filesystem, a Spark DataFrame) by its source alone, ``sha256`` None."""
     if isinstance(item, (str, os.PathLike)):
         if os.path.isfile(item):
-            return {"source": os.fspath(item), "sha256": file_sha256(item), "hash_of": "file bytes"}
+            return _of_file(item)
         return {"source": os.fspath(item), "sha256": None, "hash_of": "not hashed: read by Spark"}
     return {"source": f"{kind} DataFrame", "sha256": None, "hash_of": "not hashed: read by Spark"}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Any
@@ -44,10 +44,9 @@ if TYPE_CHECKING:
 ROWS_PER_BUCKET = 2_000_000
 
 
-def _task(tasks: tuple[worker.Task, ...], index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table,
-          qrels_rows: pa.Table) -> pa.Table:
-    return worker.evaluate_systems(tasks, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
-                                   qrels_rows.drop_columns(["bucket"]))
+def _task(work: Callable[[int, pa.Table, pa.Table], pa.Table], index: dict[int, int], key: tuple[Any, ...],
+          run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+    return work(index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]), qrels_rows.drop_columns(["bucket"]))
 
 
 def partition_keys(spark: SparkSession, partitions: int) -> list[int]:
@@ -100,13 +99,20 @@ def _run_tasks(tasks: Sequence[worker.Task], qrels: DataFrame, runs: Sequence[Da
     every system. Both sides are partitioned alike by :func:`bucketed`, so the co-group
     shuffles nothing more and each task holds one bucket, whatever the session's
     ``spark.sql.shuffle.partitions``."""
-    spark = qrels.sparkSession
-    keys = partition_keys(spark, buckets if only is None else 1)
+    return per_bucket(partial(worker.evaluate_systems, tuple(tasks)), qrels, runs, buckets, worker.SYSTEMS_SCHEMA,
+                      worker.SYSTEMS_ARROW_SCHEMA, only)
+
+
+def per_bucket(work: Callable[[int, pa.Table, pa.Table], pa.Table], qrels: DataFrame, runs: Sequence[DataFrame],
+               buckets: int, schema: str, arrow_schema: pa.Schema, only: list[int] | None = None) -> pa.Table:
+    """``work(bucket, run_rows, qrels_rows)`` in one Spark task per bucket, the runs as one table
+    (:func:`systems_table`), and its rows (``schema``) on the driver a bucket at a time
+    (:func:`collect_by_partition`); ``only``: just those buckets, as one."""
+    keys = partition_keys(qrels.sparkSession, buckets if only is None else 1)
     index = {k: b for b, k in enumerate(keys)}
-    run = systems_table(runs)
-    sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (run, qrels)]
-    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, tuple(tasks), index), worker.SYSTEMS_SCHEMA)
-    return collect_by_partition(out, worker.SYSTEMS_ARROW_SCHEMA)
+    sides = [bucketed(frame, buckets, keys, only).groupBy("bucket") for frame in (systems_table(runs), qrels)]
+    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, work, index), schema)
+    return collect_by_partition(out, arrow_schema)
 
 
 def _packed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

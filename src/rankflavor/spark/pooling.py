@@ -27,7 +27,6 @@ from . import worker
 from .read import SparkTable
 
 if TYPE_CHECKING:
-
     from ..judgments.scale import Scale
 
 _FIELDS = ("kind", "system", "query", "doc", "judged", "runs", "best", "priority", "n", "m")
@@ -61,13 +60,11 @@ def _rows(kind: str, count: int, **columns: Any) -> pa.Table:
 def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
     """One bucket of every run (``system`` column) and the judgments: the first pass's ``mean``
     rows (``job.n_mean`` None), else the ``run`` and ``candidate`` rows."""
-    system = np.asarray(run_rows.column("system").to_numpy(zero_copy_only=False))
-    run_rows = run_rows.drop_columns(["system"])
     grades = np.asarray(job.grades, dtype=np.float64)
     out = [_rows("mean", 0)]
     parts = []
-    for s, task in enumerate(job.tasks):
-        qrels, run = worker.tables(task, run_rows.filter(pa.array(system == s)), qrels_rows)
+    for s, (task, rows) in enumerate(zip(job.tasks, worker.by_system(run_rows, len(job.tasks)), strict=True)):
+        qrels, run = worker.tables(task, rows, qrels_rows)
         if job.n_mean is None:
             n, shares = run_mean_count(run, qrels, job.measure, grades, job.scratch)
             out.append(_rows("mean", 1, system=[s], n=[n], m=[int(shares)]))
@@ -82,20 +79,10 @@ def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table
     return pa.concat_tables(out)
 
 
-def _task(job: _Job, index: dict[int, int], key: tuple[Any, ...], run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
-    return pool_bucket(job, index[int(key[0].as_py())], run_rows.drop_columns(["bucket"]),
-                       qrels_rows.drop_columns(["bucket"]))
-
-
 def _pass(job: _Job, qrels: SparkTable, runs: Sequence[SparkTable], buckets: int) -> pa.Table:
-    from .backend import bucketed, collect_by_partition, partition_keys, systems_table
+    from .backend import per_bucket
 
-    keys = partition_keys(qrels.frame.sparkSession, buckets)
-    index = {k: b for b, k in enumerate(keys)}
-    sides = [bucketed(frame, buckets, keys).groupBy("bucket") for frame in (systems_table([r.frame for r in runs]),
-                                                                             qrels.frame)]
-    out = sides[0].cogroup(sides[1]).applyInArrow(partial(_task, job, index), SCHEMA)
-    return collect_by_partition(out, ARROW_SCHEMA)
+    return per_bucket(partial(pool_bucket, job), qrels.frame, [r.frame for r in runs], buckets, SCHEMA, ARROW_SCHEMA)
 
 
 def _of(table: pa.Table, kind: str) -> pa.Table:

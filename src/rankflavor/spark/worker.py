@@ -190,10 +190,16 @@ def evaluate_systems(tasks: Sequence[Task], bucket: int, run_rows: pa.Table, qre
     the task that reads them) against the same judgments, as :data:`SYSTEMS_SCHEMA` rows: each
     system evaluated on its own, as :func:`evaluate_partition` evaluates one run (a system with
     no row in the bucket included: its judged queries are missing from it)."""
-    system = np.asarray(run_rows.column("system").to_numpy(zero_copy_only=False))
-    run_rows = run_rows.drop_columns(["system"])
     out = []
-    for s, task in enumerate(tasks):
-        part = evaluate_partition(task, bucket, run_rows.filter(pa.array(system == s)), qrels_rows)
+    for s, (task, rows) in enumerate(zip(tasks, by_system(run_rows, len(tasks)), strict=True)):
+        part = evaluate_partition(task, bucket, rows, qrels_rows)
         out.append(part.add_column(0, "system", pa.array(np.full(part.num_rows, s, dtype=np.int32))))
     return pa.concat_tables(out)
+
+
+def by_system(run_rows: pa.Table, n: int) -> list[pa.Table]:
+    """The rows of each of ``n`` systems (``run_rows``' ``system`` column, dropped), in row order;
+    a system with no row in the bucket gets an empty table."""
+    system = np.asarray(run_rows.column("system").to_numpy(zero_copy_only=False))
+    rows = run_rows.drop_columns(["system"])
+    return [rows.filter(pa.array(system == s)) for s in range(n)]
