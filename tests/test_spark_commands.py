@@ -233,3 +233,79 @@ def test_pool_on_spark_refuses_a_run_of_other_queries(spark, tmp_path) -> None: 
     with pytest.raises(InputError) as remote:
         pool_spark(runs, 5, str(tmp_path / "qrels.txt"), scale="trec_dl", spark=spark)
     assert str(remote.value) == str(local.value) and "other.run" in str(local.value)
+
+
+def _judgments_json(args: list[str]) -> dict:
+    data = _json(args)
+    assert os.path.basename(data.pop("qrels")) == "qrels.parquet"  # (the two sides' paths differ)
+    return data
+
+
+@pytest.mark.parametrize("measures", [["-m", "ndcg@10", "-m", "P@5", "-m", "RBP@20", "--scale", "trec_dl"],
+                                      ["-m", "ndcg@5[ties=pessimistic]", "-m", "AP@20", "-m", "ERR@10", "--scale", "ecommerce"]])
+def test_judgments_on_spark_is_the_local_json(spark, inputs, measures) -> None:  # type: ignore[no-untyped-def]
+    local = _judgments_json(["judgments", *inputs["local"], *measures, "--format", "json"])
+    remote = _judgments_json(["judgments", *inputs["spark"], *measures, "--format", "json", "--engine", "spark"])
+    assert local == remote
+    assert len(local["runs"]) == 3 and local["runs"][0]["per_query"] and local["relevant_never_retrieved"]["count"]
+
+
+def _trec_inputs(root: Path, seed: int) -> tuple[str, list[str]]:
+    """Small random TREC judgments and two runs: tied scores, unjudged documents, judged queries
+    one run lacks, run-only queries, a query judged all 0, grades 0-3."""
+    rng = np.random.default_rng(seed)
+    root.mkdir()
+    qrels_lines, runs = [], [[], []]
+    for q in range(int(rng.integers(3, 12))):
+        docs = [f"d{int(i)}" for i in rng.choice(40, size=12, replace=False)]
+        for d in docs[: int(rng.integers(1, 8))]:
+            qrels_lines.append(f"q{q} 0 {d} {0 if q == 1 else int(rng.integers(0, 4))}")
+        for r, lines in enumerate(runs):
+            if rng.random() < 0.2:  # (this run lacks the query)
+                continue
+            for d in rng.choice(docs, size=int(rng.integers(1, 10)), replace=False):
+                lines.append(f"q{q} Q0 {d} 0 {int(rng.integers(0, 4)) / 4} r{r}")
+    runs[1].append("q99 Q0 d1 0 0.5 r1")  # (a query the judgments do not have)
+    (root / "qrels.txt").write_text("\n".join(qrels_lines) + "\n")
+    paths = []
+    for r, lines in enumerate(runs):
+        (root / f"run{r}.txt").write_text("\n".join(lines) + "\n")
+        paths.append(str(root / f"run{r}.txt"))
+    return str(root / "qrels.txt"), paths
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_judgments_on_spark_equal_local_on_random_inputs(spark, tmp_path, seed) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import judgments
+
+    qrels, runs = _trec_inputs(tmp_path / "in", seed)
+    flavors = [["ndcg@5", "P@3", "RR", "RBP@10"],
+               ["ndcg@10[missing=zero,ideal=global]", "AP@10[missing=zero]", "dcg@5[ties=optimistic]"],
+               ["ndcg@5[empty=nan,unjudged=condensed]", "ERR@5[ties=averaged]"],
+               ["ndcg@3[gain=linear,discount=reciprocal]", "P@5[missing=zero,empty=zero]"]][seed]
+
+    def outcome(**engine):  # type: ignore[no-untyped-def]
+        try:
+            return judgments(qrels, runs, flavors, scale="trec_dl", **engine).to_dict()
+        except RankflavorError as exc:  # (a flavor whose interval is refused: the same error)
+            return type(exc).__name__, str(exc)
+
+    local = outcome()
+    assert local == outcome(engine="spark", spark=spark)
+    assert isinstance(local, dict) == (seed != 2), local  # (seed 2's empty=nan is refused: the error compared)
+
+
+def test_judgments_on_spark_names_a_run_of_other_queries_as_locally(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import judgments
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 0\n")
+    (tmp_path / "ok.run").write_text("q1 Q0 a 1 0.5 t\nq1 Q0 c 2 0.4 t\n")
+    (tmp_path / "other.run").write_text("q7 Q0 a 1 0.5 t\n")
+    args = (str(tmp_path / "qrels.txt"), [str(tmp_path / "ok.run"), str(tmp_path / "other.run")], ["ndcg@10"])
+    with pytest.raises(EvaluationError) as local:
+        judgments(*args, scale="trec_dl")
+    with pytest.raises(EvaluationError) as remote:
+        judgments(*args, scale="trec_dl", engine="spark", spark=spark)
+    assert str(remote.value) == str(local.value) and "other.run" in str(local.value)
+    with pytest.raises(RankflavorError, match="engine: expected"):
+        judgments(*args, scale="trec_dl", engine="dask")

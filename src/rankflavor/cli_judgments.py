@@ -19,8 +19,8 @@ _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecomm
 
 
 @click.command("judgments")
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("qrels", type=click.Path())
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
               help="Measure to bound: ndcg, dcg, P, AP, RR, ERR or RBP (ndcg@10, P@10, AP@100, RR, ERR@20, "
               "RBP@100[param=0.8]). Repeatable; default ndcg@10. The first one's cutoff is the coverage's k.")
@@ -31,16 +31,19 @@ _SCALE_HELP = ("Label scale the grades must be on (trec_dl, msmarco, beir, ecomm
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the HTML report (coverage panel and bound intervals) to FILE.")
+@spark_engine
 @input_formats
 @screen_options
 def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], scale_name: str | None,
-                  per_query: bool, fmt: str, html_path: str | None) -> None:
+                  per_query: bool, fmt: str, html_path: str | None, engine: str = "local",
+                  spark: SparkChoice | None = None) -> None:
     """Coverage of each RUN's top k by QRELS, the pool-bias warning, and bounds under unjudged documents."""
     from .judgments import judgments
     from .render.judgmentsfmt import render_judgments
 
     with working(f"judgments: coverage and bounds of {len(runs)} run{'s' if len(runs) != 1 else ''}"):
-        cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
+        cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name, engine=engine,
+                        spark=None if spark is None else spark.session())
     if html_path:
         from .report import document_from_dict
 

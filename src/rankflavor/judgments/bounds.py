@@ -98,7 +98,7 @@ def pair_keys(query: pa.Array, doc: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(length, query, doc, sep)
 
 
-def _by_query(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
+def values_at(result: MeasureResult, queries: np.ndarray) -> np.ndarray:
     """``result``'s values at ``queries`` (NaN where it has no row)."""
     index = {str(q): i for i, q in enumerate(result.queries)}
     vals = np.asarray(result.values, dtype=np.float64)
@@ -312,11 +312,11 @@ def _finished(plan: Evaluation, p: _Pending, got: np.ndarray) -> MeasureBounds:
     spec = p.measure.spec
     if spec.residual is not None:
         resid = plan.evaluate(Measure(spec.residual, p.lower_m.k, p.lower_m.flavor))
-        residual = _by_query(resid, queries)
+        residual = values_at(resid, queries)
         residual_mean = mean(residual)
     # (the evaluated measure: the one given, with the sources knob its judgments' labels give it)
-    return MeasureBounds(p.value.measure, p.lower.measure, queries, p.lower.status, lo, _by_query(p.value, queries), up,
-                         _by_query(p.cond, queries), mean(lo), p.value.summary, mean(up), p.cond.summary,
+    return MeasureBounds(p.value.measure, p.lower.measure, queries, p.lower.status, lo, values_at(p.value, queries), up,
+                         values_at(p.cond, queries), mean(lo), p.value.summary, mean(up), p.cond.summary,
                          float(p.grades.max()), p.detail, tuple(float(g) for g in p.grades), residual, residual_mean)
 
 

@@ -193,19 +193,21 @@ class Coverage(Frames, Shown):
         }
 
 
-def _run_name(run: Any, key: str | None, table: Run) -> str:
+def run_name(run: Any, key: str | None, table: Any) -> str:
+    """A run's name in the report: its key, else a path's last part (a directory of part files by
+    its own name), else the table's (:class:`~rankflavor.tables.Run` or Spark's) tag or source."""
     if key is not None:
         return key
     if isinstance(run, (str, os.PathLike)):
-        return os.path.basename(os.fspath(run))
-    return table.tag or table.source
+        return os.path.basename(os.fspath(run).rstrip("/"))
+    return str(table.tag or table.source)
 
 
 def _keys(query: Any, doc: Any) -> pa.Array:
     return pair_keys(_strings(query), _strings(doc))
 
 
-def _coverage(plan: Evaluation, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]],
+def coverage_of(plan: Evaluation, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]],
                                                           dict[str, int], pa.Array]:
     """Per evaluated query: ids, shown, unjudged count and ranks; top-k grade histogram; and the
     (query, doc) keys of every judged run row (for the relevant documents no run retrieved)."""
@@ -277,6 +279,9 @@ def judgments(
     metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     scale: str | Scale | None = None,
     rel: float | None = None,
+    *,
+    engine: str = "local",
+    spark: Any = None,
 ) -> Coverage:
     """Coverage of each run's top k by the judgments, with bounds on each measure.
 
@@ -287,6 +292,13 @@ def judgments(
     metrics : the measures to bound; the first one's cutoff (and ordering) is the coverage's k.
     scale : label scale name or :class:`~rankflavor.judgments.Scale`; every grade must be on it.
     rel : relevance threshold for "relevant" below (default: the scale's, else 1).
+    engine : ``"local"`` (default) or ``"spark"``: Spark reads the judgments and runs (paths
+        Spark resolves: files, directories of part files, globs, Parquet; or Spark DataFrames)
+        and finds every query's coverage and intervals in the task holding its bucket of
+        queries (:mod:`rankflavor.spark.judging`); the same Coverage.
+    spark : SparkSession, optional
+        With ``engine="spark"``: the session (default: the DataFrames' own, or
+        :func:`rankflavor.spark.local_session`).
 
     Returns
     -------
@@ -299,6 +311,16 @@ def judgments(
     sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = resolve(metrics, sc)
     check_bounded(measures)
+    if engine == "spark":
+        from ..spark.judging import judge_spark
+
+        threshold = float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
+        source, covered, (grades, no_rel, never) = judge_spark(qrels, _named_runs(runs), measures, sc, threshold,
+                                                               spark=spark)
+        return Coverage(source, sc, threshold, measures, grades, no_rel, never, covered,
+                        pool_bias({r.name: r.mean_unjudged for r in covered}), undecided(covered))
+    if engine != "local":
+        raise UsageError(f"engine: expected 'local' or 'spark', received {engine!r}")
     # The judgments are read on a thread of their own while the first run is read (as evaluate does).
     q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     named = _named_runs(runs)
@@ -315,17 +337,17 @@ def judgments(
         plan = Evaluation(q_table, r_table)
         try:
             matched(plan, measures, r_table)
-            ids, shown, unj, ranks, hist, keys = _coverage(plan, measures[0])
+            ids, shown, unj, ranks, hist, keys = coverage_of(plan, measures[0])
             b = bounds_of_tables(q_table, r_table, measures, sc, plan=plan)
         finally:
             plan.close()
         retrieved.append(keys)
-        name = _run_name(run, key, r_table)
+        name = run_name(run, key, r_table)
         if any(r.name == name for r in out):  # (two runs read from dicts, or two files of one name)
             name = f"{name}#{i + 1}"
         out.append(RunCoverage(name, measures[0].k, ids, shown, unj, ranks, hist, b))
         tables[name] = r_table
-    grades, no_rel, never = _judgment_facts(q_table, threshold, retrieved)
+    grades, no_rel, never = judgment_facts(q_table, threshold, retrieved)
     fill = None
     found = base_kind(q_table)
     if found is not None:  # several source kinds: the same bounds on the base kind's labels alone
@@ -357,7 +379,7 @@ def _is_run_dict(obj: Any) -> bool:
     return isinstance(first, Mapping) and bool(first) and not isinstance(next(iter(first.values())), Mapping)
 
 
-def _judgment_facts(qrels: Qrels, rel: float, retrieved: list[pa.Array]) -> tuple[dict[str, int], list[str],
+def judgment_facts(qrels: Qrels, rel: float, retrieved: list[pa.Array]) -> tuple[dict[str, int], list[str],
                                                                                   dict[str, list[str]]]:
     grade = np.asarray(qrels.grade, dtype=np.float64)
     values, counts = np.unique(grade, return_counts=True)
@@ -391,4 +413,4 @@ def ranked_grades(aligned: Any, rows: np.ndarray) -> np.ndarray:
     return np.asarray(aligned.judged_grade[at], dtype=np.float64)
 
 
-__all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "judgments", "pool_bias", "undecided"]
+__all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "coverage_of", "judgment_facts", "judgments", "pool_bias", "run_name", "undecided"]

@@ -208,7 +208,9 @@ def bucket_count(spark: SparkSession, rows: int, buckets: int | None) -> int:
     return max(parts, math.ceil(rows / ROWS_PER_BUCKET))
 
 
-def _task_of(measures: Sequence[Measure], qrels: SparkTable, run: SparkTable) -> worker.Task:
+def task_of(measures: Sequence[Measure], qrels: SparkTable, run: SparkTable) -> worker.Task:
+    """The task that evaluates ``measures`` on ``run``'s rows (``missing=skip``: the driver
+    decides the missing queries; the judgments' positive grades kept where a summary sums)."""
     return worker.Task(
         tuple(m.with_knobs(missing="skip") for m in measures), qrels.source, run.source, qrels.from_file,
         run.from_file, tuple(dict.fromkeys(m.flavor.duplicates for m in measures if m.spec.summary == "sum")),
@@ -224,8 +226,15 @@ def evaluate_buckets(spark: SparkSession, qrels: SparkTable, run: SparkTable, me
     partitions, or more when the inputs need them (:data:`ROWS_PER_BUCKET`).
     """
     buckets = bucket_count(spark, max(run.rows, qrels.rows), buckets)
-    task = _task_of(measures, qrels, run)
-    table = _run_tasks([task], qrels.frame, [run.frame], buckets)
+    task = task_of(measures, qrels, run)
+    return merge_system(_run_tasks([task], qrels.frame, [run.frame], buckets), task, qrels, run, measures, buckets)
+
+
+def merge_system(table: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, measures: Sequence[Measure],
+                 buckets: int) -> tuple[list[MeasureResult], Counts]:
+    """One run's rows of the tasks (``table``: its ``task``'s rows over every bucket) merged into
+    its results and counts, as the one-shot engine gives them; its error raised as the engine
+    raises it (the module's docstring)."""
     try:
         return _merged(table, task, qrels, run, measures, buckets)
     except _Stopped as stop:
@@ -246,21 +255,21 @@ def score_systems(spark: SparkSession, qrels: SparkTable, runs: Sequence[SparkTa
     the whole input (no query to score) is made measure by measure, as locally.
     """
     buckets = bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)
-    table = _run_tasks([_task_of(measures, qrels, run) for run in runs], qrels.frame, [r.frame for r in runs],
+    table = _run_tasks([task_of(measures, qrels, run) for run in runs], qrels.frame, [r.frame for r in runs],
                        buckets)
     system = _column(table, "system")
     scores: list[list[MeasureResult | None]] = [[None] * len(measures) for _ in runs]
     errors: dict[tuple[int, int], RankflavorError] = {}
 
     def again(run: SparkTable, todo: list[int]) -> pa.Table:
-        return _run_tasks([_task_of([measures[j] for j in todo], qrels, run)], qrels.frame, [run.frame], buckets)
+        return _run_tasks([task_of([measures[j] for j in todo], qrels, run)], qrels.frame, [run.frame], buckets)
 
     for s, run in enumerate(runs):
         todo, rows = list(range(len(measures))), table.filter(pa.array(system == s))
         while todo:
             chosen = [measures[j] for j in todo]
             try:
-                merged, _ = _merged(rows, _task_of(chosen, qrels, run), qrels, run, chosen, buckets)
+                merged, _ = _merged(rows, task_of(chosen, qrels, run), qrels, run, chosen, buckets)
             except _Stopped as stop:
                 if stop.at is None and len(todo) > 1:  # measure by measure (see the docstring)
                     for j in todo:

@@ -74,14 +74,23 @@ def _lines(table: pa.Table, from_file: bool) -> np.ndarray | None:
 
 def tables(task: Task, run: pa.Table, qrels: pa.Table) -> tuple[Qrels, Run]:
     """A bucket's Arrow rows (``q, d, v, row, line``) as the local engine's tables, in input order."""
-    run, qrels = _in_input_order(run), _in_input_order(qrels)
-    q = Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
-              np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
-              _lines(qrels, task.qrels_from_file), from_file=task.qrels_from_file, raters=task.qrels_raters)
-    r = Run(_strings(run.column("q")), _strings(run.column("d")),
-            np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,
-            _lines(run, task.run_from_file), from_file=task.run_from_file)
-    return q, r
+    return qrels_table(task, qrels), run_table(task, run)
+
+
+def qrels_table(task: Task, qrels: pa.Table) -> Qrels:
+    """A bucket's judgment rows as the local engine's :class:`~rankflavor.tables.Qrels` (:func:`tables`)."""
+    qrels = _in_input_order(qrels)
+    return Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
+                 np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
+                 _lines(qrels, task.qrels_from_file), from_file=task.qrels_from_file, raters=task.qrels_raters)
+
+
+def run_table(task: Task, run: pa.Table) -> Run:
+    """A bucket's rows of one run as the local engine's :class:`~rankflavor.tables.Run` (:func:`tables`)."""
+    run = _in_input_order(run)
+    return Run(_strings(run.column("q")), _strings(run.column("d")),
+               np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,
+               _lines(run, task.run_from_file), from_file=task.run_from_file)
 
 
 def evaluate_bucket(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: bool,
@@ -121,11 +130,16 @@ def _rows(kind: str, n: int, **columns: Any) -> pa.Table:
     return kind_rows(ARROW_SCHEMA, kind, n, columns)
 
 
-def _error_row(error: errors.RankflavorError, measure: int, bucket: int, whole: bool) -> pa.Table:
+def error_text(error: errors.RankflavorError, bucket: int, whole: bool) -> str:
+    """A typed error as the text of an :data:`ERROR` row (:func:`raise_error` raises it again)."""
     payload = {"class": type(error).__name__, "message": str(error), "bucket": bucket, "whole": whole}
     if isinstance(error, errors.InputError):
         payload.update(source=error.source, line=error.line, message=error.message, text=error.text)
-    return _rows(ERROR, 1, measure=[measure], text=[json.dumps(payload)])
+    return json.dumps(payload)
+
+
+def error_row(error: errors.RankflavorError, measure: int, bucket: int, whole: bool) -> pa.Table:
+    return _rows(ERROR, 1, measure=[measure], text=[error_text(error, bucket, whole)])
 
 
 def raise_error(text: str) -> None:
@@ -170,7 +184,7 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
     try:
         results, grades = evaluate_bucket(qrels, run, task.measures, whole, task.grade_policies)
     except errors.RankflavorError as error:
-        out.append(_error_row(error, _first_failing(qrels, run, task.measures, whole), bucket, whole))
+        out.append(error_row(error, _first_failing(qrels, run, task.measures, whole), bucket, whole))
         return pa.concat_tables(out)
     for i, m in enumerate(results):
         n = len(m.queries)
