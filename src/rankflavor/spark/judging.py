@@ -110,8 +110,8 @@ def judge_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Tabl
     :data:`~rankflavor.spark.worker.SYSTEMS_SCHEMA` rows: each run's evaluation rows
     (:func:`rankflavor.spark.worker.evaluate_systems`), its coverage and interval rows, and the
     bucket's judgment facts."""
-    out = [worker.evaluate_systems(job.tasks, bucket, run_rows, qrels_rows)]
     qrels = worker.qrels_table(job.tasks[0], qrels_rows)
+    out = [worker.evaluate_systems(job.tasks, bucket, run_rows, qrels_rows, qrels)]
     retrieved = []
     for s, rows in enumerate(worker.by_system(run_rows, len(job.tasks))):
         found, keys = _system_rows(job, s, qrels, rows, bucket)

@@ -63,8 +63,9 @@ def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table
     grades = np.asarray(job.grades, dtype=np.float64)
     out = [_rows("mean", 0)]
     parts = []
+    qrels = worker.qrels_table(job.tasks[0], qrels_rows)  # (once: every run reads the same judgments)
     for s, (task, rows) in enumerate(zip(job.tasks, worker.by_system(run_rows, len(job.tasks)), strict=True)):
-        qrels, run = worker.tables(task, rows, qrels_rows)
+        run = worker.run_table(task, rows)
         if job.n_mean is None:
             n, shares = run_mean_count(run, qrels, job.measure, grades, job.scratch)
             out.append(_rows("mean", 1, system=[s], n=[n], m=[int(shares)]))

@@ -72,13 +72,8 @@ def _lines(table: pa.Table, from_file: bool) -> np.ndarray | None:
     return np.asarray(table.column("line").to_numpy(zero_copy_only=False), dtype=np.int64) if from_file else None
 
 
-def tables(task: Task, run: pa.Table, qrels: pa.Table) -> tuple[Qrels, Run]:
-    """A bucket's Arrow rows (``q, d, v, row, line``) as the local engine's tables, in input order."""
-    return qrels_table(task, qrels), run_table(task, run)
-
-
 def qrels_table(task: Task, qrels: pa.Table) -> Qrels:
-    """A bucket's judgment rows as the local engine's :class:`~rankflavor.tables.Qrels` (:func:`tables`)."""
+    """A bucket's judgment rows as the local engine's :class:`~rankflavor.tables.Qrels` ."""
     qrels = _in_input_order(qrels)
     return Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
                  np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
@@ -86,7 +81,7 @@ def qrels_table(task: Task, qrels: pa.Table) -> Qrels:
 
 
 def run_table(task: Task, run: pa.Table) -> Run:
-    """A bucket's rows of one run as the local engine's :class:`~rankflavor.tables.Run` (:func:`tables`)."""
+    """A bucket's rows of one run as the local engine's :class:`~rankflavor.tables.Run` ."""
     run = _in_input_order(run)
     return Run(_strings(run.column("q")), _strings(run.column("d")),
                np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,
@@ -163,7 +158,8 @@ def _first_failing(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: b
     return 0  # (an error of the whole call only: the check of the inputs, before any measure)
 
 
-def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table,
+                       judged: Qrels | None = None) -> pa.Table:
     """One bucket (``run_rows`` and ``qrels_rows``: every row of its queries) as :data:`SCHEMA` rows.
 
     ``present``: each query, ``value`` 1 when the run holds it, 2 when the judgments do, 3 both.
@@ -171,14 +167,17 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
     ``value``: per query and measure, value (or ``text`` for a text-valued one) and status.
     ``skipped``: per measure, queries its ``empty`` policy skipped. ``counts``: the bucket's
     :class:`~rankflavor.align.Counts` as JSON. ``grades``: positive grades (``text``: the policy).
-    ``error``: the first typed error, with the index of the measure it stopped at.
+    ``error``: the first typed error, with the index of the measure it stopped at. ``judged``:
+    ``qrels_rows`` already built as the engine's table (:func:`qrels_table`), when several runs
+    share them.
     """
     run_q = set(pc.unique(run_rows.column("q")).to_pylist())
     qrels_q = set(pc.unique(qrels_rows.column("q")).to_pylist())
     everything = sorted(run_q | qrels_q)
     out = [_rows(PRESENT, len(everything), query=everything,
                  value=[float((q in run_q) + 2 * (q in qrels_q)) for q in everything])]
-    qrels, run = tables(task, run_rows, qrels_rows)
+    qrels = judged if judged is not None else qrels_table(task, qrels_rows)
+    run = run_table(task, run_rows)
     whole = not run_q.isdisjoint(qrels_q)
     out.append(_rows(BUCKET, 1, measure=[bucket], value=[float(whole)]))
     try:
@@ -199,14 +198,18 @@ def evaluate_partition(task: Task, bucket: int, run_rows: pa.Table, qrels_rows: 
     return pa.concat_tables(out)
 
 
-def evaluate_systems(tasks: Sequence[Task], bucket: int, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
+def evaluate_systems(tasks: Sequence[Task], bucket: int, run_rows: pa.Table, qrels_rows: pa.Table,
+                     judged: Qrels | None = None) -> pa.Table:
     """One bucket of several systems' runs (``run_rows`` with a ``system`` column: the index of
     the task that reads them) against the same judgments, as :data:`SYSTEMS_SCHEMA` rows: each
     system evaluated on its own, as :func:`evaluate_partition` evaluates one run (a system with
-    no row in the bucket included: its judged queries are missing from it)."""
+    no row in the bucket included: its judged queries are missing from it). The judgments are
+    built into the engine's table once for every system (``judged``: already built)."""
     out = []
+    if judged is None and tasks:
+        judged = qrels_table(tasks[0], qrels_rows)  # (every task reads the same judgments)
     for s, (task, rows) in enumerate(zip(tasks, by_system(run_rows, len(tasks)), strict=True)):
-        part = evaluate_partition(task, bucket, rows, qrels_rows)
+        part = evaluate_partition(task, bucket, rows, qrels_rows, judged)
         out.append(part.add_column(0, "system", pa.array(np.full(part.num_rows, s, dtype=np.int32))))
     return pa.concat_tables(out)
 
