@@ -68,6 +68,8 @@ class _Pending:
     stats: DataFrame
     #: Raises InputError for a bad line or value, given the totals and the places.
     on_error: Callable[[dict[str, Any], list[Place]], None]
+    #: A TREC file's malformed lines among ``cached``'s (``check`` lists them; None for a frame).
+    bad: Column | None = None
 
 
 def _nul(column: str) -> Column:
@@ -234,6 +236,8 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             # a tag that is not UTF-8 is null here: refused below if it is the last line's, the one reported
             (F.when(F.col("utf8") | ~F.get("f", 5).contains("\ufffd"), F.get("f", 5)) if kind == "run"
              else F.lit(None).cast("string")).alias("tag"),
+            # the rank field as written (``check`` reads it; trec_eval and the engine do not)
+            (F.get("f", 3) if kind == "run" else F.lit(None).cast("string")).alias("rank"),
         )
         .persist()
     )
@@ -262,7 +266,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             _first_bad_line(spark, fields.filter(bad), places, path, kind, not row["n"])
         raise InputError(path, None, f"{row['bad'] or 0} malformed {kind} line(s)")
 
-    return _Pending(kind, path, True, fields, numbered, stats, on_error)
+    return _Pending(kind, path, True, fields, numbered, stats, on_error, bad)
 
 
 #: A row's order across files: the file's index (name order) above these bits, its line below.
