@@ -103,10 +103,10 @@ def check_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Tabl
     for s, (task, rows) in enumerate(zip(job.runs, worker.by_system(run_rows, len(job.runs)), strict=True)):
         rows, r_at = _sorted(rows)
         qrels, run = _tables(task, rows, qrels_rows)
-        if not len(run):
-            out.append((s, (None, None, 0)))
-            continue
         against = qrels if len(qrels) else None
+        if not len(run):  # (a bucket of judged queries only: they count in the overlap)
+            out.append((s, (None, overlap_facts(run_codes(run, against)) if job.judged and against else None, 0)))
+            continue
         codes = run_codes(run, against)
         ranks = rows.column("rank").combine_chunks().cast(pa.string()) if job.ranks[s] else None
         facts = run_facts(run, job.limit, codes, against, ranks, r_at)
