@@ -71,7 +71,7 @@ def check(
     files.append(judged.summary)
     if isinstance(judged.table, Qrels):
         findings += check_qrels(judged.table, limit, sc)
-    for k, one in enumerate(_runs(runs), 1):
+    for k, one in enumerate(runs_of(runs), 1):
         read = read_for_check("run", one, run_format, options, limit, f"run {k} ({type(one).__name__})")
         findings += read.findings
         files.append(read.summary)
@@ -89,7 +89,8 @@ def check(
     return CheckReport(tuple(findings), tuple(files), tuple(overlaps), limit)
 
 
-def _runs(runs: Any) -> list[Any]:
+def runs_of(runs: Any) -> list[Any]:
+    """``check``'s runs argument as a list: one run (a path, a table, a dict, a DataFrame) or several."""
     if runs is None:
         return []
     if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns") or isinstance(runs, dict):

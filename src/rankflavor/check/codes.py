@@ -18,6 +18,7 @@ from ..align.keys import pair_keys, sort_keys
 from ..align.queries import coded_queries, query_names
 from ..columns import as_numpy
 from ..tables import Qrels, Run
+from .facts import Listed, order_of
 from .findings import Finding, Severity, shown
 
 EMPTY = pa.nulls(0, pa.string())  # (not pa.array([]): that imports pandas, a third of a second)
@@ -104,16 +105,17 @@ def distinct_count(values: np.ndarray, span: int) -> int:
     return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1
 
 
-def duplicates(table: Qrels | Run, q: np.ndarray, doc: np.ndarray, n_docs: int, values: np.ndarray,
-               limit: int) -> list[Finding]:
-    """A finding per row whose (query, doc) pair an earlier row already has (both lines named),
-    listed up to ``limit`` in file order; ``values`` (grades or scores) tell whether the copies agree."""
+def duplicate_facts(table: Qrels | Run, q: np.ndarray, doc: np.ndarray, n_docs: int, values: np.ndarray,
+                    limit: int, at: np.ndarray | None = None) -> Duplicates | None:
+    """The rows whose (query, doc) pair an earlier row already has: the first ``limit`` in input
+    order (``at``, None: the row index), each with its line, its first copy's line, the ids and
+    both values (grades or scores); None when there is none."""
     if len(q) < 2:
-        return []
+        return None
     order, sk = sort_keys(pair_keys(q, doc, max(n_docs, 1)))
     repeat = np.flatnonzero(sk[1:] == sk[:-1]) + 1
     if len(repeat) == 0:
-        return []
+        return None
     start = np.ones(len(sk), dtype=bool)
     start[1:] = sk[1:] != sk[:-1]
     first_of = order[np.flatnonzero(start)][np.cumsum(start) - 1]  # per sorted position: its group's first row
@@ -121,17 +123,39 @@ def duplicates(table: Qrels | Run, q: np.ndarray, doc: np.ndarray, n_docs: int, 
     by_line = np.argsort(rows, kind="stable")
     rows, firsts = rows[by_line], firsts[by_line]
     differ = int(np.count_nonzero(values[rows] != values[firsts]))
-    what = "grade" if isinstance(table, Qrels) else "score"
+    shown_rows = tuple(
+        (o, table.line_of(row), table.line_of(first), table.query[row].as_py(), table.doc[row].as_py(),
+         float(values[row]), float(values[first]))
+        for o, row, first in zip(order_of(at, rows[:limit]), rows[:limit].tolist(), firsts[:limit].tolist(),
+                                 strict=True))
+    return Duplicates(Listed(limit, len(rows), shown_rows), differ)
+
+
+@dataclass(frozen=True)
+class Duplicates:
+    """:func:`duplicate_facts`: the repeated rows (``(at, line, first line, query, doc, value,
+    first value)``) and how many of them have another value than their first copy."""
+
+    rows: Listed
+    differ: int
+
+
+def duplicate_findings(facts: Duplicates | None, kind: str, source: str) -> list[Finding]:
+    """A finding per listed repeated row (both lines named), and one counting the rest."""
+    if facts is None:
+        return []
+    what = "grade" if kind == "qrels" else "score"
     fix = "choose duplicates=first or duplicates=best in eval, or remove the copies"
     found = []
-    for row, first in zip(rows[:limit].tolist(), firsts[:limit].tolist(), strict=True):
-        same = "the same" if values[row] == values[first] else f"another {what} ({values[first]:g} there, {values[row]:g} here)"
+    for _, line, other, query, doc, value, first_value in facts.rows.rows:
+        same = "the same" if value == first_value else f"another {what} ({first_value:g} there, {value:g} here)"
         found.append(Finding(
-            Severity.ERROR, "duplicate", table.source, table.line_of(row),
-            f"document {shown(table.doc[row].as_py())} appears again for query {shown(table.query[row].as_py())}, "
-            f"with {same}; trec_eval rejects this: {fix}", 1, None, table.line_of(first)))
-    if len(rows) > limit:
-        found.append(Finding(Severity.ERROR, "duplicate", table.source, None,
-                             f"{len(rows) - limit} more duplicate rows not listed ({len(rows)} in all, "
-                             f"{differ} with another {what} than their first copy)", len(rows) - limit))
+            Severity.ERROR, "duplicate", source, line,
+            f"document {shown(doc)} appears again for query {shown(query)}, "
+            f"with {same}; trec_eval rejects this: {fix}", 1, None, other))
+    n, limit = facts.rows.count, facts.rows.limit
+    if n > limit:
+        found.append(Finding(Severity.ERROR, "duplicate", source, None,
+                             f"{n - limit} more duplicate rows not listed ({n} in all, "
+                             f"{facts.differ} with another {what} than their first copy)", n - limit))
     return found

@@ -8,32 +8,86 @@ trec_eval and every named scale).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..flavor import format_number
 from ..judgments.scale import SCALES, Scale
 from ..tables import Qrels
-from .codes import doc_codes, duplicates, query_codes
-from .findings import Finding, Severity, count_of, shown
+from .codes import Duplicates, doc_codes, duplicate_facts, duplicate_findings, query_codes
+from .facts import First, Histogram, Listed, Names, first, order_of
+from .findings import Finding, Severity, count_of
 
 #: More distinct grades than this is no label scale: the grade column holds scores or ranks.
 MAX_GRADES = 10
-#: Query ids a message names before "...".
-NAMED = 5
 
 
 def check_qrels(qrels: Qrels, limit: int, scale: Scale | None = None) -> list[Finding]:
     """Every finding of a judgments table (see the module docstring)."""
+    return qrels_findings(qrels_facts(qrels, limit, scale), qrels.source, scale)
+
+
+@dataclass(frozen=True)
+class QrelsFacts:
+    """What the checks of a judgments table find (:mod:`rankflavor.check.facts`): ``distinct``
+    grades is exact while ``grades`` holds them all (at most :data:`MAX_GRADES`), else the
+    caller's count (:func:`qrels_findings` words it)."""
+
+    rows: int
+    duplicates: Duplicates | None
+    grades: Histogram
+    distinct: int
+    fractional: int
+    first_fractional: First | None
+    negative: int
+    first_negative: First | None
+    no_relevant: Names
+    off_scale: Listed | None
+
+
+def qrels_facts(qrels: Qrels, limit: int, scale: Scale | None = None, at: np.ndarray | None = None
+                ) -> QrelsFacts | None:
+    """The facts of a judgments table (None: no row); ``at``: each row's input order (None: its
+    index)."""
     if len(qrels) == 0:
-        return []
+        return None
     q, _, ids = query_codes(qrels.query)
     (doc,), n_docs = doc_codes([qrels.doc])
     grade = np.asarray(qrels.grade, dtype=np.float64)
-    found = duplicates(qrels, q, doc, n_docs, grade, limit)
-    found += _grade_scale(qrels, grade)
-    found += _no_relevant(qrels, q, ids, grade)
+    whole = grade == np.round(grade)
+    histogram = Histogram.of(grade, MAX_GRADES)
+    best = np.full(len(ids), -np.inf)
+    np.maximum.at(best, q, grade)
+    off = None
     if scale is not None:
-        found += _off_scale(qrels, grade, scale, limit)
+        ok = np.isin(grade, np.asarray(scale.grades))
+        if scale.negatives != "error":
+            ok |= grade < 0
+        bad = np.flatnonzero(~ok)
+        off = Listed(limit, len(bad), tuple((o, qrels.line_of(r), float(grade[r]))
+                                           for o, r in zip(order_of(at, bad[:limit]), bad[:limit].tolist(), strict=True)))
+    return QrelsFacts(
+        len(grade), duplicate_facts(qrels, q, doc, n_docs, grade, limit, at), histogram,
+        len(histogram.values) if histogram.values is not None else len(np.unique(grade)),
+        int(np.count_nonzero(~whole)), first(at, qrels.line_of, np.flatnonzero(~whole)),
+        int(np.count_nonzero(grade < 0)), first(at, qrels.line_of, np.flatnonzero(grade < 0)),
+        Names.of(ids[k] for k in np.flatnonzero(best <= 0).tolist()), off)
+
+
+def qrels_findings(facts: QrelsFacts | None, source: str, scale: Scale | None = None) -> list[Finding]:
+    """The findings of :func:`qrels_facts`, in the order the checks run."""
+    if facts is None:
+        return []
+    found = duplicate_findings(facts.duplicates, "qrels", source)
+    found += _grade_scale(facts, source)
+    if facts.no_relevant.count:
+        found.append(Finding(Severity.INFO, "no_relevant", source, None,
+                             f"{count_of(facts.no_relevant.count, 'query', 'queries')} with no judgment above grade 0 "
+                             f"({facts.no_relevant.text()}): NDCG and AP are empty there (knob empty)",
+                             facts.no_relevant.count))
+    if scale is not None and facts.off_scale is not None:
+        found += _off_scale(facts.off_scale, source, scale)
     return found
 
 
@@ -47,66 +101,42 @@ def scale_of(grades: np.ndarray) -> Scale | None:
     return min(fits, key=lambda s: len(s.grades)) if fits else None
 
 
-def _grade_scale(qrels: Qrels, grade: np.ndarray) -> list[Finding]:
-    values, counts = np.unique(grade, return_counts=True)
-    src = qrels.source
+def _grade_scale(facts: QrelsFacts, source: str) -> list[Finding]:
     found = []
-    if len(values) > MAX_GRADES:
-        fractional = int(np.count_nonzero(grade != np.round(grade)))
-        found.append(Finding(Severity.WARNING, "looks_like_run", src, None,
-                             f"{len(values)} distinct grades ({fractional} rows not whole numbers): the grade column "
-                             "looks like a run's scores or ranks, not a label scale; was a run given as QRELS?",
-                             len(grade)))
+    if facts.grades.values is None:
+        found.append(Finding(Severity.WARNING, "looks_like_run", source, None,
+                             f"{facts.distinct} distinct grades ({facts.fractional} rows not whole numbers): the grade "
+                             "column looks like a run's scores or ranks, not a label scale; was a run given as QRELS?",
+                             facts.rows))
         return found
-    histogram = ", ".join(f"{format_number(float(v))}: {c}" for v, c in zip(values.tolist(), counts.tolist(), strict=True))
-    plain = values[values >= 0]
+    histogram = ", ".join(f"{format_number(float(v))}: {c}" for v, c in facts.grades.values)
+    plain = np.array([v for v, _ in facts.grades.values if v >= 0], dtype=np.float64)
     match = scale_of(plain)
     if match is None:
         said = "no named scale holds them (named: " + ", ".join(SCALES) + "); declare your own Scale"
     else:
         exact = "exactly" if len(plain) == len(match.grades) else "within"
         said = f"{exact} the {match.describe()}"
-    found.append(Finding(Severity.INFO, "grade_scale", src, None, f"grades {histogram}; {said}", len(grade)))
-    negative = int(np.count_nonzero(grade < 0))
-    if negative:
-        at = int(np.flatnonzero(grade < 0)[0])
-        found.append(Finding(Severity.INFO, "negative_grades", src, qrels.line_of(at),
-                             f"{negative} judgments have a negative grade: trec_eval reads them as pooled but unjudged "
-                             "(gain 0, never relevant, not judged non-relevant for bpref; knob negatives)", negative))
-    fractional = int(np.count_nonzero(grade != np.round(grade)))
-    if fractional:
-        at = int(np.flatnonzero(grade != np.round(grade))[0])
-        found.append(Finding(Severity.INFO, "fractional_grades", src, qrels.line_of(at),
-                             f"{fractional} grades are not whole numbers (aggregated raters?)", fractional))
+    found.append(Finding(Severity.INFO, "grade_scale", source, None, f"grades {histogram}; {said}", facts.rows))
+    if facts.first_negative is not None:
+        found.append(Finding(Severity.INFO, "negative_grades", source, facts.first_negative.line,
+                             f"{facts.negative} judgments have a negative grade: trec_eval reads them as pooled but "
+                             "unjudged (gain 0, never relevant, not judged non-relevant for bpref; knob negatives)",
+                             facts.negative))
+    if facts.first_fractional is not None:
+        found.append(Finding(Severity.INFO, "fractional_grades", source, facts.first_fractional.line,
+                             f"{facts.fractional} grades are not whole numbers (aggregated raters?)", facts.fractional))
     return found
 
 
-def _no_relevant(qrels: Qrels, q: np.ndarray, ids: list[str], grade: np.ndarray) -> list[Finding]:
-    """Queries none of whose judgments has a grade above 0 (every gain-based measure is empty there)."""
-    best = np.full(len(ids), -np.inf)
-    np.maximum.at(best, q, grade)
-    none = np.flatnonzero(best <= 0)
-    if len(none) == 0:
-        return []
-    names = ", ".join(shown(ids[k]) for k in none[:NAMED].tolist()) + (", ..." if len(none) > NAMED else "")
-    return [Finding(Severity.INFO, "no_relevant", qrels.source, None,
-                    f"{count_of(len(none), 'query', 'queries')} with no judgment above grade 0 ({names}): NDCG and "
-                    "AP are empty there (knob empty)", len(none))]
-
-
-def _off_scale(qrels: Qrels, grade: np.ndarray, scale: Scale, limit: int) -> list[Finding]:
+def _off_scale(off: Listed, source: str, scale: Scale) -> list[Finding]:
     """Grades the declared ``scale`` does not have, by :meth:`Scale.check`'s rule, each line listed."""
-    ok = np.isin(grade, np.asarray(scale.grades))
-    if scale.negatives != "error":
-        ok |= grade < 0
-    bad = np.flatnonzero(~ok)
-    if len(bad) == 0:
-        return []
     listed_grades = ", ".join(format_number(g) for g in scale.grades)
-    found = [Finding(Severity.ERROR, "off_scale", qrels.source, qrels.line_of(r),
-                     f"grade {format_number(float(grade[r]))} is not on the {scale.name} scale (grades {listed_grades})")
-             for r in bad[:limit].tolist()]
-    if len(bad) > limit:
-        found.append(Finding(Severity.ERROR, "off_scale", qrels.source, None,
-                             f"{len(bad) - limit} more grades off the {scale.name} scale not listed", len(bad) - limit))
+    found = [Finding(Severity.ERROR, "off_scale", source, line,
+                     f"grade {format_number(g)} is not on the {scale.name} scale (grades {listed_grades})")
+             for _, line, g in off.rows]
+    if off.count > off.limit:
+        found.append(Finding(Severity.ERROR, "off_scale", source, None,
+                             f"{off.count - off.limit} more grades off the {scale.name} scale not listed",
+                             off.count - off.limit))
     return found

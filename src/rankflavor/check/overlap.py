@@ -8,16 +8,16 @@ judged query the run lacks is worth (trec_eval without ``-c`` leaves it out).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..align.keys import pair_keys
 from ..kernels import distinct
 from ..tables import Qrels, Run
 from .codes import Codes, distinct_count
-from .findings import Finding, Overlap, Severity, count_of, shown
-
-#: Query ids a message names before "...".
-NAMED = 5
+from .facts import NAMED, Names
+from .findings import Finding, Overlap, Severity, count_of
 
 
 def check_overlap(qrels: Qrels, run: Run, codes: Codes) -> tuple[Overlap, list[Finding]]:
@@ -28,6 +28,40 @@ def check_overlap(qrels: Qrels, run: Run, codes: Codes) -> tuple[Overlap, list[F
     :class:`~rankflavor.check.codes.Codes`) two unjudged docnos may share one by a hash
     collision (about one chance in a hundred at ten million distinct docnos), one fewer counted.
     """
+    return overlap_findings(overlap_facts(codes), run.source, qrels.source, never_judged(codes))
+
+
+def never_judged(codes: Codes) -> int:
+    """Distinct run docnos no judgment names, for any query (``codes`` of both sides)."""
+    rdoc, jdoc, span = codes.rdoc, codes.jdoc, max(codes.span, 1)
+    if span <= 8 * (len(rdoc) + len(jdoc)) + 1024:
+        judged_doc = np.zeros(span, dtype=bool)
+        judged_doc[jdoc] = True
+        return distinct_count(rdoc[~judged_doc[rdoc]], span)
+    docs = distinct(jdoc)
+    pos = np.minimum(np.searchsorted(docs, rdoc), max(len(docs) - 1, 0))
+    return distinct_count(rdoc[docs[pos] != rdoc] if len(docs) else rdoc, span)
+
+
+@dataclass(frozen=True)
+class OverlapFacts:
+    """What :func:`overlap_facts` finds of a run against the judgments, but for the docnos judged
+    for no query (a count over the whole input, not over queries)."""
+
+    common: int
+    run_queries: Names
+    qrels_queries: Names
+    qrels_only: Names
+    run_only: Names
+    run_rows: int
+    rows_in_common: int
+    judged_rows: int
+    none_judged: Names
+
+
+def overlap_facts(codes: Codes) -> OverlapFacts:
+    """The queries of a run and the judgments (``codes`` of both), side by side, and the run's
+    rows in common queries and judged there."""
     rq, jq, ids, rdoc, jdoc, span = codes.rq, codes.jq, codes.ids, codes.rdoc, codes.jdoc, max(codes.span, 1)
     n = len(ids)
     in_run = np.bincount(rq, minlength=n) > 0
@@ -38,71 +72,67 @@ def check_overlap(qrels: Qrels, run: Run, codes: Codes) -> tuple[Overlap, list[F
     keys = pair_keys(rq[row_common], rdoc[row_common], span)
     at = np.minimum(np.searchsorted(judged_keys, keys), max(len(judged_keys) - 1, 0))
     judged = judged_keys[at] == keys if len(judged_keys) else np.zeros(len(keys), dtype=bool)
-    judged_doc = np.zeros(span, dtype=bool) if span <= 8 * (len(rdoc) + len(jdoc)) + 1024 else None
-    if judged_doc is not None:
-        judged_doc[jdoc] = True
-        never = distinct_count(rdoc[~judged_doc[rdoc]], span)
-    else:
-        docs = distinct(jdoc)
-        pos = np.minimum(np.searchsorted(docs, rdoc), max(len(docs) - 1, 0))
-        never = distinct_count(rdoc[docs[pos] != rdoc] if len(docs) else rdoc, span)
-    overlap = Overlap(run.source, int(common.sum()), int((in_qrels & ~in_run).sum()), int((in_run & ~in_qrels).sum()),
-                      len(run), int(row_common.sum()), int(judged.sum()), never)
-    found = _queries(qrels, run, ids, in_run, in_qrels, common)
-    found += _judged(run, overlap, rq[row_common], judged, n, common, ids)
-    return overlap, found
+    judged_per_query = np.bincount(rq[row_common], weights=judged, minlength=n)
+    return OverlapFacts(int(common.sum()), _names(ids, in_run), _names(ids, in_qrels), _names(ids, in_qrels & ~in_run),
+                        _names(ids, in_run & ~in_qrels), len(rq), int(row_common.sum()), int(judged.sum()),
+                        _names(ids, common & (judged_per_query == 0)))
 
 
-def _names(ids: list[str], mask: np.ndarray) -> str:
-    codes = np.flatnonzero(mask)
-    return ", ".join(shown(ids[k]) for k in codes[:NAMED].tolist()) + (", ..." if len(codes) > NAMED else "")
+def overlap_findings(facts: OverlapFacts, run: str, qrels: str, never: int) -> tuple[Overlap, list[Finding]]:
+    """The :class:`Overlap` of :func:`overlap_facts` and ``never`` (distinct run docnos judged for
+    no query), and its findings."""
+    overlap = Overlap(run, facts.common, facts.qrels_only.count, facts.run_only.count, facts.run_rows,
+                      facts.rows_in_common, facts.judged_rows, never)
+    return overlap, _queries(facts, run, qrels) + _judged(facts, run, overlap)
 
 
-def _queries(qrels: Qrels, run: Run, ids: list[str], in_run: np.ndarray, in_qrels: np.ndarray,
-             common: np.ndarray) -> list[Finding]:
+def _names(ids: list[str], mask: np.ndarray) -> Names:
+    codes = np.flatnonzero(mask)  # codes are in byte order: the first are the first named
+    return Names.of((ids[k] for k in codes[:NAMED].tolist()), len(codes))
+
+
+def _queries(facts: OverlapFacts, run: str, qrels: str) -> list[Finding]:
     found = []
-    if not common.any():
-        return [Finding(Severity.ERROR, "no_common_query", run.source, None,
-                        f"no query of the run is judged in {qrels.source} (run: {_names(ids, in_run)}; qrels: "
-                        f"{_names(ids, in_qrels)}): eval has nothing to score", int(in_run.sum()))]
-    only_qrels, only_run = in_qrels & ~in_run, in_run & ~in_qrels
-    if only_qrels.any():
-        found.append(Finding(Severity.WARNING, "qrels_only_queries", run.source, None,
-                             f"{count_of(int(only_qrels.sum()), 'judged query', 'judged queries')} not in the run "
-                             f"({_names(ids, only_qrels)}): "
-                             "scored 0 under missing=zero (trec_eval -c), left out otherwise", int(only_qrels.sum())))
-    if only_run.any():
-        found.append(Finding(Severity.WARNING, "run_only_queries", run.source, None,
-                             f"{count_of(int(only_run.sum()), 'run query', 'run queries')} with no judgment "
-                             f"({_names(ids, only_run)}): "
-                             "no measure scores them", int(only_run.sum())))
+    if not facts.common:
+        return [Finding(Severity.ERROR, "no_common_query", run, None,
+                        f"no query of the run is judged in {qrels} (run: {facts.run_queries.text()}; qrels: "
+                        f"{facts.qrels_queries.text()}): eval has nothing to score", facts.run_queries.count)]
+    only_qrels, only_run = facts.qrels_only, facts.run_only
+    if only_qrels.count:
+        found.append(Finding(Severity.WARNING, "qrels_only_queries", run, None,
+                             f"{count_of(only_qrels.count, 'judged query', 'judged queries')} not in the run "
+                             f"({only_qrels.text()}): "
+                             "scored 0 under missing=zero (trec_eval -c), left out otherwise", only_qrels.count))
+    if only_run.count:
+        found.append(Finding(Severity.WARNING, "run_only_queries", run, None,
+                             f"{count_of(only_run.count, 'run query', 'run queries')} with no judgment "
+                             f"({only_run.text()}): "
+                             "no measure scores them", only_run.count))
     return found
 
 
-def _judged(run: Run, overlap: Overlap, rq: np.ndarray, judged: np.ndarray, n: int, common: np.ndarray,
-            ids: list[str]) -> list[Finding]:
+def _judged(facts: OverlapFacts, run: str, overlap: Overlap) -> list[Finding]:
     if overlap.rows_in_common == 0:
         return []
     found = []
     share = overlap.judged_share or 0.0
     if overlap.judged_rows == 0:
-        found.append(Finding(Severity.WARNING, "no_judged_docs", run.source, None,
+        found.append(Finding(Severity.WARNING, "no_judged_docs", run, None,
                              f"none of the run's {overlap.rows_in_common} rows in judged queries is judged: do the "
                              "docnos follow the judgments' id scheme?", overlap.rows_in_common))
         return found
-    found.append(Finding(Severity.INFO, "judged_coverage", run.source, None,
+    found.append(Finding(Severity.INFO, "judged_coverage", run, None,
                          f"{overlap.judged_rows} of {overlap.rows_in_common} rows in judged queries are judged "
                          f"({share:.1%}); {overlap.unjudged_rows} are not (unjudged: knob unjudged)",
                          overlap.judged_rows))
-    judged_per_query = np.bincount(rq, weights=judged, minlength=n)
-    none = common & (judged_per_query == 0)
-    if none.any():
-        found.append(Finding(Severity.WARNING, "queries_none_judged", run.source, None,
-                             f"{count_of(int(none.sum()), 'query', 'queries')} retrieving no judged document "
-                             f"({_names(ids, none)}): "
-                             "their scores are 0 whatever the ranking", int(none.sum())))
+    none = facts.none_judged
+    if none.count:
+        found.append(Finding(Severity.WARNING, "queries_none_judged", run, None,
+                             f"{count_of(none.count, 'query', 'queries')} retrieving no judged document "
+                             f"({none.text()}): "
+                             "their scores are 0 whatever the ranking", none.count))
     if overlap.never_judged_docs:
-        found.append(Finding(Severity.INFO, "never_judged_docs", run.source, None,
+        found.append(Finding(Severity.INFO, "never_judged_docs", run, None,
                              f"{overlap.never_judged_docs} distinct run docnos are judged for no query at all",
                              overlap.never_judged_docs))
     return found

@@ -103,13 +103,13 @@ def read_for_check(kind: str, obj: Any, fmt: str | None = None, options: dict[st
             table = dataclasses.replace(table, source=name)
     except InputError as exc:
         if not trec:
-            return Read(None, [_error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
+            return Read(None, [error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
         return _line_pass(kind, obj, name, exc, limit)
     ranks = None
     if not trec:  # a reader of another format may keep the rank it read (a run ordered by rank)
         kept = getattr(table, "rank", None)
         ranks = kept if isinstance(kept, np.ndarray) else None
-    return Read(table, [], _summary(kind, name, table, "columnar" if trec else "reader"), ranks)
+    return Read(table, [], summary(kind, name, table, "columnar" if trec else "reader"), ranks)
 
 
 def _trec_run(path: Any, name: str, limit: int) -> Read:
@@ -124,7 +124,7 @@ def _trec_run(path: Any, name: str, limit: int) -> Read:
             table = read_run(path)
         except InputError as exc:  # a score that is no finite number
             return _line_pass("run", path, name, exc, limit)
-        return Read(table, [], _summary("run", name, table, "columnar"), ranks)
+        return Read(table, [], summary("run", name, table, "columnar"), ranks)
     return _line_pass("run", path, name, None, limit)
 
 
@@ -153,7 +153,7 @@ def _line_pass(kind: str, path: Any, name: str, first: InputError | None, limit:
     try:
         data = read_bytes(path)
     except InputError as exc:  # missing, a directory, corrupt compression: nothing to read
-        return Read(None, [_error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
+        return Read(None, [error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
     if kind == "qrels":
         errors = Collected(limit, lambda n: n >= RUN_FIELDS)
         table: Qrels | Run = parse_qrels_lines(name, data, collect=errors)
@@ -163,29 +163,40 @@ def _line_pass(kind: str, path: Any, name: str, first: InputError | None, limit:
         words: list[str] = []
         table = parse_run_lines(name, data, collect=errors, ranks=words)
         ranks = pa.array(words, pa.string())
-    findings = [_error_finding(e, name) for e in errors]
-    if errors.seen == 0 and first is not None:  # the line pass accepts what the entry point refused
-        findings.append(_error_finding(first, name))
+    first_error = first if errors.seen == 0 else None  # the line pass accepts what the entry point refused
+    findings = malformed_findings(kind, name, list(errors), errors.seen, errors.other_kind, len(table), limit,
+                                  first_error)
+    return Read(table, findings, summary(kind, name, table, "lines"), ranks)
+
+
+def malformed_findings(kind: str, name: str, kept: list[InputError], seen: int, other_kind: int, good: int,
+                       limit: int, first: InputError | None = None) -> list[Finding]:
+    """The findings of a file's malformed lines: ``kept``, the first ``limit`` errors of the line
+    pass (in file order), of ``seen`` in all, ``other_kind`` of them lines of the other kind of
+    file, beside ``good`` good lines; ``first``: the entry point's error, when the line pass
+    found none."""
+    findings = [error_finding(e, name) for e in kept]
+    if first is not None:
+        findings.append(error_finding(first, name))
     findings = listed(findings, limit, Severity.ERROR, "malformed_line", name, "malformed lines")
-    if errors.seen > len(errors):
-        rest = errors.seen - len(errors)
+    if seen > len(kept):
+        rest = seen - len(kept)
         findings.append(Finding(Severity.ERROR, "malformed_line", name, None, f"{rest} more malformed lines not listed",
                                 rest))
-    findings += _wrong_kind(kind, name, errors, len(table))
-    return Read(table, findings, _summary(kind, name, table, "lines"), ranks)
+    return findings + _wrong_kind(kind, name, other_kind, good)
 
 
-def _wrong_kind(kind: str, name: str, errors: Collected, good: int) -> list[Finding]:
+def _wrong_kind(kind: str, name: str, other_kind: int, good: int) -> list[Finding]:
     """A qrels file whose bad lines are mostly run lines (or the other way round)."""
-    if errors.other_kind == 0 or errors.other_kind < good:
+    if other_kind == 0 or other_kind < good:
         return []
     if kind == "qrels":
         return [Finding(Severity.WARNING, "looks_like_run", name, None,
-                        f"{errors.other_kind} lines have {RUN_FIELDS} or more fields, as run lines do; was a run "
-                        "given as QRELS (or QRELS and RUN swapped)?", errors.other_kind)]
+                        f"{other_kind} lines have {RUN_FIELDS} or more fields, as run lines do; was a run "
+                        "given as QRELS (or QRELS and RUN swapped)?", other_kind)]
     return [Finding(Severity.WARNING, "looks_like_qrels", name, None,
-                    f"{errors.other_kind} lines have {QRELS_FIELDS} fields, as qrels lines do; was a qrels file "
-                    "given as a RUN (or QRELS and RUN swapped)?", errors.other_kind)]
+                    f"{other_kind} lines have {QRELS_FIELDS} fields, as qrels lines do; was a qrels file "
+                    "given as a RUN (or QRELS and RUN swapped)?", other_kind)]
 
 
 def _trec_ranks(path: Any) -> pa.Array | None:
@@ -223,13 +234,14 @@ def _foldable(data: bytes) -> bool:
     return data.startswith(b" ") or data.endswith(b" ")
 
 
-def _error_finding(exc: InputError, name: str) -> Finding:
+def error_finding(exc: InputError, name: str) -> Finding:
+    """A typed input error as a finding: ``malformed_line`` when it names a line, else ``unreadable``."""
     text = exc.text if exc.text is None or len(exc.text) <= SHOWN_LINE else exc.text[:SHOWN_LINE] + "..."
     return Finding(Severity.ERROR, "malformed_line" if exc.line is not None else "unreadable", exc.source or name,
                    exc.line, exc.message, 1, text)
 
 
-def _summary(kind: str, name: str, table: Qrels | Run, read: str) -> FileSummary:
+def summary(kind: str, name: str, table: Qrels | Run, read: str) -> FileSummary:
     if read == "columnar" and table.lines is not None:  # the entry point took the line path itself
         read = "lines"
     n_queries = _distinct_queries(table.query)

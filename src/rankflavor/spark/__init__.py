@@ -32,6 +32,7 @@ from ..results import MeasureResult, Results
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from ..check import CheckReport
     from ..judgments.scale import Scale
     from ..pool import Pool
     from .read import SparkTable
@@ -291,6 +292,16 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
     return pooled(runs, depth, qrels, budget, scale, gain, strategy, seed, spark=spark, buckets=buckets)
 
 
+def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: Any = None, limit: int = 100,
+                buckets: int | None = None) -> CheckReport:
+    """:func:`rankflavor.check.check` with Spark (:mod:`rankflavor.spark.checking`): the same
+    CheckReport, from paths Spark resolves (TREC files, directories of part files, globs,
+    Parquet) or DataFrames, the row-level checks run per bucket of queries in Spark tasks."""
+    from .checking import check_spark as checked
+
+    return checked(qrels, runs, spark=spark, scale=scale, limit=limit, buckets=buckets)
+
+
 @contextmanager
 def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scale | None = None
                  ) -> Iterator[tuple[Any, SparkTable, list[SparkTable]]]:
@@ -319,4 +330,4 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
                     table.cached.unpersist()
 
 
-__all__ = ["DEFAULT_MASTER", "evaluate_spark", "local_session", "parse_conf", "pool_spark", "score_spark", "spark_defaults", "spark_inputs", "workers_import_rankflavor"]
+__all__ = ["DEFAULT_MASTER", "check_spark", "evaluate_spark", "local_session", "parse_conf", "pool_spark", "score_spark", "spark_defaults", "spark_inputs", "workers_import_rankflavor"]

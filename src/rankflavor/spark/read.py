@@ -68,6 +68,8 @@ class _Pending:
     stats: DataFrame
     #: Raises InputError for a bad line or value, given the totals and the places.
     on_error: Callable[[dict[str, Any], list[Place]], None]
+    #: A TREC file's malformed lines among ``cached``'s (``check`` lists them; None for a frame).
+    bad: Column | None = None
 
 
 def _nul(column: str) -> Column:
@@ -234,6 +236,8 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             # a tag that is not UTF-8 is null here: refused below if it is the last line's, the one reported
             (F.when(F.col("utf8") | ~F.get("f", 5).contains("\ufffd"), F.get("f", 5)) if kind == "run"
              else F.lit(None).cast("string")).alias("tag"),
+            # the rank field as written (``check`` reads it; trec_eval and the engine do not)
+            (F.get("f", 3) if kind == "run" else F.lit(None).cast("string")).alias("rank"),
         )
         .persist()
     )
@@ -251,7 +255,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
 
     def numbered(places: list[Place]) -> DataFrame:
         """The body rows with their lines and input order, from each (partition, file)'s place."""
-        return _placed(spark, fields.filter(body), places).select("q", "d", "v", "row", "line")
+        return placed(spark, fields.filter(body), places).select("q", "d", "v", "row", "line")
 
     from ..io import trec
 
@@ -262,7 +266,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str) -> _Pending:
             _first_bad_line(spark, fields.filter(bad), places, path, kind, not row["n"])
         raise InputError(path, None, f"{row['bad'] or 0} malformed {kind} line(s)")
 
-    return _Pending(kind, path, True, fields, numbered, stats, on_error)
+    return _Pending(kind, path, True, fields, numbered, stats, on_error, bad)
 
 
 #: A row's order across files: the file's index (name order) above these bits, its line below.
@@ -290,7 +294,7 @@ def places_of(stats: list[dict[str, Any]]) -> list[Place]:
     return out
 
 
-def _placed(spark: SparkSession, frame: DataFrame, places: list[Place]) -> DataFrame:
+def placed(spark: SparkSession, frame: DataFrame, places: list[Place]) -> DataFrame:
     """``frame`` (rows ``row``, ``file``) with ``file_line`` (the line in its file), ``line``
     (through the input: the files' lines counted in name order) and ``row`` made the input's
     order across files."""
@@ -319,7 +323,7 @@ def _first_bad_line(spark: SparkSession, bad: DataFrame, places: list[Place], pa
     if empty:
         parse(path, b"", 1)
         return
-    first = _placed(spark, bad, places).orderBy("row").select("file", "raw", "file_line").limit(1).collect()[0]
+    first = placed(spark, bad, places).orderBy("row").select("file", "raw", "file_line").limit(1).collect()[0]
     parse(_local_name(str(first["file"])), bytes(first["raw"]) + b"\n", int(first["file_line"]))
 
 
@@ -331,7 +335,7 @@ def _local_name(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
-def _pending(spark: SparkSession, obj: Any, kind: str) -> _Pending:
+def pending_input(spark: SparkSession, obj: Any, kind: str) -> _Pending:
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
         if path.rstrip("/").endswith(".parquet") or path.endswith("*.parquet"):
@@ -387,8 +391,8 @@ def read_systems(spark: SparkSession, qrels: Any, runs: list[Any]) -> tuple[Spar
     ``qrels`` None: no judgments (an empty table, ``rows`` 0)."""
     from pyspark.sql import functions as F
 
-    judged = [] if qrels is None else [_pending(spark, qrels, "qrels")]
-    pending = judged + [_pending(spark, run, "run") for run in runs]
+    judged = [] if qrels is None else [pending_input(spark, qrels, "qrels")]
+    pending = judged + [pending_input(spark, run, "run") for run in runs]
     labels = ["qrels"] * len(judged) + [f"run{i}" for i in range(len(runs))]
     stats = [p.stats.withColumn("kind", F.lit(label)) for p, label in zip(pending, labels, strict=True)]
     parts: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
