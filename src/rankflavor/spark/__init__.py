@@ -213,7 +213,7 @@ def evaluate_spark(
         As the local engine raises them, with the same messages, whichever task met them.
     """
     from ..presets import resolve_measures
-    from .backend import evaluate_buckets
+    from .backend import check_query_rows, evaluate_buckets
     from .read import check_scale, read_inputs
     from .status import spark_progress
 
@@ -243,6 +243,7 @@ def evaluate_spark(
     with workers_import_rankflavor(spark):
         q_table, r_table = read_inputs(spark, qrels, run)
         try:
+            check_query_rows(spark, [(t.frame, t.rows) for t in (q_table, r_table)])
             if sc is not None and q_table.raters is None:  # (ratings were checked one by one as read)
                 check_scale(q_table, sc)
             with spark_progress(spark, progress, "Spark tasks (buckets of queries) done"):
@@ -310,6 +311,7 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
     for a command to use inside the block; their cached copies are dropped after it, and Spark's
     error for workers that cannot import rankflavor is a :class:`UsageError`
     (:func:`workers_import_rankflavor`)."""
+    from .backend import check_query_rows
     from .read import check_scale, read_systems
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
@@ -321,6 +323,7 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
     with workers_import_rankflavor(spark):
         q_table, r_tables = read_systems(spark, qrels, list(runs))
         try:
+            check_query_rows(spark, [(t.frame, t.rows) for t in (q_table, *r_tables)])
             if scale is not None and qrels is not None:
                 check_scale(q_table, scale)
             yield spark, q_table, r_tables

@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 
 from ..aggregate import require_common_queries
 from ..align import Counts
-from ..errors import RankflavorError
+from ..check.findings import shown
+from ..errors import RankflavorError, UsageError
 from ..measure import Measure
 from ..merge import merge_measure, sum_counts
 from ..results import MeasureResult
@@ -42,6 +43,47 @@ if TYPE_CHECKING:
 #: Rows of the larger input per bucket, at most, when the session's shuffle partitions are fewer
 #: buckets than that needs: a bucket is one task's memory.
 ROWS_PER_BUCKET = 2_000_000
+
+
+#: A query's rows (every run's and the judgments' together) that one task may hold, at most: a
+#: query is evaluated whole in one task, so a larger one is an error naming it, not an
+#: out-of-memory in a Python worker (issue 35). About 100 bytes a row as Arrow with its ids: 20M
+#: rows are some 2 GB in one worker. The session's ``spark.rankflavor.maxQueryRows`` changes it.
+MAX_QUERY_ROWS = 20_000_000
+QUERY_ROWS_CONF = "spark.rankflavor.maxQueryRows"
+
+
+def max_query_rows(spark: SparkSession) -> int:
+    """The session's :data:`QUERY_ROWS_CONF`, else :data:`MAX_QUERY_ROWS`."""
+    text = spark.conf.get(QUERY_ROWS_CONF, None) or str(MAX_QUERY_ROWS)
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise UsageError(f"{QUERY_ROWS_CONF}: expected a whole number of rows >= 1, received {text!r}")
+    return limit
+
+
+def check_query_rows(spark: SparkSession, inputs: Sequence[tuple[DataFrame, int]]) -> None:
+    """Refuse, naming it, a query whose rows in ``inputs`` (``(frame, rows)``: the judgments and
+    every run, ``q`` the query column) pass :func:`max_query_rows`. Costs one aggregation job,
+    only when the inputs together hold more rows than that (no query can otherwise)."""
+    from pyspark.sql import functions as F
+
+    limit = max_query_rows(spark)
+    if sum(rows for _, rows in inputs) <= limit:
+        return
+    queries = reduce(lambda a, b: a.unionByName(b), [frame.select("q") for frame, _ in inputs])
+    big = (queries.groupBy("q").count().filter(F.col("count") > limit)
+           .orderBy(F.desc("count"), "q").limit(3).collect())
+    if big:
+        more = f" (and {len(big) - 1} more at least)" if len(big) > 1 else ""
+        raise UsageError(
+            f"query {shown(str(big[0]['q']))} has {int(big[0]['count']):,} rows (its runs' and judgments' together)"
+            f"{more}, more than one Spark task holds ({QUERY_ROWS_CONF}={limit:,}): each query is evaluated whole in "
+            f"one task. Cut the runs (depth), or raise the limit with --spark-conf {QUERY_ROWS_CONF}=N where the "
+            "executors' Python workers have the memory (about 100 bytes a row)")
 
 
 def _task(work: Callable[[int, pa.Table, pa.Table], pa.Table], index: dict[int, int], key: tuple[Any, ...],

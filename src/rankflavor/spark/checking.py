@@ -148,7 +148,7 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
     """
     from ..judgments.irdsscale import scale_for
     from . import local_session, workers_import_rankflavor
-    from .backend import bucket_count, per_bucket
+    from .backend import bucket_count, check_query_rows, per_bucket
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         raise UsageError(f"{qrels}: Spark reads files; check ir_datasets judgments with the local engine")
@@ -162,6 +162,7 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
         inputs = [judged] + [_read(spark, "run", r, f"run {k} ({type(r).__name__})", limit)
                              for k, r in enumerate(items, 1)]
         try:
+            check_query_rows(spark, [(one.frame, one.rows) for one in inputs if one.frame is not None])
             return _checked(spark, inputs, sc, limit, bucket_count, per_bucket, buckets)
         finally:
             for one in inputs:
