@@ -128,3 +128,73 @@ def test_workers_that_cannot_import_rankflavor_are_a_clear_error() -> None:
     assert "PYSPARK_PYTHON" in str(info.value) and sys.executable in str(info.value)
     with pytest.raises(WorkerFailed), workers_import_rankflavor(Session()):
         raise WorkerFailed(message="No module named 'numpy'")
+
+
+def _parquet_inputs(root: Path) -> dict[str, list[str]]:
+    """Judgments and two runs (tied scores, unjudged documents) as single Parquet files under
+    ``local/`` and as directories of two parts each under ``spark/``, of the same names."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(35)
+    judged: dict[str, list] = {"query_id": [], "doc_id": [], "relevance": []}
+    runs: list[dict[str, list]] = [{"query_id": [], "doc_id": [], "score": []} for _ in range(2)]
+    for q in range(16):
+        for i in rng.choice(20, size=8, replace=False):
+            judged["query_id"].append(f"q{q}")
+            judged["doc_id"].append(f"d{i}")
+            judged["relevance"].append(int(rng.integers(0, 4)))
+        for run in runs:
+            for i in rng.choice(20, size=12, replace=False):
+                run["query_id"].append(f"q{q}")
+                run["doc_id"].append(f"d{i}")
+                run["score"].append(float(rng.integers(0, 6)) / 5)
+    out: dict[str, list[str]] = {"local": [], "spark": []}
+    for name, data in [("qrels.parquet", judged), ("a.parquet", runs[0]), ("b.parquet", runs[1])]:
+        table = pa.table(data)
+        for side in out:
+            (root / side).mkdir(exist_ok=True)
+        pq.write_table(table, root / "local" / name)
+        (root / "spark" / name).mkdir()
+        pq.write_table(table.slice(0, 9), root / "spark" / name / "part-00000.parquet")
+        pq.write_table(table.slice(9), root / "spark" / name / "part-00001.parquet")
+        for side in out:
+            out[side].append(str(root / side / name))
+    return out
+
+
+def test_every_command_on_spark_from_a_venv_prints_the_local_output(tmp_path: Path) -> None:
+    """Issue 35: ``spread``, ``compare``, ``judgments``, ``pool`` and ``check`` with
+    ``--engine spark`` from a fresh venv (another ``python3`` first on PATH), the inputs given as
+    directories of Parquet parts, print what the local engine prints from single files (paths
+    aside: the Spark side's folder is renamed to the local one before comparing)."""
+    import json
+
+    paths = _parquet_inputs(tmp_path)
+    venv = _venv(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    env["PATH"] = f"{_other_python3(tmp_path)}{os.pathsep}{env.get('PATH', '')}"
+    commands = {
+        "spread": lambda p: ["spread", *p, "--format", "json"],
+        "compare": lambda p: ["compare", *p, "-m", "ndcg@10", "-m", "P@5", "--resamples", "200", "--format", "json"],
+        "judgments": lambda p: ["judgments", *p, "--scale", "trec_dl", "--format", "json"],
+        "pool": lambda p: ["pool", *p[1:], "--qrels", p[0], "--scale", "trec_dl", "-k", "5", "--budget", "20",
+                           "--format", "csv"],
+        "check": lambda p: ["check", *p, "--scale", "trec_dl", "--format", "json"],
+    }
+    for name, args in commands.items():
+        printed = {}
+        for side, extra in (("local", []), ("spark", ["--engine", "spark"])):
+            done = subprocess.run([str(venv / "bin" / "rankflavor"), *args(paths[side]), *extra], env=env,
+                                  capture_output=True, text=True, cwd=tmp_path, timeout=600)
+            assert done.returncode in (0, 1), (name, side, done.stderr[-3000:])  # (check: 1 is warnings)
+            printed[side] = (done.returncode, done.stdout.replace(str(tmp_path / "spark"), str(tmp_path / "local")))
+        assert printed["local"][0] == printed["spark"][0], name
+        if name == "pool":
+            assert printed["local"][1] == printed["spark"][1] and printed["local"][1].count("\n") == 21
+            continue
+        local, spark = (json.loads(printed[side][1]) for side in ("local", "spark"))
+        for data in (local, spark):
+            data.pop("provenance", None)  # (the command lines differ by --engine spark)
+        assert local == spark, name
