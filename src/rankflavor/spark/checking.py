@@ -42,6 +42,7 @@ from ..check.scores import run_facts, run_findings
 from ..errors import InputError, UsageError
 from ..io.lines import QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
 from . import worker
+from .backend import bucket_count, check_query_rows, per_bucket
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -148,7 +149,6 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
     """
     from ..judgments.irdsscale import scale_for
     from . import local_session, workers_import_rankflavor
-    from .backend import bucket_count, check_query_rows, per_bucket
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         raise UsageError(f"{qrels}: Spark reads files; check ir_datasets judgments with the local engine")
@@ -163,15 +163,15 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
                              for k, r in enumerate(items, 1)]
         try:
             check_query_rows(spark, [(one.frame, one.rows) for one in inputs if one.frame is not None])
-            return _checked(spark, inputs, sc, limit, bucket_count, per_bucket, buckets)
+            return _checked(spark, inputs, sc, limit, buckets)
         finally:
             for one in inputs:
                 if one.cached is not None:
                     one.cached.unpersist()
 
 
-def _checked(spark: SparkSession, inputs: list[_Input], sc: Scale | None, limit: int, bucket_count: Any,
-             per_bucket: Any, buckets: int | None) -> CheckReport:
+def _checked(spark: SparkSession, inputs: list[_Input], sc: Scale | None, limit: int, buckets: int | None
+             ) -> CheckReport:
     """Check the tables read (``inputs``: the judgments, then the runs) in one Spark job over
     buckets of queries, and word the merged facts."""
     judged, runs = inputs[0], inputs[1:]
