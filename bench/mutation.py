@@ -151,7 +151,7 @@ RECHECK_TESTS: dict[str, list[str]] = {
                      "tests/test_metrics_trec_extra_mut.py"],
     "training": ["tests/test_torch_mut.py"],
     # (the facts' merges are the Spark engine's; this pins them without a JVM)
-    "check": ["tests/test_check_facts.py"],
+    "check": ["tests/test_check_facts.py", "tests/test_check_wording.py"],
     "spread": ["tests/test_compare_mut.py", "tests/test_spread_mut.py"],
     "explain": ["tests/test_explain_tables_mut.py", "tests/test_explain_rest_mut.py"],
 }

@@ -148,7 +148,7 @@ def duplicate_findings(facts: Duplicates | None, kind: str, source: str) -> list
     fix = "choose duplicates=first or duplicates=best in eval, or remove the copies"
     found = []
     for _, line, other, query, doc, value, first_value in facts.rows.rows:
-        same = "the same" if value == first_value else f"another {what} ({first_value:g} there, {value:g} here)"
+        same = f"the same {what}" if value == first_value else f"another {what} ({first_value:g} there, {value:g} here)"
         found.append(Finding(
             Severity.ERROR, "duplicate", source, line,
             f"document {shown(doc)} appears again for query {shown(query)}, "

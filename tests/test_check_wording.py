@@ -1,0 +1,92 @@
+"""What ``check`` says, word for word, for inputs whose every finding is worked out by hand.
+
+The other check tests assert codes, counts and lines; a mutation run of ``check/`` (issue 35's
+split into facts and wording) left most message templates untested: a count, a query name or a
+plural could change unseen. Each expected message below was written from the input and the
+rule it reports (the ids named in byte order, counts with their plural), not from a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rankflavor.check import check
+
+QRELS = "q1 0 a 2\nq1 0 b 0\nq2 0 c 0\nq3 0 d 1\nq1 0 a 1\n"
+RUN = ("q1 Q0 a 1 3 t\n"     # line 1
+       "q1 Q0 x 2 5 t\n"     # line 2: ranked 2nd, scores above the 1st
+       "q2 Q0 c 1 0.5 t\n"   # lines 3-4: q2's only two rows, one score
+       "q2 Q0 y 2 0.5 t\n"
+       "q4 Q0 z 1 1 t\n"     # line 5: a query with no judgment
+       "q1 Q0 a 3 1 t\n")    # line 6: a again for q1, another score
+FIX = "trec_eval rejects this: choose duplicates=first or duplicates=best in eval, or remove the copies"
+
+
+def _said(report, code: str) -> list[tuple[str, int | None, int, str]]:  # type: ignore[no-untyped-def]
+    return [(str(f.severity), f.line, f.count, f.message) for f in report.findings if f.code == code]
+
+
+def test_every_finding_of_a_small_pair_word_for_word(write: Callable[[str, str], Path]) -> None:
+    report = check(str(write("qrels.txt", QRELS)), [str(write("run.txt", RUN))])
+    dups = [(f.file.rsplit("/", 1)[-1], f.line, f.other_line, f.message) for f in report.findings if f.code == "duplicate"]
+    assert dups == [
+        ("qrels.txt", 5, 1, f"document 'a' appears again for query 'q1', with another grade (2 there, 1 here); {FIX}"),
+        ("run.txt", 6, 1, f"document 'a' appears again for query 'q1', with another score (3 there, 1 here); {FIX}"),
+    ]
+    assert _said(report, "no_relevant") == [
+        ("info", None, 1, "1 query with no judgment above grade 0 ('q2'): NDCG and AP are empty there (knob empty)")]
+    grades = _said(report, "grade_scale")
+    assert len(grades) == 1 and grades[0][2] == 5 and grades[0][3].startswith("grades 0: 2, 1: 2, 2: 1; ")
+    assert _said(report, "equal_scores") == [
+        ("warning", 3, 1, "1 query with one score for all documents ('q2'): their order is the tie rule's alone "
+                          "(knob ties)")]
+    assert _said(report, "tied_scores") == [
+        ("info", 3, 2, "2 rows in 1 query share their score with another row of their query: the tie rule orders "
+                       "them (trec_eval: docno descending; knob ties)")]
+    assert _said(report, "ranks_contradict_scores") == [
+        ("warning", 2, 1, "1 row in 1 query ('q1') score higher than the row ranked above: trec_eval orders by "
+                          "score, tools that read the rank column give other numbers")]
+    assert _said(report, "qrels_only_queries") == [
+        ("warning", None, 1, "1 judged query not in the run ('q3'): scored 0 under missing=zero (trec_eval -c), "
+                             "left out otherwise")]
+    assert _said(report, "run_only_queries") == [
+        ("warning", None, 1, "1 run query with no judgment ('q4'): no measure scores them")]
+    # rows of q1 and q2 (the judged queries the run has): a, x, a, c, y; judged a, a, c
+    assert _said(report, "judged_coverage") == [
+        ("info", None, 3, "3 of 5 rows in judged queries are judged (60.0%); 2 are not (unjudged: knob unjudged)")]
+    assert _said(report, "never_judged_docs") == [
+        ("info", None, 3, "3 distinct run docnos are judged for no query at all")]  # x, y, z
+    assert not _said(report, "queries_none_judged") and not _said(report, "looks_like_qrels")
+    assert report.exit_code == 3 and report.total("duplicate") == 2
+
+
+def test_many_queries_are_named_five_then_counted(write: Callable[[str, str], Path]) -> None:
+    # seven judged queries the run lacks; named in byte order ('q10' before 'q2'), five of them
+    qrels = "".join(f"q{k} 0 d 1\n" for k in (1, 2, 3, 10, 11, 12, 13)) + "r 0 d 1\n"
+    report = check(str(write("qrels.txt", qrels)), [str(write("run.txt", "r Q0 d 1 1 t\nr Q0 e 2 0 t\n"))])
+    assert _said(report, "qrels_only_queries") == [
+        ("warning", None, 7, "7 judged queries not in the run ('q1', 'q10', 'q11', 'q12', 'q13', ...): scored 0 "
+                             "under missing=zero (trec_eval -c), left out otherwise")]
+    assert _said(report, "judged_coverage") == [
+        ("info", None, 1, "1 of 2 rows in judged queries are judged (50.0%); 1 are not (unjudged: knob unjudged)")]
+
+
+def test_grades_off_a_declared_scale_listed_to_the_limit(write: Callable[[str, str], Path]) -> None:
+    qrels = "q1 0 a 5\nq1 0 b 7\nq1 0 c 1\nq1 0 d 9\nq1 0 e 2\n"
+    report = check(str(write("qrels.txt", qrels)), [], scale="trec_dl", limit=2)
+    assert _said(report, "off_scale") == [
+        ("error", 1, 1, "grade 5 is not on the trec_dl scale (grades 0, 1, 2, 3)"),
+        ("error", 2, 1, "grade 7 is not on the trec_dl scale (grades 0, 1, 2, 3)"),
+        ("error", None, 1, "1 more grades off the trec_dl scale not listed"),
+    ]
+
+
+def test_duplicates_past_the_limit_are_counted(write: Callable[[str, str], Path]) -> None:
+    # four copies of (q1, a) after the first: two with its grade, two with another
+    qrels = "q1 0 a 1\nq1 0 a 1\nq1 0 a 2\nq1 0 a 1\nq1 0 a 3\n"
+    report = check(str(write("qrels.txt", qrels)), [], limit=1)
+    assert _said(report, "duplicate") == [
+        ("error", 2, 1, f"document 'a' appears again for query 'q1', with the same grade; {FIX}"),
+        ("error", None, 3, "3 more duplicate rows not listed (4 in all, 2 with another grade than their first copy)"),
+    ]
