@@ -90,3 +90,43 @@ def test_duplicates_past_the_limit_are_counted(write: Callable[[str, str], Path]
         ("error", 2, 1, f"document 'a' appears again for query 'q1', with the same grade; {FIX}"),
         ("error", None, 3, "3 more duplicate rows not listed (4 in all, 2 with another grade than their first copy)"),
     ]
+
+
+def test_the_json_records_of_files_and_overlap(write: Callable[[str, str], Path]) -> None:
+    qrels, run = str(write("qrels.txt", QRELS)), str(write("run.txt", RUN))
+    data = check(qrels, [run]).to_dict()
+    assert data["files"] == [
+        {"path": qrels, "kind": "qrels", "rows": 5, "queries": 3, "comments": 0, "blank_lines": 0, "read": "columnar"},
+        {"path": run, "kind": "run", "rows": 6, "queries": 3, "comments": 0, "blank_lines": 0, "read": "columnar"},
+    ]
+    assert data["overlap"] == [{"run": run, "common_queries": 2, "qrels_only_queries": 1, "run_only_queries": 1,
+                                "run_rows": 6, "rows_in_common_queries": 5, "judged_rows": 3, "unjudged_rows": 2,
+                                "judged_share": 0.6, "never_judged_docs": 3}]
+    # each code's count: the duplicate of each file, one query of each kind, the run's 3 unjudged docnos
+    counts = data["counts"]  # (per severity, per code)
+    assert (counts["error"]["duplicate"], counts["warning"]["equal_scores"], counts["info"]["tied_scores"],
+            counts["info"]["never_judged_docs"]) == (2, 1, 2, 3)
+    assert data["status"] == "errors" and data["exit_code"] == 3 and data["listed_per_code"] == 100
+
+
+def test_a_listing_past_its_cap_counts_the_rest() -> None:
+    from rankflavor.check.findings import Finding, Severity, count_of, listed, shown
+
+    lines = [Finding(Severity.ERROR, "malformed_line", "f", k, "bad", 1) for k in range(1, 6)]
+    cut = listed(lines, 3, Severity.ERROR, "malformed_line", "f", "malformed lines")
+    assert cut[:3] == lines[:3] and cut[3] == Finding(Severity.ERROR, "malformed_line", "f", None,
+                                                      "2 more malformed lines not listed", 2)
+    assert listed(lines, 5, Severity.ERROR, "malformed_line", "f", "x") == lines
+    assert [count_of(1, "query", "queries"), count_of(2, "query", "queries"), count_of(0, "row"), count_of(2, "row")] == [
+        "1 query", "2 queries", "0 rows", "2 rows"]
+    # an id is quoted, then cut to 80 characters with "..." when longer
+    assert shown("x" * 78) == "'" + "x" * 78 + "'" and shown("x" * 79) == "'" + "x" * 76 + "..."
+
+
+def test_runs_given_in_memory_and_csv_columns_are_named_and_read(write: Callable[[str, str], Path]) -> None:
+    qrels = str(write("qrels.txt", "q1 0 a 1\n"))
+    csv = str(write("run.csv", "qid,docid,sim\nq1,a,2\nq1,b,1\n"))
+    report = check(qrels, [csv, {"q1": {"a": 1.0}}], columns="query=qid,doc=docid,score=sim")
+    assert [(f.path, f.kind, f.rows, f.read) for f in report.files] == [
+        (qrels, "qrels", 1, "columnar"), (csv, "run", 2, "reader"), ("run 2 (dict)", "run", 1, "reader")]
+    assert [o.judged_rows for o in report.overlaps] == [1, 1]
