@@ -309,3 +309,16 @@ def test_judgments_on_spark_names_a_run_of_other_queries_as_locally(spark, tmp_p
     assert str(remote.value) == str(local.value) and "other.run" in str(local.value)
     with pytest.raises(RankflavorError, match="engine: expected"):
         judgments(*args, scale="trec_dl", engine="dask")
+
+
+def test_judgments_of_spark_dataframes_equal_the_local_ones_of_pandas(spark) -> None:  # type: ignore[no-untyped-def]
+    from rankflavor import judgments
+
+    q = spark.createDataFrame([("q1", "a", 2), ("q1", "b", 0), ("q2", "c", 1), ("q3", "d", 3)],
+                              "query_id string, doc_id string, relevance long")
+    a = spark.createDataFrame([("q1", "a", 2.0), ("q1", "x", 1.0), ("q2", "c", 0.5)], "query_id string, doc_id string, score double")
+    b = spark.createDataFrame([("q1", "x", 2.0), ("q2", "y", 1.0), ("q3", "d", 1.0)], "query_id string, doc_id string, score double")
+    remote = judgments(q, {"A": a, "B": b}, ["ndcg@3", "P@2"], scale="trec_dl", engine="spark", spark=spark).to_dict()
+    local = judgments(q.toPandas(), {"A": a.toPandas(), "B": b.toPandas()}, ["ndcg@3", "P@2"], scale="trec_dl").to_dict()
+    remote.pop("qrels"), local.pop("qrels")  # (each side's name for an input in memory)
+    assert remote == local and [r["run"] for r in local["runs"]] == ["A", "B"]
