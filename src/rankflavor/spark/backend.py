@@ -218,7 +218,9 @@ def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, r
 
 def _parts(measures: Sequence[Measure], values: pa.Table, skipped: dict[int, int]) -> list[MeasureResult]:
     """Each measure's rows from every bucket, as one (unsorted) result per measure."""
-    values = values.take(pc.sort_indices(values, [("measure", "ascending")]))
+    # (by query too: Arrow orders strings by their bytes, so each measure's rows come in the
+    # one-shot engine's order and merge_measure need not sort them in Python)
+    values = values.take(pc.sort_indices(values, [("measure", "ascending"), ("query", "ascending")]))
     at = np.searchsorted(np.asarray(_column(values, "measure")), np.arange(len(measures) + 1))
     queries = _column(values, "query").astype(object)
     status = _column(values, "status").astype(object)
