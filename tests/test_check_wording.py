@@ -130,3 +130,21 @@ def test_runs_given_in_memory_and_csv_columns_are_named_and_read(write: Callable
     assert [(f.path, f.kind, f.rows, f.read) for f in report.files] == [
         (qrels, "qrels", 1, "columnar"), (csv, "run", 2, "reader"), ("run 2 (dict)", "run", 1, "reader")]
     assert [o.judged_rows for o in report.overlaps] == [1, 1]
+
+
+def test_formats_named_or_guessed_and_inputs_that_fail(write: Callable[[str, str], Path], tmp_path: Path) -> None:
+    # a CSV run whose name says nothing: read as CSV because --run-format says so
+    qrels = str(write("judged.data", "query_id,doc_id,relevance\nq1,a,1\nq2,b,0\n"))
+    run = str(write("ranking.data", "query_id,doc_id,score\nq1,a,2\nq1,c,1\n"))
+    report = check(qrels, [run], qrels_format="csv", run_format="csv")
+    assert [f.to_dict() for f in report.files] == [
+        {"path": qrels, "kind": "qrels", "rows": 2, "queries": 2, "comments": 0, "blank_lines": 0, "read": "reader"},
+        {"path": run, "kind": "run", "rows": 2, "queries": 1, "comments": 0, "blank_lines": 0, "read": "reader"}]
+    assert [(o.common_queries, o.qrels_only, o.judged_rows) for o in report.overlaps] == [(1, 1, 1)]
+    # judgments in memory are named by their type; a file that is not there fails, named
+    missing = str(tmp_path / "nowhere.run")
+    report = check({"q1": {"a": 1}}, [missing])
+    assert [(f.path, f.kind, f.rows, f.read) for f in report.files] == [
+        ("qrels (dict)", "qrels", 1, "reader"), (missing, "run", 0, "failed")]
+    failed = [f for f in report.findings if f.file == missing]
+    assert [(f.severity, f.code, f.line) for f in failed] == [("error", "unreadable", None)] and report.exit_code == 3
