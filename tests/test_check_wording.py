@@ -148,3 +148,13 @@ def test_formats_named_or_guessed_and_inputs_that_fail(write: Callable[[str, str
         ("qrels (dict)", "qrels", 1, "reader"), (missing, "run", 0, "failed")]
     failed = [f for f in report.findings if f.file == missing]
     assert [(f.severity, f.code, f.line) for f in failed] == [("error", "unreadable", None)] and report.exit_code == 3
+
+
+def test_one_columns_option_names_both_files_columns(write: Callable[[str, str], Path]) -> None:
+    # as eval reads it: grade for the judgments, score for the run (check refused "score" for the
+    # judgments' reader, a usage error eval never gives)
+    qrels = str(write("q.csv", "query_id,doc_id,label\nq1,a,1\n"))
+    run = str(write("r.csv", "query_id,doc_id,sim\nq1,a,2\nq1,b,1\n"))
+    report = check(qrels, [run], columns="grade=label,score=sim")
+    assert [(f.rows, f.read) for f in report.files] == [(1, "reader"), (2, "reader")]
+    assert [(o.judged_rows, o.unjudged_rows) for o in report.overlaps] == [(1, 1)]

@@ -62,17 +62,17 @@ def check(
     (1, ['equal_scores', 'run_only_queries'])
     """
     sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
-    options = {"columns": columns} if columns is not None else {}
+    options = _columns_of(columns)
     findings: list[Finding] = []
     files: list[FileSummary] = []
     overlaps: list[Overlap] = []
-    judged = read_for_check("qrels", qrels, qrels_format, options, limit)
+    judged = read_for_check("qrels", qrels, qrels_format, options["qrels"], limit)
     findings += judged.findings
     files.append(judged.summary)
     if isinstance(judged.table, Qrels):
         findings += check_qrels(judged.table, limit, sc)
     for k, one in enumerate(runs_of(runs), 1):
-        read = read_for_check("run", one, run_format, options, limit, f"run {k} ({type(one).__name__})")
+        read = read_for_check("run", one, run_format, options["run"], limit, f"run {k} ({type(one).__name__})")
         findings += read.findings
         files.append(read.summary)
         if not isinstance(read.table, Run):
@@ -87,6 +87,20 @@ def check(
             overlaps.append(overlap)
             findings += found
     return CheckReport(tuple(findings), tuple(files), tuple(overlaps), limit)
+
+
+def _columns_of(columns: str | None) -> dict[str, dict[str, Any]]:
+    """The io readers' options per kind of input: each gets the ``--columns`` roles of its kind
+    (``grade`` for judgments, ``score`` for runs), as ``eval`` hands them out, so one option
+    names both files' columns; an unknown role is a :class:`~rankflavor.errors.UsageError`."""
+    from ..io.formats.spec import ROLES, parse_columns
+
+    roles = parse_columns(columns)
+    out: dict[str, dict[str, Any]] = {}
+    for kind in ("qrels", "run"):
+        mine = {role: name for role, name in roles.items() if role in ROLES[kind]}
+        out[kind] = {"columns": mine} if mine else {}
+    return out
 
 
 def runs_of(runs: Any) -> list[Any]:
