@@ -158,3 +158,34 @@ def test_one_columns_option_names_both_files_columns(write: Callable[[str, str],
     report = check(qrels, [run], columns="grade=label,score=sim")
     assert [(f.rows, f.read) for f in report.files] == [(1, "reader"), (2, "reader")]
     assert [(o.judged_rows, o.unjudged_rows) for o in report.overlaps] == [(1, 1)]
+
+
+def test_the_grade_scale_found_and_grades_off_any(write: Callable[[str, str], Path]) -> None:
+    def said(text: str) -> dict[str, list[tuple[str, int | None, int, str]]]:
+        report = check(str(write("qrels.txt", text)))
+        return {code: _said(report, code) for code in ("grade_scale", "negative_grades", "fractional_grades",
+                                                       "looks_like_run")}
+
+    # the named scale with the fewest grades that holds them all; "exactly" when it has no other
+    assert said(QRELS)["grade_scale"] == [
+        ("info", None, 5, "grades 0: 2, 1: 2, 2: 1; exactly the beir: grades {0,1,2}, relevant >= 1, G = 2")]
+    assert said("q1 0 a 0\nq1 0 b 3\n")["grade_scale"] == [
+        ("info", None, 2, "grades 0: 1, 3: 1; within the trec_dl: grades {0,1,2,3}, relevant >= 2, G = 3")]
+    # a negative grade is left out of the match, and named
+    found = said("q1 0 a 1\nq1 0 b -1\nq1 0 c 0\n")
+    assert found["grade_scale"] == [
+        ("info", None, 3, "grades -1: 1, 0: 1, 1: 1; exactly the msmarco: grades {0,1}, relevant >= 1, G = 1")]
+    assert found["negative_grades"] == [
+        ("info", 2, 1, "1 judgments have a negative grade: trec_eval reads them as pooled but unjudged (gain 0, "
+                       "never relevant, not judged non-relevant for bpref; knob negatives)")]
+    found = said("q1 0 a 1\nq1 0 b 0.5\nq1 0 c 0\n")
+    assert found["grade_scale"] == [
+        ("info", None, 3, "grades 0: 1, 0.5: 1, 1: 1; no named scale holds them (named: trec_dl, msmarco, beir, "
+                          "ecommerce); declare your own Scale")]
+    assert found["fractional_grades"] == [("info", 2, 1, "1 grades are not whole numbers (aggregated raters?)")]
+    # more distinct grades than a label scale has: scores or ranks given as judgments
+    found = said("".join(f"q1 0 d{g} {g}\n" for g in range(12)))
+    assert found["looks_like_run"] == [
+        ("warning", None, 12, "12 distinct grades (0 rows not whole numbers): the grade column looks like a run's "
+                              "scores or ranks, not a label scale; was a run given as QRELS?")]
+    assert found["grade_scale"] == []
