@@ -244,8 +244,8 @@ def test_per_query_results_come_back_a_bucket_at_a_time(tmp_path: Path) -> None:
 def test_a_query_too_large_for_one_task_is_named_not_run(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Each query is evaluated whole in one task: past spark.rankflavor.maxQueryRows its rows
     (the runs' and the judgments' together) are refused by name before any task starts."""
-    from rankflavor import judgments, spread
-    from rankflavor.spark import check_spark
+    from rankflavor import spread
+    from rankflavor.spark import check_spark, judgments_spark
 
     (tmp_path / "qrels.txt").write_text("small 0 a 1\nbig 0 b 1\n")
     lines = ["small Q0 a 1 1.0 t"] + [f"big Q0 d{i} {i} {1000 - i} t" for i in range(40)]
@@ -257,7 +257,7 @@ def test_a_query_too_large_for_one_task_is_named_not_run(spark, tmp_path: Path) 
         # 40 rows of 'big' in r.run and one judgment: under the limit alone; 24 more in s.run pass it
         assert evaluate_spark(q, r, "P@5", spark=spark)[0].summary == rankflavor.evaluate(q, r, "P@5")[0].summary == 0.1
         calls = [lambda: spread(q, [r, s], "ndcg@10", presets=False, engine="spark", spark=spark),
-                 lambda: judgments(q, [r, s], ["ndcg@10"], scale="msmarco", engine="spark", spark=spark),
+                 lambda: judgments_spark(q, [r, s], ["ndcg@10"], scale="msmarco", spark=spark),
                  lambda: check_spark(q, [r, s], spark=spark)]
         for call in calls:
             with pytest.raises(UsageError, match=r"query 'big' has 65 rows .*\(spark\.rankflavor\.maxQueryRows=60\)"):

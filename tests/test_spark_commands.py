@@ -29,7 +29,7 @@ from rankflavor import compare, evaluate, spread
 from rankflavor.cli import cli
 from rankflavor.errors import EvaluationError, RankflavorError
 from rankflavor.spark import backend as spark_backend
-from rankflavor.spark import evaluate_spark
+from rankflavor.spark import evaluate_spark, judgments_spark
 
 
 def _tables(seed: int, n_queries: int = 24) -> tuple[pa.Table, list[pa.Table]]:
@@ -284,14 +284,14 @@ def test_judgments_on_spark_equal_local_on_random_inputs(spark, tmp_path, seed) 
                ["ndcg@5[empty=nan,unjudged=condensed]", "ERR@5[ties=averaged]"],
                ["ndcg@3[gain=linear,discount=reciprocal]", "P@5[missing=zero,empty=zero]"]][seed]
 
-    def outcome(**engine):  # type: ignore[no-untyped-def]
+    def outcome(judge, **session):  # type: ignore[no-untyped-def]
         try:
-            return judgments(qrels, runs, flavors, scale="trec_dl", **engine).to_dict()
+            return judge(qrels, runs, flavors, scale="trec_dl", **session).to_dict()
         except RankflavorError as exc:  # (a flavor whose interval is refused: the same error)
             return type(exc).__name__, str(exc)
 
-    local = outcome()
-    assert local == outcome(engine="spark", spark=spark)
+    local = outcome(judgments)
+    assert local == outcome(judgments_spark, spark=spark)
     assert isinstance(local, dict) == (seed != 2), local  # (seed 2's empty=nan is refused: the error compared)
 
 
@@ -305,10 +305,8 @@ def test_judgments_on_spark_names_a_run_of_other_queries_as_locally(spark, tmp_p
     with pytest.raises(EvaluationError) as local:
         judgments(*args, scale="trec_dl")
     with pytest.raises(EvaluationError) as remote:
-        judgments(*args, scale="trec_dl", engine="spark", spark=spark)
+        judgments_spark(*args, scale="trec_dl", spark=spark)
     assert str(remote.value) == str(local.value) and "other.run" in str(local.value)
-    with pytest.raises(RankflavorError, match="engine: expected"):
-        judgments(*args, scale="trec_dl", engine="dask")
 
 
 def test_judgments_of_spark_dataframes_equal_the_local_ones_of_pandas(spark) -> None:  # type: ignore[no-untyped-def]
@@ -318,7 +316,7 @@ def test_judgments_of_spark_dataframes_equal_the_local_ones_of_pandas(spark) -> 
                               "query_id string, doc_id string, relevance long")
     a = spark.createDataFrame([("q1", "a", 2.0), ("q1", "x", 1.0), ("q2", "c", 0.5)], "query_id string, doc_id string, score double")
     b = spark.createDataFrame([("q1", "x", 2.0), ("q2", "y", 1.0), ("q3", "d", 1.0)], "query_id string, doc_id string, score double")
-    remote = judgments(q, {"A": a, "B": b}, ["ndcg@3", "P@2"], scale="trec_dl", engine="spark", spark=spark).to_dict()
+    remote = judgments_spark(q, {"A": a, "B": b}, ["ndcg@3", "P@2"], scale="trec_dl", spark=spark).to_dict()
     local = judgments(q.toPandas(), {"A": a.toPandas(), "B": b.toPandas()}, ["ndcg@3", "P@2"], scale="trec_dl").to_dict()
     remote.pop("qrels"), local.pop("qrels")  # (each side's name for an input in memory)
     assert remote == local and [r["run"] for r in local["runs"]] == ["A", "B"]

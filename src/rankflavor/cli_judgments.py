@@ -42,8 +42,13 @@ def judgments_cmd(qrels: str, runs: tuple[str, ...], metrics: tuple[str, ...], s
     from .render.judgmentsfmt import render_judgments
 
     with working(f"judgments: coverage and bounds of {len(runs)} run{'s' if len(runs) != 1 else ''}"):
-        cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name, engine=engine,
-                        spark=None if spark is None else spark.session())
+        if spark is not None:
+            from .spark import judgments_spark
+
+            cov = judgments_spark(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name,
+                                  spark=spark.session())
+        else:
+            cov = judgments(qrels, list(runs), list(metrics) or ["ndcg@10"], scale=scale_name)
     if html_path:
         from .report import document_from_dict
 

@@ -279,9 +279,6 @@ def judgments(
     metrics: str | Measure | Iterable[str | Measure] = ("ndcg@10",),
     scale: str | Scale | None = None,
     rel: float | None = None,
-    *,
-    engine: str = "local",
-    spark: Any = None,
 ) -> Coverage:
     """Coverage of each run's top k by the judgments, with bounds on each measure.
 
@@ -292,13 +289,6 @@ def judgments(
     metrics : the measures to bound; the first one's cutoff (and ordering) is the coverage's k.
     scale : label scale name or :class:`~rankflavor.judgments.Scale`; every grade must be on it.
     rel : relevance threshold for "relevant" below (default: the scale's, else 1).
-    engine : ``"local"`` (default) or ``"spark"``: Spark reads the judgments and runs (paths
-        Spark resolves: files, directories of part files, globs, Parquet; or Spark DataFrames)
-        and finds every query's coverage and intervals in the task holding its bucket of
-        queries (:mod:`rankflavor.spark.judging`); the same Coverage.
-    spark : SparkSession, optional
-        With ``engine="spark"``: the session (default: the DataFrames' own, or
-        :func:`rankflavor.spark.local_session`).
 
     Returns
     -------
@@ -306,21 +296,10 @@ def judgments(
         Per run and per query judged@k, the unjudged documents of the top k and their ranks;
         the grade histogram; queries with nothing relevant; relevant documents no run
         retrieved; the pool-bias warning (:data:`BIAS_RULE`); the bounds and which runs the
-        judgments leave undecided.
+        judgments leave undecided. :func:`rankflavor.spark.judgments_spark` gives the same
+        from Spark.
     """
-    sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
-    measures = resolve(metrics, sc)
-    check_bounded(measures)
-    if engine == "spark":
-        from ..spark.judging import judge_spark
-
-        threshold = float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
-        source, covered, (grades, no_rel, never) = judge_spark(qrels, _named_runs(runs), measures, sc, threshold,
-                                                               spark=spark)
-        return Coverage(source, sc, threshold, measures, grades, no_rel, never, covered,
-                        pool_bias({r.name: r.mean_unjudged for r in covered}), undecided(covered))
-    if engine != "local":
-        raise UsageError(f"engine: expected 'local' or 'spark', received {engine!r}")
+    sc, measures, threshold = judged_measures(qrels, metrics, scale, rel)
     # The judgments are read on a thread of their own while the first run is read (as evaluate does).
     q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
     named = _named_runs(runs)
@@ -328,7 +307,6 @@ def judgments(
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
         sc.check(q_table)
-    threshold = float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
     out: list[RunCoverage] = []
     retrieved: list[pa.Array] = []
     tables: dict[str, Run] = {}  # each run as read, for the bounds on one source kind's labels alone
@@ -357,6 +335,22 @@ def judgments(
         fill = filled(*found, before.runs, out)
     return Coverage(q_table.source, sc, threshold, measures, grades, no_rel, never, out,
                     pool_bias({r.name: r.mean_unjudged for r in out}), undecided(out), fill)
+
+
+def judged_measures(qrels: Any, metrics: str | Measure | Iterable[str | Measure], scale: str | Scale | None,
+                    rel: float | None) -> tuple[Scale | None, list[Measure], float]:
+    """What :func:`judgments` settles before reading a row: the scale (named, or an ir_datasets
+    dataset's documented grades), the measures under it (a measure whose interval is not derived
+    refused by name) and the relevance threshold (``rel``, else the scale's, else 1)."""
+    sc = scale_for(scale, qrels)
+    measures = resolve(metrics, sc)
+    check_bounded(measures)
+    return sc, measures, float(rel) if rel is not None else (sc.rel if sc is not None else 1.0)
+
+
+def named_runs(runs: Any) -> list[tuple[str | None, Any]]:
+    """``runs`` as ``(name or None, run)``: one run, a list of them, or ``{name: run}``."""
+    return _named_runs(runs)
 
 
 def _named_runs(runs: Any) -> list[tuple[str | None, Any]]:
@@ -413,4 +407,4 @@ def ranked_grades(aligned: Any, rows: np.ndarray) -> np.ndarray:
     return np.asarray(aligned.judged_grade[at], dtype=np.float64)
 
 
-__all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "coverage_of", "judgment_facts", "judgments", "pool_bias", "run_name", "undecided"]
+__all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "coverage_of", "judged_measures", "judgment_facts", "judgments", "named_runs", "pool_bias", "run_name", "undecided"]

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from ..check import CheckReport
+    from ..judgments.coverage import Coverage
     from ..judgments.scale import Scale
     from ..pool import Pool
     from .read import SparkTable
@@ -303,6 +304,16 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: Any = N
     return checked(qrels, runs, spark=spark, scale=scale, limit=limit, buckets=buckets)
 
 
+def judgments_spark(qrels: Any, runs: Any, metrics: Any = ("ndcg@10",), scale: Any = None, rel: float | None = None,
+                    *, spark: Any = None, buckets: int | None = None) -> Coverage:
+    """:func:`rankflavor.judgments` with Spark (:mod:`rankflavor.spark.judging`): the same
+    Coverage, from paths Spark resolves (files, directories of part files, globs, Parquet) or
+    DataFrames."""
+    from .judging import judgments_spark as judged
+
+    return judged(qrels, runs, metrics, scale, rel, spark=spark, buckets=buckets)
+
+
 @contextmanager
 def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scale | None = None
                  ) -> Iterator[tuple[Any, SparkTable, list[SparkTable]]]:
@@ -333,4 +344,4 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
                     table.cached.unpersist()
 
 
-__all__ = ["DEFAULT_MASTER", "check_spark", "evaluate_spark", "local_session", "parse_conf", "pool_spark", "score_spark", "spark_defaults", "spark_inputs", "workers_import_rankflavor"]
+__all__ = ["DEFAULT_MASTER", "check_spark", "evaluate_spark", "judgments_spark", "local_session", "parse_conf", "pool_spark", "score_spark", "spark_defaults", "spark_inputs", "workers_import_rankflavor"]

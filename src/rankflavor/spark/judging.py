@@ -34,7 +34,17 @@ import pyarrow.compute as pc
 from ..aggregate import summarize
 from ..errors import EvaluationError, RankflavorError
 from ..judgments.bounds import Bounds, MeasureBounds, measures_bounds, values_at, zero_imputed
-from ..judgments.coverage import RunCoverage, coverage_of, judgment_facts, run_name
+from ..judgments.coverage import (
+    Coverage,
+    RunCoverage,
+    coverage_of,
+    judged_measures,
+    judgment_facts,
+    named_runs,
+    pool_bias,
+    run_name,
+    undecided,
+)
 from ..judgments.scale import Scale
 from ..judgments.scope import Rules, scale_grades
 from ..measure import Measure
@@ -218,6 +228,21 @@ def _bounds(job: _Job, parts: Sequence[MeasureResult], rows: pa.Table, j: int,
                          float(grades.max()), None, tuple(float(g) for g in grades), residual, residual_mean)
 
 
+def judgments_spark(qrels: Any, runs: Any, metrics: Any = ("ndcg@10",), scale: Any = None, rel: float | None = None,
+                    *, spark: Any = None, buckets: int | None = None) -> Coverage:
+    """:func:`rankflavor.judgments` with Spark: the same :class:`~rankflavor.judgments.Coverage`
+    (but for the per-document detail behind ``Bounds.document_table``, which stays in the
+    tasks). ``qrels`` and ``runs``: paths Spark resolves (files, directories of part files,
+    globs, Parquet) or Spark DataFrames; ``runs`` one run, a list of them or ``{name: run}``.
+    ``spark``: the session (default: the DataFrames' own, or
+    :func:`rankflavor.spark.local_session`); ``buckets`` as for :func:`rankflavor.spark.evaluate_spark`."""
+    sc, measures, threshold = judged_measures(qrels, metrics, scale, rel)
+    source, covered, (grades, no_rel, never) = judge_spark(qrels, named_runs(runs), measures, sc, threshold,
+                                                           spark=spark, buckets=buckets)
+    return Coverage(source, sc, threshold, measures, grades, no_rel, never, covered,
+                    pool_bias({r.name: r.mean_unjudged for r in covered}), undecided(covered))
+
+
 def judge_spark(qrels: Any, named: Sequence[tuple[str | None, Any]], measures: Sequence[Measure],
                 scale: Scale | None, rel: float, *, spark: Any = None, buckets: int | None = None
                 ) -> tuple[str, list[RunCoverage], tuple[dict[str, int], list[str], dict[str, list[str]]]]:
@@ -259,4 +284,4 @@ def judge_spark(qrels: Any, named: Sequence[tuple[str | None, Any]], measures: S
 
 
 
-__all__ = ["evaluated", "judge_bucket", "judge_spark"]
+__all__ = ["evaluated", "judge_bucket", "judge_spark", "judgments_spark"]
