@@ -181,14 +181,6 @@ def collect_by_partition(frame: DataFrame, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def _column(table: pa.Table, name: str) -> np.ndarray:
-    return table.column(name).to_numpy(zero_copy_only=False)
-
-
-def _rows_of(table: pa.Table, kind: str) -> pa.Table:
-    return table.filter(pc.equal(table.column("kind"), kind))
-
-
 def _utf8_order(ids: np.ndarray) -> np.ndarray:
     return np.array(sorted(map(str, ids), key=lambda q: q.encode("utf-8")), dtype=object)
 
@@ -202,17 +194,17 @@ def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, r
     the engine words a count of duplicates for such a part: its error is met again together
     with a bucket that shares one (and passed the measure, so adds nothing to the error).
     """
-    at = _column(errors, "measure")
+    at = worker.column(errors, "measure")
     first = int(at.min())
-    texts = [str(t) for t, m in zip(_column(errors, "text"), at, strict=True) if m == first]
+    texts = [str(t) for t, m in zip(worker.column(errors, "text"), at, strict=True) if m == first]
     if len(texts) > 1 or not json.loads(texts[0])["whole"]:
         where = sorted(json.loads(t)["bucket"] for t in texts)
         if not any(json.loads(t)["whole"] for t in texts) and sharing:
             where.append(next(b for b in sharing if b not in where))
         alone = replace(task, measures=(task.measures[first],), grade_policies=())
-        again = _rows_of(_run_tasks([alone], qrels.frame, [run.frame], buckets, only=where), worker.ERROR)
+        again = worker.rows_of(_run_tasks([alone], qrels.frame, [run.frame], buckets, only=where), worker.ERROR)
         if again.num_rows:
-            worker.raise_error(str(_column(again, "text")[0]))
+            worker.raise_error(str(worker.column(again, "text")[0]))
     worker.raise_error(texts[0])
 
 
@@ -221,11 +213,11 @@ def _parts(measures: Sequence[Measure], values: pa.Table, skipped: dict[int, int
     # (by query too: Arrow orders strings by their bytes, so each measure's rows come in the
     # one-shot engine's order and merge_measure need not sort them in Python)
     values = values.take(pc.sort_indices(values, [("measure", "ascending"), ("query", "ascending")]))
-    at = np.searchsorted(np.asarray(_column(values, "measure")), np.arange(len(measures) + 1))
-    queries = _column(values, "query").astype(object)
-    status = _column(values, "status").astype(object)
-    numbers = np.asarray(_column(values, "value"), dtype=np.float64)
-    texts = _column(values, "text").astype(object)
+    at = np.searchsorted(np.asarray(worker.column(values, "measure")), np.arange(len(measures) + 1))
+    queries = worker.column(values, "query").astype(object)
+    status = worker.column(values, "status").astype(object)
+    numbers = np.asarray(worker.column(values, "value"), dtype=np.float64)
+    texts = worker.column(values, "text").astype(object)
     out = []
     for i, m in enumerate(measures):
         rows = slice(at[i], at[i + 1])
@@ -301,7 +293,7 @@ def score_systems(spark: SparkSession, qrels: SparkTable, runs: Sequence[SparkTa
     buckets = bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)
     table = _run_tasks([task_of(measures, qrels, run) for run in runs], qrels.frame, [r.frame for r in runs],
                        buckets)
-    system = _column(table, "system")
+    system = worker.column(table, "system")
     scores: list[list[MeasureResult | None]] = [[None] * len(measures) for _ in runs]
     errors: dict[tuple[int, int], RankflavorError] = {}
 
@@ -336,15 +328,15 @@ def _merged(table: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTab
             buckets: int) -> tuple[list[MeasureResult], Counts]:
     """One system's rows of the tasks (``table``) merged into its results and counts; the
     error the one-shot engine raises as :class:`_Stopped`."""
-    present = _rows_of(table, worker.PRESENT)
-    ids = _column(present, "query").astype(object)
-    flags = np.asarray(_column(present, "value"), dtype=np.int64)
+    present = worker.rows_of(table, worker.PRESENT)
+    ids = worker.column(present, "query").astype(object)
+    flags = np.asarray(worker.column(present, "value"), dtype=np.int64)
     in_run, in_qrels = (flags & 1) > 0, (flags & 2) > 0
-    errors = _rows_of(table, worker.ERROR)
-    bucket_rows = _rows_of(table, worker.BUCKET)
-    sharing = sorted(int(b) for b, w in zip(_column(bucket_rows, "measure"), _column(bucket_rows, "value"),
+    errors = worker.rows_of(table, worker.ERROR)
+    bucket_rows = worker.rows_of(table, worker.BUCKET)
+    sharing = sorted(int(b) for b, w in zip(worker.column(bucket_rows, "measure"), worker.column(bucket_rows, "value"),
                                             strict=True) if w)
-    bucket_counts = [Counts(**json.loads(str(t))) for t in _column(_rows_of(table, worker.COUNTS), "text")]
+    bucket_counts = [Counts(**json.loads(str(t))) for t in worker.column(worker.rows_of(table, worker.COUNTS), "text")]
     counts = replace(sum_counts(bucket_counts), comment_lines=qrels.comments + run.comments,
                      blank_lines=qrels.blanks + run.blanks, run_lines_with_extra_fields=run.extra_fields)
     if not (in_run & in_qrels).any():
@@ -358,15 +350,15 @@ def _merged(table: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTab
                                    [m.flavor for m in measures] or None)
         except RankflavorError as exc:
             raise _Stopped(None, exc) from None
-    stopped_at = int(_column(errors, "measure").min()) if errors.num_rows else len(measures)
+    stopped_at = int(worker.column(errors, "measure").min()) if errors.num_rows else len(measures)
 
-    values = _rows_of(table, worker.VALUE)
-    skipped_rows = _rows_of(table, worker.SKIPPED)
+    values = worker.rows_of(table, worker.VALUE)
+    skipped_rows = worker.rows_of(table, worker.SKIPPED)
     skipped: dict[int, int] = {}
-    for i, n in zip(_column(skipped_rows, "measure"), _column(skipped_rows, "value"), strict=True):
+    for i, n in zip(worker.column(skipped_rows, "measure"), worker.column(skipped_rows, "value"), strict=True):
         skipped[int(i)] = skipped.get(int(i), 0) + int(n)
-    grade_rows = _rows_of(table, worker.GRADES)
-    grades = {p: np.asarray(_column(grade_rows, "value")[_column(grade_rows, "text") == p], dtype=np.float64)
+    grade_rows = worker.rows_of(table, worker.GRADES)
+    grades = {p: np.asarray(worker.column(grade_rows, "value")[worker.column(grade_rows, "text") == p], dtype=np.float64)
               for p in task.grade_policies}
     missing = ids[in_qrels & ~in_run]
     merged = []

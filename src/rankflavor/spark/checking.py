@@ -118,8 +118,6 @@ def check_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Tabl
                      "facts": pa.array([pickle.dumps(f) for _, f in out], pa.binary())})
 
 
-
-
 def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | Scale | None = None,
                 limit: int = LIST_LIMIT, buckets: int | None = None) -> CheckReport:
     """:func:`rankflavor.check.check` with Spark: the same :class:`~rankflavor.check.CheckReport`.

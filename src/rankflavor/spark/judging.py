@@ -48,10 +48,12 @@ from ..judgments.coverage import (
 from ..judgments.scale import Scale
 from ..judgments.scope import Rules, scale_grades
 from ..measure import Measure
+from ..merge import byte_order
 from ..plan import Evaluation
 from ..results import MeasureResult
 from ..tables import Qrels
 from . import worker
+from .backend import bucket_count, merge_system, per_bucket, task_of
 from .read import SparkTable
 
 #: Row kinds of a judging task, beside the evaluation's (:mod:`rankflavor.spark.worker`):
@@ -133,21 +135,6 @@ def judge_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Tabl
     return pa.concat_tables(out)
 
 
-def _of(table: pa.Table, kind: str, system: int | None = None) -> pa.Table:
-    mask = pc.equal(table.column("kind"), kind)
-    if system is not None:
-        mask = pc.and_(mask, pc.equal(table.column("system"), system))
-    return table.filter(mask)
-
-
-def _column(table: pa.Table, name: str) -> np.ndarray:
-    return table.column(name).to_numpy(zero_copy_only=False)
-
-
-def _byte_order(queries: np.ndarray) -> np.ndarray:
-    return np.array(sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8")), dtype=np.int64)
-
-
 def _histogram(parts: Sequence[dict[str, int]], last: str | None = None) -> dict[str, int]:
     """Histograms keyed by a formatted grade summed, in grade order (``last``: a key after them)."""
     total: dict[str, int] = {}
@@ -161,11 +148,9 @@ def _histogram(parts: Sequence[dict[str, int]], last: str | None = None) -> dict
     return out
 
 
-def _merged_run(job: _Job, table: pa.Table, s: int, qrels: SparkTable, run: SparkTable, measures: Sequence[Measure],
-                buckets: int) -> tuple[RunCoverage, list[MeasureResult]]:
-    """Run ``s``'s rows of every task as its coverage (named later) and merged evaluations."""
-    from .backend import merge_system
-
+def _merged_run(job: _Job, table: pa.Table, s: int, name: str, qrels: SparkTable, run: SparkTable,
+                measures: Sequence[Measure], buckets: int) -> RunCoverage:
+    """Run ``s``'s rows of every task as its coverage, named ``name``."""
     flat = [m for measure in measures for m in evaluated(measure)]
     rows = table.filter(pc.equal(table.column("system"), s))
     try:
@@ -174,26 +159,27 @@ def _merged_run(job: _Job, table: pa.Table, s: int, qrels: SparkTable, run: Spar
         if "no query is both" in str(exc):  # (as rankflavor.judgments.bounds.matched names the run)
             raise EvaluationError(f"{run.source}: {exc}") from None
         raise
-    failed = _of(rows, BOUND_ERROR)
+    failed = worker.rows_of(rows, BOUND_ERROR)
     if failed.num_rows:  # (the evaluations passed: the bounds' own error, from the first bucket met)
-        worker.raise_error(str(_column(failed, "text")[0]))
-    cover = _of(rows, COVER)
-    ids = _column(cover, "query").astype(object)
-    order = _byte_order(ids)
-    texts = [json.loads(str(t)) for t in _column(cover, "text")]
-    shown = np.asarray(_column(cover, "value"), dtype=np.int64)[order]
+        worker.raise_error(str(worker.column(failed, "text")[0]))
+    cover = worker.rows_of(rows, COVER)
+    ids = worker.column(cover, "query").astype(object)
+    order = byte_order(ids)
+    if order is None:  # (already in byte order)
+        order = np.arange(len(ids))
+    texts = [json.loads(str(t)) for t in worker.column(cover, "text")]
+    shown = np.asarray(worker.column(cover, "value"), dtype=np.int64)[order]
     unjudged = np.array([texts[i][0] for i in order], dtype=np.int64)
     ranks = [list(texts[i][1]) for i in order]
-    hist = _histogram([json.loads(str(t)) for t in _column(_of(rows, TOP), "text")], last="unjudged")
+    hist = _histogram([json.loads(str(t)) for t in worker.column(worker.rows_of(rows, TOP), "text")], last="unjudged")
     found, at = [], 0
     for j, measure in enumerate(measures):
         parts = merged[at: at + len(evaluated(measure))]
         at += len(parts)
         # (the bounded metrics' summaries are means: no judgment grade enters them)
         found.append(_bounds(job, parts, rows, j, np.zeros(0)))
-    coverage = RunCoverage("", measures[0].k, ids[order], shown, unjudged, ranks, hist,
-                           Bounds(run.source, found, _NO_QRELS, job.scale))
-    return coverage, merged
+    return RunCoverage(name, measures[0].k, ids[order], shown, unjudged, ranks, hist,
+                       Bounds(run.source, found, _NO_QRELS, job.scale))
 
 
 _NO_QRELS = Qrels(pa.nulls(0, pa.string()), pa.nulls(0, pa.string()), np.zeros(0), "spark")
@@ -209,9 +195,9 @@ def _bounds(job: _Job, parts: Sequence[MeasureResult], rows: pa.Table, j: int,
     lo = np.asarray(lower.values, dtype=np.float64).copy()
     up = lo.copy()
     for kind, target in ((LOW, lo), (HIGH, up)):
-        ends = _of(rows, kind)
+        ends = worker.rows_of(rows, kind)
         ends = ends.filter(pc.equal(ends.column("measure"), j))
-        for q, v in zip(_column(ends, "query"), _column(ends, "value"), strict=True):
+        for q, v in zip(worker.column(ends, "query"), worker.column(ends, "value"), strict=True):
             target[where[str(q)]] = v
     lower_m = lower.measure
     grades = Rules.of(lower_m, scale_grades(lower_m, None if job.scale is None else job.scale.grades)).grades
@@ -253,7 +239,6 @@ def judge_spark(qrels: Any, named: Sequence[tuple[str | None, Any]], measures: S
     Spark DataFrames, read and checked by one Spark job (the scale's grades by a second); one job
     then finds everything per bucket of queries (module docstring)."""
     from . import spark_inputs
-    from .backend import bucket_count, per_bucket, task_of
 
     runs = [run for _, run in named]
     with spark_inputs(qrels, runs, spark, scale) as (session, q_table, r_tables):
@@ -266,13 +251,11 @@ def judge_spark(qrels: Any, named: Sequence[tuple[str | None, Any]], measures: S
                            worker.SYSTEMS_SCHEMA, worker.SYSTEMS_ARROW_SCHEMA)
         out: list[RunCoverage] = []
         for s, ((key, run), r_table) in enumerate(zip(named, r_tables, strict=True)):
-            coverage, _ = _merged_run(job, table, s, q_table, r_table, measures, n)
             name = run_name(run, key, r_table)
             if any(r.name == name for r in out):  # (as locally: two runs of one name)
                 name = f"{name}#{s + 1}"
-            out.append(RunCoverage(name, coverage.k, coverage.queries, coverage.shown, coverage.unjudged,
-                                   coverage.unjudged_ranks, coverage.top_grades, coverage.bounds))
-        facts = [json.loads(str(t)) for t in _column(_of(table, FACTS), "text")]
+            out.append(_merged_run(job, table, s, name, q_table, r_table, measures, n))
+        facts = [json.loads(str(t)) for t in worker.column(worker.rows_of(table, FACTS), "text")]
         source = q_table.source
     never: dict[str, list[str]] = {}
     for f in facts:

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..measure import Measure
 from ..pool import Pool, candidates, choose, pool_counts, pool_measure, run_mean_count, run_part
 from . import worker
+from .backend import bucket_count, per_bucket
 from .read import SparkTable
 
 if TYPE_CHECKING:
@@ -81,13 +81,7 @@ def pool_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Table
 
 
 def _pass(job: _Job, qrels: SparkTable, runs: Sequence[SparkTable], buckets: int) -> pa.Table:
-    from .backend import per_bucket
-
     return per_bucket(partial(pool_bucket, job), qrels.frame, [r.frame for r in runs], buckets, SCHEMA, ARROW_SCHEMA)
-
-
-def _of(table: pa.Table, kind: str) -> pa.Table:
-    return table.filter(pc.equal(table.column("kind"), kind))
 
 
 def _sums(table: pa.Table, column: str, n_runs: int) -> np.ndarray:
@@ -103,14 +97,13 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
     priorities, order, counts). ``runs`` and ``qrels``: paths Spark resolves (files, directories
     of part files, globs, Parquet) or Spark DataFrames."""
     from . import spark_inputs
-    from .backend import bucket_count
 
     sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
     with spark_inputs(qrels, runs, spark, sc) as (spark, q_table, r_tables):
         n = bucket_count(spark, max(sum(r.rows for r in r_tables), q_table.rows), buckets)
         tasks = tuple(worker.Task((), q_table.source, r.source, q_table.from_file, r.from_file) for r in r_tables)
         job = _Job(tasks, measure, tuple(float(g) for g in grades), depth, scratch=q_table.rows == 0)
-        first = _of(_pass(job, q_table, r_tables, n), "mean")
+        first = worker.rows_of(_pass(job, q_table, r_tables, n), "mean")
         if not job.scratch:
             shares = _sums(first, "m", len(r_tables))
             for r, s in zip(r_tables, shares, strict=True):
@@ -119,11 +112,11 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
                                      "pool without them to pool this run from scratch")
         n_mean = tuple(int(x) for x in _sums(first, "n", len(r_tables)))
         second = _pass(_Job(tasks, measure, job.grades, depth, job.scratch, n_mean), q_table, r_tables, n)
-    found = _of(second, "candidate")
+    found = worker.rows_of(second, "candidate")
     cands = {name: np.asarray(found.column(name).to_numpy(zero_copy_only=False)) for name in
              ("query", "doc", "judged", "runs", "best", "priority")}
     cands["query"], cands["doc"] = cands["query"].astype(object), cands["doc"].astype(object)
-    run_rows = _of(second, "run")
+    run_rows = worker.rows_of(second, "run")
     top_k, unjudged = _sums(run_rows, "n", len(r_tables)), _sums(run_rows, "m", len(r_tables))
     chosen = choose(cands, budget, strategy, seed)
     counts = pool_counts(runs, [r.source for r in r_tables], top_k, unjudged, cands, chosen)

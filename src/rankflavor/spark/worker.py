@@ -108,6 +108,16 @@ def evaluate_bucket(qrels: Qrels, run: Run, measures: Sequence[Measure], whole: 
     return results, grades
 
 
+def rows_of(table: pa.Table, kind: str) -> pa.Table:
+    """The rows of ``table`` (a task's answer) whose ``kind`` is ``kind``."""
+    return table.filter(pc.equal(table.column("kind"), kind))
+
+
+def column(table: pa.Table, name: str) -> np.ndarray:
+    """Column ``name`` of ``table`` as NumPy (object dtype for strings)."""
+    return table.column(name).to_numpy(zero_copy_only=False)
+
+
 def kind_rows(schema: pa.Schema, kind: str, count: int, columns: dict[str, Any]) -> pa.Table:
     """``count`` rows of ``schema`` whose ``kind`` is ``kind``: the ``columns`` given, nulls elsewhere."""
     data = []
