@@ -59,3 +59,46 @@ def test_a_bad_docno_in_a_later_row_group_is_named_by_its_row(bad: str | None, w
     with pytest.raises(InputError) as caught:
         read_run(tmp_path / "run.parquet")
     assert f"row {row}: " in str(caught.value) and why in str(caught.value)
+
+
+@pytest.mark.parametrize("row", [3, 57, 599])
+def test_a_null_query_id_in_a_later_row_group_is_named_by_its_row(row: int, tmp_path: Path) -> None:
+    queries = _table(600, 3)["query_id"].to_pylist()
+    queries[row] = None
+    table = _table(600, 3).set_column(0, "query_id", pa.array(queries, pa.string()))
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=10)
+    with pytest.raises(InputError) as caught:
+        read_run(tmp_path / "run.parquet")
+    assert f"row {row}: query_id is missing (null)" in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", [pa.float64(), pa.float32(), pa.int32()])
+@pytest.mark.parametrize("row", [3, 57, 599])
+def test_scores_across_row_groups(kind: pa.DataType, row: int, tmp_path: Path) -> None:
+    """Scores copied chunk by chunk into one array: values kept, -0.0 read as 0, and the first
+    value that is not finite named by its row (a float column) or a null named (any column)."""
+    rng = random.Random(row)
+    scores: list[float | None] = [float(rng.randint(-5, 5)) for _ in range(600)]
+    scores[1] = -0.0
+    table = _table(600, 4).set_column(2, "score", pa.array(scores, pa.float64()).cast(kind))
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=10)
+    run = read_run(tmp_path / "run.parquet")
+    assert run.score.dtype == "float64" and run.score.tolist() == scores
+    assert str(run.score[1]) == "0.0"  # not -0.0
+    bad = list(scores)
+    bad[row] = None
+    if kind != pa.int32():
+        bad[(row + 1) % 600] = float("inf")  # (nulls are named first, wherever they are)
+    pq.write_table(table.set_column(2, "score", pa.array(bad, pa.float64()).cast(kind)), tmp_path / "bad.parquet",
+                   row_group_size=10)
+    with pytest.raises(InputError, match=f"row {row}: score is missing \\(null\\)"):
+        read_run(tmp_path / "bad.parquet")
+    if kind != pa.int32():
+        bad = list(scores)
+        bad[row] = float("nan")
+        if row < 599:
+            bad[row + 1] = float("inf")  # the first not finite is named
+        pq.write_table(table.set_column(2, "score", pa.array(bad, pa.float64()).cast(kind)),
+                       tmp_path / "nan.parquet", row_group_size=10)
+        with pytest.raises(InputError, match=f"row {row}: score nan is not a finite number"):
+            read_run(tmp_path / "nan.parquet")

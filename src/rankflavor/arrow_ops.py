@@ -68,3 +68,13 @@ def sort_indices(values: Any) -> Any:
 def binary_length(values: Any) -> Any:
     """Bytes of each string (``pyarrow.compute.binary_length``)."""
     return _compute().binary_length(values)
+
+
+def unique(values: Any) -> Any:
+    """The distinct values in first-seen order (``pyarrow.compute.unique``)."""
+    return _compute().unique(values)
+
+
+def index_in(values: Any, value_set: Any) -> Any:
+    """Each value's index in ``value_set`` (``pyarrow.compute.index_in``; null where absent)."""
+    return _compute().index_in(values, value_set=value_set)

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ... import arrow_ops
-from ...columns import as_numpy, plain_strings, string_buffers
+from ...columns import as_numpy, from_numpy, plain_strings, string_buffers
 from ...errors import InputError
 from ...tables import Qrels, Run
 from ..nul import REASON, nul_entries
@@ -98,8 +98,10 @@ def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, 
     if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type) and kind.index_type == pa.int32()):
         return None
     if isinstance(column, pa.ChunkedArray):
-        column = column.unify_dictionaries()
-        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        if column.null_count:  # a null index: the row is missing its id
+            bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
+            raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
+        column = column.chunk(0) if column.num_chunks == 1 else _one_dictionary(column)
     if column.null_count:  # a null index: the row is missing its id
         bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
         raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
@@ -123,8 +125,29 @@ def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, 
     return column
 
 
+def _one_dictionary(column: pa.ChunkedArray) -> pa.DictionaryArray:
+    """The chunks of a null-free dictionary column (a Parquet file's row groups) as one array
+    over one dictionary, the entries in first-seen order as ``unify_dictionaries`` gives them.
+
+    The indices are written once, each chunk's mapped through a small table from its own
+    dictionary to the joined one: ``unify_dictionaries`` then ``combine_chunks`` wrote them
+    twice, and fresh memory is most of the cost of a pass here (issue 33)."""
+    dictionaries = [chunk.dictionary for chunk in column.chunks]
+    joined = arrow_ops.unique(pa.concat_arrays(dictionaries))
+    out = np.empty(len(column), dtype=np.int32)
+    start = 0
+    for chunk, entries in zip(column.chunks, dictionaries, strict=True):
+        to_joined = as_numpy(arrow_ops.index_in(entries, joined)).astype(np.int32, copy=False)
+        np.take(to_joined, as_numpy(chunk.indices), out=out[start:start + len(chunk)])
+        start += len(chunk)
+    return pa.DictionaryArray.from_arrays(from_numpy(out), joined)
+
+
 def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> np.ndarray:
     """A column of finite numbers as float64: numeric values, or text that parses as a number."""
+    plain = _plain_numbers(column)
+    if plain is not None:
+        return _finite(plain, name, source, where)
     values = plain_strings(column) if isinstance(column, pa.ChunkedArray) else column
     kind = values.type
     if values.null_count:
@@ -141,10 +164,32 @@ def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: W
             out = _parse_each(values.to_pylist(), name, source, where)
     else:
         raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; expected numbers")
-    bad = np.flatnonzero(~np.isfinite(out))
-    if len(bad):
-        raise _bad(source, where, int(bad[0]), f"{name} {float(out[bad[0]])!r} is not a finite number")
-    return out.astype(np.float64, copy=False) + 0.0  # -0.0 is 0, as the TREC readers read it
+    return _finite(out.astype(np.float64), name, source, where)
+
+
+def _plain_numbers(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """A null-free float or integer column as one new float64 array, its chunks copied straight
+    into it (no joined Arrow copy first); None for any other column."""
+    kind = column.type
+    if column.null_count or not (kind in (pa.float64(), pa.float32()) or pa.types.is_integer(kind)):
+        return None
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = np.empty(len(column), dtype=np.float64)
+    start = 0
+    for chunk in chunks:
+        out[start:start + len(chunk)] = as_numpy(chunk)
+        start += len(chunk)
+    return out
+
+
+def _finite(out: np.ndarray, name: str, source: str, where: Where) -> np.ndarray:
+    """``out`` (float64, owned) with -0.0 made 0 in place, as the TREC readers read it, once
+    every value is checked finite (the first that is not names its row)."""
+    if not np.isfinite(out).all():
+        bad = int(np.flatnonzero(~np.isfinite(out))[0])
+        raise _bad(source, where, bad, f"{name} {float(out[bad])!r} is not a finite number")
+    np.add(out, 0.0, out=out)
+    return out
 
 
 def _parse_each(texts: list[str], name: str, source: str, where: Where) -> np.ndarray:
