@@ -28,7 +28,7 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli import cli
-from rankflavor.errors import FlavorError, InputError, RankflavorError
+from rankflavor.errors import FlavorError, InputError, RankflavorError, UsageError
 from rankflavor.measure import parse_measure
 from rankflavor.metrics import REGISTRY
 from rankflavor.presets import PRESETS, resolve_measures
@@ -305,6 +305,33 @@ def test_errors_name_the_file_line_across_splits(spark, tmp_path: Path, small_sp
         with pytest.raises(InputError) as got_error:
             evaluate_spark(str(q_path), str(r_path), wanted, spark=spark, buckets=4)
         same_error(local_error, got_error)
+
+
+@pytest.mark.parametrize("keep", ["persist", "checkpoint", "none", "cache"])
+def test_each_way_of_keeping_the_inputs_gives_the_local_values(spark, tmp_path: Path, small_splits,  # type: ignore[no-untyped-def]
+                                                               keep: str) -> None:
+    """spark.rankflavor.inputKeep: the checked inputs persisted, checkpointed or read again give
+    the same values, counts and tag (the last line's, looked up after the check); another
+    choice is refused by name."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("# judged\n" + "".join(f"q{i} 0 d{j} {(i * j) % 3}\n" for i in range(9) for j in range(7)))
+    lines = [f"q{i}\tQ0 d{j}  {j + 1} {1 - j / 10} t{i}{' extra' * (j == 3)}" for i in range(9) for j in range(8)]
+    run.write_text("\n".join(lines[:30]) + "\n\n# note\n" + "\n".join(lines[30:]) + "\n")
+    wanted = ["ndcg@5", "P@3", "num_ret", "judged@3"]
+    spark.conf.set("spark.rankflavor.inputKeep", keep)
+    try:
+        if keep == "cache":
+            with pytest.raises(UsageError, match=r"spark\.rankflavor\.inputKeep: expected one of persist, "
+                                                 r"checkpoint, none, received 'cache'"):
+                evaluate_spark(str(qrels), str(run), wanted, spark=spark)
+            return
+        got = evaluate_spark(str(qrels), str(run), wanted, spark=spark, buckets=3)
+    finally:
+        spark.conf.unset("spark.rankflavor.inputKeep")
+    local = rankflavor.evaluate(str(qrels), str(run), wanted)
+    assert_same(local, got)
+    assert got.counts.comment_lines == 2 and got.counts.run_lines_with_extra_fields == 9
+    assert got.provenance["run"]["tag"] == local.provenance["run"]["tag"] == "t8"
 
 
 def test_malformed_file_names_the_line(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

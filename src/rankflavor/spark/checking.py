@@ -226,7 +226,7 @@ def _read(spark: SparkSession, kind: str, obj: Any, label: str, limit: int) -> _
 
     name = os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else label
     try:
-        pending = pending_input(spark, obj, kind)
+        pending = pending_input(spark, obj, kind, ranks=True)
     except InputError as exc:  # not found, not readable by Spark
         return _Input(kind, name, None, 0, [error_finding(exc, name)], FileSummary(name, kind, 0, 0, read="failed"))
     rows = [r.asDict() for r in pending.stats.collect()]
@@ -243,10 +243,9 @@ def _read(spark: SparkSession, kind: str, obj: Any, label: str, limit: int) -> _
             frame = frame.withColumn("rank", F.lit(None).cast("string"))
         return _Input(kind, name, frame, total["n"], [], FileSummary(name, kind, total["n"], 0, read="reader"),
                       cached=cached)
-    tagged = [r for r in rows if r["tag_row"] is not None]
+    tagged, tag = pending.last_tag(rows, places)
     if kind == "run" and tagged:
-        index = {p[1]: p[3] for p in places}
-        if max(tagged, key=lambda r: (index.get(r["file"], 0), r["tag_row"]))["tag"] is None:
+        if tag is None:
             cached.unpersist()
             raise UsageError(f"{name}: the run tag on the last line is not valid UTF-8 text; the Spark engine does not "
                              "check such a run: check it with the local engine")
