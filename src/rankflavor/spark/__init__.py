@@ -319,7 +319,9 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
                  ) -> Iterator[tuple[Any, SparkTable, list[SparkTable]]]:
     """The session (``spark``, else the DataFrames' own, else :func:`local_session`), the
     judgments (None: none) and every run read and checked by Spark (the scale's grades too),
-    for a command to use inside the block; their cached copies are dropped after it, and Spark's
+    for a command to use inside the block; their kept copies are released after it (a persisted
+    one at once; a local checkpoint, the default on a local master, when the driver's JVM
+    collects it: ``spark.rankflavor.inputKeep``, :mod:`rankflavor.spark.read`), and Spark's
     error for workers that cannot import rankflavor is a :class:`UsageError`
     (:func:`workers_import_rankflavor`)."""
     from .backend import check_query_rows
