@@ -80,6 +80,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                                             "tests/test_formats.py", "tests/test_formats_agree.py", "tests/test_ideal_lists.py",
                                             "tests/test_nonfinite.py", "tests/test_metrics_core_edges.py", "tests/test_registry.py",
                                             "tests/test_render_terminal.py"]),
+    # issue 33: the columns of Parquet, Arrow and DataFrame inputs (ids, numbers, row groups)
+    "formats": (["rankflavor/io/formats/table.py"], ["tests/test_parquet_row_groups.py", "tests/test_formats.py",
+                                                     "tests/test_formats_agree.py", "tests/test_formats_fuzz.py"]),
     # issue 35: check's table checks split into mergeable facts and their wording (both engines word them)
     "check": (["rankflavor/check/*.py"], ["tests/test_check.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
