@@ -48,7 +48,9 @@ def test_row_groups_read_as_one_table(group_rows: int, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("column", "bad", "why"), [(1, "", "doc_id is empty"), (1, None, "doc_id is missing (null)"),
-                                                    (1, "D\x001", "NUL"), (0, None, "query_id is missing (null)")])
+                                                    (1, "D\x001", "NUL"), (0, None, "query_id is missing (null)"),
+                                                    (0, "", "query_id is missing or empty: an id is needed"),
+                                                    (0, "q\x001", "query_id holds a NUL")])
 @pytest.mark.parametrize("row", [3, 57, 599])
 def test_a_bad_id_in_a_later_row_group_is_named_by_its_row(column: int, bad: str | None, why: str, row: int,
                                                           tmp_path: Path) -> None:
@@ -93,3 +95,57 @@ def test_scores_across_row_groups(kind: pa.DataType, row: int, tmp_path: Path) -
                        tmp_path / "nan.parquet", row_group_size=10)
         with pytest.raises(InputError, match=f"row {row}: score nan is not a finite number"):
             read_run(tmp_path / "nan.parquet")
+
+
+def _run_with_scores(tmp_path: Path, scores: pa.Array) -> Path:
+    table = _table(len(scores), 5).set_column(2, "score", scores)
+    pq.write_table(table, tmp_path / "run.parquet", row_group_size=4)
+    return tmp_path / "run.parquet"
+
+
+@pytest.mark.parametrize("kind", [pa.decimal128(6, 3), pa.string(), pa.large_string(), pa.string_view()])
+def test_scores_stored_as_decimals_or_text(kind: pa.DataType, tmp_path: Path) -> None:
+    """Decimal and text score columns read as their numbers (-0 as 0); text that is no finite
+    number is named with the file and its row."""
+    texts = ["0.5", "-0.000", "2.25", "1", "0.125", "3"]
+    values = pa.array(texts).cast(pa.decimal128(6, 3)) if pa.types.is_decimal(kind) else pa.array(texts).cast(kind)
+    run = read_run(_run_with_scores(tmp_path, values))
+    assert run.score.tolist() == [0.5, 0.0, 2.25, 1.0, 0.125, 3.0] and str(run.score[1]) == "0.0"
+    if not pa.types.is_decimal(kind):
+        path = _run_with_scores(tmp_path, pa.array(["0.5", "1", "2", "3", "inf", "4"]).cast(kind))
+        with pytest.raises(InputError) as caught:
+            read_run(path)
+        assert str(caught.value) == f"{path}: row 4: score inf is not a finite number"
+        path = _run_with_scores(tmp_path, pa.array(["0.5", "1", "2", "3", "4", "x"]).cast(kind))
+        with pytest.raises(InputError) as caught:
+            read_run(path)
+        assert str(caught.value) == f"{path}: row 5: score 'x' is not a number"
+
+
+def test_a_score_column_of_another_type_is_named(tmp_path: Path) -> None:
+    path = _run_with_scores(tmp_path, pa.array([True, False, True]))
+    with pytest.raises(InputError) as caught:
+        read_run(path)
+    assert str(caught.value) == f"{path}: row 0: column 'score' holds bool values; expected numbers"
+
+
+@pytest.mark.parametrize("kind", [pa.float64(), pa.int64()])
+def test_score_errors_name_the_file(kind: pa.DataType, tmp_path: Path) -> None:
+    """The messages of a null and of a value that is not finite, whole: file, row, what."""
+    path = _run_with_scores(tmp_path, pa.array([1.0, 2.0, None, 3.0, 4.0]).cast(kind))
+    with pytest.raises(InputError) as caught:
+        read_run(path)
+    assert str(caught.value) == f"{path}: row 2: score is missing (null): a number is needed"
+    if kind == pa.float64():
+        path = _run_with_scores(tmp_path, pa.array([1.0, 2.0, 3.0, 4.0, 5.0, float("-inf")]))
+        with pytest.raises(InputError) as caught:
+            read_run(path)
+        assert str(caught.value) == f"{path}: row 5: score -inf is not a finite number"
+
+
+def test_an_id_column_of_another_type_is_named(tmp_path: Path) -> None:
+    table = _table(3, 6).set_column(1, "doc_id", pa.array([0.5, 1.5, 2.5]))
+    pq.write_table(table, tmp_path / "run.parquet")
+    with pytest.raises(InputError) as caught:
+        read_run(tmp_path / "run.parquet")
+    assert str(caught.value) == f"{tmp_path / 'run.parquet'}: row 0: column 'doc_id' holds double values; ids are text or integers"

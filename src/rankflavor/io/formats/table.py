@@ -71,7 +71,7 @@ def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where
     if pa.types.is_string_view(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind):
         values = arrow_ops.cast(values, pa.string())
     elif not pa.types.is_string(kind):
-        raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; ids are text or integers")
+        raise _bad(source, where, 0, f"column {name!r} holds {kind} values; ids are text or integers")
     _check_ids(values, name, source, where)
     return arrow_ops.dictionary_encode(values) if encode else values
 
@@ -153,9 +153,8 @@ def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: W
     if values.null_count:
         row = int(np.flatnonzero(~as_numpy(values.is_valid()))[0])
         raise _bad(source, where, row, f"{name} is missing (null): a number is needed")
-    if kind in (pa.float64(), pa.float32()) or pa.types.is_integer(kind):
-        out = as_numpy(values).astype(np.float64, copy=False)  # (no pyarrow.compute import for a plain column)
-    elif pa.types.is_decimal(kind):
+    # (float and integer columns without a null took the plain path; with one, they stop above)
+    if pa.types.is_decimal(kind):
         out = as_numpy(arrow_ops.cast(values, pa.float64()))
     elif pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
         try:
@@ -163,7 +162,7 @@ def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: W
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             out = _parse_each(values.to_pylist(), name, source, where)
     else:
-        raise InputError(source, *_where(where, 0), f"column {name!r} holds {kind} values; expected numbers")
+        raise _bad(source, where, 0, f"column {name!r} holds {kind} values; expected numbers")
     return _finite(out.astype(np.float64), name, source, where)
 
 
@@ -282,11 +281,6 @@ def integer_ids(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int, in
     if low < 0 or high >= 10**18:
         return None
     return values, low, high
-
-
-def _where(where: Where, row: int) -> tuple[int | None, str]:
-    line, label = where(row)
-    return line, label
 
 
 def _bad(source: str, where: Where, row: int, message: str) -> InputError:
