@@ -97,14 +97,11 @@ def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, 
     kind = column.type
     if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type) and kind.index_type == pa.int32()):
         return None
-    if isinstance(column, pa.ChunkedArray):
-        if column.null_count:  # a null index: the row is missing its id
-            bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
-            raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
-        column = column.chunk(0) if column.num_chunks == 1 else _one_dictionary(column)
     if column.null_count:  # a null index: the row is missing its id
         bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
         raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
+    if isinstance(column, pa.ChunkedArray):
+        column = column.chunk(0) if column.num_chunks == 1 else _one_dictionary(column)
     indices = as_numpy(column.indices)
     try:
         _check_ids(column.dictionary, name, source, where)
