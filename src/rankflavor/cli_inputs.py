@@ -85,7 +85,7 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
     """Replace the command's paths by Inputs carrying their format and the columns of their kind
     (the judgments' also the ``--labels`` choice and the ``--label-source`` rule)."""
     from .errors import UsageError
-    from .io.formats.spec import NAMED_COLUMNS, Input, format_by_name, format_named, parse_columns
+    from .io.formats.spec import NAMED_COLUMNS, Input, format_by_name, format_named, parse_columns, roles_of
 
     if kwargs.get("engine") == "spark":
         raise UsageError("--qrels-format, --run-format, --columns, --labels and --label-source are for the local engine "
@@ -104,8 +104,7 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
         if path is None:
             return None
         chosen = format_named(fmt)
-        mine = {r: n for r, n in roles.items() if r in (("query", "doc", "grade", "source") if kind == "qrels" else
-                                                         ("query", "doc", "score", "rank"))}
+        mine = roles_of(roles, kind)
         if mine and (chosen or format_by_name(path)) in NAMED_COLUMNS:
             used = True
         else:

@@ -100,6 +100,12 @@ def byte_order(queries: np.ndarray) -> np.ndarray | None:
     return np.array(sorted(range(len(queries)), key=lambda i: str(queries[i]).encode("utf-8")), dtype=np.int64)
 
 
+def byte_sorted(queries: np.ndarray) -> np.ndarray:
+    """``queries`` in UTF-8 byte order (:func:`byte_order`; as they are when already so)."""
+    order = byte_order(queries)
+    return queries if order is None else queries[order]
+
+
 def sum_counts(parts: Sequence[Counts]) -> Counts:
     """Field-by-field sum of the counts of pieces of disjoint queries."""
     return Counts(**{f.name: sum(getattr(c, f.name) for c in parts) for f in fields(Counts)})

@@ -93,12 +93,12 @@ def _columns_of(columns: str | None) -> dict[str, dict[str, Any]]:
     """The io readers' options per kind of input: each gets the ``--columns`` roles of its kind
     (``grade`` for judgments, ``score`` for runs), as ``eval`` hands them out, so one option
     names both files' columns; an unknown role is a :class:`~rankflavor.errors.UsageError`."""
-    from ..io.formats.spec import ROLES, parse_columns
+    from ..io.formats.spec import parse_columns, roles_of
 
     roles = parse_columns(columns)
     out: dict[str, dict[str, Any]] = {}
     for kind in ("qrels", "run"):
-        mine = {role: name for role, name in roles.items() if role in ROLES[kind]}
+        mine = roles_of(roles, kind)
         out[kind] = {"columns": mine} if mine else {}
     return out
 

@@ -302,7 +302,7 @@ def judgments(
     sc, measures, threshold = judged_measures(qrels, metrics, scale, rel)
     # The judgments are read on a thread of their own while the first run is read (as evaluate does).
     q_reading = in_background(as_qrels, qrels) if isinstance(qrels, (str, os.PathLike)) else None
-    named = _named_runs(runs)
+    named = named_runs(runs)
     first = as_run(named[0][1])
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if sc is not None:
@@ -350,10 +350,6 @@ def judged_measures(qrels: Any, metrics: str | Measure | Iterable[str | Measure]
 
 def named_runs(runs: Any) -> list[tuple[str | None, Any]]:
     """``runs`` as ``(name or None, run)``: one run, a list of them, or ``{name: run}``."""
-    return _named_runs(runs)
-
-
-def _named_runs(runs: Any) -> list[tuple[str | None, Any]]:
     if isinstance(runs, Mapping) and not _is_run_dict(runs):
         named: list[tuple[str | None, Any]] = [(str(k), v) for k, v in runs.items()]
     elif isinstance(runs, (str, os.PathLike, Run, Mapping)) or hasattr(runs, "columns"):

@@ -32,7 +32,7 @@ from ..align import Counts
 from ..check.findings import shown
 from ..errors import RankflavorError, UsageError
 from ..measure import Measure
-from ..merge import merge_measure, sum_counts
+from ..merge import byte_sorted, merge_measure, sum_counts
 from ..results import MeasureResult
 from . import worker
 from .read import SparkTable
@@ -179,10 +179,6 @@ def collect_by_partition(frame: DataFrame, schema: pa.Schema) -> pa.Table:
     tables = [pa.ipc.open_stream(row["ipc"]).read_all()
               for row in frame.mapInArrow(_packed, "ipc binary").toLocalIterator()]
     return pa.concat_tables(tables) if tables else schema.empty_table()
-
-
-def _utf8_order(ids: np.ndarray) -> np.ndarray:
-    return np.array(sorted(map(str, ids), key=lambda q: q.encode("utf-8")), dtype=object)
 
 
 def _raise_first_error(errors: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTable, buckets: int,
@@ -346,7 +342,7 @@ def _merged(table: pa.Table, task: worker.Task, qrels: SparkTable, run: SparkTab
         sides = {"queries_in_run": n_run, "queries_in_qrels": n_qrels, "queries_evaluated": 0}
         seen = counts if not errors.num_rows else Counts(**{f.name: sides.get(f.name, 0) for f in fields(Counts)})
         try:
-            require_common_queries(seen, _utf8_order(ids[in_run]), _utf8_order(ids[in_qrels]),
+            require_common_queries(seen, byte_sorted(ids[in_run]), byte_sorted(ids[in_qrels]),
                                    [m.flavor for m in measures] or None)
         except RankflavorError as exc:
             raise _Stopped(None, exc) from None

@@ -85,8 +85,8 @@ def _pass(job: _Job, qrels: SparkTable, runs: Sequence[SparkTable], buckets: int
 
 
 def _sums(table: pa.Table, column: str, n_runs: int) -> np.ndarray:
-    system = np.asarray(table.column("system").to_numpy(zero_copy_only=False), dtype=np.int64)
-    values = np.asarray(table.column(column).to_numpy(zero_copy_only=False), dtype=np.int64)
+    system = np.asarray(worker.column(table, "system"), dtype=np.int64)
+    values = np.asarray(worker.column(table, column), dtype=np.int64)
     return np.bincount(system, weights=values, minlength=n_runs).astype(np.int64)
 
 
@@ -113,7 +113,7 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
         n_mean = tuple(int(x) for x in _sums(first, "n", len(r_tables)))
         second = _pass(_Job(tasks, measure, job.grades, depth, job.scratch, n_mean), q_table, r_tables, n)
     found = worker.rows_of(second, "candidate")
-    cands = {name: np.asarray(found.column(name).to_numpy(zero_copy_only=False)) for name in
+    cands = {name: worker.column(found, name) for name in
              ("query", "doc", "judged", "runs", "best", "priority")}
     cands["query"], cands["doc"] = cands["query"].astype(object), cands["doc"].astype(object)
     run_rows = worker.rows_of(second, "run")

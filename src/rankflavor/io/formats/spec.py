@@ -147,6 +147,16 @@ def parse_columns(text: str | Mapping[str, str] | None, kind: str | None = None)
     return out
 
 
+def roles_of(roles: Mapping[str, str], kind: str) -> dict[str, str]:
+    """The ``--columns`` roles (:func:`parse_columns`) that a ``kind`` input (``qrels``, ``run``)
+    takes: one option names both files' columns (``grade`` the judgments', ``score`` the run's).
+
+    >>> roles_of({"query": "qid", "grade": "label", "score": "sim"}, "run")
+    {'query': 'qid', 'score': 'sim'}
+    """
+    return {role: name for role, name in roles.items() if role in ROLES[kind]}
+
+
 def bare_name(path: str | os.PathLike[str]) -> str:
     """The file name without a compression suffix, lower-cased.
 
