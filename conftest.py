@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 #: Module file -> the optional package its doctests import.
-OPTIONAL_DOCTESTS = {"rankflavor/torch.py": "torch"}
+OPTIONAL_DOCTESTS = {"rankflavor/training/torch.py": "torch"}
 
 
 def _installed(name: str) -> bool:

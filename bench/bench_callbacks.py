@@ -8,7 +8,7 @@ constructed data sets:
 * builtin: ``params["metric"] = "ndcg"``, ``eval_at=[10]`` (LightGBM's C++ metric);
 * interface: ``metric="None"`` and a ``feval`` that returns a constant: what LightGBM itself costs
   to hand every round's predictions to any Python metric (``Booster.__inner_predict``);
-* rankflavor: ``metric="None"``, ``feval=rankflavor.lightgbm.eval_metric("lightgbm:ndcg@10")``
+* rankflavor: ``metric="None"``, ``feval=rankflavor.training.lightgbm.eval_metric("lightgbm:ndcg@10")``
   (or ``--flavor``: another flavor's cost, e.g. ``ndcg@10``, rankflavor's defaults).
 
 It prints the best of ``--repeat`` rounds of each, their ratio (the requirement: at most 1.10),
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import lightgbm as lgb
 
-    import rankflavor.lightgbm
+    import rankflavor.training.lightgbm
 
     rng = np.random.default_rng(args.seed)
     group = np.full(args.queries, args.docs)
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     valid = lgb.Dataset(xv, yv, group=group, reference=train, params={"verbose": -1}).construct()
     base = {"objective": "lambdarank", "verbose": -1, "num_threads": args.threads, "seed": args.seed}
 
-    name = rankflavor.lightgbm.eval_metric(args.flavor).names[0]
+    name = rankflavor.training.lightgbm.eval_metric(args.flavor).names[0]
     inside = [0.0]
     metric: list[Any] = []
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     def run(arm: str) -> tuple[float, float, dict[str, Any]]:
         log: dict[str, Any] = {}
         # A new metric every run: its first call (the groups and labels prepared) is timed too.
-        metric[:] = [rankflavor.lightgbm.eval_metric(args.flavor)]
+        metric[:] = [rankflavor.training.lightgbm.eval_metric(args.flavor)]
         params = {**base, "metric": "ndcg", "eval_at": [10]} if arm == "builtin" else {**base, "metric": "None"}
         feval = {"builtin": None, "interface": constant, "rankflavor": timed}[arm]
         t, c = time.perf_counter(), time.process_time()

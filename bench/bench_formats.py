@@ -82,7 +82,7 @@ def _same_rows(paths: dict[str, Path]) -> None:
     import numpy as np
 
     sys.path.insert(0, str(SRC))
-    from rankflavor.columns import plain_strings
+    from rankflavor.io.columns import plain_strings
     from rankflavor.io.run import read_run
 
     runs = {name: read_run(p) for name, p in paths.items()}

@@ -1,7 +1,7 @@
 """What ``rankflavor identify`` costs over the full knob grid on a TREC DL run.
 
 ``identify`` tries every preset and every combination of the knobs of
-:data:`rankflavor.identify.space.IDENTIFY_GRID` at the stated cutoff and the common ones (about
+:data:`rankflavor.analysis.identify.space.IDENTIFY_GRID` at the stated cutoff and the common ones (about
 32,000 flavors for NDCG@10). It reads and aligns the inputs once, sorts once per ordering, runs
 one kernel pass per flavor that differs in more than ``empty``/``missing`` and one aggregation per
 flavor. This script times it end to end from the files, on the published mean of DL19 BM25
@@ -36,9 +36,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
 
-    from rankflavor.identify import identify
-    from rankflavor.identify.space import flavor_space
-    from rankflavor.spread import one_measure
+    from rankflavor.analysis.identify import identify
+    from rankflavor.analysis.identify.space import flavor_space
+    from rankflavor.analysis.spread.api import one_measure
 
     t = time.perf_counter()
     entries, _ = flavor_space(one_measure("ndcg@10"))

@@ -14,7 +14,7 @@ A judge gives each query the value ``clip(truth + bias + noise, 0, 1)``, ``noise
 * ``unrelated``: the value of another query drawn at random (a judge that knows nothing).
 
 On every trial the script computes, with the library's own functions
-(:mod:`rankflavor.estimate.ppi`): human only (the labelled truths), LLM only (every judge value),
+(:mod:`rankflavor.analysis.estimate.ppi`): human only (the labelled truths), LLM only (every judge value),
 PPI++ (lambda tuned) and plain PPI (lambda = 1), and counts how often each interval covers the
 population mean. The Monte Carlo standard error of a coverage near 0.9 over ``T`` trials is
 ``sqrt(0.09 / T)``. The script exits with status 1 when a PPI coverage is more than 2 points from
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE.parent / "src"))
-    from rankflavor.estimate.ppi import classical_mean, ppi_mean
+    from rankflavor.analysis.estimate.ppi import classical_mean, ppi_mean
 
     pool, where = population()
     target = float(pool.mean())

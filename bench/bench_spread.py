@@ -63,7 +63,7 @@ class _Timers:
         from rankflavor.order import Ranker
 
         # The plan aligns, ranks (through its Ranker) and aggregates for spread.
-        pl: Any = importlib.import_module("rankflavor.plan")
+        pl: Any = importlib.import_module("rankflavor.engine.plan")
 
         saved = (pl.align, Ranker.rank, pl.aggregate, pl.Evaluation.evaluate)
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import rankflavor
-    from rankflavor.plan import Evaluation
+    from rankflavor.engine.plan import Evaluation
 
     qrels_path, run_path = _data(args.size, args.data)
     presets = not args.no_presets

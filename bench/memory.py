@@ -5,7 +5,7 @@
 
 One process per input pair, as a user runs it: a thread reads ``VmRSS`` from ``/proc/self/status``
 every 2 ms while the main thread goes through the stages the engine goes through, each on the
-public seams (``rankflavor.io``'s readers, ``rankflavor.plan.Evaluation``): imports, reading the
+public seams (``rankflavor.io``'s readers, ``rankflavor.engine.plan.Evaluation``): imports, reading the
 qrels and the run, alignment, the score sort (ranking) and the NDCG@10 kernel with its mean. Per
 stage: its seconds, the resident memory at its end, the peak inside it, and what the stage holds
 on to (end minus start). The floor beside it is ``bench/run.py``'s ``read_floor`` (pyarrow's CSV
@@ -84,9 +84,9 @@ def child(kind: str, qrels: str, run: str) -> list[dict[str, float | str]]:
         assert judged.num_rows and table.num_rows
     else:
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as the rankflavor command runs
+        from rankflavor.engine.plan import Evaluation
         from rankflavor.io.qrels import read_qrels
         from rankflavor.io.run import read_run
-        from rankflavor.plan import Evaluation
         from rankflavor.presets import resolve_measures
 
         (measure,), _ = resolve_measures(["ndcg_cut.10"], "trec_eval", {})

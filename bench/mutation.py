@@ -52,31 +52,31 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     # (the ranker's block sort is reached from training-time scoring, its duplicate check from the plan)
     "order": (["rankflavor/order/*.py"], ["tests/test_order*.py", "tests/test_align_groups.py", "tests/test_ltr_callbacks.py",
                                           "tests/test_plan.py"]),
-    "aggregate": (["rankflavor/aggregate.py"], ["tests/test_aggregate*.py"]),
+    "aggregate": (["rankflavor/engine/aggregate.py"], ["tests/test_aggregate*.py"]),
     "raters": (["rankflavor/raters/reliability.py"], ["tests/test_raters*.py"]),
     # issue 36: the tables handed to DataFrames, the trackers' keys, an ir_datasets dataset's scale
-    "where": (["rankflavor/frames.py", "rankflavor/trackers.py", "rankflavor/judgments/irdsscale.py"],
+    "where": (["rankflavor/base/frames.py", "rankflavor/trackers/keys.py", "rankflavor/analysis/judgments/irdsscale.py"],
               ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_trackers_wandb.py",
                "tests/test_irds.py"]),
     # issue 37: the numbers of label sources, the judge's agreement, PPI and COEC
-    "judges": (["rankflavor/estimate/ppi.py", "rankflavor/estimate/agreement.py", "rankflavor/clicks/coec.py",
+    "judges": (["rankflavor/analysis/estimate/ppi.py", "rankflavor/analysis/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
                ["tests/test_estimate*.py", "tests/test_agreement*.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
     # issue 37: the bounds on one label source's labels beside the filled ones, pinned by the labels tests
-    "filled": (["rankflavor/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),
+    "filled": (["rankflavor/analysis/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),
     # issue 37: the LLM judge (grades parsed from answers, the cache, retries, token counts); its CLI
     # tests start another process, where mutmut's trampolines cannot find the mutated tree
     "judge": (["rankflavor/judge/*.py"], ["tests/test_judge_api.py", "tests/test_judge_prompt.py", "tests/test_judge_texts.py"]),
     # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
-    "judgments": (["rankflavor/judgments/*.py", "!rankflavor/judgments/filled.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
+    "judgments": (["rankflavor/analysis/judgments/*.py", "!rankflavor/analysis/judgments/filled.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
                                                   "tests/test_irds.py"]),
     # issue 32: torch maps the engine's rule tables onto tensors (its differential tests against
     # evaluate), spread's one summary rule and compare's robustness across flavors, explain's lists
-    "training": (["rankflavor/torch.py"], ["tests/test_torch*.py", "tests/test_presets_torchmetrics.py"]),
-    "spread": (["rankflavor/spreadresult.py", "rankflavor/compare/robust.py", "rankflavor/compare/flavors.py"],
+    "training": (["rankflavor/training/torch.py"], ["tests/test_torch*.py", "tests/test_presets_torchmetrics.py"]),
+    "spread": (["rankflavor/analysis/spread/result.py", "rankflavor/analysis/compare/robust.py", "rankflavor/analysis/compare/flavors.py"],
                ["tests/test_spread*.py", "tests/test_compare*.py", "tests/test_formats_agree.py", "tests/test_frames.py"]),
     # (the other files' tests whose names say explain: DESELECT)
-    "explain": (["rankflavor/explain.py"], ["tests/test_explain*.py", "tests/test_fractional_grades.py", "tests/test_empty_queries.py",
+    "explain": (["rankflavor/analysis/explain/api.py"], ["tests/test_explain*.py", "tests/test_fractional_grades.py", "tests/test_empty_queries.py",
                                             "tests/test_formats.py", "tests/test_formats_agree.py", "tests/test_ideal_lists.py",
                                             "tests/test_nonfinite.py", "tests/test_metrics_core_edges.py", "tests/test_registry.py",
                                             "tests/test_render_terminal.py"]),
@@ -84,7 +84,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "formats": (["rankflavor/io/formats/table.py"], ["tests/test_parquet_row_groups.py", "tests/test_formats.py",
                                                      "tests/test_formats_agree.py", "tests/test_formats_fuzz.py"]),
     # issue 35: check's table checks split into mergeable facts and their wording (both engines word them)
-    "check": (["rankflavor/check/*.py"], ["tests/test_check.py"]),
+    "check": (["rankflavor/analysis/check/*.py"], ["tests/test_check.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
         "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
         "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
@@ -210,7 +210,7 @@ def run_mutmut(group: str, max_children: int, survivors: bool = False, patterns:
     """mutmut over the group in ``mutants-run/GROUP``; returns the scratch directory. With
     ``survivors``, only the mutants the last run left alive and the equivalence list does not
     name (say, after new tests); with ``patterns``, the mutants whose names match one of these
-    globs (``rankflavor.torch.x__rank__mutmut_*``: a function changed since the last run)."""
+    globs (``rankflavor.training.torch.x__rank__mutmut_*``: a function changed since the last run)."""
     scratch = REPO / "mutants-run" / group
     scratch.mkdir(parents=True, exist_ok=True)
     for name in ("src", "tests"):
@@ -532,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="ast engine: the kinds mutmut lacks (default) or every kind the issue lists")
     parser.add_argument("--only", help="ast engine: only mutants whose id contains this text (several: joined by"
                         " ' || '); their records replace those of the last run. mutmut: mutant name globs, joined"
-                        " by ' || ' (rankflavor.torch.x__rank__mutmut_*)")
+                        " by ' || ' (rankflavor.training.torch.x__rank__mutmut_*)")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--survivors", action="store_true",
                         help="mutmut: run again only the mutants the last run left alive (after adding tests)")

@@ -110,7 +110,7 @@ def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -
         return _warm_dicts(tool, qrels, run, inner_repeat)
     started = time.perf_counter()
     if tool in OWN_TOOLS and not os.environ.get("BENCH_NUMPY_DEFAULT_PAGES"):
-        # As the rankflavor command does (rankflavor/pages.py); --numpy-default-pages measures a
+        # As the rankflavor command does (rankflavor/base/pages.py); --numpy-default-pages measures a
         # library caller who leaves NumPy's default.
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     value: float
@@ -158,7 +158,7 @@ def _child(tool: str, case: str, qrels: str, run: str, inner_repeat: int = 30) -
         extra["jvm_peak_rss_kb"] = _jvm_peak_rss_kb(spark)
         spark.stop()
     elif tool == "spread":
-        from rankflavor.spread import spread
+        from rankflavor.analysis.spread.api import spread
 
         result = spread(qrels, [run], "ndcg@10", grid=SPREAD_GRID, presets=False)
         extra["flavors"] = len(result.means[0]) if hasattr(result, "means") else None

@@ -2,7 +2,7 @@
 least and greatest value over every grading of its unjudged documents, each scored by
 ``rankflavor.evaluate`` (one pseudo-query per grading, one evaluation).
 
-The scope (README, ``rankflavor.judgments.scope``): the top min(k, depth) of the zero-imputed
+The scope (README, ``rankflavor.analysis.judgments.scope``): the top min(k, depth) of the zero-imputed
 ranking (top max(k, K) for a recall@K ideal, every kept row for a local one or without a cutoff),
 plus the whole tie group at its end where the tie rule averages gains or reads grades.
 """
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import rankflavor
-from rankflavor.judgments import Bounds, Scale, bounds
-from rankflavor.measure import parse_measure
+from rankflavor.analysis.judgments import Bounds, Scale, bounds
+from rankflavor.flavor.measure import parse_measure
 
 TREC_DL = (0, 1, 2, 3)
 

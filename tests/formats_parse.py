@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 #: The terminal width every table is rendered at.
 WIDTH = "200"

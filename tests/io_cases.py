@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import rankflavor
-from rankflavor.columns import to_strings
 from rankflavor.io import columnar
+from rankflavor.io.columns import to_strings
 
 MEASURES = ["ndcg@10", "ndcg", "AP", "P@5", "R@20", "RR", "bpref", "num_ret", "ndcg@10[ties=averaged]",
             "AP[ties=optimistic]", "judged@10"]  # fmt: skip
@@ -60,7 +60,7 @@ def qrels_text(seed: int, n_queries: int = 12, docnos: str = "integers") -> str:
     return "\n".join(rows) + "\n"
 
 
-def columns(run: rankflavor.tables.Run) -> tuple[list[str], list[str], list[float], str | None]:
+def columns(run: rankflavor.io.tables.Run) -> tuple[list[str], list[str], list[float], str | None]:
     """A run's query ids, docnos, scores and tag, as Python values."""
     return to_strings(run.query), to_strings(run.doc), run.score.tolist(), run.tag
 

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from rankflavor.align import Aligned
-from rankflavor.columns import string_array
-from rankflavor.flavor import Flavor
-from rankflavor.measure import Measure, parse_measure
+from rankflavor.engine.plan import check_duplicates
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure, parse_measure
+from rankflavor.io.columns import string_array
+from rankflavor.io.tables import Qrels, Run
 from rankflavor.order import Ordering, Ranked, Ranker
-from rankflavor.plan import check_duplicates
-from rankflavor.tables import Qrels, Run
 
 
 def full_rank(aligned: Aligned, flavor: Flavor, exact: bool = True, ranker: Ranker | None = None) -> Ranked:

@@ -1,4 +1,4 @@
-"""rankflavor.aggregate: queries the judgments name with nothing in them (``{}`` in a dict), the
+"""rankflavor.engine.aggregate: queries the judgments name with nothing in them (``{}`` in a dict), the
 check that run and judgments share a query, and the policy error's list of names.
 
 Mutation testing (docs/mutation.md) found :func:`judged_queries`, :func:`scores_something` and
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 import rankflavor as rf
-from rankflavor.aggregate import policy_error, require_common_queries
 from rankflavor.align.values import Counts
+from rankflavor.engine.aggregate import policy_error, require_common_queries
 from rankflavor.errors import EvaluationError
-from rankflavor.flavor import Flavor
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import parse_measure
 
 QRELS = {"a": {"d1": 1, "d2": 0}, "e": {}}
 RUN = {"a": {"d1": 1.0, "d2": 0.5}, "e": {"d1": 1.0, "d3": 0.5}}

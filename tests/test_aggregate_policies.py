@@ -1,4 +1,4 @@
-"""rankflavor.aggregate: the empty, missing, run_only and singletons policies, the summaries, the
+"""rankflavor.engine.aggregate: the empty, missing, run_only and singletons policies, the summaries, the
 check that run and judgments share a query, and provenance, on inputs small enough to score by hand.
 
 Three queries are judged: ``a`` (one relevant document, ranked second: NDCG@2 = 1/log2(3)), ``b``
@@ -140,8 +140,8 @@ def test_no_common_query_names_some_of_each() -> None:
 
 
 def test_an_empty_run_table_names_no_query() -> None:
-    from rankflavor.columns import string_array
-    from rankflavor.tables import Run
+    from rankflavor.io.columns import string_array
+    from rankflavor.io.tables import Run
 
     empty = Run(string_array([]), string_array([]), np.array([]), "empty run")
     with pytest.raises(EvaluationError, match=re.escape("(run: 0 query(ies), e.g. none; qrels: 1, e.g. 'a')")):

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.analysis.estimate.agreement import clustered_mean
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
-from rankflavor.estimate.agreement import clustered_mean
 
 krippendorff = pytest.importorskip("krippendorff")
 metrics = pytest.importorskip("sklearn.metrics")

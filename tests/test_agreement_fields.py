@@ -1,4 +1,4 @@
-"""``rankflavor.estimate.agreement`` from outside, where ``tests/test_agreement.py`` compares formats
+"""``rankflavor.analysis.estimate.agreement`` from outside, where ``tests/test_agreement.py`` compares formats
 with each other: the JSON field names, every reason and error message word for word, the
 statistics by hand and against scikit-learn, krippendorff and statsmodels on the edge cases
 (one pair, two grades, grades too large to square, rows in another order, a scale's grades given
@@ -18,10 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from rankflavor.analysis.estimate.agreement import GradeAgreement, grade_agreement, weighted_kappa
 from rankflavor.errors import InputError, UsageError
-from rankflavor.estimate.agreement import GradeAgreement, grade_agreement, weighted_kappa
 from rankflavor.io.inputs import as_qrels
-from rankflavor.tables import Qrels
+from rankflavor.io.tables import Qrels
 
 krippendorff = pytest.importorskip("krippendorff")
 metrics = pytest.importorskip("sklearn.metrics")

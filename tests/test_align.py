@@ -27,9 +27,9 @@ from rankflavor.align.join import join, joined
 from rankflavor.align.keys import pair_keys, sort_keys
 from rankflavor.align.lookups import bitset, judged_doc_rows, lookup
 from rankflavor.align.queries import coded_queries, query_names
-from rankflavor.docnos import hash64
 from rankflavor.errors import InputError
-from rankflavor.tables import Qrels, Run
+from rankflavor.io.docnos import hash64
+from rankflavor.io.tables import Qrels, Run
 
 # ---------------------------------------------------------------------------------------------
 # Inputs and a plain Python alignment to compare with

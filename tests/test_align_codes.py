@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor import align as align_module
-from rankflavor import docnos as docnos_module
 from rankflavor.align import docs as align_docs
 from rankflavor.align import sizes as align_sizes
 from rankflavor.align import stage as align_stage
@@ -28,11 +27,12 @@ from rankflavor.align.duplicates import pairs_repeat, resolve_duplicates
 from rankflavor.align.keys import sort_keys
 from rankflavor.align.lookups import bitset, judged_doc_rows, lookup
 from rankflavor.align.queries import coded_queries, query_names, row_codes
-from rankflavor.columns import to_strings
+from rankflavor.base.kernels import block_starts
+from rankflavor.io import docnos as docnos_module
 from rankflavor.io import run as run_module
+from rankflavor.io.columns import to_strings
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import read_qrels, read_run
-from rankflavor.kernels import block_starts
 
 from .io_cases import MEASURES, pieces, qrels_text, run_lines, whole_files
 

@@ -8,7 +8,7 @@ import pytest
 
 from rankflavor.align import align
 from rankflavor.align.groups import align_groups
-from rankflavor.arrays import _rows, _tables
+from rankflavor.training.arrays import _rows, _tables
 
 
 @pytest.mark.parametrize("layout", ["group", "qid", "qid-interleaved", "small"])

@@ -329,7 +329,7 @@ def test_input_files_are_read_on_threads_and_their_errors_come_after_the_measure
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 a 2\nq1 0 b 1\nq2 0 c 1\n")
     run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 d 1 1.0 t\n")
-    module = importlib.import_module("rankflavor.evaluate")  # the package's name is the function
+    module = importlib.import_module("rankflavor.engine.evaluate")  # the package's name is the function
 
     def threads_reading(name: str) -> list[str]:
         """Patch ``module.<name>`` (a reader) to note the thread of each call; the notes."""

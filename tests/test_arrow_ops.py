@@ -1,4 +1,4 @@
-"""``rankflavor.arrow_ops`` names the pyarrow kernels that reading, alignment and ordering call,
+"""``rankflavor.io.arrow_ops`` names the pyarrow kernels that reading, alignment and ordering call,
 over the public ``pyarrow.compute``, imported on the first call. Checked here: each function
 against ``pyarrow.compute`` itself; a fresh interpreter that evaluates through every big-run path
 (pieces, the docno cast, two-thread alignment, hashed text docnos) and gets the numbers of the
@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor import arrow_ops
+from rankflavor.io import arrow_ops
 
 SRC = Path(rankflavor.__file__).resolve().parents[1]
 #: Subprocesses import the rankflavor under test, whatever their working directory.
@@ -67,7 +67,7 @@ def test_cast_is_safe() -> None:
 
 _SCRIPT = """
 import json, sys
-from rankflavor import docnos
+from rankflavor.io import docnos
 from rankflavor.align import sizes
 from rankflavor.io import columnar
 # Every big-run path on small files: pieces, the docno cast, two-thread alignment.

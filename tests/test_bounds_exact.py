@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rankflavor.analysis.judgments import Scale, bounds, ratio
+from rankflavor.analysis.judgments.extremes import extremes
 from rankflavor.errors import FlavorError
-from rankflavor.judgments import Scale, bounds, ratio
-from rankflavor.judgments.extremes import extremes
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 
 from .brute_bounds import TREC_DL, brute, check, ranked, scope_holes
 

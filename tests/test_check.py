@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankflavor.check import CheckReport, Severity, check
-from rankflavor.cli import cli
+from rankflavor.analysis.check import CheckReport, Severity, check
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
 from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
 from rankflavor.io.qrels import read_qrels

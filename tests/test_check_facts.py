@@ -18,14 +18,14 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankflavor.check.codes import run_codes
-from rankflavor.check.facts import Histogram, Listed, Names, merged
-from rankflavor.check.grades import qrels_facts, qrels_findings
-from rankflavor.check.overlap import overlap_facts
-from rankflavor.check.reading import read_for_check
-from rankflavor.check.scores import run_facts, run_findings
-from rankflavor.judgments.scale import scale_named
-from rankflavor.tables import Qrels, Run
+from rankflavor.analysis.check.codes import run_codes
+from rankflavor.analysis.check.facts import Histogram, Listed, Names, merged
+from rankflavor.analysis.check.grades import qrels_facts, qrels_findings
+from rankflavor.analysis.check.overlap import overlap_facts
+from rankflavor.analysis.check.reading import read_for_check
+from rankflavor.analysis.check.scores import run_facts, run_findings
+from rankflavor.flavor.scale import scale_named
+from rankflavor.io.tables import Qrels, Run
 
 LIMIT = 3  # (small: the listed rows' cut is where a merge can go wrong)
 

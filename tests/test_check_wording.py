@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rankflavor.check import check
+from rankflavor.analysis.check import check
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq2 0 c 0\nq3 0 d 1\nq1 0 a 1\n"
 RUN = ("q1 Q0 a 1 3 t\n"     # line 1
@@ -110,7 +110,7 @@ def test_the_json_records_of_files_and_overlap(write: Callable[[str, str], Path]
 
 
 def test_a_listing_past_its_cap_counts_the_rest() -> None:
-    from rankflavor.check.findings import Finding, Severity, count_of, listed, shown
+    from rankflavor.analysis.check.findings import Finding, Severity, count_of, listed, shown
 
     lines = [Finding(Severity.ERROR, "malformed_line", "f", k, "bad", 1) for k in range(1, 6)]
     cut = listed(lines, 3, Severity.ERROR, "malformed_line", "f", "malformed lines")

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
-from rankflavor.flavor import KNOBS
+from rankflavor.cli.main import cli
+from rankflavor.flavor.flavor import KNOBS
 from rankflavor.metrics import REGISTRY
 
 # flavor-facts §4.1 IR toy, as TREC files.

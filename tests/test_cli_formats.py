@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 
 @pytest.fixture

@@ -111,7 +111,7 @@ def test_commands_that_write_files_say_they_are_working_too(tmp_path: Path, comm
 _PROBE = """
 import json, sys
 from click.testing import CliRunner
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 steps = {}
 for name, args in json.loads(sys.argv[1]):
     r = CliRunner().invoke(cli, args)

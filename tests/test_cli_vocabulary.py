@@ -16,11 +16,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
-from rankflavor.cli_inputs import FORMAT_NAMES
-from rankflavor.cli_judgments import RATINGS_FORMATS
+from rankflavor.cli.inputs import FORMAT_NAMES
+from rankflavor.cli.judgments import RATINGS_FORMATS
+from rankflavor.cli.main import cli
 
-#: Every subcommand, those registered lazily (``rankflavor.cli.LAZY_COMMANDS``) included.
+#: Every subcommand, those registered lazily (``rankflavor.cli.main.LAZY_COMMANDS``) included.
 COMMANDS: dict[str, click.Command] = {
     name: command for name in cli.list_commands(click.Context(cli))
     if (command := cli.get_command(click.Context(cli), name)) is not None

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.render.fit import Column, NameText, paged_tables, wrap
 
 from .conftest import shared_path

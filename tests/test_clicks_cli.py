@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 from .clicks_cases import EVENTS, event, jsonl, write_logs
 
@@ -147,7 +147,7 @@ def test_the_judgments_read_back_with_their_source_and_evaluate(monkeypatch: pyt
     """The trec output is qrels the project reads: every label's source is clicks:coec, the grades
     are the ratings (fractional), and eval scores a run with them."""
     import rankflavor as rf
-    from rankflavor.columns import to_strings
+    from rankflavor.io.columns import to_strings
 
     root = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(root)

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.align import sizes as align_sizes
-from rankflavor.convert import convert
 from rankflavor.io import run as run_io
+from rankflavor.io.convert import convert
 from rankflavor.io.formats.table import integer_ids
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.run import read_run

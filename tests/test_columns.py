@@ -1,4 +1,4 @@
-"""``rankflavor.columns.take``: rows gathered chunk by chunk, as pyarrow's take gathers them."""
+"""``rankflavor.io.columns.take``: rows gathered chunk by chunk, as pyarrow's take gathers them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 )
 def test_take_of_chunks_equals_pyarrows_take(chunks: list[list[str]], picks: list[int], encoded: bool, chunked: bool) -> None:
     """columns.take gathers chunk by chunk, in any row order, from string or dictionary chunks."""
-    from rankflavor.columns import take
+    from rankflavor.io.columns import take
 
     arrays = [pa.array(c, type=pa.string()) for c in chunks]
     if encoded:

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
-from rankflavor.compare import QrelsMismatchError, compare_saved
+from rankflavor.analysis.compare import QrelsMismatchError, compare_saved
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, UsageError
 from rankflavor.render.comparefmt import render_compare
 

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import rankflavor
-from rankflavor.compare.flavors import Variant, flavor_variants
-from rankflavor.compare.robust import count_holding, robustness
-from rankflavor.compare.scores import RunScores
+from rankflavor.analysis.compare.flavors import Variant, flavor_variants
+from rankflavor.analysis.compare.robust import count_holding, robustness
+from rankflavor.analysis.compare.scores import RunScores
+from rankflavor.analysis.spread.api import one_measure
+from rankflavor.base.progress import Recorder
 from rankflavor.errors import RankflavorError, UsageError
-from rankflavor.judgments.scale import Scale
+from rankflavor.flavor.scale import Scale
 from rankflavor.presets import PRESETS
-from rankflavor.progress import Recorder
-from rankflavor.spread import one_measure
 
 BASE = one_measure("ndcg@10")
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 import rankflavor as rf
-from rankflavor.convert import convert
 from rankflavor.errors import FormatLossError
+from rankflavor.io.convert import convert
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.run import read_run
-from rankflavor.tables import Qrels, Run
+from rankflavor.io.tables import Qrels, Run
 from tests.formats_data import load, num, ranks
 
 QRELS_FORMATS = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es")
@@ -175,7 +175,7 @@ def test_a_run_is_not_first_read_as_judgments(tmp_path: Path, monkeypatch: pytes
     """kind=auto on a TREC file whose first line has six fields reads it as a run without asking the
     judgments reader (which folds the whole file's blanks before refusing line 1: seconds for a
     big run); when the run reader refuses it too, the error names both readings, as before."""
-    import rankflavor.convert as conv
+    import rankflavor.io.convert as conv
 
     run = tmp_path / "r.txt"
     run.write_text("# made by hand\n\nq1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\n")

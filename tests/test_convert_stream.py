@@ -18,11 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import rankflavor.chunked as chunked
-import rankflavor.convert as conv
-from rankflavor.cli import cli
-from rankflavor.convert import convert
+import rankflavor.engine.chunked as chunked
+import rankflavor.io.convert as conv
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
+from rankflavor.io.convert import convert
 from rankflavor.io.formats.write import parquet_table
 from rankflavor.io.run import read_run
 

@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.attribution import path_measures, plan
-from rankflavor.cli import cli
+from rankflavor.analysis.diff.api import path_measures, plan
+from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
-from rankflavor.flavor import Flavor
-from rankflavor.measure import Measure, parse_measure
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure, parse_measure
 
 from .conftest import shared_path
 from .test_spread import random_case
@@ -54,7 +54,7 @@ def _random_measure(rng: np.random.Generator, metric: str = "ndcg") -> Measure:
     return Measure(metric, k, Flavor(**knobs))
 
 
-def _check_adds_up(qrels, run, a: Measure, b: Measure) -> rankflavor.attribution.Diff:  # type: ignore[no-untyped-def]
+def _check_adds_up(qrels, run, a: Measure, b: Measure) -> rankflavor.analysis.diff.api.Diff:  # type: ignore[no-untyped-def]
     d = rankflavor.diff(qrels, run, a, b)
     ra, rb = rankflavor.evaluate(qrels, run, [a])[0], rankflavor.evaluate(qrels, run, [b])[0]
     # The ends are evaluate()'s own numbers.
@@ -160,7 +160,7 @@ def test_trec_eval_names_and_canonical_strings_on_real_data() -> None:
 
 
 def _m(*texts: str) -> list[Measure]:
-    from rankflavor.spread import one_measure
+    from rankflavor.analysis.spread.api import one_measure
 
     return [one_measure(t) for t in texts]
 

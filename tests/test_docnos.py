@@ -1,4 +1,4 @@
-"""``rankflavor.docnos``: canonical integer docnos (by bytes and by cast), their masks, and
+"""``rankflavor.io.docnos``: canonical integer docnos (by bytes and by cast), their masks, and
 the 64-bit hashes of text docnos.
 
 Oracles: a regular-expression reference of "canonical decimal integer", Python's ``int``, and
@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor.docnos import canonical_integer_range as _canonical_integer_range
-from rankflavor.docnos import canonical_integers, canonical_mask, hash64
-from rankflavor.docnos import canonical_integers as _canonical_integers
+from rankflavor.io.docnos import canonical_integer_range as _canonical_integer_range
+from rankflavor.io.docnos import canonical_integers, canonical_mask, hash64
+from rankflavor.io.docnos import canonical_integers as _canonical_integers
 
 from .io_cases import run_text
 

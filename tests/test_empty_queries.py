@@ -30,8 +30,8 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.chunked import evaluate_chunked
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
+from rankflavor.engine.chunked import evaluate_chunked
 from rankflavor.errors import EvaluationError, InputError
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.presets import resolve_measures
@@ -350,8 +350,8 @@ def test_explain_a_listed_query() -> None:
 
 
 def test_convert_keeps_or_refuses_listed_queries(tmp_path: Path) -> None:
-    from rankflavor.convert import convert
     from rankflavor.errors import FormatLossError
+    from rankflavor.io.convert import convert
     from rankflavor.io.formats.spec import Input
 
     run_in, qrels_in = tmp_path / "run.json", tmp_path / "qrels.json"

@@ -1,7 +1,7 @@
 """Bad input gives a typed error that names the file, the line and what was expected, with a
 documented exit status and no traceback: through the CLI and through the Python API.
 
-Exit statuses (``rankflavor.cli``): 2 usage or flavor error, 3 bad input file, 4 an evaluation
+Exit statuses (``rankflavor.cli.main``): 2 usage or flavor error, 3 bad input file, 4 an evaluation
 policy that says fail (``missing=error``, ``empty=error``).
 """
 
@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, InputError, UsageError
 
 QRELS = "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 e1 1\n"
@@ -502,13 +502,13 @@ def test_wrong_input_types_and_arguments_are_usage_errors(files: tuple[Path, Pat
 
 
 def test_tables_built_by_a_caller_with_null_ids_are_refused_by_row() -> None:
-    """The readers never make a null id; a caller building rankflavor.tables.Run or Qrels itself
+    """The readers never make a null id; a caller building rankflavor.io.tables.Run or Qrels itself
     may, and alignment then raised a bare TypeError. Now: an InputError naming the first row."""
     import numpy as np
     import pyarrow as pa
 
     from rankflavor.errors import InputError
-    from rankflavor.tables import Qrels, Run
+    from rankflavor.io.tables import Qrels, Run
 
     with pytest.raises(InputError, match=r"^run: 1 null docno\(s\), the first at row 2: every row needs a docno$"):
         Run(pa.array(["q", "q"]), pa.array(["a", None]), np.array([1.0, 0.5]))

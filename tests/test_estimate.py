@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
 
 from .conftest import shared_path

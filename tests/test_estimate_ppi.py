@@ -1,4 +1,4 @@
-"""The mean estimators of rankflavor.estimate.ppi against ppi_py (ppi-python 0.2.3), by hand, and
+"""The mean estimators of rankflavor.analysis.estimate.ppi against ppi_py (ppi-python 0.2.3), by hand, and
 their degenerate inputs."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rankflavor.analysis.estimate.ppi import REASONS, classical_mean, effective_n, ppi_mean, tuned_lambda
 from rankflavor.errors import UsageError
-from rankflavor.estimate.ppi import REASONS, classical_mean, effective_n, ppi_mean, tuned_lambda
 
 ppi_py = pytest.importorskip("ppi_py")
 
@@ -177,7 +177,7 @@ def test_lambda_zero_is_the_classical_interval_and_tuning_never_widens_much(y: l
 
 
 def test_effective_n_by_hand_and_where_it_is_undefined() -> None:
-    from rankflavor.estimate.ppi import Interval
+    from rankflavor.analysis.estimate.ppi import Interval
 
     human, ppi = Interval(0.5, 0.3, 0.7, 0.2, 20), Interval(0.5, 0.4, 0.6, 0.1, 20, 100)
     assert effective_n(human, ppi) == pytest.approx(80.0)  # 20 * (0.2 / 0.1)^2

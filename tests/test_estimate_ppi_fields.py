@@ -1,4 +1,4 @@
-"""rankflavor.estimate.ppi from outside, where test_estimate_ppi.py does not look: the JSON
+"""rankflavor.analysis.estimate.ppi from outside, where test_estimate_ppi.py does not look: the JSON
 fields and reasons of every degenerate case, the error messages, the argument bounds, the input
 types and shapes the estimators accept, and the power-tuning lambda at its clips and at one
 unlabelled value (by hand, and against ppi_py 0.2.3)."""
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from rankflavor.analysis.estimate.ppi import REASONS, classical_mean, ppi_mean, tuned_lambda, z_bounds
 from rankflavor.errors import UsageError
-from rankflavor.estimate.ppi import REASONS, classical_mean, ppi_mean, tuned_lambda, z_bounds
 
 ppi_py = pytest.importorskip("ppi_py")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.raters import read_ratings
-from rankflavor.measure import parse_measure
 from rankflavor.raters import RULES, aggregate_ratings
 from rankflavor.raters.rules import check_rule
 from tests.conftest import shared_path
@@ -98,7 +98,7 @@ MEASURES = ["ndcg@10", "P@2", "AP", "ERR@3[max_grade=3]", "num_rel"]
 
 
 def test_raters_knob_lists_exactly_the_rules() -> None:
-    values = [v.strip() for v in rankflavor.flavor.KNOBS["raters"].values.split("|")]
+    values = [v.strip() for v in rankflavor.flavor.flavor.KNOBS["raters"].values.split("|")]
     assert values == ["none", *RULES]
 
 

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError, UsageError
-from rankflavor.flavor import KNOBS
-from rankflavor.measure import Measure
+from rankflavor.flavor.flavor import KNOBS
+from rankflavor.flavor.measure import Measure
 
 from .conftest import shared_path
 from .test_spread import random_case
@@ -53,7 +53,7 @@ def random_flavors(n: int, seed: int) -> list[Measure]:
             knobs["max_grade"] = "3"
         k = [None, 3, 5, 10][int(rng.integers(4))]
         metric = "ndcg" if rng.random() < 0.85 else "dcg"
-        from rankflavor.flavor import Flavor
+        from rankflavor.flavor.flavor import Flavor
 
         out.append(Measure(metric, k, Flavor(**knobs)))
     return out

@@ -12,9 +12,9 @@ import math
 import pytest
 
 import rankflavor
+from rankflavor.analysis.explain.result import Ignored
 from rankflavor.errors import UsageError
-from rankflavor.explanation import Ignored
-from rankflavor.measure import Measure
+from rankflavor.flavor.measure import Measure
 
 LOG2_3 = math.log2(3)
 

@@ -2,7 +2,7 @@
 
 What is protected, and by which oracle (nothing here is copied from rankflavor's output):
 
-* ``rankflavor.columns`` (Arrow <-> NumPy through buffers): against Python lists and pyarrow's own
+* ``rankflavor.io.columns`` (Arrow <-> NumPy through buffers): against Python lists and pyarrow's own
   ``to_pylist``, on sliced, chunked, bit-packed, empty and null-bearing arrays.
 * The threaded duplicate check on a large run names the file and both lines, and
   ``duplicates=first`` equals the run without the duplicate line.
@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.align import sizes as align_sizes
-from rankflavor.columns import as_numpy, from_numpy, string_array, to_strings
 from rankflavor.errors import InputError
+from rankflavor.io.columns import as_numpy, from_numpy, string_array, to_strings
 
 # ---------------------------------------------------------------------------------------------
-# 1. rankflavor.columns
+# 1. rankflavor.io.columns
 # ---------------------------------------------------------------------------------------------
 
 NUMERIC_TYPES = [
@@ -359,7 +359,7 @@ def test_duplicate_deep_in_a_large_run(tmp_path: Path, style: str, where: str) -
 
 
 def test_dictionary_array_round_trip() -> None:
-    from rankflavor.columns import dictionary_array
+    from rankflavor.io.columns import dictionary_array
 
     values = ["q2", "q10", "q2", "é", "", "q10"]
     arr = dictionary_array(values)

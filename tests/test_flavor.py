@@ -27,9 +27,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankflavor import flavor as flavor_module
 from rankflavor.errors import FlavorError, UsageError
-from rankflavor.flavor import (
+from rankflavor.flavor import flavor as flavor_module
+from rankflavor.flavor.flavor import (
     KNOBS,
     KNOBS_ORDER,
     Discount,
@@ -42,7 +42,7 @@ from rankflavor.flavor import (
     parse_gain_table,
     parse_knob_assignments,
 )
-from rankflavor.measure import Measure, parse_measure
+from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.metrics import REGISTRY
 from rankflavor.metrics.registry import INPUT_KNOBS
 

@@ -1,4 +1,4 @@
-"""DataFrames of the result objects (rankflavor.frames): each table equals what an independent
+"""DataFrames of the result objects (rankflavor.base.frames): each table equals what an independent
 renderer of the same result writes (eval's CSV, the JSON of spread/compare/judgments, history's
 CSV), rows come in a fixed order whatever the order of the input lines, and pandas/polars are
 optional extras named when missing."""
@@ -21,9 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor as rf
-from rankflavor.cli import cli
+from rankflavor.base.frames import RESULTS_COLUMNS
+from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
-from rankflavor.frames import RESULTS_COLUMNS
 from rankflavor.render.csvfmt import COLUMNS as CSV_COLUMNS
 
 from .conftest import shared_path
@@ -139,7 +139,7 @@ def test_missing_extra_is_named() -> None:
 def test_per_query_frame_round_trips_through_the_readers(tmp_path: Path) -> None:
     """A per-query frame written by pandas reads back through rankflavor's per-query reader
     (identify's: CSV ``query,value``) and through pyarrow's Parquet reader unchanged."""
-    from rankflavor.identify.perquery import read_per_query
+    from rankflavor.analysis.identify.perquery import read_per_query
 
     res = rf.evaluate({"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 1}},
                       {"q1": {"b": 0.2, "a": 0.9, "x": 0.5}, "q2": {"c": 0.1}, "q3": {"y": 1.0}}, ["ndcg@3", "P@2"])
@@ -235,7 +235,7 @@ def test_history_series_frame_is_the_history_csv(tmp_path: Path) -> None:
     assert len(frame) == len(rows) == 2
     for (_, got), want in zip(frame.iterrows(), rows, strict=True):
         assert float(want["value"]) == got.value and want["flavor"] == got.flavor and want["run"] == got.run
-    from rankflavor.frames import series_table
+    from rankflavor.base.frames import series_table
 
     assert series_table(load_series(db)).num_rows == 4
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, InputError, ResourceError, UsageError
 from rankflavor.render.gatefmt import workflow_command
 

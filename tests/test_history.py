@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from rankflavor import evaluate
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
 from rankflavor.history import HistoryError, load_record, load_series, record_results, split_reasons
 from rankflavor.render.chart import line_chart

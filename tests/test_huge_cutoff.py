@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor import kernels as K
-from rankflavor.cli import cli
+from rankflavor.base import kernels as K
+from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError
-from rankflavor.flavor import Flavor
+from rankflavor.flavor.flavor import Flavor
 from rankflavor.metrics import ndcg as ndcg_module
 
 from .formats_parse import invoke

@@ -26,10 +26,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.analysis.identify import Identification, identify, tolerance_of
+from rankflavor.analysis.identify.perquery import parse_per_query, read_per_query
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, InputError, UsageError
-from rankflavor.identify import Identification, identify, tolerance_of
-from rankflavor.identify.perquery import parse_per_query, read_per_query
 from rankflavor.render.identifyfmt import render_identification
 
 from .conftest import shared_path

@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor.columns import to_strings
 from rankflavor.errors import InputError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.tables import Qrels, Run
+from rankflavor.io.tables import Qrels, Run
 
 from .io_cases import MEASURES_TREC, layouts
 
@@ -81,11 +81,11 @@ seen = {}
 seen["chunked"] = rankflavor.evaluate(qrels, run, "ndcg@10", chunk_rows=7)[0].mean
 seen["pandas after chunked"] = "pandas" in sys.modules
 seen["dicts"] = rankflavor.evaluate({"q1": {"a": 2}}, {"q1": {"a": 1.0, "b": 2.0}}, "ndcg@10")[0].mean
-from rankflavor.arrays import ndcg_score
+from rankflavor.training.arrays import ndcg_score
 seen["arrays"] = float(ndcg_score(np.array([[3, 2, 0, 1]]), np.array([[0.1, 0.5, 0.3, 0.2]])))
 columnar.PIECES_BYTES, columnar.PIECE_BYTES = 0, 300  # the piece reader
 seen["pieces"] = rankflavor.evaluate(qrels, run, "ndcg@10")[0].mean
-from rankflavor.explain import explain
+from rankflavor.analysis.explain.api import explain
 seen["explain"] = len(explain(qrels, run, "q1", "ndcg@10").rows)
 print(json.dumps({"seen": seen, "pandas": "pandas" in sys.modules}))
 """

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pytest
 
 import rankflavor
-from rankflavor.columns import to_strings
 from rankflavor.errors import InputError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
 from rankflavor.io.trec import read_qrels, read_run
 

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor import align as align_module
-from rankflavor import docnos as docnos_module
-from rankflavor.columns import to_strings
-from rankflavor.docnos import canonical_mask, hash64
 from rankflavor.errors import InputError
 from rankflavor.io import columnar
+from rankflavor.io import docnos as docnos_module
 from rankflavor.io import qrels as qrels_module
+from rankflavor.io.columns import to_strings
+from rankflavor.io.docnos import canonical_mask, hash64
 from rankflavor.io.inputs import as_qrels
 from rankflavor.io.lines import parse_run_lines
 from rankflavor.io.parse import runs_encoded
@@ -143,7 +143,7 @@ def test_pieces_find_query_runs_and_whether_scores_rise_inside_them(
 
 def test_a_run_needs_docno_strings_or_values() -> None:
     with pytest.raises(ValueError, match="doc_strings"):
-        rankflavor.tables.Run(pa.array(["q"]), None, np.array([1.0]))
+        rankflavor.io.tables.Run(pa.array(["q"]), None, np.array([1.0]))
 
 
 def test_one_piece_with_a_leading_zero_docno_turns_off_integer_docnos(tmp_path: Path, pieces: None) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from rankflavor.base.progress import Recorder
 from rankflavor.errors import InputError, UsageError
 from rankflavor.judge import Judged, Refused, judge
 from rankflavor.judge import api as judge_api
@@ -27,7 +28,6 @@ from rankflavor.judge import client as _client
 from rankflavor.judge.cache import Answer, Cache
 from rankflavor.judge.client import ChatClient, Failed, Reply, endpoint
 from rankflavor.judge.prompt import umbrela
-from rankflavor.progress import Recorder
 from tests.judge_server import FakeChat, grade_of
 
 QUERIES = {f"q{i}": f"what is thing {i}? [q:q{i}]" for i in range(4)}

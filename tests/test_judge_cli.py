@@ -166,7 +166,7 @@ def test_the_formats_agree_and_output_does_not_depend_on_line_order(server: Fake
     assert trec.stdout.decode().splitlines() == sorted(trec.stdout.decode().splitlines(), key=lambda x: x.split()[:3:2])
     # the project's qrels reader takes the output back, each label with the judge as its source
     from rankflavor import read_qrels
-    from rankflavor.columns import to_strings
+    from rankflavor.io.columns import to_strings
 
     out = files["pairs"].parent / "judged.qrels"
     out.write_bytes(trec.stdout)
@@ -207,7 +207,7 @@ def test_the_readme_dry_run_is_what_the_command_prints(monkeypatch: pytest.Monke
     """README's judge example (a dry run: nothing is sent, no cache is made), from the repository's root."""
     from click.testing import CliRunner
 
-    from rankflavor.cli import cli
+    from rankflavor.cli.main import cli
 
     root = Path(__file__).resolve().parents[1]
     text = (root / "README.md").read_text()

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rankflavor.analysis.judgments.pool import pool
 from rankflavor.errors import InputError
 from rankflavor.judge.texts import read_pairs, read_texts
-from rankflavor.pool import pool
 
 
 def test_pool_output_in_both_its_formats_gives_its_pairs(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 HUMAN = [("q1", "d1", 2), ("q1", "d2", 0), ("q2", "d1", 1), ("q2", "d3", 3), ("q3", "d2", 1)]
 JUDGE = [("q1", "d1", 3), ("q1", "d2", 0), ("q2", "d1", 1), ("q2", "d3", 2), ("q3", "d2", 0), ("q4", "d1", 2),

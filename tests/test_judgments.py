@@ -13,12 +13,12 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.analysis.judgments import Scale, bounds, judgments
+from rankflavor.analysis.judgments.bounds import scope_text
+from rankflavor.analysis.judgments.coverage import pool_bias
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, InputError
-from rankflavor.judgments import Scale, bounds, judgments
-from rankflavor.judgments.bounds import scope_text
-from rankflavor.judgments.coverage import pool_bias
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 
 from .brute_bounds import scope_holes
 from .conftest import shared_path
@@ -377,7 +377,7 @@ def test_an_empty_policy_that_moves_queries_is_refused():
 def test_a_disagreement_with_the_engine_is_raised(monkeypatch):
     """Each end is checked against the engine's value on its grading: a derivation that does not
     describe the engine is an error, never a printed number."""
-    from rankflavor.judgments import regrade
+    from rankflavor.analysis.judgments import regrade
 
     real = regrade.evaluate_tables
 

@@ -1,4 +1,4 @@
-"""Outputs of ``rankflavor.judgments.bounds`` that the mutation run found unpinned: the refusal of an
+"""Outputs of ``rankflavor.analysis.judgments.bounds`` that the mutation run found unpinned: the refusal of an
 empty measure list, measures given as objects without a scale, RBP's residual under its own
 ``param``, the per-query status of the bounds, what :func:`matched` aligns and refuses, the scale of
 an ``irds:`` reference, and P's ``p_divisor=judged`` (a bug the triage found: a hole judged 0
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from rankflavor.analysis.judgments import bounds
+from rankflavor.analysis.judgments.bounds import matched
+from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import EvaluationError, InputError, UsageError
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.judgments import bounds
-from rankflavor.judgments.bounds import matched
-from rankflavor.measure import parse_measure
-from rankflavor.plan import Evaluation
 
 from .brute_bounds import brute, check
 
@@ -111,9 +111,9 @@ def test_bounds_of_a_dataset_reference_range_over_its_documented_grades(monkeypa
     is ideal (upper 1); at 0 the DCG is 2 / log2(3) over the ideal 2."""
     import math
 
+    from rankflavor.analysis.judgments import irdsscale
+    from rankflavor.flavor.scale import scale_named
     from rankflavor.io import irds
-    from rankflavor.judgments import irdsscale
-    from rankflavor.judgments.scale import scale_named
 
     class Line:
         def __init__(self, doc: str, grade: int) -> None:

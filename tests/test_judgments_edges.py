@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rankflavor.analysis.judgments import bounds, judgments, ratio
+from rankflavor.analysis.judgments.coverage import pool_bias
 from rankflavor.errors import EvaluationError, FlavorError, UsageError
-from rankflavor.judgments import bounds, judgments, ratio
-from rankflavor.judgments.coverage import pool_bias
 
 from .brute_bounds import check
 
@@ -145,9 +145,9 @@ def test_duplicates_first_counts_the_first_line(tmp_path):  # type: ignore[no-un
 
 
 def test_a_scale_is_checked_and_its_errors_are_worded():
+    from rankflavor.analysis.judgments import Scale
     from rankflavor.errors import FlavorError, InputError
-    from rankflavor.judgments import Scale
-    from rankflavor.judgments.scale import scale_named
+    from rankflavor.flavor.scale import scale_named
 
     s = Scale("s", (2, 0, 1), rel=1, top=2)
     assert s.grades == (0.0, 1.0, 2.0) and type(s.rel) is float and type(s.top) is float
@@ -175,8 +175,8 @@ def test_undefined_values_are_null_in_json():
 
 
 def test_scope_text_of_ideals_without_a_cutoff_and_local_ties():
-    from rankflavor.judgments import Scale
-    from rankflavor.judgments.bounds import scope_text
+    from rankflavor.analysis.judgments import Scale
+    from rankflavor.analysis.judgments.bounds import scope_text
 
     s = Scale("s", (0, 1, 2, 3), rel=2, top=3)
     assert scope_text(s.measure("ndcg[ideal=recall@5]")) == "the whole ranking"
@@ -290,7 +290,7 @@ def test_document_table_across_queries_and_measures_and_the_default_measure():
 
 
 def test_pool_bias_ratio_and_rule_text():
-    from rankflavor.judgments.coverage import BIAS_RULE
+    from rankflavor.analysis.judgments.coverage import BIAS_RULE
 
     assert pool_bias({"a": 0.2, "b": 0.3}) == []  # 0.1 above the median, but under twice it
     assert BIAS_RULE == ("a run is named when its mean unjudged@k exceeds the median of the other runs' by >= 0.05 "
@@ -323,9 +323,9 @@ def test_a_measure_not_bounded_is_a_key_error_naming_it():
 def test_reciprocal_discounts_are_those_of_ranks_0_to_n_whatever_was_asked_before(flavor: str) -> None:
     """Rules.reciprocal_discounts keeps what it computed; asked for ranks 0..n it gives exactly
     n + 1 values, 1 / the kernel's denominators, also right after a call whose cache ends at n."""
-    from rankflavor import kernels as K
-    from rankflavor.judgments.scope import Rules
-    from rankflavor.measure import parse_measure
+    from rankflavor.analysis.judgments.scope import Rules
+    from rankflavor.base import kernels as K
+    from rankflavor.flavor.measure import parse_measure
 
     measure = parse_measure(flavor)
     rules = Rules.of(measure, np.array([0.0, 1.0, 2.0, 3.0]))

@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pytest
 
+from rankflavor.analysis.judgments import Scale, bounds, families, regrade
+from rankflavor.analysis.judgments.scope import Rules
 from rankflavor.errors import EvaluationError, FlavorError
-from rankflavor.judgments import Scale, bounds, families, regrade
-from rankflavor.judgments.scope import Rules
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 
 from .brute_bounds import brute, check
 

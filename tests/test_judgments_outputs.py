@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
-from rankflavor.judgments import Scale, judgments
-from rankflavor.judgments.coverage import BIAS_RULE
+from rankflavor.analysis.judgments import Scale, judgments
+from rankflavor.analysis.judgments.coverage import BIAS_RULE
+from rankflavor.cli.main import cli
 from rankflavor.render.judgmentsfmt import render_judgments
 
 BOX = "│┃"  # a table row's cell separators (rich's box); the rules above and below rows hold neither

@@ -1,5 +1,5 @@
-"""NDCG's exact search (``rankflavor.judgments.ratio``) and the AP / emptiness rules of
-``rankflavor.judgments.extremes`` on cases the mutation run found unpinned: the ideal cut at the
+"""NDCG's exact search (``rankflavor.analysis.judgments.ratio``) and the AP / emptiness rules of
+``rankflavor.analysis.judgments.extremes`` on cases the mutation run found unpinned: the ideal cut at the
 rows retrieved, a fixed ideal that gains nothing, grade-ordered tie groups at the edge of a local
 or recall ideal, judged grades between (or above) the gains of the scale, a scale whose grades all
 gain the same, the searches' choice of method and its quiet arithmetic, and the knobs of P, RR and
@@ -13,8 +13,8 @@ import warnings
 
 import pytest
 
+from rankflavor.analysis.judgments import bounds, ratio
 from rankflavor.errors import EvaluationError, FlavorError
-from rankflavor.judgments import bounds, ratio
 
 from .brute_bounds import TREC_DL, brute, check
 

@@ -1,5 +1,5 @@
 """What the bounds read and the label scale, at the edges the mutation run of the judgments
-group left unpinned (``rankflavor.judgments.scope`` and ``.scale``): the refusals' wording, the
+group left unpinned (``rankflavor.analysis.judgments.scope`` and ``.scale``): the refusals' wording, the
 scope's tie-group edge at a cutoff of 1 and its last row, the queries without judgments, one
 ranking per ordering and per duplicates policy, large integer docnos, the documented attributes
 of a scope, and a Scale applied to a Measure and checking grades. Expected values are worked by
@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankflavor.columns import to_strings
+from rankflavor.analysis.judgments import Scale, bounds
+from rankflavor.analysis.judgments.scope import docnos_of
 from rankflavor.errors import FlavorError, InputError
-from rankflavor.judgments import Scale, bounds
-from rankflavor.judgments.scale import scale_named
-from rankflavor.judgments.scope import docnos_of
-from rankflavor.measure import parse_measure
-from rankflavor.tables import Qrels
+from rankflavor.flavor.measure import parse_measure
+from rankflavor.flavor.scale import scale_named
+from rankflavor.io.columns import to_strings
+from rankflavor.io.tables import Qrels
 
 from .brute_bounds import check
 
@@ -30,7 +30,7 @@ def test_a_measure_not_bounded_is_refused_listing_the_bounded_metrics():
     with pytest.raises(FlavorError) as err:
         bounds(Q, R, "recall@2", scale="trec_dl")
     assert str(err.value) == ("recall@2: bounds under unjudged documents are derived for ndcg, dcg, RBP, P, AP, RR, "
-                              "ERR, ERR_gain only (each proved exact in rankflavor.judgments.extremes); recall is not "
+                              "ERR, ERR_gain only (each proved exact in rankflavor.analysis.judgments.extremes); recall is not "
                               "bounded")
 
 

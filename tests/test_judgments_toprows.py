@@ -1,4 +1,4 @@
-"""The top rows coverage reads (``rankflavor.judgments.toprows``): on small random queries, for
+"""The top rows coverage reads (``rankflavor.analysis.judgments.toprows``): on small random queries, for
 every tie rule and a few depths, the rows at each rank of the top ``depth`` are those of the
 order written from the definition (``tests/brute_bounds.py``: score descending, then the tie
 rule, unjudged documents at grade 0): the same ranks, the same judged state at each, the same
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankflavor.columns import to_strings
+from rankflavor.analysis.judgments import judgments, toprows
+from rankflavor.analysis.judgments.scope import docnos_of
+from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import RankflavorError
+from rankflavor.flavor.measure import parse_measure
+from rankflavor.io.columns import to_strings
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.judgments import judgments, toprows
-from rankflavor.judgments.scope import docnos_of
-from rankflavor.measure import parse_measure
 from rankflavor.order import Ordering
-from rankflavor.plan import Evaluation
 
 from .brute_bounds import ranked
 

@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor as rf
-from rankflavor.cli import cli
+from rankflavor.base.frames import results_table
+from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError, InputError, UsageError
-from rankflavor.frames import results_table
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.render.csvfmt import render_csv
 from rankflavor.render.text import render_table
 from rankflavor.report.html import render_report
@@ -291,7 +291,7 @@ def test_prefer_drops_only_the_other_labels_of_pairs_both_judged(tmp_path: Path)
     path = tmp_path / "q.txt"
     path.write_text("a 0 x 1 llm:m\na 0 y 1 human:nist\nb 0 x 0 llm:m\nc 0 x 2 llm:m\na 0 y 0 llm:m\n")
     q = rf.read_qrels(path, labels="prefer=human")
-    from rankflavor.columns import to_strings
+    from rankflavor.io.columns import to_strings
 
     kept = sorted(zip(to_strings(q.query), to_strings(q.doc), q.grade.tolist(), strict=True))
     assert kept == [("a", "x", 1.0), ("a", "y", 1.0), ("b", "x", 0.0), ("c", "x", 2.0)]
@@ -303,8 +303,8 @@ def test_which_kind_is_the_base_of_a_fill(qrels: Path) -> None:
     prefer=KIND; no other choice (one kind, a kind absent, two choices in a row) has a base."""
     import dataclasses
 
+    from rankflavor.analysis.judgments.filled import base_kind
     from rankflavor.io.inputs import as_qrels
-    from rankflavor.judgments.filled import base_kind
     from rankflavor.labels import select_labels
 
     mixed = as_qrels(str(qrels))  # human and llm labels
@@ -319,7 +319,7 @@ def test_which_kind_is_the_base_of_a_fill(qrels: Path) -> None:
 
 
 def test_a_fill_in_json_names_every_field_and_nulls_what_is_not_finite() -> None:
-    from rankflavor.judgments.filled import Filled, FilledMeasure, FilledRun
+    from rankflavor.analysis.judgments.filled import Filled, FilledMeasure, FilledRun
 
     m = FilledMeasure("ndcg@3[...]", (float("nan"), float("inf")), (0.25, 0.75))
     assert m.widths[1] == 0.5

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import rankflavor as rf
-from rankflavor.columns import to_strings
 from rankflavor.errors import InputError, UsageError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.qrels import read_qrels
 from tests.labels_data import QUEPID_BOOK, SRW_IMPORT, SRW_LLM_GET, SRW_UBI_SEARCH, UMBRELA_NAME, UMBRELA_TEXT, srw_text
 
@@ -228,9 +228,9 @@ def test_line_order_does_not_change_a_result(tmp_path: Path) -> None:
 def test_convert_carries_label_sources_or_refuses_to_drop_them(tmp_path: Path) -> None:
     # trec (a fifth field), csv, tsv, jsonl and parquet (a source column) hold each label's source
     # and read back with it; the formats that cannot hold one refuse, or (lossy) write without
-    from rankflavor.columns import to_strings
-    from rankflavor.convert import convert
     from rankflavor.errors import FormatLossError
+    from rankflavor.io.columns import to_strings
+    from rankflavor.io.convert import convert
 
     path = tmp_path / "q.txt"
     path.write_text("".join(f"{a} 0 {b} {c} {d}\n" for a, b, c, d in ROWS))
@@ -251,8 +251,8 @@ def test_convert_carries_label_sources_or_refuses_to_drop_them(tmp_path: Path) -
 
 
 def test_a_source_with_a_blank_is_not_written_as_a_trec_field(tmp_path: Path) -> None:
-    from rankflavor.convert import convert
     from rankflavor.errors import FormatLossError
+    from rankflavor.io.convert import convert
 
     path = tmp_path / "q.csv"
     path.write_text("query_id,doc_id,relevance,source\nq1,d1,1,human:OSC AI Judge\n")

@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 
 import rankflavor as rf
 from rankflavor.align import align
-from rankflavor.columns import to_strings
 from rankflavor.errors import InputError, UsageError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.qrels import read_qrels
+from rankflavor.io.tables import Qrels, Run
 from rankflavor.labels import canonical_choice, parse_choice, select_labels
 from rankflavor.labels.tally import counted, merged, per_query, sentence
 from rankflavor.render.text import render_table
 from rankflavor.report.html import render_report
 from rankflavor.report.inputs import document_from_dict
-from rankflavor.tables import Qrels, Run
 from tests.order_cases import examples
 
 # q1: d1 judged by a person (2) and an LLM (0), d2 by the LLM (1), d3 by the person (0).

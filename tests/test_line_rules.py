@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankflavor
-from rankflavor.columns import to_strings
 from rankflavor.errors import InputError
 from rankflavor.io import columnar, source
+from rankflavor.io.columns import to_strings
 from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
+from rankflavor.io.tables import Qrels, Run
 from rankflavor.io.trec import read_bytes, read_qrels, read_run
-from rankflavor.tables import Qrels, Run
 
 #: A decimal number as pyarrow and trec_eval's atof read one (no digit groups, ASCII only).
 _DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.IGNORECASE)
@@ -212,7 +212,7 @@ def test_every_path_reads_a_file_as_trec_eval_would(case: tuple[bytes, str], tmp
 
 
 def test_chunked_reading_rejects_a_short_line_with_a_blank_too_many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import rankflavor.chunked as chunked
+    import rankflavor.engine.chunked as chunked
 
     monkeypatch.setattr(chunked, "_PIECE_BYTES", 40)
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"

@@ -188,7 +188,7 @@ RESCORED = ["ndcg@5", "ndcg@5[ties=averaged,gain=exp2]", "ndcg@4[ties=pessimisti
 def test_rescorer_equals_evaluate_on_tied_scores() -> None:
     # every path of the rescorer (the block ranker under each tie rule, the general ranker under
     # depth) against rankflavor.evaluate, on scores rounded so that ties are everywhere
-    from rankflavor.rescore import Rescorer
+    from rankflavor.training.rescore import Rescorer
 
     _, label, size = groups(9, n_groups=50)
     rescorer = Rescorer(label, group=size, metrics=RESCORED)

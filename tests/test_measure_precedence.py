@@ -10,8 +10,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
-from rankflavor.measure import parse_measure
+from rankflavor.cli.main import cli
+from rankflavor.flavor.measure import parse_measure
 
 
 def test_bracket_knob_beats_override() -> None:

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import RankflavorError
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.metrics import REGISTRY

@@ -1,5 +1,5 @@
 """metrics/bounded.py: which metrics have an exact interval under unjudged documents, and how it is
-searched (the proofs: rankflavor.judgments.extremes and .ratio). Each row is what the metric's
+searched (the proofs: rankflavor.analysis.judgments.extremes and .ratio). Each row is what the metric's
 definition implies: NDCG is DCG over an ideal that grows with the graded documents (a ratio),
 DCG, RBP, P, RR and ERR never fall as one document's level rises (monotone), AP is neither and
 is searched over the count of relevant documents."""

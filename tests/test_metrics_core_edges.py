@@ -115,7 +115,7 @@ def test_labelled_groups_keep_their_own_order_under_as_supplied() -> None:
     """Arrays have no docnos: ideal=as_supplied reads each query's labels in the order given (Spark's
     label array as the caller built it), here rows of two queries interleaved (XGBoost's qid), so
     that a sort of the rows by query that is not stable would move them."""
-    from rankflavor.rescore import Rescorer
+    from rankflavor.training.rescore import Rescorer
 
     qid = [(i * i + i // 3) % 2 for i in range(60)]
     labels = [(7 * i + i // 5) % 4 for i in range(60)]
@@ -162,7 +162,7 @@ def test_shared_tables_are_made_once_per_ranking_and_dropped_with_it() -> None:
 
 
 def test_params_refusals_word_for_word() -> None:
-    from rankflavor.measure import parse_measure
+    from rankflavor.flavor.measure import parse_measure
     from rankflavor.metrics import common
 
     with pytest.raises(FlavorError) as err:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.errors import FlavorError
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 
 Query = tuple[dict[str, int], list[tuple[str, float]]]
 
@@ -303,7 +303,7 @@ def test_averaged_ties_are_the_tie_groups_mean_gain(q: Query, k: int | None, ass
 def test_training_time_scores_read_every_row_the_measure_reads(measure: str) -> None:
     """The Rescorer (training-time metrics) keeps only the rows down to the deepest rank a measure
     reads; each value equals the definition on the whole list."""
-    from rankflavor.rescore import Rescorer
+    from rankflavor.training.rescore import Rescorer
 
     # one group of 6: scores rank them 0..5; grades 0 1 0 3 0 2 (the best below rank 2); a tie of
     # the rows at ranks 2 to 4 (scores 0.5) under the last two measures' averaged ties
@@ -325,7 +325,7 @@ def test_training_time_scores_read_every_row_the_measure_reads(measure: str) -> 
 
 
 def test_training_time_scores_without_a_cutoff() -> None:
-    from rankflavor.rescore import Rescorer
+    from rankflavor.training.rescore import Rescorer
 
     labels, scores = [0, 1, 0, 3, 0, 2], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
     q = ({f"d{i}": g for i, g in enumerate(labels)}, [(f"d{i}", s) for i, s in enumerate(scores)])

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is in the [test] extras")
 

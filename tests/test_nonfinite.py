@@ -1,4 +1,4 @@
-"""Statistics that are not finite numbers have one meaning in every format (rankflavor.finite):
+"""Statistics that are not finite numbers have one meaning in every format (rankflavor.base.finite):
 JSON ``null`` with the reason under ``"undefined"`` (or, when no producer explained it, under the
 top-level ``"non_finite"``), and their word (``nan``, ``-inf``) in tables and CSV with the reason
 in a note. Each case below makes one statistic degenerate on purpose."""
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankflavor.compare import compare
-from rankflavor.finite import dumps, json_number, text
+from rankflavor.analysis.compare import compare
+from rankflavor.base.finite import dumps, json_number, text
 from rankflavor.render.comparefmt import render_compare
 
 from .formats_parse import csv_rows, invoke, table_rows
@@ -97,8 +97,8 @@ def test_raters_who_all_give_one_grade(tmp_path: Path) -> None:
 
 def test_spread_mean_a_policy_refused(tmp_path: Path) -> None:
     """A flavor whose policy refuses the data has no mean: null in JSON (the error says why), nan elsewhere."""
+    from rankflavor.analysis.spread.api import spread
     from rankflavor.render.spreadfmt import render_spread
-    from rankflavor.spread import spread
 
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0}}  # q2 unanswered: missing=error refuses

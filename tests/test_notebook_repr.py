@@ -1,4 +1,4 @@
-"""What a notebook shows of every result object (rankflavor.display, rankflavor.notebook):
+"""What a notebook shows of every result object (rankflavor.base.display, rankflavor.render.notebook):
 the terminal's tables, every id escaped, rows capped with the rest counted, and the report's
 charts from ``Spread.plot()`` / ``Comparison.plot()``."""
 
@@ -14,9 +14,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 import rankflavor as rf
-from rankflavor.notebook import MAX_LINES, MAX_ROWS, text_html, text_markdown
 from rankflavor.raters.ratings import Ratings
 from rankflavor.render.csvfmt import render_csv
+from rankflavor.render.notebook import MAX_LINES, MAX_ROWS, text_html, text_markdown
 
 EVIL = "<script>alert(1)</script>"
 AMP = "R&D"

@@ -67,8 +67,8 @@ def test_a_run_of_near_scores_past_the_top_is_sorted_again() -> None:
 def _aligned(docnos: list[list[str]], grades: list[list[float]], scores: list[list[float]]):
     """An alignment of blocks whose every row is judged (the layout a block ranker takes)."""
     from rankflavor.align import align
-    from rankflavor.columns import string_array
-    from rankflavor.tables import Qrels, Run
+    from rankflavor.io.columns import string_array
+    from rankflavor.io.tables import Qrels, Run
 
     q = string_array([f"q{i:03d}" for i, block in enumerate(docnos) for _ in block])  # code order = file order
     d = string_array([doc for block in docnos for doc in block])

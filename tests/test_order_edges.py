@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import rankflavor as rf
-from rankflavor.columns import string_array
 from rankflavor.errors import InputError
+from rankflavor.io.columns import string_array
+from rankflavor.io.tables import Run
 from rankflavor.order import Needs, Ordering, Ranker, SharedWork, grades
 from rankflavor.order.blocks import BlockRanker, BlockSort
 from rankflavor.order.layout import by_query_and_score, find_layout
 from rankflavor.order.ties import averaged_at
-from rankflavor.tables import Run
 
 from .test_order_reference import aligned_of, fields, reference
 
@@ -236,7 +236,7 @@ def test_self_hits_leave_a_ranking_of_chunked_docnos() -> None:
     import pyarrow as pa
 
     from rankflavor.align import align
-    from rankflavor.tables import Qrels
+    from rankflavor.io.tables import Qrels
 
     docs = ["q1", "d1", "d2", "q2", "d1", "q1"]
     queries = ["q1", "q1", "q1", "q2", "q2", "q2"]
@@ -345,7 +345,7 @@ def test_a_truncated_negative_fraction_is_a_zero_not_a_minus_zero(tmp_path) -> N
     not -0 (which explain would print as such)."""
     from click.testing import CliRunner
 
-    from rankflavor.cli import cli
+    from rankflavor.cli.main import cli
 
     (tmp_path / "q.txt").write_text("q 0 a -0.5\nq 0 b 1\n")
     (tmp_path / "r.run").write_text("q Q0 a 1 2.0 r\nq Q0 b 2 1.0 r\n")

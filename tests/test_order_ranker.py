@@ -22,14 +22,14 @@ import pytest
 from hypothesis import given
 
 import rankflavor
-from rankflavor.aggregate import aggregate
 from rankflavor.align import Aligned, align
-from rankflavor.flavor import Flavor
+from rankflavor.engine.aggregate import aggregate
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.measure import Measure, parse_measure
+from rankflavor.io.tables import Run
 from rankflavor.metrics.registry import REGISTRY
 from rankflavor.order import Needs, Ordering, Ranked, Ranker, order_key
-from rankflavor.tables import Run
 
 from .order_cases import RANDOM, Case, cases, examples, full_rank, measures_of, same_values, seeded_case
 

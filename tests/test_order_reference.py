@@ -28,11 +28,11 @@ import numpy as np
 import pytest
 
 from rankflavor.align import Aligned, align
-from rankflavor.columns import string_array
 from rankflavor.errors import InputError
+from rankflavor.io.columns import string_array
+from rankflavor.io.tables import Qrels, Run
 from rankflavor.order import Needs, Ordering, Ranked, Ranker, SharedWork
 from rankflavor.order.blocks import BlockRanker, BlockSort
-from rankflavor.tables import Qrels, Run
 
 Line = tuple[str, str, float]
 
@@ -301,7 +301,7 @@ def test_float32_keys_keep_tiny_differences() -> None:
 
 
 def test_order_key_names_every_ordering_knob() -> None:
-    from rankflavor.flavor import Flavor
+    from rankflavor.flavor.flavor import Flavor
     from rankflavor.order import ORDER_KNOBS, order_key
 
     base = order_key(Flavor())

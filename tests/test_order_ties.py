@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 
 from rankflavor.align import Aligned, align
-from rankflavor.flavor import Flavor
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.measure import parse_measure
+from rankflavor.io.tables import Qrels, Run
 from rankflavor.metrics.ndcg import gain_of
 from rankflavor.order import Ordering, Ranked, Ranker
-from rankflavor.tables import Qrels, Run
 
 from .order_cases import RANDOM, Case, as_list, cases, full_rank
 

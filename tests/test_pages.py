@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import rankflavor
-from rankflavor.pages import VARIABLE, prefer_small_pages
+from rankflavor.base.pages import VARIABLE, prefer_small_pages
 
 SRC = Path(rankflavor.__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ sys.addaudithook(hook)
 how, sys.argv = sys.argv[1], ["rankflavor", *sys.argv[2:]]
 try:
     if how == "script":  # what the console script's wrapper does
-        from rankflavor.cli import main
+        from rankflavor.cli.main import main
         main()
     else:
         runpy.run_module("rankflavor", run_name="__main__", alter_sys=True)

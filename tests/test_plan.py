@@ -1,4 +1,4 @@
-"""The evaluation plan (``rankflavor.plan.Evaluation``): one alignment per duplicates policy,
+"""The evaluation plan (``rankflavor.engine.plan.Evaluation``): one alignment per duplicates policy,
 one ranker per alignment, the path each kernel's needs allow, results equal to kernels run on
 the full exact ranking; work shared across measures, cutoffs and orderings; run duplicates
 refused where trec_eval refuses them; evaluations with no measure; memory freed without the
@@ -16,13 +16,13 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.align import align
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
+from rankflavor.engine.plan import Evaluation, check_duplicates
 from rankflavor.errors import EvaluationError, InputError
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import read_qrels, read_run
-from rankflavor.measure import parse_measure
 from rankflavor.order import Needs, Ordering, Ranker
-from rankflavor.plan import Evaluation, check_duplicates
 
 from .order_cases import full_rank, seeded_case
 
@@ -72,8 +72,8 @@ def test_evaluate_frees_its_alignment_without_the_cycle_collector(monkeypatch: p
     import importlib
     import weakref
 
-    ev = importlib.import_module("rankflavor.evaluate")  # the package's ``evaluate`` is the function
-    plan = importlib.import_module("rankflavor.plan")
+    ev = importlib.import_module("rankflavor.engine.evaluate")  # the package's ``evaluate`` is the function
+    plan = importlib.import_module("rankflavor.engine.plan")
 
     kept: list[weakref.ref[Any]] = []
 

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankflavor.cli import cli
-from rankflavor.columns import to_strings
+from rankflavor.analysis.judgments import bounds
+from rankflavor.analysis.judgments.pool import pool
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.trec import read_qrels, read_run
-from rankflavor.judgments import bounds
-from rankflavor.pool import pool
 
 from .brute_bounds import TREC_DL, brute
 from .conftest import shared_path

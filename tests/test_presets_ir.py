@@ -25,7 +25,7 @@ import pytest
 
 import rankflavor
 from rankflavor.errors import EvaluationError, FlavorError, InputError
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.presets import GENERATED, PRESETS, flavor_table_markdown, resolve_measures
 
 from .conftest import ROOT, shared_path
@@ -571,7 +571,7 @@ def test_default_measures_resolve_and_round_trip(name: str) -> None:
 def test_cli_preset_prints_defaults_with_flavor(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from rankflavor.cli import cli
+    from rankflavor.cli.main import cli
 
     qpath, rpath = write_trec(tmp_path, *_toy())
     out = CliRunner().invoke(cli, ["eval", str(qpath), str(rpath), "--preset", "beir", "--format", "csv"])

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, InputError, UsageError
 from rankflavor.presets import get_preset, resolve_measures
 

@@ -24,9 +24,10 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from rankflavor import chunked, compare, evaluate, spread, stats
-from rankflavor.cli import cli
-from rankflavor.progress import Progress, Recorder, RichProgress, task, terminal_progress
+from rankflavor import compare, evaluate, spread, stats
+from rankflavor.base.progress import Progress, Recorder, RichProgress, task, terminal_progress
+from rankflavor.cli.main import cli
+from rankflavor.engine import chunked
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 

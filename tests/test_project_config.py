@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.project import ConfigError, find_config, load_config, project_config, schema_markdown
 
 from .conftest import ROOT

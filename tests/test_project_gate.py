@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 from .conftest import shared_path
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 from .conftest import shared_path
 

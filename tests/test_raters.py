@@ -17,9 +17,9 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 import rankflavor
-from rankflavor.cli import cli
-from rankflavor.columns import to_strings
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
+from rankflavor.io.columns import to_strings
 from rankflavor.io.raters import read_ratings
 from rankflavor.io.trec import read_qrels
 from rankflavor.raters import RULES, Ratings, aggregate_ratings, agreement

@@ -19,7 +19,7 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
 from rankflavor.raters import Ratings, agreement
 

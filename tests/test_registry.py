@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rankflavor.flavor import Flavor
-from rankflavor.measure import Measure, parse_measure
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.metrics import REGISTRY, MetricSpec
 from rankflavor.metrics.registry import Breakdown, explainable, register
 from rankflavor.metrics.summary import GEO_MEAN_FLOOR, RULES

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.render.latex import latex_text
 from rankflavor.render.md import md_code, md_text
 

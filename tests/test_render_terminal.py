@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
-from rankflavor.flavor import Flavor
-from rankflavor.measure import Measure
+from rankflavor.cli.main import cli
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure
 from rankflavor.presets import PRESETS
 from rankflavor.render.console import comma_pieces, measure_delta
 from rankflavor.render.spreadfmt import defect_flavors, knob_delta, render_spread
@@ -222,7 +222,7 @@ def test_spread_headline_leaves_defect_presets_out(dl19_spread) -> None:  # type
 
 
 def test_a_flavor_a_sound_preset_shares_stays_in_the_headline() -> None:
-    from rankflavor.spread import defect_reason
+    from rankflavor.analysis.spread.api import defect_reason
 
     assert defect_reason(["preset:spark_triples"]) is not None
     assert defect_reason(["preset:spark_triples", "preset:quepid"]) is None  # a sound preset shares it

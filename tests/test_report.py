@@ -29,8 +29,8 @@ import pytest
 from click.testing import CliRunner
 from markupsafe import escape
 
-from rankflavor.cli import cli
-from rankflavor.demo import generate
+from rankflavor.cli.demo import generate
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
 from rankflavor.report import document_from_dict, document_from_spread, load_document, render_report, write_report
 from rankflavor.report.html import plotly_js, script_json
@@ -377,7 +377,7 @@ def hostile_inputs(tmp: Path) -> list[Any]:
         out = tmp / f"results{len(docs_out)}.json"
         out.write_text(res.output)
         docs_out.append(load_document(out))
-    from rankflavor.spread import spread
+    from rankflavor.analysis.spread.api import spread
 
     sp = spread(str(qrels), {SCRIPT: str(paths[f"{IMG}'.txt"]), BOLD: str(paths["run q'\"&amp;.txt"])}, "ndcg@3",
                 presets=False)
@@ -459,8 +459,8 @@ def test_real_dl19_report_highlights_order_flips(browser: Browser, tmp_path: Pat
     """The real DL19 runs: the pairs whose order flips and the flavors that reorder the runs are
     the ones the spread computes, and each run's summary is its eval value."""
     from rankflavor import evaluate
+    from rankflavor.analysis.spread.api import spread
     from rankflavor.report import document_from_results
-    from rankflavor.spread import spread
 
     qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
     runs = [str(shared_path("runs", name)) for name in DL19_RUNS]
@@ -582,8 +582,8 @@ def test_compare_and_judgments_html_options(stats_docs: dict[str, Path]) -> None
 
 def test_hostile_names_in_a_real_comparison(tmp_path: Path) -> None:
     """Run names and query ids of a real ``compare`` document are text, in every cell and the data block."""
-    from rankflavor.compare import compare
-    from rankflavor.judgments import judgments
+    from rankflavor.analysis.compare import compare
+    from rankflavor.analysis.judgments import judgments
 
     img = '"><img/src=x/onerror=alert(1)>'  # an id has no whitespace
     qids = [SCRIPT, "q'\"quoted\"", img, "q4", "q5"]
@@ -611,8 +611,8 @@ def test_spread_marks_defect_presets_as_the_terminal_does(tmp_path: Path) -> Non
     """spark_triples reproduces Spark's unsorted-ideal defect: its flavor is marked, never shaded as
     an order flip, kept out of the pairs and per-run summaries (the spread's own, which every format
     renders) and off the chart's y range."""
+    from rankflavor.analysis.spread.api import spread
     from rankflavor.render.spreadview import defect_flavors
-    from rankflavor.spread import spread
 
     qrels = str(shared_path("qrels", "qrels.dl19-passage.txt"))
     runs = [str(shared_path("runs", name)) for name in DL19_RUNS[:2]]

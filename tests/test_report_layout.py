@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
-from rankflavor.demo import generate
+from rankflavor.cli.demo import generate
+from rankflavor.cli.main import cli
 from rankflavor.report import document_from_dict, load_document, render_report
 from rankflavor.report.charts import TICK_CHARS, spread_figure, spread_view, tick_label
 
@@ -263,8 +263,8 @@ def test_browser_is_the_one_report_tests_use() -> None:
 def test_report_names_the_flavor_that_flips_a_pair(tmp_path: Path) -> None:
     """As the terminal's flips column: A (one grade-3 document) beats B (six grade-1 documents)
     under exp2 gain only (7 > 3.30; linear 3 < 3.30), so the flip is named gain=exp2."""
+    from rankflavor.analysis.spread.api import spread
     from rankflavor.report import document_from_spread
-    from rankflavor.spread import spread
 
     (tmp_path / "q.txt").write_text("q1 0 d1 3\n" + "".join(f"q1 0 d{i} 1\n" for i in range(2, 8)))
     (tmp_path / "a.run").write_text("q1 Q0 d1 1 9 A\n")

@@ -6,7 +6,7 @@ CSV/TSV and Quepid readers accepted one and the JSON readers refused a raw one; 
 (through pytrec_eval) ends the id at the NUL, so the number would have differed from the tool's.
 
 Long ids: reading a run with one id of 8 MB took minutes (the docno hash touched every row once
-per 8 bytes of the longest id: :func:`rankflavor.docnos.hash64`); 16 MB must read and evaluate.
+per 8 bytes of the longest id: :func:`rankflavor.io.docnos.hash64`); 16 MB must read and evaluate.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankflavor import evaluate
-from rankflavor.cli import cli
-from rankflavor.columns import to_strings
-from rankflavor.docnos import LONG_BYTES, hash64
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
+from rankflavor.io.columns import to_strings
+from rankflavor.io.docnos import LONG_BYTES, hash64
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.run import read_run

@@ -24,8 +24,8 @@ from click.testing import CliRunner, Result
 
 import rankflavor
 from rankflavor import evaluate
-from rankflavor.cli import cli
-from rankflavor.flavor import KNOBS
+from rankflavor.cli.main import cli
+from rankflavor.flavor.flavor import KNOBS
 from rankflavor.history import HistoryError, load_series, record_results
 from rankflavor.project import ConfigError, load_config
 from rankflavor.project.schema import SECTIONS

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 
 #: The tree whose rankflavor is under test (the folder holding the package).
 SOURCE = Path(rankflavor.__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def _cli(*args: object) -> Result:
 
 
 @pytest.mark.parametrize(("where", "allocate", "kind"), [
-    ("rankflavor.plan.evaluate_tables", _numpy_allocation, "Unable to allocate"),
+    ("rankflavor.engine.plan.evaluate_tables", _numpy_allocation, "Unable to allocate"),
     ("rankflavor.io.inputs.read_run", _arrow_allocation, "ArrowMemoryError: malloc of size"),
 ])
 def test_eval_out_of_memory_names_the_inputs_and_suggests_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -117,7 +117,7 @@ def test_eval_out_of_memory_names_the_inputs_and_suggests_chunks(tmp_path: Path,
 
 def test_eval_out_of_memory_in_chunks_suggests_smaller_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     qrels, run = _files(tmp_path)
-    monkeypatch.setattr("rankflavor.chunked.evaluate_chunked", _numpy_allocation)
+    monkeypatch.setattr("rankflavor.engine.chunked.evaluate_chunked", _numpy_allocation)
     out = _cli("eval", qrels, run, "--chunk-rows", "400")
     assert out.exit_code == 5 and "Even chunks of about 400 run rows were too many: try --chunk-rows 100" in out.output
 
@@ -127,7 +127,7 @@ def test_eval_out_of_memory_on_a_run_chunks_cannot_stream_says_convert(tmp_path:
     qrels, _ = _files(tmp_path)
     run = tmp_path / "run.jsonl"
     run.write_text('{"query_id": "q1", "doc_id": "a", "score": 1}\n')
-    monkeypatch.setattr("rankflavor.plan.evaluate_tables", _numpy_allocation)
+    monkeypatch.setattr("rankflavor.engine.plan.evaluate_tables", _numpy_allocation)
     out = _cli("eval", qrels, run)
     assert out.exit_code == 5 and f"convert this one first (`rankflavor convert {run} run.txt --kind run`)" in out.output
 

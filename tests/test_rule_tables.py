@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankflavor.choices import Ties
+from rankflavor.flavor.choices import Ties
 from rankflavor.order import Ordering
 from rankflavor.order import ties as T
 
@@ -66,8 +66,8 @@ def test_the_policy_tables_hold_every_value_of_their_knob() -> None:
     evaluation, and rankflavor.torch), against the knobs' documented meanings."""
     import math
 
-    from rankflavor.aggregate import EMPTY_POLICY, MISSING_POLICY, REFUSALS, RUN_ONLY_POLICY, SINGLETONS_POLICY
-    from rankflavor.choices import Empty, Missing, RunOnly, Singletons
+    from rankflavor.engine.aggregate import EMPTY_POLICY, MISSING_POLICY, REFUSALS, RUN_ONLY_POLICY, SINGLETONS_POLICY
+    from rankflavor.flavor.choices import Empty, Missing, RunOnly, Singletons
 
     assert set(EMPTY_POLICY) == {e.value for e in Empty}
     assert (EMPTY_POLICY["zero"], EMPTY_POLICY["one"]) == (("value", 0.0), ("value", 1.0))

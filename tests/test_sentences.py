@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
 from rankflavor.project.gate import _significance_verdict
@@ -25,8 +25,8 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def test_identify_takes_the_measure_name_the_file_prints() -> None:
     """trec_eval -q prints ``ndcg_cut_10``; "give -m" used to refuse that very name ("Did you mean
     'ndcg'?"). It is trec_eval's ``ndcg_cut.10``: ndcg@10 under trec_eval's flavor."""
-    from rankflavor.identify import _given, _picker
-    from rankflavor.spread import one_measure
+    from rankflavor.analysis.identify import _given, _picker
+    from rankflavor.analysis.spread.api import one_measure
 
     assert _given("ndcg_cut_10") == one_measure("trec_eval:ndcg_cut.10")
     assert (_given("P_10").metric, _given("P_10").k) == ("P", 10)

@@ -27,13 +27,13 @@ import pandas as pd
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
+from rankflavor.engine.results import Results
 from rankflavor.errors import FlavorError, InputError, RankflavorError, UsageError
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.metrics import REGISTRY
 from rankflavor.presets import PRESETS, resolve_measures
 from rankflavor.presets.trec_eval import FAMILIES, NICKNAMES
-from rankflavor.results import Results
 from rankflavor.spark import evaluate_spark, local_session
 
 from .conftest import shared_path
@@ -778,7 +778,7 @@ def test_scale_and_raters_as_the_local_engine(spark, tmp_path: Path) -> None:  #
 def test_spark_reports_its_tasks_to_a_progress(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Issue 19 item 6: the Spark job's tasks, read from Spark's status tracker, reach the caller's
     progress (tests/test_progress.py covers the local engine)."""
-    from rankflavor.progress import Recorder
+    from rankflavor.base.progress import Recorder
 
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(20) for d in range(5)))

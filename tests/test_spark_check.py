@@ -25,8 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from rankflavor.check import check
-from rankflavor.cli import cli
+from rankflavor.analysis.check import check
+from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
 from rankflavor.spark import check_spark
 

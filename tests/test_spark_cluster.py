@@ -28,7 +28,7 @@ import pyarrow as pa
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.run import read_run
 from rankflavor.spark import evaluate_spark, parse_conf, spark_defaults
@@ -212,7 +212,7 @@ def test_parquet_parts_read_by_spark(spark, tmp_path: Path, form: str) -> None: 
 
 
 def _converted(run: str, tmp_path: Path) -> Path:
-    from rankflavor.convert import convert
+    from rankflavor.io.convert import convert
 
     out = tmp_path / "whole.parquet"
     convert(run, out)

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from rankflavor import compare, evaluate, spread
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, RankflavorError
 from rankflavor.spark import backend as spark_backend
 from rankflavor.spark import evaluate_spark, judgments_spark

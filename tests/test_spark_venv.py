@@ -47,7 +47,7 @@ def _venv(root: Path) -> Path:
     Path(purelib, "rankflavor-under-test.pth").write_text("\n".join(dirs) + "\n")
     # The console script pip would write.
     script = venv / "bin" / "rankflavor"
-    script.write_text(f"#!{python}\nimport sys\nfrom rankflavor.cli import main\nsys.exit(main())\n")
+    script.write_text(f"#!{python}\nimport sys\nfrom rankflavor.cli.main import main\nsys.exit(main())\n")
     script.chmod(0o755)
     return venv
 

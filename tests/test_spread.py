@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.analysis.spread.api import DEFAULT_GRID, TIE_TOLERANCE, one_measure, parse_grid, spread
+from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, UsageError
-from rankflavor.measure import parse_measure
-from rankflavor.spread import DEFAULT_GRID, TIE_TOLERANCE, one_measure, parse_grid, spread
+from rankflavor.flavor.measure import parse_measure
 
 from .conftest import shared_path
 
@@ -228,7 +228,7 @@ def test_spread_frees_each_run_after_a_flavor_fails(monkeypatch: pytest.MonkeyPa
     import importlib
     import weakref
 
-    plan_module = importlib.import_module("rankflavor.plan")  # spread aligns through the plan
+    plan_module = importlib.import_module("rankflavor.engine.plan")  # spread aligns through the plan
     kept: list[weakref.ref] = []  # type: ignore[type-arg]
     real_align = plan_module.align
 
@@ -335,8 +335,11 @@ def test_lazy_exports_stay_functions_after_their_modules_are_imported() -> None:
     """Regression: importing rankflavor.evaluate (the module) used to shadow rankflavor.evaluate (the function)."""
     import importlib
 
-    for name, module in (("evaluate", "rankflavor.evaluate"), ("spread", "rankflavor.spread"),
-                         ("explain", "rankflavor.explain"), ("diff", "rankflavor.attribution")):
+    for name, module in (("evaluate", "rankflavor.engine.evaluate"), ("spread", "rankflavor.analysis.spread.api"),
+                         ("explain", "rankflavor.analysis.explain.api"), ("diff", "rankflavor.analysis.diff.api"),
+                         ("compare", "rankflavor.analysis.compare"), ("check", "rankflavor.analysis.check"),
+                         ("identify", "rankflavor.analysis.identify"), ("estimate", "rankflavor.analysis.estimate"),
+                         ("judgments", "rankflavor.analysis.judgments"), ("pool", "rankflavor.analysis.judgments.pool")):
         importlib.import_module(module)
         assert callable(getattr(rankflavor, name)), name
         assert getattr(rankflavor, name) is getattr(importlib.import_module(module), name)

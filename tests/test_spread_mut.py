@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import rankflavor
+from rankflavor.analysis.spread.api import TIE_TOLERANCE, spread
+from rankflavor.analysis.spread.result import defect_note
 from rankflavor.errors import EvaluationError
-from rankflavor.measure import parse_measure
-from rankflavor.spread import TIE_TOLERANCE, spread
-from rankflavor.spreadresult import defect_note
+from rankflavor.flavor.measure import parse_measure
 
 from .test_spread import random_case
 

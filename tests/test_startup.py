@@ -18,13 +18,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import LAZY_COMMANDS, cli
+from rankflavor.cli.main import LAZY_COMMANDS, cli
 
-HEAVY = ("numpy", "pyarrow", "pandas", "scipy", "sqlite3", *(f"rankflavor.{m}" for m in set(LAZY_COMMANDS.values())))
+HEAVY = ("numpy", "pyarrow", "pandas", "scipy", "sqlite3", *(f"rankflavor.cli.{m}" for m in set(LAZY_COMMANDS.values())))
 
 PROBE = f"""
 import json, sys
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 try:
     cli(args=sys.argv[1:], prog_name="rankflavor", standalone_mode=False)
 except SystemExit as exc:
@@ -72,9 +72,9 @@ def test_commands_on_files_do_not_import_pandas(files: tuple[str, str], command:
         args = ["diff", qrels, run, *command[2:]]
     loaded = loaded_by(*args)
     assert "pandas" not in loaded and "sqlite3" not in loaded, (command, loaded)
-    own = {f"rankflavor.{LAZY_COMMANDS[command[0]]}"} if command[0] in LAZY_COMMANDS else set()
-    own |= {"rankflavor.cli_project"} if command[0] == "eval" else set()  # eval reads rankflavor.toml
-    assert {m for m in loaded if m.startswith("rankflavor.cli_")} == own, (command, loaded)
+    own = {f"rankflavor.cli.{LAZY_COMMANDS[command[0]]}"} if command[0] in LAZY_COMMANDS else set()
+    own |= {"rankflavor.cli.project"} if command[0] == "eval" else set()  # eval reads rankflavor.toml
+    assert {m for m in loaded if m.startswith("rankflavor.cli.")} == own, (command, loaded)
 
 
 def test_every_lazy_command_is_registered_under_its_name() -> None:

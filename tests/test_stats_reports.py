@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 import scipy.stats as ss
 
+from rankflavor.base.progress import Recorder
 from rankflavor.errors import EvaluationError, UsageError
-from rankflavor.progress import Recorder
 from rankflavor.stats import bootstrap as bootstrap_module
 from rankflavor.stats import (
     bootstrap_ci,

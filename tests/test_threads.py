@@ -1,10 +1,10 @@
-"""``rankflavor.threads.SharedWork``: tasks two threads share, each run once, in task order."""
+"""``rankflavor.base.threads.SharedWork``: tasks two threads share, each run once, in task order."""
 
 from __future__ import annotations
 
 import pytest
 
-from rankflavor.threads import SharedWork
+from rankflavor.base.threads import SharedWork
 
 
 @pytest.mark.parametrize("true_at", [None, 0, 7, 19])

@@ -25,8 +25,8 @@ import pytest
 
 import rankflavor
 from rankflavor.errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
-from rankflavor.flavor import KNOBS, Flavor
-from rankflavor.measure import Measure
+from rankflavor.flavor.flavor import KNOBS, Flavor
+from rankflavor.flavor.measure import Measure
 from rankflavor.metrics import REGISTRY
 from rankflavor.presets import PRESETS, resolve_measures
 
@@ -283,7 +283,7 @@ def test_refusals_are_the_engines_errors() -> None:
 def test_an_entry_without_a_translation_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule the engine gains (a formula, a tie key, an ideal source, a knob) is refused on a batch
     until it is translated: never computed another way."""
-    import rankflavor.kernels as K
+    import rankflavor.base.kernels as K
     from rankflavor.metrics import ndcg
     from rankflavor.order import ties
 

@@ -19,7 +19,7 @@ from rankflavor.errors import FlavorError, InputError, UsageError
 from .test_torch_metrics import reference
 
 torch = pytest.importorskip("torch")
-import rankflavor.torch as rt  # noqa: E402
+import rankflavor.training.torch as rt  # noqa: E402
 
 
 def small() -> tuple[Any, Any]:

@@ -23,10 +23,10 @@ from mlflow import MlflowClient
 from mlflow.utils.validation import validate_param_and_metric_name
 
 import rankflavor
-import rankflavor.mlflow as rf_mlflow
-from rankflavor.cli import cli
+import rankflavor.trackers.mlflow as rf_mlflow
+from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
-from rankflavor.trackers import Logged
+from rankflavor.trackers.keys import Logged
 
 from .conftest import shared_path
 
@@ -289,7 +289,7 @@ def test_the_module_named_mlflow_imports_mlflow_not_itself():
     import sys
 
     assert rf_mlflow.package() is sys.modules["mlflow"] is mlflow
-    assert rf_mlflow.package().MlflowClient is MlflowClient and rf_mlflow.__name__ == "rankflavor.mlflow"
+    assert rf_mlflow.package().MlflowClient is MlflowClient and rf_mlflow.__name__ == "rankflavor.trackers.mlflow"
 
 
 def test_an_experiment_asked_for_beside_an_active_run_gets_its_own_run(store, inputs, tmp_path, monkeypatch):
@@ -309,12 +309,12 @@ def test_an_experiment_asked_for_beside_an_active_run_gets_its_own_run(store, in
 
 def test_the_readme_keys_are_the_flavors_it_names() -> None:
     """README's MLflow example names two keys; each is its flavor's SHA-256 prefix, computed here
-    with hashlib from the canonical string, not by rankflavor.trackers."""
+    with hashlib from the canonical string, not by rankflavor.trackers.keys."""
     import hashlib
     import re
     from pathlib import Path
 
-    from rankflavor.measure import parse_measure
+    from rankflavor.flavor.measure import parse_measure
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = text[text.index("## With MLflow / W&B"):text.index("## ERR, RBP, UDCG")]
@@ -324,7 +324,7 @@ def test_the_readme_keys_are_the_flavors_it_names() -> None:
     assert set(keys) == want
 
 
-# --- what the first mutation run of rankflavor.trackers showed unpinned (docs/mutation.md, where) ----
+# --- what the first mutation run of rankflavor.trackers.keys showed unpinned (docs/mutation.md, where) ----
 
 
 def test_a_key_replaces_every_character_mlflow_refuses_and_ends_in_the_flavor_hash() -> None:
@@ -332,7 +332,7 @@ def test_a_key_replaces_every_character_mlflow_refuses_and_ends_in_the_flavor_ha
     preset): each becomes "_"; the id is the flavor string's SHA-256, computed here by hashlib."""
     import types
 
-    from rankflavor.trackers import metric_key
+    from rankflavor.trackers.keys import metric_key
 
     odd = types.SimpleNamespace(metric="my metric:v2", k=5, __str__=None)
     key = metric_key(odd)  # type: ignore[arg-type]
@@ -344,7 +344,7 @@ def test_a_key_replaces_every_character_mlflow_refuses_and_ends_in_the_flavor_ha
 def test_the_version_logged_is_the_results_own() -> None:
     import dataclasses
 
-    from rankflavor.trackers import logged
+    from rankflavor.trackers.keys import logged
 
     res = rankflavor.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["P@1"])
     assert logged(res).version == rankflavor.__version__
@@ -355,7 +355,7 @@ def test_the_version_logged_is_the_results_own() -> None:
 
 
 def test_hashed_provenance_adds_each_hash_where_its_record_is_and_nowhere_else() -> None:
-    from rankflavor.trackers import hashed_provenance
+    from rankflavor.trackers.keys import hashed_provenance
 
     prov = {"qrels": {"source": "q.txt"}, "runs": [{"source": "a.run"}, {"source": "b.run", "sha256": "kept"}],
             "notes": ["x"]}
@@ -369,7 +369,7 @@ def test_hashed_provenance_adds_each_hash_where_its_record_is_and_nowhere_else()
 
 
 def test_per_query_rows_end_each_measure_with_its_summary_row_when_it_has_one() -> None:
-    from rankflavor.trackers import metric_key, per_query_rows
+    from rankflavor.trackers.keys import metric_key, per_query_rows
 
     res = rankflavor.evaluate({"q": {"a": 1}, "p": {"b": 1}}, {"q": {"a": 1.0}, "p": {"c": 1.0}}, ["P@1", "relstring@1"])
     rows = per_query_rows(res)
@@ -390,7 +390,7 @@ def test_every_input_keeps_its_own_hash_whatever_its_key(tmp_path: Path) -> None
     # the copy was walked by splitting the sanitised role, so these records got no hash).
     import hashlib
 
-    from rankflavor.trackers import _inputs, hashed_provenance
+    from rankflavor.trackers.keys import _inputs, hashed_provenance
 
     names = ["7", "a b", "a_b", "x.y"]
     files = {}
@@ -415,7 +415,7 @@ def test_every_input_keeps_its_own_hash_whatever_its_key(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("prefix", ["", "dev/", "dev", "a/b/", "a.b-c_d/", "v1.2/run"])
 def test_a_prefix_mlflow_accepts_is_kept_as_given(prefix: str) -> None:
-    from rankflavor.trackers import check_prefix
+    from rankflavor.trackers.keys import check_prefix
 
     assert check_prefix(prefix) == prefix
     assert validate_param_and_metric_name(prefix + "ndcg_10__0123abcd")  # MLflow's own check of the key it starts
@@ -425,7 +425,7 @@ def test_a_prefix_mlflow_accepts_is_kept_as_given(prefix: str) -> None:
                                     "a b/", "x:", "é/"])
 def test_a_prefix_that_would_make_a_bad_key_is_refused_naming_it(prefix: str) -> None:
     from rankflavor.errors import UsageError
-    from rankflavor.trackers import check_prefix
+    from rankflavor.trackers.keys import check_prefix
 
     with pytest.raises(UsageError) as caught:
         check_prefix(prefix)
@@ -436,7 +436,7 @@ def test_a_prefix_that_would_make_a_bad_key_is_refused_naming_it(prefix: str) ->
 def test_an_input_entry_is_its_source_bytes_and_hash_and_hashes_only_when_asked(tmp_path: Path) -> None:
     import hashlib
 
-    from rankflavor.trackers import _inputs
+    from rankflavor.trackers.keys import _inputs
 
     f = tmp_path / "q.txt"
     f.write_text("q 0 d 1\n")

@@ -28,8 +28,8 @@ wandb = pytest.importorskip("wandb")
 from wandb.proto import wandb_internal_pb2  # noqa: E402
 
 import rankflavor  # noqa: E402
-import rankflavor.wandb as rf_wandb  # noqa: E402
-from rankflavor.cli import cli  # noqa: E402
+import rankflavor.trackers.wandb as rf_wandb  # noqa: E402
+from rankflavor.cli.main import cli  # noqa: E402
 from rankflavor.errors import UsageError  # noqa: E402
 
 from .conftest import shared_path  # noqa: E402
@@ -252,4 +252,4 @@ def test_the_module_named_wandb_imports_wandb_not_itself():
     import sys
 
     assert rf_wandb.package() is sys.modules["wandb"] is wandb
-    assert rf_wandb.package().Table is wandb.Table and rf_wandb.__name__ == "rankflavor.wandb"
+    assert rf_wandb.package().Table is wandb.Table and rf_wandb.__name__ == "rankflavor.trackers.wandb"

@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor
-from rankflavor.cli import cli
+from rankflavor.base.kernels import segment_cumsum, segment_starts, segment_suffix_max
+from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError
-from rankflavor.kernels import segment_cumsum, segment_starts, segment_suffix_max
-from rankflavor.measure import parse_measure
+from rankflavor.flavor.measure import parse_measure
 from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES, FAMILY_ORDER, combine
 
 from .conftest import shared_path
@@ -268,8 +268,8 @@ def test_an_undefined_query_value_makes_the_mean_undefined_as_in_trec_eval(write
 
 
 def test_summaries_leave_out_a_policy_nan_but_not_a_computed_one() -> None:
-    from rankflavor.aggregate import summarize
-    from rankflavor.results import EMPTY, OK
+    from rankflavor.engine.aggregate import summarize
+    from rankflavor.engine.results import EMPTY, OK
 
     values = np.array([np.nan, 0.25, 0.75])
     mean = parse_measure("ndcg@10")

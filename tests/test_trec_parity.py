@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rankflavor.cli import cli
+from rankflavor.cli.main import cli
 from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES
 
 from .conftest import SHARED, shared_path

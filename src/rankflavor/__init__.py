@@ -21,11 +21,9 @@ Public API (imported lazily so ``import rankflavor`` stays cheap)::
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from rankflavor._version import __version__ as __version__
 
 __all__ = [
     "KNOBS",
@@ -61,29 +59,29 @@ __all__ = [
 ]
 
 _LAZY = {
-    "evaluate": ("rankflavor.evaluate", "evaluate"),
-    "ndcg_score": ("rankflavor.arrays", "ndcg_score"),
-    "dcg_score": ("rankflavor.arrays", "dcg_score"),
-    "spread": ("rankflavor.spread", "spread"),
-    "explain": ("rankflavor.explain", "explain"),
-    "diff": ("rankflavor.attribution", "diff"),
-    "identify": ("rankflavor.identify", "identify"),
-    "compare": ("rankflavor.compare", "compare"),
-    "check": ("rankflavor.check", "check"),
-    "estimate": ("rankflavor.estimate", "estimate"),
-    "judge_agreement": ("rankflavor.estimate", "judge_agreement"),
-    "Results": ("rankflavor.results", "Results"),
-    "judgments": ("rankflavor.judgments", "judgments"),
-    "bounds": ("rankflavor.judgments", "bounds"),
-    "Scale": ("rankflavor.judgments", "Scale"),
-    "pool": ("rankflavor.pool", "pool"),
+    "evaluate": ("rankflavor.engine.evaluate", "evaluate"),
+    "ndcg_score": ("rankflavor.training.arrays", "ndcg_score"),
+    "dcg_score": ("rankflavor.training.arrays", "dcg_score"),
+    "spread": ("rankflavor.analysis.spread.api", "spread"),
+    "explain": ("rankflavor.analysis.explain.api", "explain"),
+    "diff": ("rankflavor.analysis.diff.api", "diff"),
+    "identify": ("rankflavor.analysis.identify", "identify"),
+    "compare": ("rankflavor.analysis.compare", "compare"),
+    "check": ("rankflavor.analysis.check", "check"),
+    "estimate": ("rankflavor.analysis.estimate", "estimate"),
+    "judge_agreement": ("rankflavor.analysis.estimate", "judge_agreement"),
+    "Results": ("rankflavor.engine.results", "Results"),
+    "judgments": ("rankflavor.analysis.judgments", "judgments"),
+    "bounds": ("rankflavor.analysis.judgments", "bounds"),
+    "Scale": ("rankflavor.flavor.scale", "Scale"),
+    "pool": ("rankflavor.analysis.judgments.pool", "pool"),
     "read_ratings": ("rankflavor.io.raters", "read_ratings"),
     "aggregate_ratings": ("rankflavor.raters", "aggregate_ratings"),
     "agreement": ("rankflavor.raters", "agreement"),
-    "Flavor": ("rankflavor.flavor", "Flavor"),
-    "KNOBS": ("rankflavor.flavor", "KNOBS"),
-    "Measure": ("rankflavor.measure", "Measure"),
-    "parse_measure": ("rankflavor.measure", "parse_measure"),
+    "Flavor": ("rankflavor.flavor.flavor", "Flavor"),
+    "KNOBS": ("rankflavor.flavor.flavor", "KNOBS"),
+    "Measure": ("rankflavor.flavor.measure", "Measure"),
+    "parse_measure": ("rankflavor.flavor.measure", "parse_measure"),
     "read_qrels": ("rankflavor.io.trec", "read_qrels"),
     "read_run": ("rankflavor.io.trec", "read_run"),
     "RankflavorError": ("rankflavor.errors", "RankflavorError"),
@@ -94,56 +92,48 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from .arrays import dcg_score, ndcg_score
-    from .attribution import diff
-    from .check import check
-    from .compare import compare
-    from .errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
-    from .estimate import estimate, judge_agreement
-    from .evaluate import evaluate
-    from .explain import explain
-    from .flavor import KNOBS, Flavor
-    from .identify import identify
-    from .io.raters import read_ratings
-    from .io.trec import read_qrels, read_run
-    from .judgments.bounds import bounds
-    from .judgments.coverage import judgments
-    from .judgments.scale import Scale
-    from .measure import Measure, parse_measure
-    from .pool import pool
-    from .raters import aggregate_ratings, agreement
-    from .results import Results
-    from .spread import spread
+    from rankflavor.analysis.check import check
+    from rankflavor.analysis.compare import compare
+    from rankflavor.analysis.diff.api import diff
+    from rankflavor.analysis.estimate import estimate, judge_agreement
+    from rankflavor.analysis.explain.api import explain
+    from rankflavor.analysis.identify import identify
+    from rankflavor.analysis.judgments.bounds import bounds
+    from rankflavor.analysis.judgments.coverage import judgments
+    from rankflavor.analysis.judgments.pool import pool
+    from rankflavor.analysis.spread.api import spread
+    from rankflavor.engine.evaluate import evaluate
+    from rankflavor.engine.results import Results
+    from rankflavor.errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
+    from rankflavor.flavor.flavor import KNOBS, Flavor
+    from rankflavor.flavor.measure import Measure, parse_measure
+    from rankflavor.flavor.scale import Scale
+    from rankflavor.io.raters import read_ratings
+    from rankflavor.io.trec import read_qrels, read_run
+    from rankflavor.raters import aggregate_ratings, agreement
+    from rankflavor.training.arrays import dcg_score, ndcg_score
 
-
-class _Package(types.ModuleType):
-    """Keep ``rankflavor.evaluate`` (and ``spread``, ``explain``) the function once the same-named
-    submodule is imported: the import system binds a submodule onto its package with setattr,
-    which would otherwise replace the lazily exported function by the module."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        target = _LAZY.get(name)
-        if target and isinstance(value, types.ModuleType) and value.__name__ == target[0]:
-            value = getattr(value, target[1])
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 # The notebook views of the result objects (``_repr_html_``, ``plot()``), registered with
-# rankflavor.display; the module loads its renderers only when a notebook asks.
-from . import notebook as _notebook  # noqa: E402,F401
+# rankflavor.base.display; the module loads its renderers only when a notebook asks.
+from rankflavor.render import notebook as _notebook  # noqa: E402,F401
 
-#: Submodules reachable as attributes without an import of their own (``rankflavor.lightgbm.eval_metric``);
-#: each imports its library only when used, if at all.
-_SUBMODULES = ("lightgbm", "xgboost", "torch")
+#: Modules reachable as attributes without an import of their own (``rankflavor.lightgbm.eval_metric``,
+#: ``rankflavor.mlflow.log(results)``); each imports its library only when used, if at all.
+_SUBMODULES = {
+    "lightgbm": "rankflavor.lightgbm",
+    "xgboost": "rankflavor.xgboost",
+    "torch": "rankflavor.torch",
+    "mlflow": "rankflavor.trackers.mlflow",
+    "wandb": "rankflavor.trackers.wandb",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(_SUBMODULES[name])
     if name in _LAZY:
         import importlib
 

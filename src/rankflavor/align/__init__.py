@@ -52,8 +52,8 @@ What :class:`Counts` guarantees (nothing is dropped uncounted):
   are kept as they are: the flavor's ``negatives`` policy decides what they mean.
 """
 
-from .duplicates import refuse_kept_duplicates
-from .stage import align
-from .values import Aligned, Counts
+from rankflavor.align.duplicates import refuse_kept_duplicates
+from rankflavor.align.stage import align
+from rankflavor.align.values import Aligned, Counts
 
 __all__ = ["Aligned", "Counts", "align", "refuse_kept_duplicates"]

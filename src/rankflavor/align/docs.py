@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from .. import arrow_ops
-from ..columns import as_numpy, from_numpy, plain_strings, take
-from ..docnos import canonical_integers, canonical_mask, hash64
-from ..tables import Run
-from . import sizes
-from .lookups import bitset, lookup
-from .queries import encode
+from rankflavor.align import sizes
+from rankflavor.align.lookups import bitset, lookup
+from rankflavor.align.queries import encode
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, from_numpy, plain_strings, take
+from rankflavor.io.docnos import canonical_integers, canonical_mask, hash64
+from rankflavor.io.tables import Run
 
 #: Document codes of the run rows and of the judgments, the code span, the integer offset
 #: (None unless docnos are their integer values) and whether the codes came from hashes.

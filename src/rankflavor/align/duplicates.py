@@ -15,12 +15,12 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import InputError
-from ..kernels import block_starts, distinct, ranges
-from ..tables import Qrels, Run
-from . import sizes
-from .keys import pair_keys
-from .values import Aligned
+from rankflavor.align import sizes
+from rankflavor.align.keys import pair_keys
+from rankflavor.align.values import Aligned
+from rankflavor.base.kernels import block_starts, distinct, ranges
+from rankflavor.errors import InputError
+from rankflavor.io.tables import Qrels, Run
 
 
 def has_duplicates(keys: np.ndarray, in_place: bool = False) -> bool:
@@ -49,7 +49,7 @@ def repeat_checks(
 ) -> list[Callable[[], bool]]:
     """Checks, each of a slab of the run, such that a (query, doc) pair occurs twice iff one of
     them returns True. Each sorts its own copies (NumPy sorts without the GIL), so that two
-    threads can share them (:class:`~rankflavor.threads.SharedWork`). ``starts``: each query's
+    threads can share them (:class:`~rankflavor.base.threads.SharedWork`). ``starts``: each query's
     first row when every query's rows are known to be one block (else found here).
 
     When every query's rows are one contiguous block (runs are written per topic), a pair can

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import block_starts, place_within
-from ..tables import Qrels, Run
-from .values import Aligned, Counts
+from rankflavor.align.values import Aligned, Counts
+from rankflavor.base.kernels import block_starts, place_within
+from rankflavor.io.tables import Qrels, Run
 
 
 def align_groups(qrels: Qrels, run: Run, query: npt.NDArray[np.integer], n_queries: int) -> Aligned:
@@ -23,7 +23,7 @@ def align_groups(qrels: Qrels, run: Run, query: npt.NDArray[np.integer], n_queri
 
     Parameters
     ----------
-    qrels, run : tables of the same rows (:func:`rankflavor.arrays.ndcg_score`'s): query ids
+    qrels, run : tables of the same rows (:func:`rankflavor.training.arrays.ndcg_score`'s): query ids
         whose byte order is the query number, documents numbered within their query.
     query : the query number (0..n_queries-1) of each row; every number has a row.
     """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .keys import pair_keys
-from .lookups import judged_doc_rows
+from rankflavor.align.keys import pair_keys
+from rankflavor.align.lookups import judged_doc_rows
 
 
 def join(

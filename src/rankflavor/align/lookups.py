@@ -11,8 +11,8 @@ from functools import partial
 
 import numpy as np
 
-from ..threads import SharedWork
-from . import sizes
+from rankflavor.align import sizes
+from rankflavor.base.threads import SharedWork
 
 
 def bitset(members: np.ndarray, span: int) -> np.ndarray:

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .. import arrow_ops
-from ..columns import as_numpy, plain_strings, to_strings
-from ..kernels import distinct, run_starts
+from rankflavor.base.kernels import distinct, run_starts
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, plain_strings, to_strings
 
 #: Dictionary parts of a column: per chunk, the dictionary indices and the dictionary's names.
 Parts = list[tuple[np.ndarray, list[str]]]

@@ -6,7 +6,7 @@ sort and duplicates, the join, the run's duplicates. On two (runs past
 :data:`~rankflavor.align.sizes.PARALLEL_ROWS` rows) the worker codes the documents and starts the
 judged-row lookups while this thread codes the queries and sorts the judgments; then the join
 (in parts) and the duplicate check (in slabs) are shared task by task
-(:class:`~rankflavor.threads.SharedWork`). A hashed run in which some pair repeats (a duplicate
+(:class:`~rankflavor.base.threads.SharedWork`). A hashed run in which some pair repeats (a duplicate
 or a hash collision) is aligned again on exact codes.
 """
 
@@ -17,18 +17,26 @@ from functools import partial
 
 import numpy as np
 
-from ..docnos import canonical_integers
-from ..kernels import block_starts
-from ..tables import Qrels, Run
-from ..threads import SharedWork
-from . import sizes
-from .docs import DocCodes, JudgedHashes, doc_codes, exact_doc_codes, judged_hashes, match_judged, one_array
-from .duplicates import error_tally, pairs_repeat, repeat_checks, resolve_duplicates
-from .join import join, joined
-from .keys import pair_keys, sort_keys
-from .lookups import judged_row_lookups, looked_up
-from .queries import coded_queries, query_names
-from .values import Aligned, Counts
+from rankflavor.align import sizes
+from rankflavor.align.docs import (
+    DocCodes,
+    JudgedHashes,
+    doc_codes,
+    exact_doc_codes,
+    judged_hashes,
+    match_judged,
+    one_array,
+)
+from rankflavor.align.duplicates import error_tally, pairs_repeat, repeat_checks, resolve_duplicates
+from rankflavor.align.join import join, joined
+from rankflavor.align.keys import pair_keys, sort_keys
+from rankflavor.align.lookups import judged_row_lookups, looked_up
+from rankflavor.align.queries import coded_queries, query_names
+from rankflavor.align.values import Aligned, Counts
+from rankflavor.base.kernels import block_starts
+from rankflavor.base.threads import SharedWork
+from rankflavor.io.docnos import canonical_integers
+from rankflavor.io.tables import Qrels, Run
 
 
 def align(qrels: Qrels, run: Run, duplicates: str = "error", chunk: bool = False) -> Aligned:
@@ -277,8 +285,8 @@ def _label_counts(qrels: Qrels, jq: np.ndarray, qrels_row: np.ndarray | None, nq
     :class:`Aligned`; nothing when the judgments name no source (no work at all)."""
     if qrels.label_source is None:
         return (), None
-    from ..labels.sources import kind_codes
-    from ..labels.tally import per_query
+    from rankflavor.labels.sources import kind_codes
+    from rankflavor.labels.tally import per_query
 
     kinds, codes = kind_codes(qrels.label_source)
     if qrels_row is not None:

@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 import pyarrow as pa
 
-from ..tables import Run
+from rankflavor.io.tables import Run
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Counts:
     #: Queries the judgments name with no judgment (``{}`` in a dict, a ``_rank_eval`` request
     #: whose ratings are ``[]``, a Quepid query nobody rated), in the run or not; neither in
     #: ``queries_in_qrels`` nor in ``queries_only_in_run``. The ``missing`` policy decides
-    #: whether they are queries of the judgments (:func:`rankflavor.aggregate.judged_queries`).
+    #: whether they are queries of the judgments (:func:`rankflavor.engine.aggregate.judged_queries`).
     queries_listed_unjudged: int = 0
     #: Those of ``queries_listed_unjudged`` that the run holds (with documents or listed empty).
     queries_listed_unjudged_in_run: int = 0
@@ -56,7 +56,7 @@ class Aligned:
     """Run rows joined to grades; the input to every ordering and metric.
 
     Immutable: its arrays are read-only views (made on construction, so the arrays it shares
-    with the :class:`~rankflavor.tables.Run`, or with the caller that built it, stay as their
+    with the :class:`~rankflavor.io.tables.Run`, or with the caller that built it, stay as their
     owners have them), and so are ``run_row`` and ``run_grade``. Compared by identity.
 
     Attributes
@@ -83,7 +83,7 @@ class Aligned:
         the docnos are not known (labelled groups). Read by :attr:`qrels_docno_order` only.
     listed_unjudged : per query code, the judgments name it with no judgment (``in_qrels`` is
         False); None when no query is so named. Such a query may have no run row either: it is
-        known only because an input lists it. :func:`rankflavor.aggregate.judged_queries` says
+        known only because an input lists it. :func:`rankflavor.engine.aggregate.judged_queries` says
         whether a flavor counts it among the judgments' queries.
     """
 
@@ -156,8 +156,8 @@ class Aligned:
         docnos are not known (:attr:`qrels_doc` None: labelled groups keep their own order)."""
         if self.qrels_doc is None:
             return None
-        from ..arrow_ops import cast, sort_indices
-        from ..columns import as_numpy, plain_strings, take
+        from rankflavor.io.arrow_ops import cast, sort_indices
+        from rankflavor.io.columns import as_numpy, plain_strings, take
 
         docs = plain_strings(self.qrels_doc) if self.qrels_row is None else take(self.qrels_doc, self.qrels_row)
         if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):

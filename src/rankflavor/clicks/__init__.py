@@ -18,7 +18,7 @@ Examples
 
 from __future__ import annotations
 
-from .coec import (
+from rankflavor.clicks.coec import (
     DEFAULT_MAX_RANK,
     SOURCE,
     ClickJudgment,
@@ -29,7 +29,7 @@ from .coec import (
     query_id_of,
     text_of_query_id,
 )
-from .ubi import Event, UbiEvents, UbiQueries, read_query_map, read_ubi_events, read_ubi_queries
+from rankflavor.clicks.ubi import Event, UbiEvents, UbiQueries, read_query_map, read_ubi_events, read_ubi_queries
 
 __all__ = ["DEFAULT_MAX_RANK", "SOURCE", "ClickJudgment", "ClickJudgments", "CoecSettings", "Event", "PositionCtr",
            "UbiEvents", "UbiQueries", "coec", "query_id_of", "read_query_map", "read_ubi_events", "read_ubi_queries",

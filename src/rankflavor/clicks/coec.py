@@ -74,8 +74,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ..errors import UsageError
-from .ubi import Event, UbiEvents, UbiQueries, read_ubi_events, read_ubi_queries
+from rankflavor.clicks.ubi import Event, UbiEvents, UbiQueries, read_ubi_events, read_ubi_queries
+from rankflavor.errors import UsageError
 
 #: The label source of every judgment made here (the issue 37 convention ``KIND:DETAIL``).
 SOURCE = "clicks:coec"
@@ -165,11 +165,11 @@ class ClickJudgments:
         return out
 
     def to_qrels(self) -> Any:
-        """The judgments as a :class:`rankflavor.tables.Qrels` (fractional grades)."""
+        """The judgments as a :class:`rankflavor.io.tables.Qrels` (fractional grades)."""
         import numpy as np
         import pyarrow as pa
 
-        from ..tables import Qrels
+        from rankflavor.io.tables import Qrels
 
         return Qrels(query=pa.array([j.query_id for j in self.judgments], pa.string()),
                      doc=pa.array([j.doc_id for j in self.judgments], pa.string()),
@@ -177,19 +177,19 @@ class ClickJudgments:
                      source=self.source)
 
     def to_dict(self) -> dict[str, Any]:
-        from .render import to_dict
+        from rankflavor.clicks.render import to_dict
 
         return to_dict(self)
 
     def render(self, fmt: str) -> str:
         """The judgments as ``trec`` (qrels with the source column), ``json`` or ``csv`` text."""
-        from .render import render
+        from rankflavor.clicks.render import render
 
         return render(self, fmt)
 
     def summary(self) -> str:
         """The counts and the position-bias table, as text (the command prints it on stderr)."""
-        from .render import summary
+        from rankflavor.clicks.render import summary
 
         return summary(self)
 

@@ -14,10 +14,10 @@ import csv
 import io
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FormatLossError, UsageError
+from rankflavor.errors import FormatLossError, UsageError
 
 if TYPE_CHECKING:
-    from .coec import ClickJudgments
+    from rankflavor.clicks.coec import ClickJudgments
 
 #: The output formats.
 FORMATS = ("trec", "json", "csv")
@@ -74,7 +74,7 @@ def render(result: ClickJudgments, fmt: str) -> str:
             lines.append(f"{j.query_id} 0 {j.doc_id} {j.rating} {result.source}\n")
         return "".join(lines)
     if fmt == "json":
-        from ..finite import dumps
+        from rankflavor.base.finite import dumps
 
         return dumps(to_dict(result)) + "\n"
     if fmt == "csv":

@@ -52,8 +52,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..errors import InputError
-from ..io.nul import REASON as NUL_REASON
+from rankflavor.errors import InputError
+from rankflavor.io.nul import REASON as NUL_REASON
 
 #: The default index of each log (``PluginConstants`` of search-relevance: ``ubi_queries``, ``ubi_events``).
 QUERIES_INDEX = "ubi_queries"
@@ -181,8 +181,8 @@ def read_query_map(path: str | os.PathLike[str]) -> dict[str, str]:
         Naming the line of one with no tab or no id, of a text given two ids, or of an id given
         two texts (their judgments would merge).
     """
-    from ..io.formats.delimited import decode
-    from ..io.source import read_bytes
+    from rankflavor.io.formats.delimited import decode
+    from rankflavor.io.source import read_bytes
 
     source = str(path)
     text = decode(source, read_bytes(path))
@@ -212,7 +212,7 @@ def documents(path: str | os.PathLike[str], other: str, counts: dict[str, int]) 
     """(where, document, is_row) of a JSON lines or Parquet file: where is the 1-based line, or
     the 0-based row when is_row. Documents are unwrapped from hits and bulk actions; those of
     the ``other`` log's index are counted under ``other_log_documents``."""
-    from ..io.source import read_bytes
+    from rankflavor.io.source import read_bytes
 
     source = str(path)
     data = read_bytes(path)
@@ -251,7 +251,7 @@ def _bulk_action(obj: dict[str, Any]) -> bool:
 
 
 def _json_lines(source: str, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
-    from ..io.formats.delimited import decode
+    from rankflavor.io.formats.delimited import decode
 
     text = decode(source, data)
     if not text.strip():

@@ -11,14 +11,14 @@ Public names::
 Modules: ``store`` (the schema, WAL, busy timeout, ``BEGIN IMMEDIATE`` transactions), ``record``
 (one evaluation as one transaction; input hashes from the provenance), ``series`` (reading back).
 The command line is ``rankflavor eval ... --record`` and ``rankflavor history``
-(:mod:`rankflavor.cli_history`); the chart and table are in :mod:`rankflavor.render.historyfmt`.
+(:mod:`rankflavor.cli.history`); the chart and table are in :mod:`rankflavor.render.historyfmt`.
 """
 
 from __future__ import annotations
 
-from .record import input_hashes, record_results
-from .series import Point, Series, knob_differences, load_record, load_series, split_reasons
-from .store import DEFAULT_PATH, SCHEMA_VERSION, HistoryError
+from rankflavor.history.record import input_hashes, record_results
+from rankflavor.history.series import Point, Series, knob_differences, load_record, load_series, split_reasons
+from rankflavor.history.store import DEFAULT_PATH, SCHEMA_VERSION, HistoryError
 
 __all__ = ["DEFAULT_PATH", "SCHEMA_VERSION", "HistoryError", "Point", "Series", "input_hashes", "knob_differences",
            "load_record", "load_series", "record_results", "split_reasons"]

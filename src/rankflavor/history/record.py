@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
-from ..sources import file_sha256, sources
-from .store import connect, sqlite_errors, transaction
+from rankflavor.base.sources import file_sha256, sources
+from rankflavor.errors import UsageError
+from rankflavor.history.store import connect, sqlite_errors, transaction
 
 if TYPE_CHECKING:
-    from ..results import Results
+    from rankflavor.engine.results import Results
 
 
 
@@ -36,7 +36,7 @@ def record_results(
     Parameters
     ----------
     db_path : path of the SQLite history file.
-    results : a :class:`~rankflavor.results.Results`, or its ``to_dict()`` form (a results JSON
+    results : a :class:`~rankflavor.engine.results.Results`, or its ``to_dict()`` form (a results JSON
         file read back).
     dataset : the dataset's name (e.g. from the project config); stored as given.
     run : the run's name; default: the run file's name from the provenance, else the run's tag.
@@ -73,7 +73,7 @@ def record_results(
                              "how": "given by the caller"}
     version = provenance.get("rankflavor") if isinstance(provenance.get("rankflavor"), str) else None
     if version is None:
-        from .. import __version__ as version
+        from rankflavor._version import __version__ as version
     when = datetime.now(UTC).isoformat(timespec="microseconds")
     conn = connect(db_path, create=True)
     try:

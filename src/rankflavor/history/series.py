@@ -14,10 +14,10 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..display import Shown
-from ..errors import UsageError
-from ..frames import Frames
-from .store import connect, sqlite_errors
+from rankflavor.base.display import Shown
+from rankflavor.base.frames import Frames
+from rankflavor.errors import UsageError
+from rankflavor.history.store import connect, sqlite_errors
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,8 +61,8 @@ class Series(Frames, Shown):
         return self.points[0].name
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
-        """One row per recorded mean as an Arrow table (:func:`rankflavor.frames.series_table`); ``to_pandas``/``to_polars`` convert it."""
-        from ..frames import series_table
+        """One row per recorded mean as an Arrow table (:func:`rankflavor.base.frames.series_table`); ``to_pandas``/``to_polars`` convert it."""
+        from rankflavor.base.frames import series_table
 
         return series_table(self, per_query)
 
@@ -119,8 +119,8 @@ def load_series(db_path: str | os.PathLike[str], metric: str | None = None, data
 def _metric_clause(asked: str) -> tuple[str, list[str]]:
     """The WHERE clause of ``-m``: an exact flavor when it has knobs in brackets, else every
     flavor of its ``metric@k`` (or of the name it was asked for)."""
-    from ..errors import FlavorError
-    from ..measure import parse_measure
+    from rankflavor.errors import FlavorError
+    from rankflavor.flavor.measure import parse_measure
 
     try:
         parsed = parse_measure(asked)
@@ -180,8 +180,8 @@ def knob_differences(flavors: list[str]) -> str:
     >>> knob_differences(["ndcg@10[gain=exp2]", "ndcg@10"])
     'they differ in gain: exp2 | linear'
     """
-    from ..errors import FlavorError
-    from ..measure import parse_measure
+    from rankflavor.errors import FlavorError
+    from rankflavor.flavor.measure import parse_measure
 
     try:
         knobs = [parse_measure(f).knobs for f in flavors]

@@ -26,7 +26,7 @@ import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import InputError
+from rankflavor.errors import InputError
 
 #: The schema this module writes and reads.
 SCHEMA_VERSION = 1

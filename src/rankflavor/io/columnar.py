@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..threads import cores
-from .compression import other_codec
-from .parse import Derive, Derived, parse_bytes, parse_whole
-from .source import check_not_empty, is_gzip, normalized, piece_bounds, read_bytes
+from rankflavor.base.threads import cores
+from rankflavor.io.compression import other_codec
+from rankflavor.io.parse import Derive, Derived, parse_bytes, parse_whole
+from rankflavor.io.source import check_not_empty, is_gzip, normalized, piece_bounds, read_bytes
 
 #: Uncompressed files larger than this (about 200,000 run lines) are parsed in pieces of about
 #: :data:`PIECE_BYTES` on all cores.

@@ -18,7 +18,7 @@ import gzip
 import lzma
 import zlib
 
-from ..errors import InputError
+from rankflavor.errors import InputError
 
 #: Magic numbers of the compressed formats read, by codec name.
 MAGIC: dict[str, bytes] = {

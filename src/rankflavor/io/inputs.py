@@ -30,14 +30,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .. import arrow_ops
-from ..columns import dictionary_array, from_numpy, plain_strings, string_array
-from ..errors import InputError, UsageError
-from ..tables import Qrels, Run
-from . import run as run_io
-from .nul import REASON, first_nul
-from .qrels import read_qrels
-from .run import noted, read_run
+from rankflavor.errors import InputError, UsageError
+from rankflavor.io import arrow_ops
+from rankflavor.io import run as run_io
+from rankflavor.io.columns import dictionary_array, from_numpy, plain_strings, string_array
+from rankflavor.io.nul import REASON, first_nul
+from rankflavor.io.qrels import read_qrels
+from rankflavor.io.run import noted, read_run
+from rankflavor.io.tables import Qrels, Run
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
 DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
@@ -250,7 +250,7 @@ def _pick(columns: list[str], wanted: tuple[str, ...], source: str) -> str:
 def _integer_docs(frame: Any) -> tuple[np.ndarray, int, int] | None:
     """The docnos of an Arrow table of many rows whose doc column holds canonical integers, as
     :func:`~rankflavor.io.formats.table.integer_ids` gives them; None otherwise."""
-    from .formats.table import integer_ids
+    from rankflavor.io.formats.table import integer_ids
 
     if not isinstance(frame, pa.Table) or frame.num_rows < 2 * run_io.NOTE_ROWS:  # (read each time: tests set it)
         return None

@@ -18,8 +18,8 @@ ir_datasets raises becomes an InputError naming the dataset.
 
 The dataset's documented grade definitions (``qrels_defs()``: grade -> meaning) give its grades
 and relevance threshold (:func:`grade_rule`), made a label scale by
-:mod:`rankflavor.judgments.irdsscale`, which ``scale=`` / ``--scale`` take when not given, and travel with the judgments into the results' provenance
-(:attr:`~rankflavor.tables.Qrels.origin`). Queries and document texts, for a judging command,
+:mod:`rankflavor.analysis.judgments.irdsscale`, which ``scale=`` / ``--scale`` take when not given, and travel with the judgments into the results' provenance
+(:attr:`~rankflavor.io.tables.Qrels.origin`). Queries and document texts, for a judging command,
 come the same way: :func:`dataset_queries`, :func:`dataset_docs`.
 """
 
@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from ..columns import dictionary_array, string_array
-from ..errors import InputError, UsageError, did_you_mean
-from ..tables import Qrels
-from .nul import REASON, first_nul
+from rankflavor.errors import InputError, UsageError, did_you_mean
+from rankflavor.io.columns import dictionary_array, string_array
+from rankflavor.io.nul import REASON, first_nul
+from rankflavor.io.tables import Qrels
 
 #: What marks a dataset name where a qrels path is expected.
 PREFIX = "irds:"
@@ -198,7 +198,7 @@ def read_irds_qrels(dataset_id: str) -> Qrels:
     """The judgments of ir_datasets dataset ``dataset_id``, read from ir_datasets' cache.
 
     The rows come in ``qrels_iter()`` order; their source is ``irds:<id>``, and
-    :attr:`~rankflavor.tables.Qrels.origin` holds the id, ir_datasets' version, the grade
+    :attr:`~rankflavor.io.tables.Qrels.origin` holds the id, ir_datasets' version, the grade
     definitions, the cache files read and their SHA-256.
 
     Raises
@@ -239,7 +239,7 @@ def read_irds_qrels(dataset_id: str) -> Qrels:
 
 def describe(dataset_id: str, dataset: Any | None = None) -> dict[str, Any]:
     """What a results' provenance says of the judgments of ``irds:<dataset_id>``."""
-    from ..sources import file_sha256
+    from rankflavor.base.sources import file_sha256
 
     dataset = dataset if dataset is not None else load_dataset(dataset_id)
     files = _cache_files(dataset.qrels_handler())
@@ -314,7 +314,7 @@ def grade_rule(dataset_id: str) -> GradeRule | None:
     the ``rel=N`` its documentation's official measures state (DL19: ``AP(rel=2)``), else its
     smallest positive grade (trec_eval's default: a positive grade is relevant). Negative grades
     it defines (the TREC Web track's -2, junk) are judgments: ``negatives=zero``. The label
-    scale made of it: :func:`rankflavor.judgments.irdsscale.dataset_scale`.
+    scale made of it: :func:`rankflavor.analysis.judgments.irdsscale.dataset_scale`.
     """
     dataset = load_dataset(dataset_id)
     defs = qrels_definitions(dataset)

@@ -26,11 +26,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..columns import dictionary_array, string_array
-from ..errors import InputError
-from ..tables import Qrels, Run
-from .nul import REASON, has_nul
-from .source import BLANKS
+from rankflavor.errors import InputError
+from rankflavor.io.columns import dictionary_array, string_array
+from rankflavor.io.nul import REASON, has_nul
+from rankflavor.io.source import BLANKS
+from rankflavor.io.tables import Qrels, Run
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
@@ -129,7 +129,7 @@ def _width_error(n_fields: int, width: tuple[int, int] | None, before: int) -> s
 
 def _source(source: str, lineno: int, text: str, line: str) -> None:
     """A fifth field is a label source (:func:`rankflavor.labels.source_problem`)."""
-    from ..labels.sources import source_problem
+    from rankflavor.labels.sources import source_problem
 
     problem = source_problem(text)
     if problem is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..columns import string_buffers
+from rankflavor.io.columns import string_buffers
 
 #: What the error says after naming the id's field and where it is.
 REASON = ("holds a NUL byte (U+0000); an id may not: trec_eval and other C tools end an id there and "

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .. import arrow_ops
-from ..columns import as_numpy, from_numpy, string_buffers
-from .source import clean, is_gzip, only_spaces
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, from_numpy, string_buffers
+from rankflavor.io.source import clean, is_gzip, only_spaces
 
 #: Query ids are dictionary-encoded while reading: a few thousand distinct values over millions
 #: of lines, so alignment works on small integer indices and the dictionary alone.

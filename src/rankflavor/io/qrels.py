@@ -10,19 +10,19 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from ..columns import as_numpy
-from ..docnos import canonical_mask
-from ..errors import UsageError
-from ..tables import Qrels
-from ..threads import in_background
-from .columnar import columnar, read_columns
-from .compression import other_codec
-from .formats.read import read_formatted
-from .formats.spec import Input, split_input
-from .irds import irds_id
-from .lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
-from .parse import QUERY
-from .source import is_gzip, read_bytes
+from rankflavor.base.threads import in_background
+from rankflavor.errors import UsageError
+from rankflavor.io.columnar import columnar, read_columns
+from rankflavor.io.columns import as_numpy
+from rankflavor.io.compression import other_codec
+from rankflavor.io.docnos import canonical_mask
+from rankflavor.io.formats.read import read_formatted
+from rankflavor.io.formats.spec import Input, split_input
+from rankflavor.io.irds import irds_id
+from rankflavor.io.lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
+from rankflavor.io.parse import QUERY
+from rankflavor.io.source import is_gzip, read_bytes
+from rankflavor.io.tables import Qrels
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None,
@@ -61,7 +61,7 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
     qrels = _read(path, format, columns)
     if label_source is None and (labels is None or (qrels.label_source is None and labels.strip() == "any")):
         return qrels  # (no rule, no choice: nothing more to do, nothing more to pay)
-    from ..labels import apply_rule, select_labels
+    from rankflavor.labels import apply_rule, select_labels
 
     return select_labels(apply_rule(qrels, label_source), labels)
 
@@ -72,7 +72,7 @@ def _read(path: str | os.PathLike[str], format: str | None, columns: str | Mappi
     if dataset is not None:  # a benchmark by name, read through ir_datasets (imported only then)
         if fmt is not None or cols:
             raise UsageError(f"{path}: --qrels-format and --columns are for files; ir_datasets reads its own")
-        from .irds import read_irds_qrels
+        from rankflavor.io.irds import read_irds_qrels
 
         return read_irds_qrels(dataset)
     found = read_formatted(path, "qrels", fmt, cols) if fmt != "trec" else None
@@ -135,8 +135,8 @@ def _five_fields(path: str | os.PathLike[str]) -> bool:
 def _sourced(source: str, cols: list[pa.Array | pa.ChunkedArray]) -> Qrels | None:
     """Judgments from the columns of five-field lines (``query iteration doc grade source``); None
     when a grade is not finite (the line-by-line reader names it)."""
-    from ..labels.sources import checked_sources
-    from .formats.table import by_lines
+    from rankflavor.io.formats.table import by_lines
+    from rankflavor.labels.sources import checked_sources
 
     grade = as_numpy(cols[2])
     if not _finite(grade):

@@ -27,14 +27,14 @@ import math
 import os
 from collections.abc import Iterable
 
-from ..columns import to_strings
-from ..errors import InputError, UsageError
-from ..raters.ratings import Ratings
-from ..tables import Qrels
-from .formats.csvtext import CsvSyntaxError, records
-from .formats.delimited import rows as delimited_rows
-from .nul import REASON, has_nul
-from .source import read_bytes
+from rankflavor.errors import InputError, UsageError
+from rankflavor.io.columns import to_strings
+from rankflavor.io.formats.csvtext import CsvSyntaxError, records
+from rankflavor.io.formats.delimited import rows as delimited_rows
+from rankflavor.io.nul import REASON, has_nul
+from rankflavor.io.source import read_bytes
+from rankflavor.io.tables import Qrels
+from rankflavor.raters.ratings import Ratings
 
 FORMATS = ("auto", "trec", "csv", "quepid")
 TREC_LAYOUT = "query iteration doc grade rater"
@@ -89,7 +89,7 @@ def read_aggregated(qrels: object, rule: str, grades: Iterable[float] | None = N
     """The judgments of the ratings file ``qrels``, aggregated by ``rule``
     (:func:`rankflavor.raters.aggregate_ratings`): what ``eval --raters RULE`` evaluates, on
     every engine. The rule is checked before the file is read."""
-    from ..raters.rules import aggregate_ratings, check_rule
+    from rankflavor.raters.rules import aggregate_ratings, check_rule
 
     check_rule(rule)
     if not isinstance(qrels, (str, os.PathLike)):

@@ -16,18 +16,18 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ..arrow_ops import dictionary_encode
-from ..columns import as_numpy, from_numpy
-from ..docnos import canonical_integer_range, hash64, integer_docnos
-from ..errors import InputError
-from ..kernels import rises_inside, run_starts
-from ..tables import Run
-from .columnar import columnar
-from .formats.read import read_formatted
-from .formats.spec import split_input
-from .lines import RUN_FIELDS, RUN_LAYOUT, parse_run_lines
-from .parse import QUERY, Derived
-from .source import BLANKS, is_gzip, read_bytes
+from rankflavor.base.kernels import rises_inside, run_starts
+from rankflavor.errors import InputError
+from rankflavor.io.arrow_ops import dictionary_encode
+from rankflavor.io.columnar import columnar
+from rankflavor.io.columns import as_numpy, from_numpy
+from rankflavor.io.docnos import canonical_integer_range, hash64, integer_docnos
+from rankflavor.io.formats.read import read_formatted
+from rankflavor.io.formats.spec import split_input
+from rankflavor.io.lines import RUN_FIELDS, RUN_LAYOUT, parse_run_lines
+from rankflavor.io.parse import QUERY, Derived
+from rankflavor.io.source import BLANKS, is_gzip, read_bytes
+from rankflavor.io.tables import Run
 
 
 def read_run(path: str | os.PathLike[str], format: str | None = None,
@@ -82,7 +82,7 @@ def noted(run: Run) -> Run:
     gets its query runs alone; plain query ids (a DataFrame's) are dictionary-encoded first. A
     run of fewer than two pieces, one whose query ids are not one (dictionary or plain) array, one with a score that is not finite (the engine's check names it) or one
     noted already is returned as it is."""
-    from ..threads import SharedWork, in_background
+    from rankflavor.base.threads import SharedWork, in_background
 
     query, doc = run.query, run.doc_strings
     if len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not _finite(run.score):
@@ -192,7 +192,7 @@ class RunPieceNote(NamedTuple):
 
 def run_piece(cols: list[pa.Array]) -> Derived:
     """A run piece's scores, and its docnos as integers when all are canonical, else their
-    hashes (see :mod:`rankflavor.docnos`), with a :class:`RunPieceNote`. Integer docnos' strings
+    hashes (see :mod:`rankflavor.io.docnos`), with a :class:`RunPieceNote`. Integer docnos' strings
     are let go here, so the next pieces' parse reuses their memory.
 
     ``cols`` are the piece's query ids (dictionary-encoded), docnos and scores; the result's

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from .compression import decompress
+from rankflavor.errors import InputError
+from rankflavor.io.compression import decompress
 
 #: The blanks of trec_eval's ``isspace`` (str.strip and str.split also take a no-break space).
 BLANKS = " \t\n\r\v\f"

@@ -18,9 +18,9 @@ This module gathers their public names, for code that imports them from here.
 
 from __future__ import annotations
 
-from .lines import QRELS_FIELDS, RUN_FIELDS
-from .qrels import read_qrels
-from .run import read_run
-from .source import BLANKS, read_bytes
+from rankflavor.io.lines import QRELS_FIELDS, RUN_FIELDS
+from rankflavor.io.qrels import read_qrels
+from rankflavor.io.run import read_run
+from rankflavor.io.source import BLANKS, read_bytes
 
 __all__ = ["BLANKS", "QRELS_FIELDS", "RUN_FIELDS", "read_bytes", "read_qrels", "read_run"]

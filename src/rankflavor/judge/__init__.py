@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-from .api import DEFAULT_BASE_URL, DEFAULT_CACHE, judge
-from .client import Refused
-from .prompt import UMBRELA_TEMPLATE, Prompt, flags, load_prompt, parse_answer, umbrela
-from .result import Judged
+from rankflavor.judge.api import DEFAULT_BASE_URL, DEFAULT_CACHE, judge
+from rankflavor.judge.client import Refused
+from rankflavor.judge.prompt import UMBRELA_TEMPLATE, Prompt, flags, load_prompt, parse_answer, umbrela
+from rankflavor.judge.result import Judged
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_CACHE", "UMBRELA_TEMPLATE", "Judged", "Prompt", "Refused", "flags", "judge",
            "load_prompt", "parse_answer", "umbrela"]

@@ -19,13 +19,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..progress import Progress, task
-from .cache import Answer, Cache, text_sha
-from .client import ChatClient, Failed, Refused, Reply
-from .prompt import Prompt, flags, load_prompt, parse_answer, umbrela
-from .result import Judged
-from .texts import as_pairs, read_texts
+from rankflavor.base.progress import Progress, task
+from rankflavor.errors import UsageError
+from rankflavor.judge.cache import Answer, Cache, text_sha
+from rankflavor.judge.client import ChatClient, Failed, Refused, Reply
+from rankflavor.judge.prompt import Prompt, flags, load_prompt, parse_answer, umbrela
+from rankflavor.judge.result import Judged
+from rankflavor.judge.texts import as_pairs, read_texts
 
 #: The cache file ``judge`` uses unless told otherwise (in the working directory).
 DEFAULT_CACHE = "rankflavor-judge.sqlite"

@@ -22,7 +22,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from rankflavor.errors import InputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
-from .prompt import SAMPLING
+from rankflavor.errors import UsageError
+from rankflavor.judge.prompt import SAMPLING
 
 
 class Refused(UsageError):

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UsageError
+from rankflavor.errors import InputError, UsageError
 
 #: UMBRELA's zero-shot "bing" prompt (module docstring: source, paper, commit).
 UMBRELA_TEMPLATE = "\n".join((

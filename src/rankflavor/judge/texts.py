@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import InputError
-from ..io.compression import SUFFIXES, codec_of
+from rankflavor.errors import InputError
+from rankflavor.io.compression import SUFFIXES, codec_of
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "query-id", "queryid", "topic")
 DOC_COLUMNS = ("doc", "docid", "doc_id", "docno", "corpus-id", "corpus_id", "pid", "passage_id")
@@ -89,7 +89,7 @@ def read_pairs(path: str | os.PathLike[str]) -> Pairs:
         qs, ds = table.column(q).to_pylist(), table.column(d).to_pylist()
         return _distinct(((_id(source, i + 2, a), _id(source, i + 2, b)) for i, (a, b) in enumerate(zip(qs, ds,
                                                                                                         strict=True))), source)
-    from ..io.source import read_bytes
+    from rankflavor.io.source import read_bytes
 
     try:
         text = read_bytes(source).decode("utf-8")
@@ -215,7 +215,7 @@ def _open_text(source: str) -> IO[str]:
     if codec == "xz":
         return lzma.open(source, "rt", encoding="utf-8-sig", newline="")
     if codec is not None:  # zstd: decompressed whole, so the decoding error comes here, not in read_texts' reading
-        from ..io.source import read_bytes
+        from rankflavor.io.source import read_bytes
 
         try:
             text = read_bytes(source).decode("utf-8")

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from .rules import apply_rule, parse_rule
-from .select import CHOICES, canonical_choice, parse_choice, select_labels
-from .sources import KNOWN_KINDS, kind_of, source_problem
+from rankflavor.labels.rules import apply_rule, parse_rule
+from rankflavor.labels.select import CHOICES, canonical_choice, parse_choice, select_labels
+from rankflavor.labels.sources import KNOWN_KINDS, kind_of, source_problem
 
 __all__ = ["CHOICES", "KNOWN_KINDS", "apply_rule", "canonical_choice", "kind_of", "parse_choice", "parse_rule",
            "select_labels", "source_problem"]

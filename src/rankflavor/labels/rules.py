@@ -20,10 +20,10 @@ import dataclasses
 import numpy as np
 import pyarrow as pa
 
-from ..columns import as_numpy, from_numpy, string_array, to_strings
-from ..errors import UsageError
-from ..tables import Qrels
-from .sources import encoded, one_source, source_problem
+from rankflavor.errors import UsageError
+from rankflavor.io.columns import as_numpy, from_numpy, string_array, to_strings
+from rankflavor.io.tables import Qrels
+from rankflavor.labels.sources import encoded, one_source, source_problem
 
 
 def parse_rule(text: str) -> str | dict[str, str]:

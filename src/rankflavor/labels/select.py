@@ -28,10 +28,10 @@ import dataclasses
 
 import numpy as np
 
-from ..errors import UsageError
-from ..tables import Qrels
-from .sources import KIND, KNOWN_KINDS, kind_codes
-from .tally import merged
+from rankflavor.errors import UsageError
+from rankflavor.io.tables import Qrels
+from rankflavor.labels.sources import KIND, KNOWN_KINDS, kind_codes
+from rankflavor.labels.tally import merged
 
 #: The ``--labels`` values the help lists (any other kind present is accepted too).
 CHOICES = ("any", *KNOWN_KINDS, *(f"prefer={k}" for k in KNOWN_KINDS))
@@ -121,14 +121,14 @@ def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
 
 
 def _codes(column) -> np.ndarray:  # type: ignore[no-untyped-def]
-    from ..columns import as_numpy
-    from .sources import encoded
+    from rankflavor.io.columns import as_numpy
+    from rankflavor.labels.sources import encoded
 
     return as_numpy(encoded(column).indices).astype(np.int64)
 
 
 def _subset(qrels: Qrels, rows: np.ndarray, rule: str, dropped: tuple[tuple[str, int], ...]) -> Qrels:
-    from ..columns import dictionary_array, take, to_strings
+    from rankflavor.io.columns import dictionary_array, take, to_strings
 
     query = dictionary_array(to_strings(take(qrels.query, rows)))
     assert qrels.label_source is not None

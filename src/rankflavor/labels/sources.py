@@ -2,8 +2,8 @@
 
 ``KIND`` is the text before the first ``:`` (``human``, ``llm``, ``clicks``; any other kind is
 kept and is its own kind), ``DETAIL`` names the rater, the model and prompt, or the click
-model: ``human:nist``, ``llm:gpt-4o@3f2a9c1b7d4e``, ``clicks:coec``. A :class:`~rankflavor.tables.Qrels`
-holds one source per judgment in :attr:`~rankflavor.tables.Qrels.label_source`, or None when
+model: ``human:nist``, ``llm:gpt-4o@3f2a9c1b7d4e``, ``clicks:coec``. A :class:`~rankflavor.io.tables.Qrels`
+holds one source per judgment in :attr:`~rankflavor.io.tables.Qrels.label_source`, or None when
 its judgments come from one source that is not named (every judgments file before sources
 existed): then nothing here runs.
 
@@ -19,10 +19,10 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from .. import arrow_ops
-from ..columns import as_numpy, to_strings
-from ..errors import InputError
-from ..knobs import LABEL_KIND
+from rankflavor.errors import InputError
+from rankflavor.flavor.knobs import LABEL_KIND
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, to_strings
 
 #: The kinds the issue names, in the order counts are shown; other kinds follow alphabetically.
 KNOWN_KINDS: tuple[str, ...] = ("human", "llm", "clicks")
@@ -117,7 +117,7 @@ def kind_codes(column: pa.Array | pa.ChunkedArray) -> tuple[tuple[str, ...], np.
 
 def one_source(n: int, text: str) -> pa.DictionaryArray:
     """``n`` rows of the source ``text`` (a rule for a whole file), as a dictionary array."""
-    from ..columns import from_numpy, string_array
+    from rankflavor.io.columns import from_numpy, string_array
 
     return pa.DictionaryArray.from_arrays(from_numpy(np.zeros(n, dtype=np.int32)), string_array([text]))
 

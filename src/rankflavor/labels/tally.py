@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
+from rankflavor.errors import UsageError
 
 if TYPE_CHECKING:
-    from ..align import Aligned
-    from ..measure import Measure
-    from ..tables import Qrels
+    from rankflavor.align import Aligned
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.io.tables import Qrels
 
 #: Labels per kind, in display order: ``(("human", 2043), ("llm", 380))``.
 LabelCounts = tuple[tuple[str, int], ...]
@@ -49,7 +49,7 @@ def counted(aligned: Aligned, queries: np.ndarray) -> LabelCounts | None:
 
 def merged(parts: Iterable[LabelCounts | None]) -> LabelCounts | None:
     """The counts of pieces of disjoint queries added up (None when no piece counted any)."""
-    from .sources import ordered_kinds
+    from rankflavor.labels.sources import ordered_kinds
 
     total: dict[str, int] = {}
     seen = False
@@ -109,14 +109,14 @@ def verdict_note(name: str, qrels: Qrels, queries: Sequence[str] | np.ndarray) -
     and said plainly when they are an LLM's alone.
 
     >>> import pyarrow as pa
-    >>> from rankflavor.tables import Qrels
+    >>> from rankflavor.io.tables import Qrels
     >>> q = Qrels(pa.array(["a", "a", "b"]), pa.array(["x", "y", "x"]), np.array([1.0, 0.0, 2.0]),
     ...           label_source=pa.array(["llm:m", "llm:m", "human:n"]))
     >>> verdict_note("ndcg@10", q, ["a"])
     'ndcg@10: the verdict rests on LLM labels alone (2 llm labels over the 1 queries compared)'
     """
-    from ..columns import to_strings
-    from .sources import kind_codes
+    from rankflavor.io.columns import to_strings
+    from rankflavor.labels.sources import kind_codes
 
     assert qrels.label_source is not None
     kinds, codes = kind_codes(qrels.label_source)

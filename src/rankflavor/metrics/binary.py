@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from ..errors import FlavorError
-from .common import hits, in_cut, relevant
-from .registry import INPUT_KNOBS, MetricSpec, register
+from rankflavor.base import kernels as K
+from rankflavor.errors import FlavorError
+from rankflavor.metrics.common import hits, in_cut, relevant
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 BINARY_KNOBS = ("rel", *INPUT_KNOBS)
 

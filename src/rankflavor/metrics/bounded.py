@@ -3,14 +3,14 @@
 A separate table, kept beside the metrics so that no module outside ``metrics/`` branches on a
 metric's name: :func:`bound_of` gives, for a metric whose interval :func:`rankflavor.bounds` derives
 exactly, what the derivation reads (:class:`Bound`), and None for any other metric (refused there).
-The proofs are in :mod:`rankflavor.judgments.extremes` and :mod:`rankflavor.judgments.ratio`.
+The proofs are in :mod:`rankflavor.analysis.judgments.extremes` and :mod:`rankflavor.analysis.judgments.ratio`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .registry import MetricSpec
+from rankflavor.metrics.registry import MetricSpec
 
 
 @dataclass(frozen=True)

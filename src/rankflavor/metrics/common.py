@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from ..errors import FlavorError
+from rankflavor.base import kernels as K
+from rankflavor.errors import FlavorError
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 T = TypeVar("T")
 #: Tables several measures share (11 iprec levels, the gain measures), per live ranking. Keyed by

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from . import summary
-from .common import no_empty
-from .registry import INPUT_KNOBS, MetricSpec, Values, register
+from rankflavor.base import kernels as K
+from rankflavor.metrics import summary
+from rankflavor.metrics.common import no_empty
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, Values, register
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 
 def num_ret(r: Ranked, measure: Measure) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:

@@ -8,7 +8,7 @@ gdeval.pl 1.2a (``$MAX_JUDGMENT = 4``), Quepid ``err@10.js`` (G = 3), Elasticsea
 ``ExpectedReciprocalRank.java`` (``maximum_relevance``, ``unknown_doc_rating``), NTCIREVAL
 (mpkato/pyNTCIREVAL ``metrics/grade_metric.py``: ``_err_grade`` = gain / (max gain + 1)).
 
-The top grade G is the scale's (``max_grade``, or a declared :class:`~rankflavor.judgments.Scale`),
+The top grade G is the scale's (``max_grade``, or a declared :class:`~rankflavor.analysis.judgments.Scale`),
 never the data's: gdeval fixes 4, Quepid 3. Unjudged documents stop no one (R = 0), unless
 ``unjudged_grade`` gives them a grade (Elasticsearch ``unknown_doc_rating``: the DCG-only grade of
 a document the request has no rating for; ERR has no ideal, so it is simply that grade's R).
@@ -43,16 +43,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from ..errors import FlavorError
-from ..flavor import format_number
-from .ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_grade_slots, top_value
-from .registry import INPUT_KNOBS, MetricSpec, register
+from rankflavor.base import kernels as K
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_grade_slots, top_value
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
-    from ..flavor import Flavor
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 Floats = NDArray[np.float64]
 Result = tuple[Floats, NDArray[np.bool_]]
@@ -70,7 +70,7 @@ def stopping_probability(measure: Measure) -> StopFn:
     """``R(grade, judged)`` of ``measure``, 0 where unjudged: Chapelle's (2^g - 1) / 2^G for ERR
     and nERR, gain(g) / (gain(G) + 1) under the ``gain`` knob for ERR_gain and nERR_gain.
 
-    >>> from rankflavor.measure import parse_measure
+    >>> from rankflavor.flavor.measure import parse_measure
     >>> g, j = np.array([0.0, 1, 2, 3]), np.ones(4, bool)
     >>> stopping_probability(parse_measure("ERR[max_grade=3]"))(g, j).tolist()
     [0.0, 0.125, 0.375, 0.875]

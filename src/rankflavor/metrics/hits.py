@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .common import hits, in_cut, relevant
-from .registry import INPUT_KNOBS, MetricSpec, register
+from rankflavor.metrics.common import hits, in_cut, relevant
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 Result = tuple[NDArray[np.float64], NDArray[np.bool_]]
 

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import kernels as K
-from ..flavor import format_number
-from .registry import INPUT_KNOBS, Breakdown, IdealList, MetricSpec, register
+from rankflavor.base import kernels as K
+from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.registry import INPUT_KNOBS, Breakdown, IdealList, MetricSpec, register
 
 if TYPE_CHECKING:
-    from ..flavor import Flavor
-    from ..measure import Measure
-    from ..order import GainFn, Ranked
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import GainFn, Ranked
 
 Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]
@@ -53,7 +53,7 @@ def gain_of(measure: Measure) -> GainFn:
     Under ``unjudged_grade`` (Elasticsearch ``unknown_doc_rating``) a document absent from the
     qrels earns that grade's gain, in the DCG only (the ideals never see it).
 
-    >>> from rankflavor.measure import parse_measure
+    >>> from rankflavor.flavor.measure import parse_measure
     >>> fn = gain_of(parse_measure("dcg@3[gain=exp2,unjudged_grade=1]"))
     >>> fn(np.array([2.0, 0.0]), np.array([True, False]), np.array([True, False])).tolist()
     [3.0, 1.0]
@@ -82,7 +82,7 @@ def _dcg(r: Ranked, measure: Measure, denom: Floats) -> Floats:
     return K.segment_sum(r.q, g / denom[r.rank], r.n_queries)
 
 
-#: Where each kind of ideal (the ``ideal`` knob's :attr:`~rankflavor.flavor.TypedKnobs.ideal_kind`)
+#: Where each kind of ideal (the ``ideal`` knob's :attr:`~rankflavor.flavor.flavor.TypedKnobs.ideal_kind`)
 #: takes its list from, sorted (values > 0 only, largest first) unless said:
 #:
 #: * ``judgments``: every usable judgment of the query, retrieved or not (trec_eval);
@@ -124,7 +124,7 @@ def as_supplied_order(r: Ranked) -> npt.NDArray[np.int64]:
     depend on the order the lines were read in. Judgments whose docnos are not known (labelled
     groups) keep the order they were given in.
     """
-    from ..order import grades
+    from rankflavor.order import grades
 
     a = r.aligned
     order = None if a is None else a.qrels_docno_order
@@ -142,7 +142,7 @@ def top_value(measure: Measure, value_of: ValueFn) -> float:
     :class:`~rankflavor.errors.FlavorError` when the flavor names none."""
     top = measure.flavor.top_grade
     if top is None:
-        from ..errors import FlavorError
+        from rankflavor.errors import FlavorError
 
         raise FlavorError("ideal=max needs the top grade of the label scale: set max_grade=G")
     return float(value_of(np.array([top]), np.array([True]))[0])
@@ -152,7 +152,7 @@ def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
                shared_key: Hashable | None = None) -> IdealList:
     """The ideal list of every query under the ``ideal`` and ``ideal_cut`` knobs
     (:data:`IDEAL_SOURCES`, :func:`ideal_cut`): what the NDCG kernel divides by, and what
-    :func:`rankflavor.explain.explain` shows.
+    :func:`rankflavor.analysis.explain.api.explain` shows.
 
     Parameters
     ----------
@@ -168,7 +168,7 @@ def ideal_list(r: Ranked, measure: Measure, value_of: ValueFn | None = None,
 
 #: The most slots ``ideal=max`` may fill when the kernels sum its discounts (:func:`top_grade_sums`):
 #: cut at k, its list has k slots whatever the run holds, and the sum of k discounts has no closed
-#: form for log2. Up to this many are added in chunks of :data:`~rankflavor.kernels.RUNNING_CHUNK`
+#: form for log2. Up to this many are added in chunks of :data:`~rankflavor.base.kernels.RUNNING_CHUNK`
 #: (about two seconds at the limit; memory bounded); beyond it, a :class:`~rankflavor.errors.FlavorError`
 #: naming the limit. nERR's ideal needs none: its terms vanish (:mod:`rankflavor.metrics.err`).
 MAX_SUMMED_SLOTS = 1 << 27
@@ -179,7 +179,7 @@ MAX_LISTED_SLOTS = 1 << 20
 
 def _too_many_slots(measure: Measure, slots: int, limit: int, what: str) -> None:
     if slots > limit:
-        from ..errors import FlavorError
+        from rankflavor.errors import FlavorError
 
         where = "no cutoff: one per document retrieved" if measure.k is None else (
             f"ideal_cut={measure.flavor.ideal_cut} at k={measure.k:,}")
@@ -193,7 +193,7 @@ def top_grade_sums(measure: Measure, value: float, slots: npt.NDArray[np.int64])
     """Per query, the ideal DCG of ``value`` (the top grade's gain, or its contribution) in each of
     its ``slots``: ``sum(value / discount(i) for i in 1..slots)``, added slot by slot as the
     segment sum of the listed ideal adds them (bit for bit: tests/test_explain.py), in chunks so
-    memory stays bounded when k exceeds every list (:func:`~rankflavor.kernels.running_sums`);
+    memory stays bounded when k exceeds every list (:func:`~rankflavor.base.kernels.running_sums`);
     refused above :data:`MAX_SUMMED_SLOTS`."""
     f = measure.flavor
     _too_many_slots(measure, int(slots.max(initial=0)), MAX_SUMMED_SLOTS,
@@ -273,7 +273,7 @@ def _check_scale(r: Ranked, measure: Measure) -> None:
     """Reject a judgment above ``max_grade`` (gdeval dies on grades > 4 rather than score them)."""
     top = measure.flavor.top_grade
     if top is not None and len(r.jgrade) and float(r.jgrade.max()) > top:
-        from ..errors import InputError
+        from rankflavor.errors import InputError
 
         raise InputError(r.aligned.qrels_source, None,
                          above_scale(measure, int((r.jgrade > top).sum()), float(r.jgrade.max())))

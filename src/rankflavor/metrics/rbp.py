@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from ..errors import FlavorError
-from ..flavor import format_number
-from .registry import INPUT_KNOBS, MetricSpec, register
+from rankflavor.base import kernels as K
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 Result = tuple[NDArray[np.float64], NDArray[np.bool_]]
 

@@ -1,7 +1,7 @@
 """The metric registry: what each metric is called, what it reads and needs, how it summarises.
 
 Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
-tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.measure`,
+tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.flavor.measure`,
 :mod:`rankflavor.explain` and the renderers ask the spec (``tests/test_metrics_alone.py`` checks
 that no module outside ``metrics/`` compares a metric's name with a literal).
 """
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from .summary import GEO_MEAN_FLOOR, RULES
+from rankflavor.metrics.summary import GEO_MEAN_FLOOR, RULES
 
 if TYPE_CHECKING:
-    from ..flavor import Flavor
-    from ..measure import Measure
-    from ..order import GainFn, Ranked
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import GainFn, Ranked
 
 #: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
 INPUT_KNOBS: tuple[str, ...] = (
@@ -38,7 +38,7 @@ Values = NDArray[np.float64] | NDArray[np.object_]
 class Kernel(Protocol):
     """``kernel(ranked, measure) -> (values, empty)``: one value per query code, and whether the
     query had nothing to find (IDCG = 0 or R = 0). Pure: no I/O, no sorting, no policy knob (the
-    ``empty``, ``missing``, ``run_only`` policies apply later, in :func:`rankflavor.aggregate.aggregate`)."""
+    ``empty``, ``missing``, ``run_only`` policies apply later, in :func:`rankflavor.engine.aggregate.aggregate`)."""
 
     def __call__(self, ranked: Ranked, measure: Measure, /) -> tuple[Values, NDArray[np.bool_]]: ...
 
@@ -79,7 +79,7 @@ class IdealList:
 
 @dataclass(frozen=True)
 class Breakdown:
-    """What :func:`rankflavor.explain.explain` can show of a metric, position by position: a sum
+    """What :func:`rankflavor.analysis.explain.api.explain` can show of a metric, position by position: a sum
     over the ranks of gain / discount (under the flavor's ``discount``).
 
     Attributes
@@ -135,17 +135,17 @@ class MetricSpec:
     reads_to : for a measure whose kernel reads no ranked row below some rank, that rank: given
         only the rows ranked at or above it (ranks, ``n_ret`` and the judgments still the full
         list's, :attr:`Ranked.to_rank <rankflavor.order.Ranked.to_rank>`), it computes the same
-        values. A ranking made again and again (:class:`~rankflavor.rescore.Rescorer`) then
+        values. A ranking made again and again (:class:`~rankflavor.training.rescore.Rescorer`) then
         gathers those rows alone. None (or a predicate's None): it reads every row.
     reads_run : False for a metric of the judgments alone (num_rel): run duplicates change
         nothing it reads, so its ranking refuses none under ``duplicates=error``.
     uses_ideal : the value is normalised by an ideal list made from the judgments (ndcg, G):
-        :func:`rankflavor.explain.explain` shows that list.
+        :func:`rankflavor.analysis.explain.api.explain` shows that list.
     breakdown : what ``explain`` can show position by position (:class:`Breakdown`); None when
         the metric is not a sum of gains over ranks.
     top_grade_when : predicate on the flavor saying when the scale's top grade G changes the
         value (``ideal=max`` NDCG, ERR, graded RBP); a label scale sets ``max_grade`` there only
-        (:meth:`rankflavor.judgments.Scale.measure`). None: never.
+        (:meth:`rankflavor.analysis.judgments.Scale.measure`). None: never.
     residual : the name of a metric whose per-query value, added to this one's, bounds it from
         above over every grading of the unjudged documents and the ranks past the run's end
         (RBP's residual, Moffat & Zobel 2008); :func:`rankflavor.bounds` then uses it for the
@@ -235,7 +235,7 @@ def known_names() -> list[str]:
 
 
 def explainable() -> list[str]:
-    """Metrics :func:`rankflavor.explain.explain` can break down (those with a :class:`Breakdown`)."""
+    """Metrics :func:`rankflavor.analysis.explain.api.explain` can break down (those with a :class:`Breakdown`)."""
     return [name for name, spec in REGISTRY.items() if spec.breakdown is not None]
 
 

@@ -3,7 +3,7 @@
 Every kernel works on whole arrays (segment reductions over the rank-sorted rows of
 :class:`~rankflavor.order.Ranked`); the few loops run over a measure's parameters or over rank
 positions, never over queries or documents. Where trec_eval accumulates floating-point sums rank by
-rank, the same order is kept (:func:`rankflavor.kernels.segment_cumsum`), so values agree bit for
+rank, the same order is kept (:func:`rankflavor.base.kernels.segment_cumsum`), so values agree bit for
 bit. The gain measures (binG, G, ndcg_rel, Rndcg) are in :mod:`rankflavor.metrics.trec_gain`;
 every measure of this family is registered here, in trec_eval's order.
 
@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from . import binary
-from .common import hits, no_empty, params, relevant, shared
-from .registry import INPUT_KNOBS, MetricSpec, register
-from .trec_gain import bin_g, g_measure, ndcg_rel, r_ndcg
+from rankflavor.base import kernels as K
+from rankflavor.metrics import binary
+from rankflavor.metrics.common import hits, no_empty, params, relevant, shared
+from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
+from rankflavor.metrics.trec_gain import bin_g, g_measure, ndcg_rel, r_ndcg
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 BINARY_KNOBS = ("rel", *INPUT_KNOBS)
 PARAM_KNOBS = ("param", "rel", *INPUT_KNOBS)

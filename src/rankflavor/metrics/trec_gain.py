@@ -1,6 +1,6 @@
 """trec_eval 9.0.8's gain measures: binG, G, ndcg_rel, Rndcg, with its exact per-query semantics.
 
-Sums are accumulated rank by rank in trec_eval's order (:func:`rankflavor.kernels.segment_cumsum`),
+Sums are accumulated rank by rank in trec_eval's order (:func:`rankflavor.base.kernels.segment_cumsum`),
 so values agree bit for bit. The examples share the query of :mod:`rankflavor.metrics.trec_extra`:
 ``a`` (grade 2), ``e`` (grade -1: unjudged), ``b`` (0), ``c`` (1) and ``f`` (not pooled) retrieved
 in that order, ``d`` (1) not retrieved.
@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import kernels as K
-from ..flavor import Flavor
-from .common import relevant, shared
+from rankflavor.base import kernels as K
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.metrics.common import relevant, shared
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..order import Ranked
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.order import Ranked
 
 _LOG2_DISCOUNT = Flavor(discount="log2")
 

@@ -12,10 +12,10 @@
 
 from __future__ import annotations
 
-from .grades import fractional_error, negatives_error
-from .ranked import GainFn, Ranked, SharedWork
-from .ranker import Ranker
-from .strategy import ORDER_KNOBS, TIE_RULES, Needs, Ordering, order_key
+from rankflavor.order.grades import fractional_error, negatives_error
+from rankflavor.order.ranked import GainFn, Ranked, SharedWork
+from rankflavor.order.ranker import Ranker
+from rankflavor.order.strategy import ORDER_KNOBS, TIE_RULES, Needs, Ordering, order_key
 
 __all__ = [
     "ORDER_KNOBS", "TIE_RULES", "GainFn", "Needs", "Ordering", "Ranked", "Ranker", "SharedWork",

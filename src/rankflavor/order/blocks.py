@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import rank_within
-from . import grades, ties
-from .layout import Scores
-from .ranked import Ranked, SharedWork
-from .strategy import Ordering
+from rankflavor.base.kernels import rank_within
+from rankflavor.order import grades, ties
+from rankflavor.order.layout import Scores
+from rankflavor.order.ranked import Ranked, SharedWork
+from rankflavor.order.strategy import Ordering
 
 if TYPE_CHECKING:
-    from ..align import Aligned
+    from rankflavor.align import Aligned
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -182,7 +182,7 @@ class BlockRanker:
     blocks, rows per query) is made once per ordering; a call sorts (:class:`BlockSort`), lets the
     tie rule reorder the tied rows (:mod:`rankflavor.order.ties`, as :class:`~rankflavor.order.Ranker`
     does) and gathers. Where the caller says each block's docnos ascend in byte order along its
-    rows (``docnos_in_file_order``: the zero-padded positions of :func:`rankflavor.arrays.ndcg_score`'s
+    rows (``docnos_in_file_order``: the zero-padded positions of :func:`rankflavor.training.arrays.ndcg_score`'s
     tables), ``docno_asc`` is file order and ``docno_desc`` its reverse: the sort itself then puts
     ties in the rule's order. Orderings that remove rows (``depth``, ``unjudged=condensed``,
     ``self_hits=drop``) are not taken (:meth:`takes`): the :class:`~rankflavor.order.Ranker` ranks those.

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import InputError
-from .strategy import Ordering
+from rankflavor.errors import InputError
+from rankflavor.order.strategy import Ordering
 
 if TYPE_CHECKING:
-    from ..align import Aligned
+    from rankflavor.align import Aligned
 
 Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import block_starts, rises_inside
+from rankflavor.base.kernels import block_starts, rises_inside
 
 Ints = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.floating]

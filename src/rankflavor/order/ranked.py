@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from . import ties
-from .strategy import Ordering
+from rankflavor.order import ties
+from rankflavor.order.strategy import Ordering
 
 if TYPE_CHECKING:
-    from ..align import Aligned
+    from rankflavor.align import Aligned
 
 T = TypeVar("T")
 Ints = npt.NDArray[np.int64]

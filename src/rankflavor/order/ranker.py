@@ -38,15 +38,15 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ..columns import as_numpy, from_numpy, plain_strings, string_array
-from ..kernels import ranges, rank_within
-from . import grades, ties
-from .layout import Layout, Rounded, Scores, by_query_and_score, equal_score_end, find_layout
-from .ranked import Ranked, SharedWork
-from .strategy import SCORE_DTYPES, Needs, Ordering
+from rankflavor.base.kernels import ranges, rank_within
+from rankflavor.io.columns import as_numpy, from_numpy, plain_strings, string_array
+from rankflavor.order import grades, ties
+from rankflavor.order.layout import Layout, Rounded, Scores, by_query_and_score, equal_score_end, find_layout
+from rankflavor.order.ranked import Ranked, SharedWork
+from rankflavor.order.strategy import SCORE_DTYPES, Needs, Ordering
 
 if TYPE_CHECKING:
-    from ..align import Aligned
+    from rankflavor.align import Aligned
 
 Ints = npt.NDArray[np.int64]
 
@@ -58,7 +58,7 @@ class Ranker:
     ----------
     aligned : the alignment to rank.
     shared : work on the judgments to start from, e.g. that of a ranker of the same alignment
-        with other scores (:mod:`rankflavor.rescore`); a new one when None.
+        with other scores (:mod:`rankflavor.training.rescore`); a new one when None.
     block_sort : the rows by query code and score, ties in file order, of scores over a fixed
         layout of query blocks (:class:`~rankflavor.order.blocks.BlockSort`), in place of the
         general sort; None for the general sort.

@@ -7,7 +7,7 @@ ranker can hand it fewer (the judged rows, or a top-k prefix).
 
 Examples
 --------
->>> from rankflavor.flavor import Flavor
+>>> from rankflavor.flavor.flavor import Flavor
 >>> o = Ordering.of(Flavor(ties="averaged", depth="100"))
 >>> o.ties, o.tie_rule, o.depth, o.condensed
 ('averaged', 'docno_desc', 100, False)
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .ties import TIE_TABLE, order_rule, reads_grades
+from rankflavor.order.ties import TIE_TABLE, order_rule, reads_grades
 
 if TYPE_CHECKING:
-    from ..flavor import Flavor
-    from ..measure import Measure
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.flavor.measure import Measure
 
 #: The flavor knobs an ordering reads (measures agreeing on them share one ranking); ``run_only``
 #: says which queries' kept run duplicates a ranking reports (those of scored queries).

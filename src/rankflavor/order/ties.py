@@ -37,13 +37,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from .. import arrow_ops
-from ..columns import as_numpy, take
-from ..kernels import distinct, ranges
-from .layout import Layout, Rounded, Scores, equal_score_end
+from rankflavor.base.kernels import distinct, ranges
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, take
+from rankflavor.order.layout import Layout, Rounded, Scores, equal_score_end
 
 if TYPE_CHECKING:
-    from ..align import Aligned
+    from rankflavor.align import Aligned
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]

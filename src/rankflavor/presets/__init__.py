@@ -6,19 +6,19 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from ..errors import FlavorError, did_you_mean
-from ..flavor import Flavor, parse_knob_assignments, split_top_level
-from ..measure import Measure, build_measure, parse_measure
-from .base import SELF, Preset, Template
+from rankflavor.errors import FlavorError, did_you_mean
+from rankflavor.flavor.flavor import Flavor, parse_knob_assignments, split_top_level
+from rankflavor.flavor.measure import Measure, build_measure, parse_measure
+from rankflavor.presets.base import SELF, Preset, Template
 
 if TYPE_CHECKING:
-    from ..judgments.scale import Scale
+    from rankflavor.flavor.scale import Scale
 
 NATIVE = Preset(
     name="rankflavor",
     flavor=Flavor(),
     summary="rankflavor defaults: trec_eval's NDCG with float64 scores and missing queries scored 0",
-    evidence="documented defaults in rankflavor.flavor.KNOBS",
+    evidence="documented defaults in rankflavor.flavor.flavor.KNOBS",
     canonical=None,  # rankflavor's own names, every one
 )
 
@@ -90,7 +90,7 @@ def resolve_measures(
     default, so ``--preset trec_eval --scale trec_dl`` is trec_eval run with ``-l 2``), the
     ``overrides`` (``--flavor``, ``-l``, ``-M``: what the user typed for this evaluation), then the
     knobs in a measure's brackets. Last, the scale sets ``max_grade`` where G changes the value
-    (:meth:`~rankflavor.judgments.Scale.with_top_grade`). A :class:`Measure` passed as a value
+    (:meth:`~rankflavor.analysis.judgments.Scale.with_top_grade`). A :class:`Measure` passed as a value
     takes the scale's knobs only where it left them at their defaults.
 
     Under a preset, a text its dialect does not claim is a rankflavor name: it is translated to
@@ -123,7 +123,7 @@ def resolve_measures(
     return measures, tuple(extras)
 
 
-#: A canonical measure text: ``metric[@k][[knob=value,...]]`` (as :func:`rankflavor.measure.parse_measure`).
+#: A canonical measure text: ``metric[@k][[knob=value,...]]`` (as :func:`rankflavor.flavor.measure.parse_measure`).
 _CANONICAL = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>\d+))?(?P<knobs>\[.*\])?$", re.DOTALL)
 
 
@@ -170,7 +170,7 @@ def canonical_name(preset: Preset, text: str) -> tuple[str, dict[str, str]] | No
     """
     if preset.canonical is None:
         return None
-    from ..metrics import registry
+    from rankflavor.metrics import registry
 
     m = _CANONICAL.match(text.strip())
     spec = registry.lookup(m.group("name")) if m else None

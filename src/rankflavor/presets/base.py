@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..flavor import Flavor
-from ..measure import Measure
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.flavor.measure import Measure
 
 
 @dataclass(frozen=True)

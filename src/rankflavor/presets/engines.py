@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import FlavorError
-from ..flavor import Flavor
-from .base import Preset, Template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.presets.base import Preset, Template
 
 # ---------------------------------------------------------------------------------------------
 # Quepid

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import re
 
-from ..errors import FlavorError
-from ..flavor import Flavor, format_number
-from .base import SELF, Preset, Template
-from .irmeasures import IR_MEASURES, keyword_params
-from .trec_eval import CANONICAL as TREC_EVAL_CANONICAL
-from .trec_eval import FLAVOR as TREC_EVAL_FLAVOR
-from .trec_eval import REFUSALS as TREC_EVAL_REFUSALS
-from .trec_eval import combine as trec_eval_combine
-from .trec_eval import finalize as trec_eval_finalize
-from .trec_eval import parse as parse_trec_eval
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.presets.base import SELF, Preset, Template
+from rankflavor.presets.irmeasures import IR_MEASURES, keyword_params
+from rankflavor.presets.trec_eval import CANONICAL as TREC_EVAL_CANONICAL
+from rankflavor.presets.trec_eval import FLAVOR as TREC_EVAL_FLAVOR
+from rankflavor.presets.trec_eval import REFUSALS as TREC_EVAL_REFUSALS
+from rankflavor.presets.trec_eval import combine as trec_eval_combine
+from rankflavor.presets.trec_eval import finalize as trec_eval_finalize
+from rankflavor.presets.trec_eval import parse as parse_trec_eval
 
 # ---------------------------------------------------------------------------------------------
 # gdeval.pl

@@ -14,10 +14,10 @@ import ast
 import re
 from typing import Any
 
-from ..errors import FlavorError
-from ..flavor import Flavor, format_number
-from .base import Preset, Template
-from .irmeasures_more import OTHER_MEASURES, int_cutoff, other_template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.presets.base import Preset, Template
+from rankflavor.presets.irmeasures_more import OTHER_MEASURES, int_cutoff, other_template
 
 # ---------------------------------------------------------------------------------------------
 # ir_measures

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import FlavorError
-from ..flavor import format_number
-from .base import Template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import format_number
+from rankflavor.presets.base import Template
 
 #: cwl_eval reads the run in score order with ties as given, in float64.
 _CWL_SORT = {"ties": "input_order", "precision": "float64"}

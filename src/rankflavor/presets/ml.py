@@ -35,10 +35,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..errors import FlavorError, did_you_mean
-from ..flavor import Flavor, format_number
-from .base import Preset, Template
-from .mlcall import _bool, _numbers, _one_cutoff, _positive_int, _try_call, _unsupported
+from rankflavor.errors import FlavorError, did_you_mean
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.presets.base import Preset, Template
+from rankflavor.presets.mlcall import _bool, _numbers, _one_cutoff, _positive_int, _try_call, _unsupported
 
 # ---------------------------------------------------------------------------------------------
 # scikit-learn

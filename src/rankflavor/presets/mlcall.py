@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..errors import FlavorError, did_you_mean
+from rankflavor.errors import FlavorError, did_you_mean
 
 _CALL = re.compile(
     r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*"

@@ -40,9 +40,9 @@ from __future__ import annotations
 import math
 import re
 
-from ..errors import FlavorError
-from ..flavor import Flavor, format_number
-from .base import Canonical, Preset, Template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.presets.base import Canonical, Preset, Template
 
 #: NTCIREVAL's default cutoff (``--cutoffs``) and RBP persistence (``--rbp``).
 DEFAULT_CUTOFF = 1000

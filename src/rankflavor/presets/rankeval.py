@@ -38,9 +38,9 @@ import json
 import re
 from typing import Any
 
-from ..errors import FlavorError
-from ..flavor import Flavor, format_number
-from .base import Canonical, Preset, Template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.presets.base import Canonical, Preset, Template
 
 DEFAULT_K = 10
 

@@ -56,10 +56,10 @@ Checked against torchmetrics itself on random queries in ``tests/test_presets_to
 
 from __future__ import annotations
 
-from ..errors import FlavorError
-from .base import Canonical, Preset, Template
-from .ml import SKLEARN_FLAVOR
-from .mlcall import _bool, _one_cutoff, _try_call
+from rankflavor.errors import FlavorError
+from rankflavor.presets.base import Canonical, Preset, Template
+from rankflavor.presets.ml import SKLEARN_FLAVOR
+from rankflavor.presets.mlcall import _bool, _one_cutoff, _try_call
 
 _EMPTY_ACTIONS = {"neg": "zero", "pos": "one", "skip": "skip", "error": "error"}
 #: What torchmetrics' binary metrics share: relevance from the candidates, ties in input order.

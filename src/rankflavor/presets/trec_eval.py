@@ -14,11 +14,11 @@ import re
 from dataclasses import replace
 from typing import NamedTuple
 
-from ..errors import FlavorError
-from ..flavor import Flavor, format_number
-from ..measure import Measure
-from ..metrics.trec_extra import ELEVEN_POINTS, R_MULTIPLES, UTILITY_DEFAULT
-from .base import Canonical, Preset, Template
+from rankflavor.errors import FlavorError
+from rankflavor.flavor.flavor import Flavor, format_number
+from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.trec_extra import ELEVEN_POINTS, R_MULTIPLES, UTILITY_DEFAULT
+from rankflavor.presets.base import Canonical, Preset, Template
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)

@@ -7,8 +7,8 @@ Public names::
     ConfigError, schema_markdown                         schema.py
 """
 
-from .config import Config, GateSettings, RunEntry, find_config, load_config, project_config
-from .schema import CONFIG_NAME, ConfigError, schema_markdown
+from rankflavor.project.config import Config, GateSettings, RunEntry, find_config, load_config, project_config
+from rankflavor.project.schema import CONFIG_NAME, ConfigError, schema_markdown
 
 __all__ = ["CONFIG_NAME", "Config", "ConfigError", "GateSettings", "RunEntry", "find_config", "load_config",
            "project_config", "schema_markdown"]

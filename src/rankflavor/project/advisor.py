@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
-from .schema import QUESTIONS
+from rankflavor.errors import UsageError
+from rankflavor.project.schema import QUESTIONS
 
 #: Mean judged share of the top k under which a global ideal is flagged as dangerous.
 LOW_COVERAGE = 0.8
@@ -148,7 +148,7 @@ class Advice:
     @property
     def scale_reason(self) -> str:
         """Why the scale is (or is not) pinned, citing its rule."""
-        from ..judgments.scale import scale_named
+        from rankflavor.flavor.scale import scale_named
 
         sc = scale_named(self.scale)
         if sc is not None:
@@ -171,7 +171,7 @@ class Advice:
 
     def toml(self, config_dir: str = ".") -> str:
         """The config file: the choices with their reasons as comments, the dataset and the runs."""
-        from .. import __version__
+        from rankflavor._version import __version__
 
         def s(x: str) -> str:  # a TOML basic string (JSON's escapes are TOML's)
             return json.dumps(x, ensure_ascii=False)
@@ -229,7 +229,7 @@ def run_name(path: str, taken: set[str]) -> str:
 
 def fitting_scale(grades: np.ndarray) -> str | None:
     """The smallest named scale whose grades hold every non-negative grade observed."""
-    from ..judgments.scale import SCALES
+    from rankflavor.flavor.scale import SCALES
 
     seen = set(np.unique(grades[grades >= 0]).tolist())
     fits = [s for s in SCALES.values() if seen <= set(s.grades)]
@@ -240,12 +240,12 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     """Inspect the judgments and each run's top k (see the module doc)."""
     import pyarrow.compute as pc
 
-    from ..columns import as_numpy, plain_strings
-    from ..evaluate import evaluate
-    from ..flavor import format_number
-    from ..io.inputs import as_qrels, as_run
-    from ..judgments import judgments
-    from ..judgments.scale import scale_named
+    from rankflavor.analysis.judgments import judgments
+    from rankflavor.engine.evaluate import evaluate
+    from rankflavor.flavor.flavor import format_number
+    from rankflavor.flavor.scale import scale_named
+    from rankflavor.io.columns import as_numpy, plain_strings
+    from rankflavor.io.inputs import as_qrels, as_run
 
     q = as_qrels(qrels)
     grade = np.asarray(q.grade, dtype=np.float64)
@@ -403,7 +403,7 @@ def advise(qrels: str, runs: list[str] | None = None, *, question: str | None = 
     scale = f.scale
     measures = _measures(q, k)
     if match is not None:
-        from ..presets import get_preset
+        from rankflavor.presets import get_preset
 
         preset = get_preset(match)
         pinned = preset.flavor
@@ -417,7 +417,7 @@ def advise(qrels: str, runs: list[str] | None = None, *, question: str | None = 
         choices = picked
         sc_rel = None
         if scale is not None:
-            from ..judgments.scale import scale_named
+            from rankflavor.flavor.scale import scale_named
 
             sc = scale_named(scale)
             sc_rel = sc.rel if sc is not None else None

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .schema import CONFIG_NAME, ConfigError, Section, bad, section, unknown
+from rankflavor.project.schema import CONFIG_NAME, ConfigError, Section, bad, section, unknown
 
 if TYPE_CHECKING:
-    from ..measure import Measure
+    from rankflavor.flavor.measure import Measure
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,8 @@ class Config:
         knobs, then ``[flavor]``, then the scale, as :func:`rankflavor.evaluate` builds them."""
         import inspect
 
-        from ..judgments.scale import scale_named
-        from ..presets import resolve_measures
+        from rankflavor.flavor.scale import scale_named
+        from rankflavor.presets import resolve_measures
 
         items = list(texts if texts is not None else self.metric_texts)
         sc = scale_named(self.scale)
@@ -146,7 +146,7 @@ class Config:
         InputError
             Exit status 3, as any missing input.
         """
-        from ..errors import InputError, did_you_mean
+        from rankflavor.errors import InputError, did_you_mean
 
         names = list(self.runs if kind == "run" else self.datasets)
         if os.path.exists(value) or value in names or (kind == "dataset" and value.startswith("irds:")):
@@ -221,7 +221,7 @@ def _keys(s: Section, table: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _read_sections(data: Mapping[str, Any]) -> dict[str, Any]:
-    from .schema import SECTIONS
+    from rankflavor.project.schema import SECTIONS
 
     names = [s.name for s in SECTIONS]
     out: dict[str, Any] = {}
@@ -241,7 +241,7 @@ def _read_sections(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _expand(items: tuple[str, ...], ks: tuple[int, ...]) -> tuple[str, ...]:
     """Metric names without a cutoff crossed with ``ks``; measures written with one kept."""
-    from ..metrics import registry
+    from rankflavor.metrics import registry
 
     out: list[str] = []
     for item in items:
@@ -272,7 +272,7 @@ def _history_path(base: Path, text: str) -> Path:
 
 
 def _build(path: Path, digest: str, data: Mapping[str, Any]) -> Config:
-    from ..errors import FlavorError
+    from rankflavor.errors import FlavorError
 
     s = _read_sections(data)
     base = path.parent

@@ -12,14 +12,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..measure import Measure
-    from ..results import Results
-    from .config import Config
+    from rankflavor.engine.results import Results
+    from rankflavor.flavor.measure import Measure
+    from rankflavor.project.config import Config
 
 
 def knob_differences(measure: Measure, pinned: Measure) -> list[tuple[str, str, str]]:
     """``(knob, value, pinned value)`` for each knob either measure reads where the two differ."""
-    from ..flavor import KNOBS
+    from rankflavor.flavor.flavor import KNOBS
 
     read = set(measure.knobs) | set(pinned.knobs)
     out = []
@@ -34,7 +34,7 @@ def knob_differences(measure: Measure, pinned: Measure) -> list[tuple[str, str, 
 def pinned_measures(config: Config, texts: Iterable[str] = ()) -> dict[str, Measure]:
     """The pinned measure of each ``metric@k`` in the metric set, and of ``texts`` where they parse
     under the pinned flavor (a dialect name of another preset may not)."""
-    from ..errors import FlavorError
+    from rankflavor.errors import FlavorError
 
     out = {m.name: m for m in config.measures()} if config.metric_texts else {}
     for text in texts:
@@ -100,11 +100,11 @@ def project_note(results: Results, fmt: str) -> tuple[str, str]:
     if fmt in ("csv", "trec"):
         return "", "".join(f"rankflavor: {line}\n" for line in lines)
     if fmt == "md":
-        from ..render.md import md_text
+        from rankflavor.render.md import md_text
 
         return "\n" + "  \n".join(md_text(line) for line in lines) + "\n", ""
     if fmt == "latex":
-        from ..render.latex import latex_text
+        from rankflavor.render.latex import latex_text
 
         return "".join(f"% {latex_text(line)}\n" for line in lines), ""
     return "".join(line + "\n" for line in lines), ""

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EvaluationError, InputError, UsageError
-from .schema import ConfigError
+from rankflavor.errors import EvaluationError, InputError, UsageError
+from rankflavor.project.schema import ConfigError
 
 if TYPE_CHECKING:
-    from ..results import MeasureResult, Results
-    from .config import Config
+    from rankflavor.engine.results import MeasureResult, Results
+    from rankflavor.project.config import Config
 
 #: Slack of the threshold comparisons: a mean equal to its threshold in print passes.
 _EPS = 1e-12
@@ -93,7 +93,7 @@ class GateResult:
 
     def render(self, fmt: str = "text") -> str:
         if fmt == "json":
-            from ..finite import dumps
+            from rankflavor.base.finite import dumps
 
             return dumps({"passed": self.passed, "config": str(self.config.path),
                                "pinned": self.config.flavor_text(),
@@ -152,7 +152,7 @@ def check_baseline(config: Config, baseline: Results, measures: list[MeasureResu
                    qrels_sha256: str | None) -> dict[str, MeasureResult]:
     """The baseline's measure of each evaluated one, after refusing a baseline of another flavor
     (knob by knob) or of other judgments."""
-    from .flagging import knob_differences
+    from rankflavor.project.flagging import knob_differences
 
     by_name = {m.measure.name: m for m in baseline.measures}
     out: dict[str, MeasureResult] = {}
@@ -185,8 +185,8 @@ def _paired(new: MeasureResult, base: MeasureResult) -> tuple[Any, Any, int]:
     """Per-query values of the queries both hold with a finite value, aligned by query id."""
     import numpy as np
 
-    from ..compare.queries import align_queries
-    from ..compare.scores import RunScores
+    from rankflavor.analysis.compare.queries import align_queries
+    from rankflavor.analysis.compare.scores import RunScores
 
     def scores(m: MeasureResult) -> RunScores:
         v = np.asarray(m.values, dtype=np.float64)
@@ -200,7 +200,7 @@ def _paired(new: MeasureResult, base: MeasureResult) -> tuple[Any, Any, int]:
 
 
 def _test(name: str, a: Any, b: Any, seed: int) -> tuple[str, float]:
-    from .. import stats
+    from rankflavor import stats
 
     if name == "t":
         r = stats.paired_t(a, b)
@@ -275,10 +275,10 @@ def gate(config: Config, runs: list[str] | None = None, *, baseline: str | None 
          command: str | None = None) -> GateResult:
     """Evaluate ``runs`` (config names or paths; default every ``[runs]`` entry) under the pinned
     flavor and check ``[gate]``; see the module doc for the checks and the refusals."""
-    from ..evaluate import evaluate
-    from ..sources import file_sha256
-    from .flagging import project_block
-    from .resultsfile import read_results, with_provenance
+    from rankflavor.base.sources import file_sha256
+    from rankflavor.engine.evaluate import evaluate
+    from rankflavor.project.flagging import project_block
+    from rankflavor.project.resultsfile import read_results, with_provenance
 
     g = config.gate
     if not config.metric_texts:

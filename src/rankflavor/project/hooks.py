@@ -11,15 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..results import Results
-    from .config import Config
+    from rankflavor.engine.results import Results
+    from rankflavor.project.config import Config
 
 
 def record(config: Config | None, results: Results, *, dataset: str | None = None, run: str | None = None,
            command: str | None = None, db_path: str | None = None) -> str:
     """Append ``results`` to the history database; return what was done, as one sentence."""
-    from ..history import record_results
-    from ..history.store import DEFAULT_PATH
+    from rankflavor.history import record_results
+    from rankflavor.history.store import DEFAULT_PATH
 
     path = db_path or (config.history_path if config is not None else None) or DEFAULT_PATH
     if db_path is None and config is not None and config.history_path is not None:
@@ -29,7 +29,7 @@ def record(config: Config | None, results: Results, *, dataset: str | None = Non
             try:
                 folder.mkdir(parents=True)
             except OSError as exc:
-                from ..history import HistoryError
+                from rankflavor.history import HistoryError
 
                 raise HistoryError(str(path), f"cannot create its folder {folder}: {exc.strerror or exc}") from None
     record_id = record_results(path, results, dataset=dataset, run=run, command=command)

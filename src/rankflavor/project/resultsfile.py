@@ -1,6 +1,6 @@
 """Results files: one JSON format, the source of truth every renderer can read back.
 
-A results file is :meth:`Results.to_dict() <rankflavor.results.Results.to_dict>` with every
+A results file is :meth:`Results.to_dict() <rankflavor.engine.results.Results.to_dict>` with every
 per-query value (whatever ``-q`` says), plus what a later reader needs to print exactly what the
 command printed (``extras``: trec_eval's ``runid``/``num_q`` rows; each measure's ``label``, the
 name it was asked by, which trec's layout orders by; the sign of a NaN, as trec's ``-nan``), and provenance: the SHA-256 of every input, rankflavor's version, the config and its
@@ -8,7 +8,7 @@ pinned flavor, a UTC timestamp and the command line. It stays the document the H
 reads as ``eval`` (``measures`` and ``counts``; provenance ``sha256`` values are the hashes
 the report shows).
 
-:func:`read_results` rebuilds the :class:`~rankflavor.results.Results` from the file: each
+:func:`read_results` rebuilds the :class:`~rankflavor.engine.results.Results` from the file: each
 measure from its canonical flavor string (they parse back), values and statuses as written.
 Rendering it gives the same bytes as rendering the results the command held
 (``tests/test_project_results.py`` checks every format).
@@ -25,11 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
-from ..finite import dumps
+from rankflavor.base.finite import dumps
+from rankflavor.errors import InputError
 
 if TYPE_CHECKING:
-    from ..results import Results
+    from rankflavor.engine.results import Results
 
 #: ``format`` of a results file, and its version.
 FORMAT, VERSION = "rankflavor.results", 1
@@ -41,8 +41,8 @@ def with_provenance(results: Results, *, inputs: Mapping[str, str | os.PathLike[
     """``results`` with its provenance completed: each input file's SHA-256 (``inputs`` maps a
     provenance role, ``qrels`` or ``run``, to the file read), the command line, the project block
     (:func:`rankflavor.project.flagging.project_block`) and, with ``stamp``, a UTC timestamp."""
-    from .. import __version__
-    from ..sources import file_sha256
+    from rankflavor._version import __version__
+    from rankflavor.base.sources import file_sha256
 
     prov: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in results.provenance.items()}
     prov.setdefault("rankflavor", __version__)
@@ -121,13 +121,13 @@ def _field(obj: Mapping[str, Any], key: str, where: str, source: str, kinds: typ
 
 
 def results_from_document(doc: Mapping[str, Any], source: str) -> Results:
-    """Rebuild :class:`~rankflavor.results.Results` from a results file's JSON value."""
+    """Rebuild :class:`~rankflavor.engine.results.Results` from a results file's JSON value."""
     import numpy as np
 
-    from ..align import Counts
-    from ..errors import FlavorError
-    from ..measure import parse_measure
-    from ..results import MeasureResult, Results
+    from rankflavor.align import Counts
+    from rankflavor.engine.results import MeasureResult, Results
+    from rankflavor.errors import FlavorError
+    from rankflavor.flavor.measure import parse_measure
 
     measures = []
     for i, m in enumerate(doc["measures"]):
@@ -183,7 +183,7 @@ def results_from_document(doc: Mapping[str, Any], source: str) -> Results:
 
 
 def read_results(path: str | os.PathLike[str]) -> Results:
-    """Read a results file back into :class:`~rankflavor.results.Results`."""
+    """Read a results file back into :class:`~rankflavor.engine.results.Results`."""
     return results_from_document(load_json(path), os.fspath(path))
 
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError, did_you_mean
-from ..knobs import LARGEST_WHOLE
+from rankflavor.errors import UsageError, did_you_mean
+from rankflavor.flavor.knobs import LARGEST_WHOLE
 
 #: The file every command looks for, from the working directory upward.
 CONFIG_NAME = "rankflavor.toml"
@@ -132,7 +132,7 @@ def per_measure(read: Reader) -> Reader:
 
 def _knob(name: str) -> Reader:
     def read(value: Any, where: str) -> str:
-        from ..flavor import KNOBS, FlavorError, format_number
+        from rankflavor.flavor.flavor import KNOBS, FlavorError, format_number
 
         if not isinstance(value, str) and not numeric(value):  # then the knob's own range
             raise bad(where, value, f"text or a number ({KNOBS[name].values}); a number finite, a whole one "
@@ -147,13 +147,13 @@ def _knob(name: str) -> Reader:
 
 
 def _scale(value: Any, where: str) -> str:
-    from ..judgments.scale import SCALES
+    from rankflavor.flavor.scale import SCALES
 
     return str(choice(*SCALES)(value, where))
 
 
 def _preset(value: Any, where: str) -> str:
-    from ..presets import PRESETS
+    from rankflavor.presets import PRESETS
 
     return str(choice(*PRESETS)(str(value).replace("-", "_") if isinstance(value, str) else value, where))
 
@@ -190,7 +190,7 @@ class Section:
 
 
 def _flavor_keys() -> tuple[Key, ...]:
-    from ..flavor import KNOBS
+    from rankflavor.flavor.flavor import KNOBS
 
     return tuple(Key(k.name, k.values, k.doc.split(". ")[0].rstrip(".") + ".", _knob(k.name)) for k in KNOBS.values())
 
@@ -199,7 +199,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("project", "What the project is and how its grades read.", (
         Key("name", "string", "A name printed with every output.", text),
         Key("scale", "trec_dl | msmarco | beir | ecommerce",
-            "The label scale (`rankflavor.judgments.SCALES`): its rel, negatives and top grade G set every "
+            "The label scale (`rankflavor.analysis.judgments.SCALES`): its rel, negatives and top grade G set every "
             "measure's knobs, and a grade off it is an error naming file and line.", _scale),
         Key("preset", "preset name", "The flavor starts from this preset's knobs (`rankflavor flavors --presets`; "
             "`rankflavor init --preset`), so numbers compare with that tool's or leaderboard's.", _preset),

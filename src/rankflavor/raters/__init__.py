@@ -2,7 +2,7 @@
 
 * :mod:`~rankflavor.raters.ratings` - :class:`Ratings`, one row per (query, document, rater);
 * :mod:`~rankflavor.raters.rules` - :func:`aggregate_ratings`: one grade per pair by a named rule,
-  as a :class:`~rankflavor.tables.Qrels` the ordinary engine evaluates;
+  as a :class:`~rankflavor.io.tables.Qrels` the ordinary engine evaluates;
 * :mod:`~rankflavor.raters.reliability` - :func:`agreement`: Cohen's kappa, Fleiss' kappa and
   Krippendorff's alpha, overall and per query, computed by statsmodels and krippendorff.
 
@@ -11,8 +11,8 @@ The file readers are in :mod:`rankflavor.io.raters` (``read_ratings``).
 
 from __future__ import annotations
 
-from .ratings import Ratings
-from .reliability import Agreement, agreement
-from .rules import RULES, aggregate_ratings
+from rankflavor.raters.ratings import Ratings
+from rankflavor.raters.reliability import Agreement, agreement
+from rankflavor.raters.rules import RULES, aggregate_ratings
 
 __all__ = ["RULES", "Agreement", "Ratings", "aggregate_ratings", "agreement"]

@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from ..display import Shown
-from ..errors import InputError
-from ..finite import json_number, undefined
-from .ratings import Ratings
+from rankflavor.base.display import Shown
+from rankflavor.base.finite import json_number, undefined
+from rankflavor.errors import InputError
+from rankflavor.raters.ratings import Ratings
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Stats:
     cohen_kappa: float | None
     fleiss_kappa: float
     krippendorff_alpha: float
-    #: statistic -> why it is NaN (JSON: null, and this reason under "undefined"; rankflavor.finite)
+    #: statistic -> why it is NaN (JSON: null, and this reason under "undefined"; rankflavor.base.finite)
     undefined: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

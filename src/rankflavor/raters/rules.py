@@ -1,6 +1,6 @@
 """Aggregation of several raters' grades into one grade per (query, document), by a named rule.
 
-The result is an ordinary :class:`~rankflavor.tables.Qrels`; its ``source`` names the rule
+The result is an ordinary :class:`~rankflavor.io.tables.Qrels`; its ``source`` names the rule
 (``ratings.csv[raters=median]``), so the rule travels into the provenance of every result the
 engine computes from it, and :func:`rankflavor.io.raters.write_aggregated` writes it into the
 header comment of the qrels file it writes.
@@ -32,10 +32,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..columns import dictionary_array, string_array
-from ..errors import UsageError, did_you_mean
-from ..tables import Qrels
-from .ratings import Ratings
+from rankflavor.errors import UsageError, did_you_mean
+from rankflavor.io.columns import dictionary_array, string_array
+from rankflavor.io.tables import Qrels
+from rankflavor.raters.ratings import Ratings
 
 #: Per rule: its meaning, shown by ``rankflavor raters --help`` and in errors.
 RULES: dict[str, str] = {

@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..attribution import Diff
-from ..finite import text
-from ..results import EMPTY, MISSING, Results, plain_value
-from ..spread import Spread
+from rankflavor.analysis.diff.api import Diff
+from rankflavor.analysis.spread.api import Spread
+from rankflavor.base.finite import text
+from rankflavor.engine.results import EMPTY, MISSING, Results, plain_value
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ def _value(v: float | str, is_sum: bool) -> str:
 def results_blocks(results: Results, per_query: bool) -> list[Block]:
     """Summary table with full flavor strings; per-query table of queries x measures whose
     headers name the measure and its knobs that differ from a base printed once; counts."""
-    from .console import base_line, measure_delta
-    from .text import base_flavor, counts_lines
+    from rankflavor.render.console import base_line, measure_delta
+    from rankflavor.render.text import base_flavor, counts_lines
 
     rows = []
     for m in results.measures:
@@ -82,7 +82,7 @@ def results_blocks(results: Results, per_query: bool) -> list[Block]:
 def spread_blocks(s: Spread) -> list[Block]:
     """Flavor table (every flavor, defect presets marked, each flavor's place in the summaries),
     the summaries per run and per pair, the run orders, notes (the excluded flavors' reasons first)."""
-    from .spreadview import flip_text, knob_delta, origin_text, short_names
+    from rankflavor.render.spreadview import flip_text, knob_delta, origin_text, short_names
 
     short = short_names(s.runs)
     name = dict(zip(s.runs, short, strict=True))

@@ -1,4 +1,4 @@
-"""Render a :class:`rankflavor.check.CheckReport`: terminal tables (rich) or JSON.
+"""Render a :class:`rankflavor.analysis.check.CheckReport`: terminal tables (rich) or JSON.
 
 Ids, lines and paths are untrusted text: every cell is made printable (control characters as
 escapes) and escaped for rich markup, so a crafted id cannot restyle, break or end the table;
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import io
 
-from ..check import CheckReport, FileSummary, Finding
-from ..finite import dumps
-from .console import make_console
+from rankflavor.analysis.check import CheckReport, FileSummary, Finding
+from rankflavor.base.finite import dumps
+from rankflavor.render.console import make_console
 
 CHECK_FORMATS = ("table", "json")
 #: Findings of one code shown per file in the terminal table (JSON lists what the report holds).
@@ -56,7 +56,7 @@ FINDINGS_TABLE_FROM = 120
 
 
 def _table(report: CheckReport, width: int | None) -> str:
-    from .fit import Column, NameText, paged_tables, print_wrapped
+    from rankflavor.render.fit import Column, NameText, paged_tables, print_wrapped
 
     buf = io.StringIO()
     console = make_console(buf, width)

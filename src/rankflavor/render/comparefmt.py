@@ -1,12 +1,12 @@
-"""Render a :class:`rankflavor.compare.Comparison`: terminal tables (rich), JSON, CSV; Markdown and
+"""Render a :class:`rankflavor.analysis.compare.Comparison`: terminal tables (rich), JSON, CSV; Markdown and
 LaTeX in :mod:`rankflavor.render.comparetex`.
 
 Table, JSON and CSV carry every number (means, CIs, deltas, Cohen's d, wins/losses/ties, raw and
 adjusted p-values, verdicts, and under ``--flavors`` which flavors flip each pair's sign and
-verdict, over the flavors :class:`~rankflavor.compare.Robustness` counts, and which it does not, why); Markdown and LaTeX are summary-only formats: each system's mean
+verdict, over the flavors :class:`~rankflavor.analysis.compare.Robustness` counts, and which it does not, why); Markdown and LaTeX are summary-only formats: each system's mean
 per measure, marked with the systems it beats significantly (the per-pair numbers behind the
 marks are in the other three). A statistic that is not a finite number follows
-:mod:`rankflavor.finite`: JSON ``null`` with the reason under ``"undefined"``, its word
+:mod:`rankflavor.base.finite`: JSON ``null`` with the reason under ``"undefined"``, its word
 (``-inf``, ``nan``) in the table and CSV, the reason in a table note and the CSV ``note`` column.
 """
 
@@ -15,11 +15,11 @@ from __future__ import annotations
 import csv
 import io
 
-from ..compare import Comparison, MeasureComparison
-from ..compare.robust import count_holding
-from ..finite import dumps, text
-from .comparetex import letters, render_latex, render_markdown
-from .spreadfmt import short_names
+from rankflavor.analysis.compare import Comparison, MeasureComparison
+from rankflavor.analysis.compare.robust import count_holding
+from rankflavor.base.finite import dumps, text
+from rankflavor.render.comparetex import letters, render_latex, render_markdown
+from rankflavor.render.spreadfmt import short_names
 
 COMPARE_FORMATS = ("table", "json", "csv", "md", "latex")
 
@@ -101,8 +101,8 @@ def _header(result: Comparison) -> list[str]:
 
 
 def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -> None:
-    from .console import print_flavor
-    from .fit import GLUE, Column, NameText, paged_tables, print_wrapped, printable
+    from rankflavor.render.console import print_flavor
+    from rankflavor.render.fit import GLUE, Column, NameText, paged_tables, print_wrapped, printable
 
     s = result.settings
     ids = dict(zip(result.systems, letters(len(result.systems)), strict=True))
@@ -170,8 +170,8 @@ def _measure_tables(console: object, result: Comparison, m: MeasureComparison) -
 
 
 def _table(result: Comparison, width: int | None) -> str:
-    from .console import make_console
-    from .fit import print_wrapped
+    from rankflavor.render.console import make_console
+    from rankflavor.render.fit import print_wrapped
 
     buf = io.StringIO()
     console = make_console(buf, width)

@@ -3,13 +3,13 @@ measure, each value marked with the letters of the systems it beats significantl
 
 A dagger after the letters marks a win whose verdict does not hold in every flavor the
 robustness check counts (only when one was run); the caption names how many it counts and the
-flavors it leaves out, with their reason (:class:`~rankflavor.compare.Robustness`).
+flavors it leaves out, with their reason (:class:`~rankflavor.analysis.compare.Robustness`).
 """
 
 from __future__ import annotations
 
-from ..compare import Comparison, MeasureComparison
-from .md import md_text
+from rankflavor.analysis.compare import Comparison, MeasureComparison
+from rankflavor.render.md import md_text
 
 
 def letters(n: int) -> list[str]:

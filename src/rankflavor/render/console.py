@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.measure import Measurement
 
-    from ..flavor import Flavor
-    from ..measure import Measure
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.flavor.measure import Measure
 
 #: Below this many columns a table shows each flavor as the knobs that differ from a base it
 #: prints once: a full NDCG flavor string is ~170 characters, three or more lines in a narrow column.
@@ -121,7 +121,7 @@ def knob_delta_text(knobs: Mapping[str, str], base: Mapping[str, str]) -> str:
 def read_knobs(measure: Measure) -> dict[str, str]:
     """Every knob the measure reads, quiet ones at their defaults included (a compact row must
     show ``fractional=keep`` when the base says ``fractional=truncate``)."""
-    from ..measure import relevant_knobs
+    from rankflavor.flavor.measure import relevant_knobs
 
     return {n: str(getattr(measure.flavor, n))
             for n in relevant_knobs(measure.metric, measure.k, measure.flavor, quiet_defaults=True)}
@@ -148,7 +148,7 @@ def common_base(measures: Iterable[Measure], start: Flavor) -> Flavor:
 def base_line(measures: Iterable[Measure], base: Flavor) -> str:
     """The base as ``knob=value,...`` over the knobs the measures read; a quiet knob (``run_only``,
     ``fractional``...) at its default is left out, as canonical strings leave it out."""
-    from ..knobs import KNOBS
+    from rankflavor.flavor.knobs import KNOBS
 
     names: dict[str, None] = {}
     for m in measures:

@@ -4,7 +4,7 @@ measure's summary (``n_queries,skipped_empty,skipped_missing``) and each per-que
 
 The columns after ``flavor`` were added later, at the end, so readers of the first four by
 position or by name keep working. A per-query row (``-q``) carries its value and ``status``
-(``ok``, ``empty``, ``missing``: :class:`rankflavor.results.MeasureResult`) and leaves the counts
+(``ok``, ``empty``, ``missing``: :class:`rankflavor.engine.results.MeasureResult`) and leaves the counts
 empty; the ``all`` row carries the summary and the counts of the JSON's measure (``value``,
 ``n_queries``, ``skipped_empty``, ``skipped_missing``) and status ``summary``. A measure with no
 summary (``relstring``) has an ``all`` row too, with an empty value (the JSON's ``null``, the
@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..results import Results
+from rankflavor.engine.results import Results
 
 #: The columns, in order; the first four are the original ones.
 COLUMNS = ("metric", "query", "value", "flavor", "n_queries", "skipped_empty", "skipped_missing", "status")

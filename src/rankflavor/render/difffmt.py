@@ -1,4 +1,4 @@
-"""Render a :class:`rankflavor.attribution.Diff`: terminal tables, JSON, or CSV ``knob,query,delta``."""
+"""Render a :class:`rankflavor.analysis.diff.api.Diff`: terminal tables, JSON, or CSV ``knob,query,delta``."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import csv
 import io
 import math
 
-from ..attribution import Diff
-from ..finite import dumps
-from .console import chunks, make_console, print_flavor
+from rankflavor.analysis.diff.api import Diff
+from rankflavor.base.finite import dumps
+from rankflavor.render.console import chunks, make_console, print_flavor
 
 DIFF_FORMATS = ("table", "json", "csv", "md", "latex")
 
@@ -18,11 +18,11 @@ def render_diff(d: Diff, fmt: str = "table", scale: str = "value", top: int = 10
     mean; knob ``total`` = B minus A), ``md`` or ``latex``. ``width``: columns of the terminal
     table (default: the terminal's)."""
     if fmt == "md":
-        from .md import diff_md
+        from rankflavor.render.md import diff_md
 
         return diff_md(d, scale, top)
     if fmt == "latex":
-        from .latex import diff_latex
+        from rankflavor.render.latex import diff_latex
 
         return diff_latex(d, scale, top)
     if fmt == "json":

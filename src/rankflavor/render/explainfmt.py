@@ -1,13 +1,13 @@
-"""Render a :class:`rankflavor.explanation.Explanation`: per-position terminal tables or JSON."""
+"""Render a :class:`rankflavor.analysis.explain.result.Explanation`: per-position terminal tables or JSON."""
 
 from __future__ import annotations
 
 import io
 import math
 
-from ..explanation import Explanation
-from ..finite import dumps
-from .console import make_console, print_flavor
+from rankflavor.analysis.explain.result import Explanation
+from rankflavor.base.finite import dumps
+from rankflavor.render.console import make_console, print_flavor
 
 EXPLAIN_FORMATS = ("table", "json")
 
@@ -34,7 +34,7 @@ def _grade(grade: float | None, judged: bool) -> str:
 
 
 def _table(e: Explanation, show_ignored: int, width: int | None) -> str:
-    from .fit import Column, NameText, paged_tables, print_wrapped
+    from rankflavor.render.fit import Column, NameText, paged_tables, print_wrapped
 
     buf = io.StringIO()
     console = make_console(buf, width)

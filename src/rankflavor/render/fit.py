@@ -41,7 +41,7 @@ _CUTS = (",", "/", ";", "|", "=", "_", "-", ".")
 def _cut_word(word: str, room: int) -> list[str]:
     """``word`` in pieces of at most ``room`` characters, cut after the first of :data:`_CUTS`
     that leaves every piece short enough (pieces packed greedily), else every ``room`` characters."""
-    from .console import pack
+    from rankflavor.render.console import pack
 
     if len(word) <= room:
         return [word]
@@ -131,7 +131,7 @@ class Column:
 
 
 def _words(cell: Any) -> list[str]:
-    from .console import FlavorText
+    from rankflavor.render.console import FlavorText
 
     if isinstance(cell, FlavorText | NameText | Glued):
         return cell.pieces
@@ -139,7 +139,7 @@ def _words(cell: Any) -> list[str]:
 
 
 def _width(cell: Any) -> int:
-    from .console import FlavorText
+    from rankflavor.render.console import FlavorText
 
     if isinstance(cell, FlavorText | NameText | Glued):
         return len(cell.text)
@@ -158,7 +158,7 @@ CELL_EXTRA = 3
 def page_columns(columns: Sequence[Column], width: int, keep: int = 1) -> list[list[int]]:
     """Indices of the columns each page shows: the first ``keep`` on every page, the others in
     order, as many per page as fit at their :meth:`Column.narrowest` (at least one)."""
-    from .console import chunks
+    from rankflavor.render.console import chunks
 
     lead = sum(c.narrowest() + CELL_EXTRA for c in columns[:keep]) + 1
     rest = [c.narrowest() + CELL_EXTRA for c in columns[keep:]]
@@ -258,7 +258,7 @@ class NameText:
     def __rich_console__(self, console: Any, options: Any) -> Any:
         from rich.text import Text
 
-        from .console import pack
+        from rankflavor.render.console import pack
 
         yield Text("\n".join(pack(self.pieces, options.max_width)), overflow="fold")
 

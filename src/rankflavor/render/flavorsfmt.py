@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import io
 
-from .console import make_console
-from .fit import print_wrapped
+from rankflavor.render.console import make_console
+from rankflavor.render.fit import print_wrapped
 
 #: From this many columns the knobs and metrics are tables.
 TABLE_FROM = 160
@@ -33,8 +33,8 @@ def _tables(console: object) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ..flavor import KNOBS
-    from ..metrics import REGISTRY
+    from rankflavor.flavor.flavor import KNOBS
+    from rankflavor.metrics import REGISTRY
 
     t = Table(title="flavor knobs")
     t.add_column("knob", no_wrap=True)
@@ -60,8 +60,8 @@ def _reads(spec: object) -> tuple[str, ...]:
 
 
 def _blocks(console: object) -> None:
-    from ..flavor import KNOBS
-    from ..metrics import REGISTRY
+    from rankflavor.flavor.flavor import KNOBS
+    from rankflavor.metrics import REGISTRY
 
     say = console.print  # type: ignore[attr-defined]
     print_wrapped(console, f"{len(KNOBS)} flavor knobs: name = default, its values, what it does "

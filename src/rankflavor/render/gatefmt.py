@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..project.gate import GateResult
+    from rankflavor.project.gate import GateResult
 
 
 def render_gate(result: GateResult, fmt: str = "table", width: int | None = None) -> str:
@@ -23,8 +23,8 @@ def render_gate(result: GateResult, fmt: str = "table", width: int | None = None
         return result.render("json")
     if fmt == "md":
         return render_gate_md(result)
-    from .console import terminal_width
-    from .fit import printable, wrap
+    from rankflavor.render.console import terminal_width
+    from rankflavor.render.fit import printable, wrap
 
     width = width or terminal_width()
     def one_line(name: str) -> str:  # an untrusted name: a line break in it shows as \n
@@ -64,7 +64,7 @@ def render_gate_md(result: GateResult) -> str:
     run a table of its checks (value, baseline and threshold to 4 decimals, p to 4 significant
     digits, the sentence saying why) and each measure's canonical flavor; then the verdict line
     the text output ends with."""
-    from .md import md_code, md_text
+    from rankflavor.render.md import md_code, md_text
 
     failed = [c for c in result.checks if not c.passed]
     verdict = "FAILED" if failed else "passed"

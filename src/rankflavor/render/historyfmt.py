@@ -12,11 +12,11 @@ import io
 import math
 import string
 
-from ..finite import dumps
-from ..finite import text as number_text
-from ..history.series import Series, split_reasons
-from .chart import MARKERS, line_chart
-from .console import comma_pieces, make_console, pack
+from rankflavor.base.finite import dumps
+from rankflavor.base.finite import text as number_text
+from rankflavor.history.series import Series, split_reasons
+from rankflavor.render.chart import MARKERS, line_chart
+from rankflavor.render.console import comma_pieces, make_console, pack
 
 HISTORY_FORMATS = ("table", "json", "csv")
 #: The widest the chart is drawn (``--wide`` lays the text out wider than any chart needs).

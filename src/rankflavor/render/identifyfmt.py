@@ -1,9 +1,9 @@
-"""Render a :class:`rankflavor.identify.Identification`: plain text, or JSON."""
+"""Render a :class:`rankflavor.analysis.identify.Identification`: plain text, or JSON."""
 
 from __future__ import annotations
 
-from ..finite import dumps
-from ..identify.result import Identification
+from rankflavor.analysis.identify.result import Identification
+from rankflavor.base.finite import dumps
 
 IDENTIFY_FORMATS = ("table", "json")
 
@@ -13,7 +13,7 @@ def render_identification(result: Identification, fmt: str = "table", shown: int
     group) or ``json`` (:meth:`Identification.to_dict`)."""
     if fmt == "json":
         return dumps(result.to_dict()) + "\n"
-    from .console import terminal_width
+    from rankflavor.render.console import terminal_width
 
     lines = _text(result, shown, width or terminal_width())
     return "\n".join(lines) + "\n"
@@ -25,7 +25,7 @@ def _some(items: tuple[str, ...] | list[str], n: int = 8) -> str:
 
 
 def _text(r: Identification, shown: int, width: int) -> list[str]:
-    from .fit import printable, wrap
+    from rankflavor.render.fit import printable, wrap
 
     def say(text: str, indent: str = "", hang: str | None = None) -> None:
         lines.extend(wrap(printable(text), width, indent, hang))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..finite import dumps
-from ..results import Results
+from rankflavor.base.finite import dumps
+from rankflavor.engine.results import Results
 
 
 def render_json(results: Results, per_query: bool) -> str:

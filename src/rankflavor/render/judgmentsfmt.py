@@ -1,4 +1,4 @@
-"""Render a :class:`rankflavor.judgments.Coverage` for the terminal, at its width: the judgments'
+"""Render a :class:`rankflavor.analysis.judgments.Coverage` for the terminal, at its width: the judgments'
 facts, a table of each run's coverage and bounds, what the intervals cover, the pool-bias
 warning, and with ``per_query`` each run's queries. JSON is the result's own
 (:meth:`Coverage.to_dict`).
@@ -13,12 +13,12 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from ..finite import dumps
-from .console import FlavorText, make_console, print_flavor
-from .fit import Column, NameText, paged_tables, print_wrapped
+from rankflavor.base.finite import dumps
+from rankflavor.render.console import FlavorText, make_console, print_flavor
+from rankflavor.render.fit import Column, NameText, paged_tables, print_wrapped
 
 if TYPE_CHECKING:
-    from ..judgments import Coverage
+    from rankflavor.analysis.judgments import Coverage
 
 JUDGMENTS_FORMATS = ("table", "json")
 
@@ -37,7 +37,7 @@ def _k(k: int | None) -> str:
 def run_labels(names: list[str], width: int) -> tuple[list[str], str | None]:
     """The run names as a table shows them, and the sentence saying how they were shortened (None
     when shown whole): whole when the longest takes at most a third of the width."""
-    from .spreadview import _common, short_names
+    from rankflavor.render.spreadview import _common, short_names
 
     short = short_names(names)
     if max((len(n) for n in names), default=0) <= max(width // 3, 20) or short == list(names):
@@ -47,8 +47,8 @@ def run_labels(names: list[str], width: int) -> tuple[list[str], str | None]:
 
 
 def _table(cov: Coverage, per_query: bool, width: int | None) -> str:
-    from ..judgments.bounds import covers, interval_text
-    from ..judgments.coverage import BIAS_RULE
+    from rankflavor.analysis.judgments.bounds import covers, interval_text
+    from rankflavor.analysis.judgments.coverage import BIAS_RULE
 
     buf = io.StringIO()
     console = make_console(buf, width)
@@ -107,7 +107,7 @@ def _table(cov: Coverage, per_query: bool, width: int | None) -> str:
 
 
 def _per_query(console: object, r: object, label: str, k: str) -> None:
-    from ..judgments.coverage import RunCoverage
+    from rankflavor.analysis.judgments.coverage import RunCoverage
 
     assert isinstance(r, RunCoverage)
     print_ = console.print  # type: ignore[attr-defined]
@@ -133,7 +133,7 @@ __all__ = ["JUDGMENTS_FORMATS", "render_judgments", "run_labels"]
 def _filled(console: object, filled: object) -> None:
     """What the other sources' labels bought: each run's unjudged documents and mean intervals on
     the base kind's labels alone, then with every label chosen."""
-    from ..judgments.filled import Filled
+    from rankflavor.analysis.judgments.filled import Filled
 
     assert isinstance(filled, Filled)
     console.print()  # type: ignore[attr-defined]

@@ -10,10 +10,10 @@ The output needs ``\\usepackage{booktabs}``.
 
 from __future__ import annotations
 
-from ..attribution import Diff
-from ..results import Results
-from ..spread import Spread
-from .blocks import Block, Cell, Code, diff_blocks, results_blocks, spread_blocks
+from rankflavor.analysis.diff.api import Diff
+from rankflavor.analysis.spread.api import Spread
+from rankflavor.engine.results import Results
+from rankflavor.render.blocks import Block, Cell, Code, diff_blocks, results_blocks, spread_blocks
 
 _MAP = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..attribution import Diff
-from ..results import Results
-from ..spread import Spread
-from .blocks import Block, Cell, Code, diff_blocks, results_blocks, spread_blocks
+from rankflavor.analysis.diff.api import Diff
+from rankflavor.analysis.spread.api import Spread
+from rankflavor.engine.results import Results
+from rankflavor.render.blocks import Block, Cell, Code, diff_blocks, results_blocks, spread_blocks
 
 # Characters with inline meaning (code, emphasis, links, cells, strikethrough, math); block-level
 # markers only act at the start of a line, and every line here starts with fixed text.

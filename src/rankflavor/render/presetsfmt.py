@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .console import comma_pieces, knob_delta_text, pack, terminal_width
+from rankflavor.render.console import comma_pieces, knob_delta_text, pack, terminal_width
 
 _INDENT = "  "
 
@@ -26,8 +26,8 @@ def _prose(label: str, text: str, width: int) -> list[str]:
 
 def render_presets(width: int | None = None) -> str:
     """Every registered preset as a block of text, ``width`` columns (default: the terminal's)."""
-    from ..flavor import Flavor
-    from ..presets import PRESETS
+    from rankflavor.flavor.flavor import Flavor
+    from rankflavor.presets import PRESETS
 
     width = width or terminal_width()
     defaults = Flavor().knobs()

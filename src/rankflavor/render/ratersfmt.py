@@ -7,11 +7,11 @@ import io
 import math
 from typing import TYPE_CHECKING
 
-from .console import make_console
-from .fit import Column, NameText, paged_tables, print_wrapped
+from rankflavor.render.console import make_console
+from rankflavor.render.fit import Column, NameText, paged_tables, print_wrapped
 
 if TYPE_CHECKING:
-    from ..raters import Agreement
+    from rankflavor.raters import Agreement
 
 #: What each statistic is computed over (the table's legend).
 LEGEND = ("cohen_kappa: 2 raters, pairs both rated | fleiss_kappa: pairs all raters rated | "

@@ -1,4 +1,4 @@
-"""Render a :class:`rankflavor.spread.Spread`: terminal tables, JSON, or CSV ``run,flavor,mean``."""
+"""Render a :class:`rankflavor.analysis.spread.api.Spread`: terminal tables, JSON, or CSV ``run,flavor,mean``."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import csv
 import io
 import math
 
-from ..finite import dumps, text
-from ..spread import Spread
-from .console import FlavorText, chunks, is_compact, make_console, print_flavor
-from .fit import GLUE, Column, Glued, NameText, paged_tables, print_wrapped
-from .spreadview import defect_flavors, flip_text, knob_delta, origin_text, short_names
+from rankflavor.analysis.spread.api import Spread
+from rankflavor.base.finite import dumps, text
+from rankflavor.render.console import FlavorText, chunks, is_compact, make_console, print_flavor
+from rankflavor.render.fit import GLUE, Column, Glued, NameText, paged_tables, print_wrapped
+from rankflavor.render.spreadview import defect_flavors, flip_text, knob_delta, origin_text, short_names
 
 __all__ = ["CSV_HEADER", "SPREAD_FORMATS", "defect_flavors", "knob_delta", "origin_text", "render_spread", "short_names"]
 
@@ -31,11 +31,11 @@ def render_spread(result: Spread, fmt: str = "table", width: int | None = None) 
     summaries too. ``width``: columns of the terminal table (default: the terminal's).
     """
     if fmt == "md":
-        from .md import spread_md
+        from rankflavor.render.md import spread_md
 
         return spread_md(result)
     if fmt == "latex":
-        from .latex import spread_latex
+        from rankflavor.render.latex import spread_latex
 
         return spread_latex(result)
     if fmt == "json":

@@ -1,15 +1,15 @@
-"""What the spread renderers show of a :class:`rankflavor.spread.Spread`: flavors as the knobs
+"""What the spread renderers show of a :class:`rankflavor.analysis.spread.api.Spread`: flavors as the knobs
 that differ from the base, short run names, where a flavor came from. Which flavors enter the
-summaries is the result's own decision (:attr:`rankflavor.spread.Spread.in_summary`), which
+summaries is the result's own decision (:attr:`rankflavor.analysis.spread.api.Spread.in_summary`), which
 every format renders."""
 
 from __future__ import annotations
 
 import re
 
-from ..measure import Measure
-from ..spread import Spread
-from ..spreadresult import PairComparison, SpreadFlavor
+from rankflavor.analysis.spread.api import Spread
+from rankflavor.analysis.spread.result import PairComparison, SpreadFlavor
+from rankflavor.flavor.measure import Measure
 
 
 def knob_delta(measure: Measure, base: Measure) -> str:
@@ -52,7 +52,7 @@ def defect_flavors(s: Spread) -> dict[int, tuple[str, ...]]:
 
 def origin_text(f: SpreadFlavor) -> str:
     """Where a flavor came from: grid, base, preset names (a defect preset marked ``(defect)``)."""
-    from ..presets import PRESETS
+    from rankflavor.presets import PRESETS
 
     out = []
     for o in f.origins:

@@ -13,9 +13,18 @@ import io
 import math
 from collections.abc import Callable
 
-from ..flavor import Flavor
-from ..results import EMPTY, MISSING, MeasureResult, Results, plain_value
-from .console import FlavorText, base_line, chunks, common_base, is_compact, make_console, measure_delta, print_flavor
+from rankflavor.engine.results import EMPTY, MISSING, MeasureResult, Results, plain_value
+from rankflavor.flavor.flavor import Flavor
+from rankflavor.render.console import (
+    FlavorText,
+    base_line,
+    chunks,
+    common_base,
+    is_compact,
+    make_console,
+    measure_delta,
+    print_flavor,
+)
 
 
 def _fmt(v: float | str, is_sum: bool) -> str:
@@ -29,7 +38,7 @@ def _fmt(v: float | str, is_sum: bool) -> str:
 def base_flavor(results: Results) -> Flavor:
     """The flavor a compact table states once: the preset's own (when every measure comes from one
     preset, else rankflavor's defaults), with each knob set to the value every measure reading it shares."""
-    from ..presets import get_preset
+    from rankflavor.presets import get_preset
 
     presets = {m.measure.preset for m in results.measures}
     start = get_preset(presets.pop()).flavor if len(presets) == 1 and None not in presets else Flavor()
@@ -228,7 +237,7 @@ def label_lines(results: Results) -> list[str]:
     """The labels each measure evaluated, per kind of label source (``labels: ndcg@10 over 43
     queries: 2,043 human labels, 380 llm labels (mixed kinds: sources=human+llm)``), and what a
     ``--labels`` choice left out; nothing when the judgments name no source."""
-    from ..labels.tally import knob_value, sentence
+    from rankflavor.labels.tally import knob_value, sentence
 
     groups: dict[tuple[tuple[tuple[str, int], ...], int], list[str]] = {}
     for m in results.measures:
@@ -249,7 +258,7 @@ def label_lines(results: Results) -> list[str]:
 
 def _listed(m: MeasureResult) -> str:
     """What a measure's policies make of a query the judgments list with no judgment
-    (:func:`rankflavor.aggregate.judged_queries`)."""
+    (:func:`rankflavor.engine.aggregate.judged_queries`)."""
     f = m.measure.flavor
     if f.missing == "zero":
         return "queries of the qrels with nothing relevant, scored 0 where the run lacks them (missing=zero)"

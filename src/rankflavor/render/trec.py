@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from ..presets.trec_eval import sort_key
-from ..results import MISSING, MeasureResult, Results, plain_value
+from rankflavor.engine.results import MISSING, MeasureResult, Results, plain_value
+from rankflavor.presets.trec_eval import sort_key
 
 
 def _name(m: MeasureResult) -> str:

@@ -28,9 +28,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from .html import render_report
-from .inputs import Document, document_from_dict, document_from_results, document_from_spread, load_document
+from rankflavor.errors import UsageError
+from rankflavor.report.html import render_report
+from rankflavor.report.inputs import (
+    Document,
+    document_from_dict,
+    document_from_results,
+    document_from_spread,
+    load_document,
+)
 
 
 def write_report(path: str | os.PathLike[str], docs: Sequence[Document], command: str | None = None,

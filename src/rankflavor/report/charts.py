@@ -35,7 +35,7 @@ def headline_of(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[
     """The flavors left out of the summaries (index -> preset names), the pairs and the note saying
     what the summaries leave out, as the spread's JSON states them (``in_summary``, ``pairs``,
     ``notes``: the one result every ``rankflavor spread`` format renders). A document written
-    before the JSON said so is rebuilt into a :class:`~rankflavor.spreadresult.Spread` that decides
+    before the JSON said so is rebuilt into a :class:`~rankflavor.analysis.spread.result.Spread` that decides
     by the same rule; one whose flavor strings do not parse keeps its own pairs and marks none."""
     flavors = data.get("flavors", [])
     if flavors and all(isinstance(f, dict) and "in_summary" in f for f in flavors):
@@ -48,10 +48,10 @@ def headline_of(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[
 def _rebuilt(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[dict[str, Any]], list[str]]:
     import numpy as np
 
-    from ..errors import RankflavorError
-    from ..measure import parse_measure
-    from ..spread import defect_reason
-    from ..spreadresult import Spread, SpreadFlavor
+    from rankflavor.analysis.spread.api import defect_reason
+    from rankflavor.analysis.spread.result import Spread, SpreadFlavor
+    from rankflavor.errors import RankflavorError
+    from rankflavor.flavor.measure import parse_measure
 
     runs = [str(r) for r in data.get("runs", [])]
     try:
@@ -260,9 +260,9 @@ def pair_figure(data: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | 
 
 def comparison_figure(data: dict[str, Any]) -> dict[str, Any]:
     """Each system's mean and bootstrap confidence interval under each measure of a ``compare``
-    document (:meth:`rankflavor.compare.Comparison.to_dict`), read by the significance table's
+    document (:meth:`rankflavor.analysis.compare.Comparison.to_dict`), read by the significance table's
     own reader (:func:`rankflavor.report.sections.comparison_systems`); hover names the flavor."""
-    from .sections import comparison_systems
+    from rankflavor.report.sections import comparison_systems
 
     rows = comparison_systems(data)
     systems = list(dict.fromkeys(r[0] for r in rows))

@@ -18,11 +18,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from .. import __version__
-from ..finite import dumps
-from .charts import pair_figure, spread_figure, spread_view
-from .inputs import Document
-from .model import Model, build
+from rankflavor._version import __version__
+from rankflavor.base.finite import dumps
+from rankflavor.report.charts import pair_figure, spread_figure, spread_view
+from rankflavor.report.inputs import Document
+from rankflavor.report.model import Model, build
 
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
-from ..sources import file_sha256 as sha256_of_file
-from ..sources import sources
+from rankflavor.base.sources import file_sha256 as sha256_of_file
+from rankflavor.base.sources import sources
+from rankflavor.errors import InputError
 
 if TYPE_CHECKING:
-    from ..results import Results
-    from ..spreadresult import Spread
+    from rankflavor.analysis.spread.result import Spread
+    from rankflavor.engine.results import Results
 
 KINDS = ("eval", "spread", "compare", "judgments")
 

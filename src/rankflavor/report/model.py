@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import sections as _sections
-from .inputs import Document, input_hash, sources
+from rankflavor.report import sections as _sections
+from rankflavor.report.inputs import Document, input_hash, sources
 
 #: Keys under which results may carry a confidence interval or a bound interval (as
 #: ``[low, high]`` or ``{"low"/"lower": .., "high"/"upper": ..}``), or as flat ``*_low``/``*_high``.
@@ -168,8 +168,8 @@ def _unique(name: str, taken: set[str]) -> str:
 def _knobs_of(flavor: str) -> dict[str, Any]:
     """The knobs a flavor string names (rankflavor's defaults filling the rest), {} when it is no
     measure string."""
-    from ..errors import RankflavorError
-    from ..measure import parse_measure
+    from rankflavor.errors import RankflavorError
+    from rankflavor.flavor.measure import parse_measure
 
     try:
         return {k: str(v) for k, v in parse_measure(flavor).knobs.items()}
@@ -289,7 +289,7 @@ def label_notes(system: str, data: dict[str, Any]) -> list[str]:
     """Per measure whose judgments name their label sources: the labels it evaluated by kind
     (``bm25: ndcg@10 over 43 queries: 2,043 human labels, 380 llm labels``), and what a
     ``--labels`` choice left out (:mod:`rankflavor.labels`)."""
-    from ..labels.tally import knob_value, sentence
+    from rankflavor.labels.tally import knob_value, sentence
 
     out = []
     for m in data.get("measures", []):

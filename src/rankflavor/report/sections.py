@@ -1,6 +1,6 @@
 """The significance table and the judgment-coverage panel, read from the JSON that ``rankflavor
-compare --format json`` (:meth:`rankflavor.compare.Comparison.to_dict`) and ``rankflavor judgments
---format json`` (:meth:`rankflavor.judgments.Coverage.to_dict`) write.
+compare --format json`` (:meth:`rankflavor.analysis.compare.Comparison.to_dict`) and ``rankflavor judgments
+--format json`` (:meth:`rankflavor.analysis.judgments.Coverage.to_dict`) write.
 
 Plain values for the template; nothing here writes HTML. A document in neither layout is left to
 the generic tables of :mod:`rankflavor.report.model`.
@@ -85,7 +85,7 @@ def comparison_view(data: dict[str, Any]) -> dict[str, Any]:
                 "p": [_num((p.get("pvalues") or {}).get(t)) for t in tests],
                 "adjusted": [_num((p.get("adjusted") or {}).get(k)) for k in keys],
                 "significant": bool(p.get("significant")),
-                # why a statistic is not a number (rankflavor.finite): its word is shown, the reason on hover
+                # why a statistic is not a number (rankflavor.base.finite): its word is shown, the reason on hover
                 "undefined": {str(k): str(v) for k, v in (p.get("undefined") or {}).items()},
                 "robust": None if r is None else {
                     "sign_holds": bool(r.get("sign_holds")), "verdict_holds": bool(r.get("verdict_holds")),

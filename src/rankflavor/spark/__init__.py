@@ -1,7 +1,7 @@
 """The Spark backend: the local engine's own evaluation, run by Spark on buckets of whole queries.
 
 :func:`evaluate_spark` takes qrels and run tables (PySpark DataFrames or TREC file paths) and
-returns the same :class:`~rankflavor.results.Results` as :func:`rankflavor.evaluate`: every
+returns the same :class:`~rankflavor.engine.results.Results` as :func:`rankflavor.evaluate`: every
 metric, preset and flavor, with the same numbers by construction, since every query is
 evaluated whole by the local engine in a Spark task. Spark keeps what is Spark's:
 
@@ -9,7 +9,7 @@ evaluated whole by the local engine in a Spark task. Spark keeps what is Spark's
   checked and counted in one job;
 * partitioning and collecting (:mod:`~rankflavor.spark.backend`): both inputs bucketed by a hash
   of the query id and co-grouped, one task per bucket (:mod:`~rankflavor.spark.worker`), per-query
-  rows collected and merged by :mod:`rankflavor.merge`, which chunked evaluation uses too.
+  rows collected and merged by :mod:`rankflavor.engine.merge`, which chunked evaluation uses too.
 
 Nothing row-level reaches the driver; a task holds one bucket of queries at a time.
 """
@@ -23,20 +23,20 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..errors import RankflavorError, UsageError
-from ..measure import Measure
-from ..progress import Progress
-from ..results import MeasureResult, Results
+from rankflavor._version import __version__
+from rankflavor.base.progress import Progress
+from rankflavor.engine.results import MeasureResult, Results
+from rankflavor.errors import RankflavorError, UsageError
+from rankflavor.flavor.measure import Measure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from ..check import CheckReport
-    from ..judgments.coverage import Coverage
-    from ..judgments.scale import Scale
-    from ..pool import Pool
-    from .read import SparkTable
+    from rankflavor.analysis.check import CheckReport
+    from rankflavor.analysis.judgments.coverage import Coverage
+    from rankflavor.analysis.judgments.pool import Pool
+    from rankflavor.flavor.scale import Scale
+    from rankflavor.spark.read import SparkTable
 
 DEFAULT_MASTER = "local[2]"
 
@@ -198,7 +198,7 @@ def evaluate_spark(
         driver and its grade check run as one Spark job (the first grade off it names its line);
         a ratings file is read and aggregated on the driver (judgments are small beside a run),
         then handed to Spark with its rule, which every flavor string names.
-    progress : rankflavor.progress.Progress, optional
+    progress : rankflavor.base.progress.Progress, optional
         Told of each Spark task (bucket) completed, from Spark's status tracker; nothing is
         shown when None.
 
@@ -213,10 +213,10 @@ def evaluate_spark(
     InputError, EvaluationError, UsageError
         As the local engine raises them, with the same messages, whichever task met them.
     """
-    from ..presets import resolve_measures
-    from .backend import check_query_rows, evaluate_buckets
-    from .read import check_scale, read_inputs
-    from .status import spark_progress
+    from rankflavor.presets import resolve_measures
+    from rankflavor.spark.backend import check_query_rows, evaluate_buckets
+    from rankflavor.spark.read import check_scale, read_inputs
+    from rankflavor.spark.status import spark_progress
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:
@@ -228,13 +228,13 @@ def evaluate_spark(
         raise UsageError(f"buckets must be >= 1, received {buckets}")
     sc = None
     if scale is not None:
-        from ..judgments.scale import scale_named
+        from rankflavor.flavor.scale import scale_named
 
         sc = scale_named(scale)
     measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()},
                                         sc)
     if raters is not None:
-        from ..io.raters import read_aggregated
+        from rankflavor.io.raters import read_aggregated
 
         qrels = read_aggregated(qrels, raters, None if sc is None else sc.grades)
         measures = [m.with_knobs(raters=raters) if m.flavor.raters == "none" else m for m in measures]
@@ -267,7 +267,7 @@ def evaluate_spark(
 def score_spark(qrels: Any, runs: Sequence[Any], measures: Sequence[Measure], *, spark: Any = None,
                 scale: Scale | None = None, buckets: int | None = None
                 ) -> tuple[list[list[MeasureResult | None]], dict[tuple[int, int], RankflavorError]]:
-    """Every run under every measure with Spark, as :func:`rankflavor.plan.evaluate_grid`
+    """Every run under every measure with Spark, as :func:`rankflavor.engine.plan.evaluate_grid`
     evaluates them locally: ``results[r][j]`` (None where it raised) and ``errors[(r, j)]``, the
     same values and the same typed errors. What :func:`rankflavor.spread` and
     :func:`rankflavor.compare` compute from, with ``engine="spark"``.
@@ -278,7 +278,7 @@ def score_spark(qrels: Any, runs: Sequence[Any], measures: Sequence[Measure], *,
     queries per task, the bucket's judgments shuffled once for all runs
     (:func:`rankflavor.spark.backend.score_systems`). Only per-query rows reach the driver.
     """
-    from .backend import score_systems
+    from rankflavor.spark.backend import score_systems
 
     with spark_inputs(qrels, runs, spark, scale) as (session, q_table, r_tables):
         return score_systems(session, q_table, r_tables, measures, buckets)
@@ -289,17 +289,17 @@ def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: 
                buckets: int | None = None) -> Pool:
     """:func:`rankflavor.pool` with Spark (:mod:`rankflavor.spark.pooling`): the same Pool, from
     paths Spark resolves (files, directories of part files, globs, Parquet) or DataFrames."""
-    from .pooling import pool_spark as pooled
+    from rankflavor.spark.pooling import pool_spark as pooled
 
     return pooled(runs, depth, qrels, budget, scale, gain, strategy, seed, spark=spark, buckets=buckets)
 
 
 def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: Any = None, limit: int = 100,
                 buckets: int | None = None) -> CheckReport:
-    """:func:`rankflavor.check.check` with Spark (:mod:`rankflavor.spark.checking`): the same
+    """:func:`rankflavor.analysis.check.check` with Spark (:mod:`rankflavor.spark.checking`): the same
     CheckReport, from paths Spark resolves (TREC files, directories of part files, globs,
     Parquet) or DataFrames, the row-level checks run per bucket of queries in Spark tasks."""
-    from .checking import check_spark as checked
+    from rankflavor.spark.checking import check_spark as checked
 
     return checked(qrels, runs, spark=spark, scale=scale, limit=limit, buckets=buckets)
 
@@ -309,7 +309,7 @@ def judgments_spark(qrels: Any, runs: Any, metrics: Any = ("ndcg@10",), scale: A
     """:func:`rankflavor.judgments` with Spark (:mod:`rankflavor.spark.judging`): the same
     Coverage, from paths Spark resolves (files, directories of part files, globs, Parquet) or
     DataFrames."""
-    from .judging import judgments_spark as judged
+    from rankflavor.spark.judging import judgments_spark as judged
 
     return judged(qrels, runs, metrics, scale, rel, spark=spark, buckets=buckets)
 
@@ -324,8 +324,8 @@ def spark_inputs(qrels: Any, runs: Sequence[Any], spark: Any = None, scale: Scal
     collects it: ``spark.rankflavor.inputKeep``, :mod:`rankflavor.spark.read`), and Spark's
     error for workers that cannot import rankflavor is a :class:`UsageError`
     (:func:`workers_import_rankflavor`)."""
-    from .backend import check_query_rows
-    from .read import check_scale, read_systems
+    from rankflavor.spark.backend import check_query_rows
+    from rankflavor.spark.read import check_scale, read_systems
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         raise UsageError(f"{qrels}: Spark reads files; use the local engine for ir_datasets judgments, or "

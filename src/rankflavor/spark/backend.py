@@ -3,7 +3,7 @@
 Both inputs are bucketed by a hash of the query id and co-grouped, so that one task receives
 every run row and every judgment of its queries (:mod:`rankflavor.spark.worker`); only per-query
 rows come back to the driver, which merges them as chunked evaluation merges its chunks
-(:mod:`rankflavor.merge`): the ``missing`` policy and every summary are decided once, over all
+(:mod:`rankflavor.engine.merge`): the ``missing`` policy and every summary are decided once, over all
 queries, by the local engine's own code.
 
 Errors are data until the driver: a task answers with the first typed error it met and the index
@@ -27,15 +27,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..aggregate import require_common_queries
-from ..align import Counts
-from ..check.findings import shown
-from ..errors import RankflavorError, UsageError
-from ..measure import Measure
-from ..merge import byte_sorted, merge_measure, sum_counts
-from ..results import MeasureResult
-from . import worker
-from .read import SparkTable
+from rankflavor.align import Counts
+from rankflavor.analysis.check.findings import shown
+from rankflavor.engine.aggregate import require_common_queries
+from rankflavor.engine.merge import byte_sorted, merge_measure, sum_counts
+from rankflavor.engine.results import MeasureResult
+from rankflavor.errors import RankflavorError, UsageError
+from rankflavor.flavor.measure import Measure
+from rankflavor.spark import worker
+from rankflavor.spark.read import SparkTable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -276,14 +276,14 @@ def merge_system(table: pa.Table, task: worker.Task, qrels: SparkTable, run: Spa
 def score_systems(spark: SparkSession, qrels: SparkTable, runs: Sequence[SparkTable], measures: Sequence[Measure],
                   buckets: int | None = None
                   ) -> tuple[list[list[MeasureResult | None]], dict[tuple[int, int], RankflavorError]]:
-    """Every run (system) under every measure, as :func:`rankflavor.compare.scores.score_runs`
+    """Every run (system) under every measure, as :func:`rankflavor.analysis.compare.scores.score_runs`
     and :func:`rankflavor.spread` evaluate them locally: ``scores[s][j]`` the result of
     ``runs[s]`` under ``measures[j]``, None where it raised, its error in ``errors[(s, j)]``.
 
     One Spark job evaluates every system under every measure, a bucket of queries per task
     (:func:`_run_tasks`). A system whose evaluation stopped at an error (the local engine's own,
     :func:`evaluate_buckets`) is evaluated again without that measure, and so on: locally each
-    measure of a grid raises or not on its own (:class:`rankflavor.plan.Evaluation`). A check of
+    measure of a grid raises or not on its own (:class:`rankflavor.engine.plan.Evaluation`). A check of
     the whole input (no query to score) is made measure by measure, as locally.
     """
     buckets = bucket_count(spark, max(sum(r.rows for r in runs), qrels.rows), buckets)

@@ -1,7 +1,7 @@
 """``check`` on the Spark engine: the local report, from the facts of buckets of whole queries.
 
 Every table check of :mod:`rankflavor.check` is per query, or a sum, a histogram or a list over
-queries (:mod:`rankflavor.check.facts`). So a Spark task computes, with the local code, the facts
+queries (:mod:`rankflavor.analysis.check.facts`). So a Spark task computes, with the local code, the facts
 of one bucket of queries (the judgments and every run, :func:`check_bucket`), and the driver
 merges those small facts and words them as the local engine does (the same functions). Two
 counts are not over queries and are a Spark job each: the distinct grades of judgments with more
@@ -31,23 +31,23 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..check.api import runs_of
-from ..check.codes import run_codes
-from ..check.facts import merged
-from ..check.findings import LIST_LIMIT, CheckReport, FileSummary, Finding, Overlap
-from ..check.grades import qrels_facts, qrels_findings
-from ..check.overlap import overlap_facts, overlap_findings
-from ..check.reading import error_finding, malformed_findings
-from ..check.scores import run_facts, run_findings
-from ..errors import InputError, UsageError
-from ..io.lines import QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
-from . import worker
-from .backend import bucket_count, check_query_rows, per_bucket
+from rankflavor.analysis.check.api import runs_of
+from rankflavor.analysis.check.codes import run_codes
+from rankflavor.analysis.check.facts import merged
+from rankflavor.analysis.check.findings import LIST_LIMIT, CheckReport, FileSummary, Finding, Overlap
+from rankflavor.analysis.check.grades import qrels_facts, qrels_findings
+from rankflavor.analysis.check.overlap import overlap_facts, overlap_findings
+from rankflavor.analysis.check.reading import error_finding, malformed_findings
+from rankflavor.analysis.check.scores import run_facts, run_findings
+from rankflavor.errors import InputError, UsageError
+from rankflavor.io.lines import QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
+from rankflavor.spark import worker
+from rankflavor.spark.backend import bucket_count, check_query_rows, per_bucket
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from ..judgments.scale import Scale
+    from rankflavor.flavor.scale import Scale
 
 #: A task's rows: per system (-1: the judgments) its facts, pickled.
 SCHEMA = "system int, facts binary"
@@ -120,7 +120,7 @@ def check_bucket(job: _Job, bucket: int, run_rows: pa.Table, qrels_rows: pa.Tabl
 
 def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | Scale | None = None,
                 limit: int = LIST_LIMIT, buckets: int | None = None) -> CheckReport:
-    """:func:`rankflavor.check.check` with Spark: the same :class:`~rankflavor.check.CheckReport`.
+    """:func:`rankflavor.analysis.check.check` with Spark: the same :class:`~rankflavor.analysis.check.CheckReport`.
 
     Parameters
     ----------
@@ -145,8 +145,8 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
     UsageError
         An input this engine does not check as the local one does (the module docstring).
     """
-    from ..judgments.irdsscale import scale_for
-    from . import local_session, workers_import_rankflavor
+    from rankflavor.analysis.judgments.irdsscale import scale_for
+    from rankflavor.spark import local_session, workers_import_rankflavor
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):
         raise UsageError(f"{qrels}: Spark reads files; check ir_datasets judgments with the local engine")
@@ -222,7 +222,7 @@ def _read(spark: SparkSession, kind: str, obj: Any, label: str, limit: int) -> _
     """One input read by Spark for ``check``: its good rows, and findings for the rest."""
     from pyspark.sql import functions as F
 
-    from .read import pending_input, placed, places_of
+    from rankflavor.spark.read import pending_input, placed, places_of
 
     name = os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else label
     try:
@@ -263,11 +263,11 @@ def _read(spark: SparkSession, kind: str, obj: Any, label: str, limit: int) -> _
 
 def _malformed(spark: SparkSession, kind: str, name: str, bad: DataFrame, good: DataFrame, places: list[Any],
                n_bad: int, n_good: int, limit: int) -> list[Finding]:
-    """The findings of a TREC input's malformed lines (:func:`rankflavor.check.reading.malformed_findings`):
+    """The findings of a TREC input's malformed lines (:func:`rankflavor.analysis.check.reading.malformed_findings`):
     the first ``limit`` worded by the local line reader, every one counted."""
     from pyspark.sql import functions as F
 
-    from .read import placed
+    from rankflavor.spark.read import placed
 
     kept: list[InputError] = []
     other_kind = 0

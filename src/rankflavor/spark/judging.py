@@ -7,15 +7,15 @@ buckets of whole queries finds it with the local code: per run, the evaluations 
 (zero-imputed, as given, condensed, RBP's residual) by the local engine's task
 (:func:`rankflavor.spark.worker.evaluate_systems`, whose rows the driver merges as ``eval``'s
 are, ``missing`` policy and errors included), and the per-query intervals and coverage by
-:func:`rankflavor.judgments.bounds.measures_bounds` and
-:func:`rankflavor.judgments.coverage.coverage_of` on the same bucket; the judgments' own facts
+:func:`rankflavor.analysis.judgments.bounds.measures_bounds` and
+:func:`rankflavor.analysis.judgments.coverage.coverage_of` on the same bucket; the judgments' own facts
 (grade histogram, queries with nothing relevant, relevant documents no run retrieved) by
-:func:`rankflavor.judgments.coverage.judgment_facts` on the bucket's judgments and every run's
+:func:`rankflavor.analysis.judgments.coverage.judgment_facts` on the bucket's judgments and every run's
 rows of them. The driver merges rows per query (byte order, as locally) and takes the means by
-the metric's summary, as :func:`rankflavor.judgments.bounds.measures_bounds` does.
+the metric's summary, as :func:`rankflavor.analysis.judgments.bounds.measures_bounds` does.
 
 Not on this engine: the per-document detail behind :meth:`Bounds.document_table
-<rankflavor.judgments.Bounds.document_table>` (it stays in the tasks: the table is empty), and
+<rankflavor.analysis.judgments.Bounds.document_table>` (it stays in the tasks: the table is empty), and
 judgments of several label source kinds (the Spark reader reads none).
 """
 
@@ -31,10 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..aggregate import summarize
-from ..errors import EvaluationError, RankflavorError
-from ..judgments.bounds import Bounds, MeasureBounds, measures_bounds, values_at, zero_imputed
-from ..judgments.coverage import (
+from rankflavor.analysis.judgments.bounds import Bounds, MeasureBounds, measures_bounds, values_at, zero_imputed
+from rankflavor.analysis.judgments.coverage import (
     Coverage,
     RunCoverage,
     coverage_of,
@@ -45,16 +43,18 @@ from ..judgments.coverage import (
     run_name,
     undecided,
 )
-from ..judgments.scale import Scale
-from ..judgments.scope import Rules, scale_grades
-from ..measure import Measure
-from ..merge import byte_order
-from ..plan import Evaluation
-from ..results import MeasureResult
-from ..tables import Qrels
-from . import worker
-from .backend import bucket_count, merge_system, per_bucket, task_of
-from .read import SparkTable
+from rankflavor.analysis.judgments.scope import Rules, scale_grades
+from rankflavor.engine.aggregate import summarize
+from rankflavor.engine.merge import byte_order
+from rankflavor.engine.plan import Evaluation
+from rankflavor.engine.results import MeasureResult
+from rankflavor.errors import EvaluationError, RankflavorError
+from rankflavor.flavor.measure import Measure
+from rankflavor.flavor.scale import Scale
+from rankflavor.io.tables import Qrels
+from rankflavor.spark import worker
+from rankflavor.spark.backend import bucket_count, merge_system, per_bucket, task_of
+from rankflavor.spark.read import SparkTable
 
 #: Row kinds of a judging task, beside the evaluation's (:mod:`rankflavor.spark.worker`):
 #: ``lo``/``hi`` a query's interval ends (``measure``: which bounded measure), ``cover`` a query's
@@ -79,7 +79,7 @@ class _Job:
 def evaluated(measure: Measure) -> list[Measure]:
     """What the bounds of ``measure`` read of the engine: the zero-imputed measure, the measure
     as given, the condensed one and (RBP) the residual, as
-    :func:`rankflavor.judgments.bounds.measures_bounds` evaluates them."""
+    :func:`rankflavor.analysis.judgments.bounds.measures_bounds` evaluates them."""
     lower = zero_imputed(measure)
     out = [lower, measure, measure.with_knobs(unjudged="condensed", unjudged_grade="none")]
     if measure.spec.residual is not None:
@@ -156,7 +156,7 @@ def _merged_run(job: _Job, table: pa.Table, s: int, name: str, qrels: SparkTable
     try:
         merged, _ = merge_system(rows, job.tasks[s], qrels, run, flat, buckets)
     except EvaluationError as exc:
-        if "no query is both" in str(exc):  # (as rankflavor.judgments.bounds.matched names the run)
+        if "no query is both" in str(exc):  # (as rankflavor.analysis.judgments.bounds.matched names the run)
             raise EvaluationError(f"{run.source}: {exc}") from None
         raise
     failed = worker.rows_of(rows, BOUND_ERROR)
@@ -188,7 +188,7 @@ _NO_QRELS = Qrels(pa.nulls(0, pa.string()), pa.nulls(0, pa.string()), np.zeros(0
 def _bounds(job: _Job, parts: Sequence[MeasureResult], rows: pa.Table, j: int,
             judged: np.ndarray) -> MeasureBounds:
     """One measure's bounds from its merged evaluations and the tasks' interval ends, as
-    :func:`rankflavor.judgments.bounds.measures_bounds` finishes them locally."""
+    :func:`rankflavor.analysis.judgments.bounds.measures_bounds` finishes them locally."""
     lower, value, cond = parts[:3]
     queries = lower.queries
     where = {str(q): i for i, q in enumerate(queries)}
@@ -216,7 +216,7 @@ def _bounds(job: _Job, parts: Sequence[MeasureResult], rows: pa.Table, j: int,
 
 def judgments_spark(qrels: Any, runs: Any, metrics: Any = ("ndcg@10",), scale: Any = None, rel: float | None = None,
                     *, spark: Any = None, buckets: int | None = None) -> Coverage:
-    """:func:`rankflavor.judgments` with Spark: the same :class:`~rankflavor.judgments.Coverage`
+    """:func:`rankflavor.judgments` with Spark: the same :class:`~rankflavor.analysis.judgments.Coverage`
     (but for the per-document detail behind ``Bounds.document_table``, which stays in the
     tasks). ``qrels`` and ``runs``: paths Spark resolves (files, directories of part files,
     globs, Parquet) or Spark DataFrames; ``runs`` one run, a list of them or ``{name: run}``.
@@ -233,12 +233,12 @@ def judge_spark(qrels: Any, named: Sequence[tuple[str | None, Any]], measures: S
                 scale: Scale | None, rel: float, *, spark: Any = None, buckets: int | None = None
                 ) -> tuple[str, list[RunCoverage], tuple[dict[str, int], list[str], dict[str, list[str]]]]:
     """What :func:`rankflavor.judgments` computes, with Spark: the judgments' source, one
-    :class:`~rankflavor.judgments.RunCoverage` per run (``named``: ``(name or None, run)``) and
+    :class:`~rankflavor.analysis.judgments.RunCoverage` per run (``named``: ``(name or None, run)``) and
     the judgment facts (grade histogram, queries with nothing relevant, relevant documents no run
     retrieved). Inputs are paths Spark resolves (files, directories of parts, globs, Parquet) or
     Spark DataFrames, read and checked by one Spark job (the scale's grades by a second); one job
     then finds everything per bucket of queries (module docstring)."""
-    from . import spark_inputs
+    from rankflavor.spark import spark_inputs
 
     runs = [run for _, run in named]
     with spark_inputs(qrels, runs, spark, scale) as (session, q_table, r_tables):

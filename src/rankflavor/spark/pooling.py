@@ -5,7 +5,7 @@ A candidate's priority depends on its own query alone (:mod:`rankflavor.pool`), 
 number: the queries in each run's mean (``n_mean``), by which every shrink is divided. So two
 passes over the same buckets: the first counts each run's queries in its mean and whether it
 shares a query with the judgments, the second finds each bucket's candidates with those global
-counts, by the local code (:func:`rankflavor.pool.run_part`, :func:`rankflavor.pool.candidates`).
+counts, by the local code (:func:`rankflavor.analysis.judgments.pool.run_part`, :func:`rankflavor.analysis.judgments.pool.candidates`).
 What reaches the driver is one row per candidate and per (bucket, run) a few counts.
 """
 
@@ -19,15 +19,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
-from ..measure import Measure
-from ..pool import Pool, candidates, choose, pool_counts, pool_measure, run_mean_count, run_part
-from . import worker
-from .backend import bucket_count, per_bucket
-from .read import SparkTable
+from rankflavor.analysis.judgments.pool import (
+    Pool,
+    candidates,
+    choose,
+    pool_counts,
+    pool_measure,
+    run_mean_count,
+    run_part,
+)
+from rankflavor.errors import InputError
+from rankflavor.flavor.measure import Measure
+from rankflavor.spark import worker
+from rankflavor.spark.backend import bucket_count, per_bucket
+from rankflavor.spark.read import SparkTable
 
 if TYPE_CHECKING:
-    from ..judgments.scale import Scale
+    from rankflavor.flavor.scale import Scale
 
 _FIELDS = ("kind", "system", "query", "doc", "judged", "runs", "best", "priority", "n", "m")
 _TYPES = (pa.string(), pa.int32(), pa.string(), pa.string(), pa.bool_(), pa.int64(), pa.int64(), pa.float64(),
@@ -93,10 +101,10 @@ def _sums(table: pa.Table, column: str, n_runs: int) -> np.ndarray:
 def pool_spark(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | None = None,
                scale: str | Scale | None = None, gain: str = "linear", strategy: str = "gap", seed: int = 0,
                *, spark: Any = None, buckets: int | None = None) -> Pool:
-    """:func:`rankflavor.pool` with Spark: the same :class:`~rankflavor.pool.Pool` (candidates,
+    """:func:`rankflavor.pool` with Spark: the same :class:`~rankflavor.analysis.judgments.pool.Pool` (candidates,
     priorities, order, counts). ``runs`` and ``qrels``: paths Spark resolves (files, directories
     of part files, globs, Parquet) or Spark DataFrames."""
-    from . import spark_inputs
+    from rankflavor.spark import spark_inputs
 
     sc, measure, grades = pool_measure(runs, depth, qrels, budget, scale, gain, strategy)
     with spark_inputs(qrels, runs, spark, sc) as (spark, q_table, r_tables):

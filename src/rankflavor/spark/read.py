@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError
-from ..io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
-from ..io.trec import BLANKS, QRELS_FIELDS, RUN_FIELDS
-from ..tables import Qrels
+from rankflavor.errors import InputError, UsageError
+from rankflavor.io.inputs import DOC_COLUMNS, GRADE_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
+from rankflavor.io.tables import Qrels
+from rankflavor.io.trec import BLANKS, QRELS_FIELDS, RUN_FIELDS
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-    from ..judgments.scale import Scale
+    from rankflavor.flavor.scale import Scale
 
 #: What trec_eval's and the local reader's split() treat as blanks, as a Java regex.
 _WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in BLANKS) + "]+"
@@ -312,7 +312,7 @@ def _read_trec(spark: SparkSession, path: str, kind: str, ranks: bool = False) -
         """The body rows with their lines and input order, from each (partition, file)'s place."""
         return placed(spark, fields.filter(body), places).select("q", "d", "v", "row", "line")
 
-    from ..io import trec
+    from rankflavor.io import trec
 
     def on_error(row: dict[str, Any], places: list[Place]) -> None:
         if os.path.isfile(path):  # a file the driver sees: the local reader words the error as locally
@@ -371,7 +371,7 @@ def _first_bad_line(spark: SparkSession, bad: DataFrame, places: list[Place], pa
     """Raise the error of the input's first bad line (files in name order), worded by the local
     line reader from that line alone and naming its own file and line; or the local reader's
     error for an input with no judgment or result line. Only that line reaches the driver."""
-    from ..io.lines import parse_qrels_lines, parse_run_lines
+    from rankflavor.io.lines import parse_qrels_lines, parse_run_lines
 
     def parse(source: str, data: bytes, first_line: int) -> None:
         if kind == "qrels":
@@ -417,7 +417,7 @@ def pending_input(spark: SparkSession, obj: Any, kind: str, ranks: bool = False)
 
 
 def check_scale(table: SparkTable, scale: Scale) -> None:
-    """The scale's grade check (:meth:`~rankflavor.judgments.Scale.check`) as one Spark job over
+    """The scale's grade check (:meth:`~rankflavor.analysis.judgments.Scale.check`) as one Spark job over
     the judgments: the first grade off the scale, in input order, names its line."""
     from pyspark.sql import functions as F
 

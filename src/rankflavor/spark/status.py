@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..progress import Progress, task
+from rankflavor.base.progress import Progress, task
 
 #: Seconds between two polls of the status tracker.
 POLL_SECONDS = 0.2

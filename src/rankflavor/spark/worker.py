@@ -1,7 +1,7 @@
 """What runs in a Spark task: one bucket of whole queries evaluated by the local engine.
 
 The task receives the run rows and the judgments of the same queries as Arrow tables, rebuilds
-:class:`~rankflavor.tables.Qrels` and :class:`~rankflavor.tables.Run` in input order (with each
+:class:`~rankflavor.io.tables.Qrels` and :class:`~rankflavor.io.tables.Run` in input order (with each
 row's file line, so that an error names it) and calls the local engine
 (:func:`evaluate_bucket`). It answers with one long table of :data:`SCHEMA` rows: per-query
 values, the bucket's counts, its queries' presence, the positive judgments a summary may read,
@@ -19,12 +19,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import errors
-from ..align import align
-from ..measure import Measure
-from ..plan import evaluate_tables
-from ..results import Results
-from ..tables import Qrels, Run
+from rankflavor import errors
+from rankflavor.align import align
+from rankflavor.engine.plan import evaluate_tables
+from rankflavor.engine.results import Results
+from rankflavor.flavor.measure import Measure
+from rankflavor.io.tables import Qrels, Run
 
 #: The rows a task answers with: ``kind`` says which fields are set (:func:`evaluate_partition`).
 SCHEMA = "kind string, measure int, query string, value double, text string, status string"
@@ -46,9 +46,9 @@ class Task:
     """What every task evaluates, and what it knows of the inputs.
 
     ``measures`` are the caller's, with ``missing=skip``: a bucket cannot tell a judged query
-    absent from the whole run (the driver decides those, :func:`rankflavor.merge.merge_measure`).
+    absent from the whole run (the driver decides those, :func:`rankflavor.engine.merge.merge_measure`).
     ``grade_policies``: the duplicates policies under which the positive judgments are wanted
-    for a summary (:func:`rankflavor.aggregate.summarize`).
+    for a summary (:func:`rankflavor.engine.aggregate.summarize`).
     """
 
     measures: tuple[Measure, ...]
@@ -73,7 +73,7 @@ def _lines(table: pa.Table, from_file: bool) -> np.ndarray | None:
 
 
 def qrels_table(task: Task, qrels: pa.Table) -> Qrels:
-    """A bucket's judgment rows as the local engine's :class:`~rankflavor.tables.Qrels` ."""
+    """A bucket's judgment rows as the local engine's :class:`~rankflavor.io.tables.Qrels` ."""
     qrels = _in_input_order(qrels)
     return Qrels(_strings(qrels.column("q")), _strings(qrels.column("d")),
                  np.asarray(qrels.column("v").to_numpy(), dtype=np.float64), task.qrels_source,
@@ -81,7 +81,7 @@ def qrels_table(task: Task, qrels: pa.Table) -> Qrels:
 
 
 def run_table(task: Task, run: pa.Table) -> Run:
-    """A bucket's rows of one run as the local engine's :class:`~rankflavor.tables.Run` ."""
+    """A bucket's rows of one run as the local engine's :class:`~rankflavor.io.tables.Run` ."""
     run = _in_input_order(run)
     return Run(_strings(run.column("q")), _strings(run.column("d")),
                np.asarray(run.column("v").to_numpy(), dtype=np.float64), task.run_source,

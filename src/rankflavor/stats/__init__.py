@@ -25,12 +25,12 @@ aligns them by query id) and every p-value is two-sided. Resampling functions ta
 
 from __future__ import annotations
 
-from .bootstrap import bootstrap_ci, bootstrap_ci_many, bootstrap_test, bootstrap_test_many
-from .classical import cohens_d_paired, paired_t, sign_test, wilcoxon, wins_losses_ties
-from .multiple import correct
-from .randomization import permutation, permutation_many
-from .result import TestResult
-from .tukey import tukey_hsd_randomized
+from rankflavor.stats.bootstrap import bootstrap_ci, bootstrap_ci_many, bootstrap_test, bootstrap_test_many
+from rankflavor.stats.classical import cohens_d_paired, paired_t, sign_test, wilcoxon, wins_losses_ties
+from rankflavor.stats.multiple import correct
+from rankflavor.stats.randomization import permutation, permutation_many
+from rankflavor.stats.result import TestResult
+from rankflavor.stats.tukey import tukey_hsd_randomized
 
 __all__ = [
     "TestResult",

@@ -13,10 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
-from ..errors import EvaluationError, UsageError
-from ..progress import Progress, task
-from .randomization import BLOCK_ELEMENTS
-from .result import TestResult, diff_matrix, differences, resamples_of, seed_of, values
+from rankflavor.base.progress import Progress, task
+from rankflavor.errors import EvaluationError, UsageError
+from rankflavor.stats.randomization import BLOCK_ELEMENTS
+from rankflavor.stats.result import TestResult, diff_matrix, differences, resamples_of, seed_of, values
 
 CI_METHODS = ("BCa", "percentile", "basic")
 
@@ -202,7 +202,7 @@ def bootstrap_ci_many(
         2-D array, rows × queries.
     level, n_resamples, seed, method, batch
         As for :func:`bootstrap_ci`.
-    progress : rankflavor.progress.Progress, optional
+    progress : rankflavor.base.progress.Progress, optional
         Told of each block of resamples done (no output when None).
 
     Returns
@@ -266,7 +266,7 @@ def bootstrap_test_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: in
         Number of bootstrap resamples.
     seed : int
         Seed of ``np.random.default_rng``.
-    progress : rankflavor.progress.Progress, optional
+    progress : rankflavor.base.progress.Progress, optional
         Told of each block of resamples done (no output when None).
 
     Returns

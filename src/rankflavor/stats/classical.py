@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import bdtr, ndtr, stdtr
 
-from ..errors import EvaluationError, UsageError
-from .result import TestResult, differences, values
+from rankflavor.errors import EvaluationError, UsageError
+from rankflavor.stats.result import TestResult, differences, values
 
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import EvaluationError, UsageError
+from rankflavor.errors import EvaluationError, UsageError
 
 METHODS = ("holm", "bonferroni", "bh", "none")
 

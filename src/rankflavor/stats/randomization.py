@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..progress import Progress, task
-from .result import TestResult, diff_matrix, differences, resamples_of, seed_of
+from rankflavor.base.progress import Progress, task
+from rankflavor.stats.result import TestResult, diff_matrix, differences, resamples_of, seed_of
 
 #: Elements of one block of the sign matrix (rows × queries): 2**22 float64 values, 32 MiB.
 BLOCK_ELEMENTS = 1 << 22
@@ -107,7 +107,7 @@ def permutation_many(diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int =
         Number of random sign vectors (or the enumeration threshold, see above).
     seed : int
         Seed of ``np.random.default_rng``.
-    progress : rankflavor.progress.Progress, optional
+    progress : rankflavor.base.progress.Progress, optional
         Told of each block of resamples done (no output when None).
 
     Returns

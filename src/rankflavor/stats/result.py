@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import EvaluationError, UsageError
+from rankflavor.errors import EvaluationError, UsageError
 
 
 @dataclass(frozen=True)

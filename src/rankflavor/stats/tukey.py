@@ -8,10 +8,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import EvaluationError, UsageError
-from ..progress import Progress, task
-from .randomization import BLOCK_ELEMENTS, SLACK_ULPS
-from .result import resamples_of, seed_of
+from rankflavor.base.progress import Progress, task
+from rankflavor.errors import EvaluationError, UsageError
+from rankflavor.stats.randomization import BLOCK_ELEMENTS, SLACK_ULPS
+from rankflavor.stats.result import resamples_of, seed_of
 
 
 def _matrix(matrix: ArrayLike) -> NDArray[np.float64]:
@@ -75,7 +75,7 @@ def tukey_hsd_randomized(matrix: ArrayLike, *, n_resamples: int = 10_000, seed: 
         Number of random resamples.
     seed : int
         Seed of ``np.random.default_rng``.
-    progress : rankflavor.progress.Progress, optional
+    progress : rankflavor.base.progress.Progress, optional
         Told of each block of resamples done (no output when None).
 
     Returns

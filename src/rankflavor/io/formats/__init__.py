@@ -3,7 +3,7 @@
 * :mod:`~rankflavor.io.formats.spec` - the format names, :class:`Input` (a path with its format
   and column names), ``--columns``, the choice of a format by a file's name;
 * :mod:`~rankflavor.io.formats.table` - the one path every reader ends in: named Arrow columns to
-  the :class:`~rankflavor.tables.Qrels` / :class:`~rankflavor.tables.Run` the engine reads;
+  the :class:`~rankflavor.io.tables.Qrels` / :class:`~rankflavor.io.tables.Run` the engine reads;
 * :mod:`~rankflavor.io.formats.delimited` - CSV/TSV with named columns, BEIR qrels TSV, MS MARCO
   run TSV, Quepid's ratings and snapshot CSV;
 * :mod:`~rankflavor.io.formats.jsonl`, :mod:`~rankflavor.io.formats.parquet`;

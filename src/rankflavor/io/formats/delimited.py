@@ -43,12 +43,12 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from ...columns import string_array
-from ...errors import InputError
-from ...tables import Qrels, Run
-from ..nul import REASON, has_nul
-from .spec import DEFAULTS
-from .table import by_lines, to_qrels, to_run
+from rankflavor.errors import InputError
+from rankflavor.io.columns import string_array
+from rankflavor.io.formats.spec import DEFAULTS
+from rankflavor.io.formats.table import by_lines, to_qrels, to_run
+from rankflavor.io.nul import REASON, has_nul
+from rankflavor.io.tables import Qrels, Run
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 QUEPID_RATINGS = ("query", "docid", "rating")
@@ -89,7 +89,7 @@ def rows(source: str, text: str, delimiter: str) -> Iterator[tuple[int, list[str
 
 def _unlimited(source: str, text: str, delimiter: str, skip: int) -> Iterator[tuple[int, list[str]]]:
     """:func:`rows` after its first ``skip`` rows, read without a field size limit."""
-    from .csvtext import CsvSyntaxError, records
+    from rankflavor.io.formats.csvtext import CsvSyntaxError, records
 
     try:
         for i, (line, row) in enumerate(records(text, delimiter)):

@@ -21,7 +21,7 @@ the line and column of a JSON syntax error:
     ratings, ``EvaluationMetric.combine`` is their mean; ``RecallAtKTests.testNoResults``, no hit
     and no rating, and ``PrecisionAtKTests.testNoRatedDocs``, hits and no rating, are 0.0), as
     rankflavor does under the ``elasticsearch`` and ``opensearch`` presets
-    (:func:`rankflavor.aggregate.judged_queries`).
+    (:func:`rankflavor.engine.aggregate.judged_queries`).
 ``es`` run
     Search responses by query id, ``{"q1": {"hits": {"hits": [{"_id": "d7", "_score": 12.5}, ...]}}}``
     (the body ``_search`` returns, per query), or a ``_rank_eval`` response, whose ``details``
@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ...columns import from_numpy, string_array
-from ...errors import InputError
-from ...tables import Qrels, Run
-from ..nul import REASON, has_nul
-from .delimited import decode
-from .table import to_qrels, to_run
+from rankflavor.errors import InputError
+from rankflavor.io.columns import from_numpy, string_array
+from rankflavor.io.formats.delimited import decode
+from rankflavor.io.formats.table import to_qrels, to_run
+from rankflavor.io.nul import REASON, has_nul
+from rankflavor.io.tables import Qrels, Run
 
 
 class _Object(dict):  # type: ignore[type-arg]

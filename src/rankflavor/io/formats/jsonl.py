@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ...columns import from_numpy, string_array
-from ...errors import InputError
-from ...tables import Qrels, Run
-from .delimited import decode
-from .table import by_lines, pick, to_qrels, to_run
+from rankflavor.errors import InputError
+from rankflavor.io.columns import from_numpy, string_array
+from rankflavor.io.formats.delimited import decode
+from rankflavor.io.formats.table import by_lines, pick, to_qrels, to_run
+from rankflavor.io.tables import Qrels, Run
 
 
 def read_jsonl(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
@@ -136,7 +136,7 @@ def _value(source: str, line: int, raw: str, name: str, value: Any, role: str) -
     if role == "source":
         if not isinstance(value, str):
             raise InputError(source, line, f"{name} {_shown(value)} is not a label source (text KIND:DETAIL)", raw.rstrip("\r"))
-        from ...labels.sources import source_problem
+        from rankflavor.labels.sources import source_problem
 
         problem = source_problem(value)
         if problem is not None:

@@ -45,13 +45,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ...columns import from_numpy, string_array
-from ...errors import InputError
-from ...tables import Qrels
-from ..nul import REASON, has_nul
-from .delimited import decode, is_quepid_book, rows
-from .jsondoc import _fail, _id, _lists, _number, _shown
-from .table import by_lines, numbers, to_qrels
+from rankflavor.errors import InputError
+from rankflavor.io.columns import from_numpy, string_array
+from rankflavor.io.formats.delimited import decode, is_quepid_book, rows
+from rankflavor.io.formats.jsondoc import _fail, _id, _lists, _number, _shown
+from rankflavor.io.formats.table import by_lines, numbers, to_qrels
+from rankflavor.io.nul import REASON, has_nul
+from rankflavor.io.tables import Qrels
 
 #: ``JudgmentType`` -> the label source's kind and the metadata key naming its detail.
 SRW_TYPES: dict[str, tuple[str, str | None, str]] = {
@@ -140,7 +140,7 @@ def umbrela_source(path: str | os.PathLike[str]) -> str:
     InputError
         For a name UMBRELA does not write, or one whose judged categories are not all four.
     """
-    from .spec import bare_name
+    from rankflavor.io.formats.spec import bare_name
 
     source = str(path)
     found = _UMBRELA_NAME.match(bare_name(path))
@@ -159,8 +159,8 @@ def umbrela_source(path: str | os.PathLike[str]) -> str:
 
 def read_umbrela(path: str | os.PathLike[str], data: bytes) -> Qrels:
     """UMBRELA's judgments: TREC qrels lines, every one of the source its file's name gives."""
-    from ...labels.sources import one_source
-    from ..lines import parse_qrels_lines
+    from rankflavor.io.lines import parse_qrels_lines
+    from rankflavor.labels.sources import one_source
 
     label = umbrela_source(path)
     qrels = parse_qrels_lines(str(path), data)

@@ -17,11 +17,11 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from ...errors import InputError
-from ...tables import Qrels, Run
-from ..compression import other_codec
-from ..source import read_bytes
-from .table import by_rows, pick, to_qrels, to_run
+from rankflavor.errors import InputError
+from rankflavor.io.compression import other_codec
+from rankflavor.io.formats.table import by_rows, pick, to_qrels, to_run
+from rankflavor.io.source import read_bytes
+from rankflavor.io.tables import Qrels, Run
 
 
 def read_parquet(path: str | os.PathLike[str], kind: str, columns: Mapping[str, str]) -> Qrels | Run:

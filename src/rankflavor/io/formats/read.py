@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ...errors import InputError
-from ...tables import Qrels, Run
-from ..source import read_bytes
-from .spec import format_by_name
+from rankflavor.errors import InputError
+from rankflavor.io.formats.spec import format_by_name
+from rankflavor.io.source import read_bytes
+from rankflavor.io.tables import Qrels, Run
 
 
 def choose(path: str | os.PathLike[str], kind: str, fmt: str | None) -> str:
@@ -41,11 +41,11 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
         return None
     source = str(path)
     if chosen in ("srw", "umbrela") and kind == "run":
-        from ...errors import UsageError
+        from rankflavor.errors import UsageError
 
         raise UsageError(f"{path}: the {chosen} format holds judgments, not a run")
     if chosen == "parquet":
-        from .parquet import read_parquet
+        from rankflavor.io.formats.parquet import read_parquet
 
         if not os.path.isfile(path):
             read_bytes(path)  # the error for a missing file, a directory
@@ -54,7 +54,7 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
     if not data.strip():
         raise InputError(source, None, f"is empty; expected {chosen} {kind}")
     if fmt is None and chosen in ("csv", "tsv"):
-        from .delimited import sniff
+        from rankflavor.io.formats.delimited import sniff
 
         found = sniff(data[:4096])
         if found == "trec":
@@ -64,31 +64,31 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
         if found != "named" and not (found == "msmarco" and kind == "qrels"):
             chosen = found
     if chosen == "umbrela":
-        from .labelled import read_umbrela
+        from rankflavor.io.formats.labelled import read_umbrela
 
         return read_umbrela(path, data)
     if chosen == "jsonl":
-        from .jsonl import read_jsonl
+        from rankflavor.io.formats.jsonl import read_jsonl
 
         return read_jsonl(source, data, kind, columns)
     if chosen in ("json", "es", "srw") or (chosen == "beir" and kind == "run"):
-        from . import jsondoc
+        from rankflavor.io.formats import jsondoc
 
         value = jsondoc.load(source, data)
         if fmt is None or chosen == "json":
             chosen = jsondoc.kind_of(value) if fmt is None else chosen
         if chosen == "srw":
-            from .labelled import read_srw
+            from rankflavor.io.formats.labelled import read_srw
 
             if kind == "run":
-                from ...errors import UsageError
+                from rankflavor.errors import UsageError
 
                 raise UsageError(f"{path}: a Search Relevance Workbench judgment list holds judgments, not a run")
             return read_srw(source, value)
         if chosen == "es":
             return jsondoc.read_rank_eval(source, data, value) if kind == "qrels" else jsondoc.read_hits(source, data, value)
         return jsondoc.read_nested(source, data, kind, value)
-    from . import delimited
+    from rankflavor.io.formats import delimited
 
     if chosen == "beir":
         return delimited.read_beir_qrels(source, data)
@@ -96,7 +96,7 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
         return delimited.read_msmarco_run(source, data)
     if chosen == "quepid":
         if kind == "qrels" and delimited.sniff(data[:4096]) == "quepid-book":
-            from .labelled import read_quepid_book
+            from rankflavor.io.formats.labelled import read_quepid_book
 
             return read_quepid_book(source, data)
         return delimited.read_quepid_ratings(source, data) if kind == "qrels" else delimited.read_quepid_snapshot(source, data)

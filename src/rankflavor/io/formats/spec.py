@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ...errors import UsageError, did_you_mean
-from ..compression import SUFFIXES
+from rankflavor.errors import UsageError, did_you_mean
+from rankflavor.io.compression import SUFFIXES
 
 FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es",
                              "srw", "umbrela")

@@ -1,5 +1,5 @@
-"""The one path after reading: named Arrow columns -> the :class:`~rankflavor.tables.Qrels` or
-:class:`~rankflavor.tables.Run` the engine reads, whatever format they came from.
+"""The one path after reading: named Arrow columns -> the :class:`~rankflavor.io.tables.Qrels` or
+:class:`~rankflavor.io.tables.Run` the engine reads, whatever format they came from.
 
 Every reader of :mod:`rankflavor.io.formats` builds a ``pyarrow.Table`` (by pyarrow's own
 readers where it can: Parquet, JSONL, CSV) and hands it here with a :data:`Where`, which names a
@@ -18,12 +18,12 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from ... import arrow_ops
-from ...columns import as_numpy, from_numpy, plain_strings, string_buffers
-from ...errors import InputError
-from ...tables import Qrels, Run
-from ..nul import REASON, nul_entries
-from .spec import DEFAULTS
+from rankflavor.errors import InputError
+from rankflavor.io import arrow_ops
+from rankflavor.io.columns import as_numpy, from_numpy, plain_strings, string_buffers
+from rankflavor.io.formats.spec import DEFAULTS
+from rankflavor.io.nul import REASON, nul_entries
+from rankflavor.io.tables import Qrels, Run
 
 #: ``where(row)`` -> (the line of a row, or None) and how the format names it ("row 3: ",
 #: "$.requests[0].ratings[2]: ", "" where the line says it all).
@@ -215,7 +215,7 @@ def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Wh
     sc = pick(names, "source", columns, source, required=False)
     labels = None
     if sc is not None:
-        from ...labels.sources import checked_sources
+        from rankflavor.labels.sources import checked_sources
 
         labels = checked_sources(table.column(sc), source, where)
     return Qrels(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
@@ -266,7 +266,7 @@ def _doc_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: 
 def integer_ids(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int, int] | None:
     """An integer column of ids with no null and every value in 0 .. 10**18 - 1, as int64 values
     with their least and greatest: the decimal text of each is the docno, a canonical integer
-    (:mod:`rankflavor.docnos`), so no string need be made. None for any other column (negative
+    (:mod:`rankflavor.io.docnos`), so no string need be made. None for any other column (negative
     values and nulls take the string path, which names a missing id)."""
     if not pa.types.is_integer(column.type) or column.null_count or len(column) == 0:
         return None

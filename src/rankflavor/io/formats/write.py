@@ -36,13 +36,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ...columns import from_numpy, plain_strings, to_strings
-from ...docnos import canonical_integer_range
-from ...errors import FormatLossError, UsageError
-from ...knobs import format_number
-from ...tables import Qrels, Run
-from ..compression import SUFFIXES, compress
-from .delimited import BEIR_HEADER, QUEPID_RATINGS, QUEPID_SNAPSHOT
+from rankflavor.errors import FormatLossError, UsageError
+from rankflavor.flavor.knobs import format_number
+from rankflavor.io.columns import from_numpy, plain_strings, to_strings
+from rankflavor.io.compression import SUFFIXES, compress
+from rankflavor.io.docnos import canonical_integer_range
+from rankflavor.io.formats.delimited import BEIR_HEADER, QUEPID_RATINGS, QUEPID_SNAPSHOT
+from rankflavor.io.tables import Qrels, Run
 
 #: What each format can be written for.
 WRITABLE: dict[str, tuple[str, ...]] = {
@@ -343,7 +343,7 @@ def parquet_table(table: Qrels | Run, lossy: bool = False) -> pa.Table:
 
 def _doc_ids(table: Qrels | Run) -> pa.Array:
     """The docnos as int64 when every one is a canonical decimal integer (``0``, ``7``, ``8841823``:
-    no sign, no leading zero, at most 18 digits; :mod:`rankflavor.docnos`), whose decimal text is
+    no sign, no leading zero, at most 18 digits; :mod:`rankflavor.io.docnos`), whose decimal text is
     the docno again, so reading the file gives the same strings; else as text. Integers read back
     with no string made (MS MARCO's 8.8M passages are such docnos), a file a third smaller."""
     if isinstance(table, Run) and table.doc_integers is not None:

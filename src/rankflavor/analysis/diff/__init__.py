@@ -1,0 +1,1 @@
+"""Diff: why two flavors of one metric give different numbers, knob by knob (:mod:`.api`)."""

@@ -1,0 +1,15 @@
+"""Judgments: the label scale, coverage of the runs' top k, and bounds under unjudged documents.
+
+Public names::
+
+    Scale, SCALES, scale_named          the label scale, declared once (scale.py)
+    bounds(qrels, run, metrics, scale) -> Bounds          (bounds.py)
+    judgments(qrels, runs, metrics, scale) -> Coverage    (coverage.py)
+"""
+
+from rankflavor.analysis.judgments.bounds import Bounds, MeasureBounds, bounds
+from rankflavor.analysis.judgments.coverage import BIAS_RULE, Coverage, RunCoverage, judgments
+from rankflavor.flavor.scale import SCALES, Scale, scale_named
+
+__all__ = ["BIAS_RULE", "SCALES", "Bounds", "Coverage", "MeasureBounds", "RunCoverage", "Scale", "bounds", "judgments",
+           "scale_named"]

@@ -1,0 +1,1 @@
+"""The ``rankflavor`` command: :mod:`.main` parses and dispatches; one module per command family."""
