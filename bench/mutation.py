@@ -55,12 +55,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "aggregate": (["rankflavor/engine/aggregate.py"], ["tests/test_aggregate*.py"]),
     "raters": (["rankflavor/raters/reliability.py"], ["tests/test_raters*.py"]),
     # issue 36: the tables handed to DataFrames, the trackers' keys, an ir_datasets dataset's scale
-    "where": (["rankflavor/base/frames.py", "rankflavor/trackers/keys.py", "rankflavor/analysis/judgments/irdsscale.py"],
+    "where": (["rankflavor/base/frames.py", "rankflavor/trackers/keys.py", "rankflavor/presets/irds.py"],
               ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_trackers_wandb.py",
                "tests/test_irds.py"]),
     # issue 37: the numbers of label sources, the judge's agreement, PPI and COEC
     "judges": (["rankflavor/analysis/estimate/ppi.py", "rankflavor/analysis/estimate/agreement.py", "rankflavor/clicks/coec.py",
-                "rankflavor/labels/select.py", "rankflavor/labels/tally.py"],
+                "rankflavor/io/labels/select.py", "rankflavor/engine/labels.py"],
                ["tests/test_estimate*.py", "tests/test_agreement*.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
     # issue 37: the bounds on one label source's labels beside the filled ones, pinned by the labels tests
     "filled": (["rankflavor/analysis/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),

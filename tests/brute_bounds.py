@@ -17,7 +17,7 @@ import pytest
 
 import rankflavor
 from rankflavor.analysis.judgments import Bounds, Scale, bounds
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 TREC_DL = (0, 1, 2, 3)
 

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from rankflavor.align import Aligned
 from rankflavor.engine.plan import check_duplicates
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.io.columns import string_array
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure, parse_measure
 from rankflavor.order import Ordering, Ranked, Ranker
 
 

@@ -21,7 +21,7 @@ from rankflavor.align.values import Counts
 from rankflavor.engine.aggregate import policy_error, require_common_queries
 from rankflavor.errors import EvaluationError
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 QRELS = {"a": {"d1": 1, "d2": 0}, "e": {}}
 RUN = {"a": {"d1": 1.0, "d2": 0.5}, "e": {"d1": 1.0, "d3": 0.5}}

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rankflavor.analysis.judgments import Scale, bounds, ratio
 from rankflavor.analysis.judgments.extremes import extremes
 from rankflavor.errors import FlavorError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 from .brute_bounds import TREC_DL, brute, check, ranked, scope_holes
 

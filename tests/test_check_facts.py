@@ -24,8 +24,8 @@ from rankflavor.analysis.check.grades import qrels_facts, qrels_findings
 from rankflavor.analysis.check.overlap import overlap_facts
 from rankflavor.analysis.check.reading import read_for_check
 from rankflavor.analysis.check.scores import run_facts, run_findings
-from rankflavor.flavor.scale import scale_named
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.presets.scales import scale_named
 
 LIMIT = 3  # (small: the listed rows' cut is where a merge can go wrong)
 

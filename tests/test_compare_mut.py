@@ -14,8 +14,8 @@ from rankflavor.analysis.compare.scores import RunScores
 from rankflavor.analysis.spread.api import one_measure
 from rankflavor.base.progress import Recorder
 from rankflavor.errors import RankflavorError, UsageError
-from rankflavor.flavor.scale import Scale
 from rankflavor.presets import PRESETS
+from rankflavor.presets.scales import Scale
 
 BASE = one_measure("ndcg@10")
 

@@ -23,7 +23,7 @@ from rankflavor.analysis.diff.api import path_measures, plan
 from rankflavor.cli.main import cli
 from rankflavor.errors import UsageError
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure, parse_measure
+from rankflavor.metrics.measure import Measure, parse_measure
 
 from .conftest import shared_path
 from .test_spread import random_case

@@ -221,7 +221,7 @@ def test_err_refusals_and_round_trips() -> None:
     # ideal=max under binary gain: a relevant document (R = 1/2) in each of the k slots, whatever rel is
     one = rankflavor.evaluate(qrels, run, "nERR_gain@2[gain=binary,rel=3,ideal=max]")[0].mean
     assert one == pytest.approx((1 / 4) / (1 / 2 + (1 / 2) * (1 / 2) / 2), abs=1e-12)  # b (3) at rank 2
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     for text in ("nERR@5[max_grade=3,ideal=recall@10]", "ERR_gain@5[gain={1:1,2:2},max_grade=3]",
                  "nERR_gain@3[gain=binary,rel=2]", "ERR@5[max_grade=3,unjudged_grade=1]"):

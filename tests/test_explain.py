@@ -18,7 +18,7 @@ import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError, UsageError
 from rankflavor.flavor.flavor import KNOBS
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 from .conftest import shared_path
 from .test_spread import random_case

@@ -14,7 +14,7 @@ import pytest
 import rankflavor
 from rankflavor.analysis.explain.result import Ignored
 from rankflavor.errors import UsageError
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 LOG2_3 = math.log2(3)
 

@@ -42,8 +42,8 @@ from rankflavor.flavor.flavor import (
     parse_gain_table,
     parse_knob_assignments,
 )
-from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.metrics import REGISTRY
+from rankflavor.metrics.measure import Measure, parse_measure
 from rankflavor.metrics.registry import INPUT_KNOBS
 
 #: Concrete examples for the placeholders used in ``Knob.values``.

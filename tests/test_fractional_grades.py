@@ -15,7 +15,7 @@ import pytest
 
 import rankflavor
 from rankflavor.errors import InputError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 QRELS = "q1 0 a 1.5\nq1 0 b 2.7\nq1 0 c 0.4\nq1 0 d -0.5\nq1 0 e 1\n"
 #: Scores descending in file order; x is unjudged.

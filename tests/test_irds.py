@@ -204,7 +204,7 @@ def test_other_commands_read_it_too(cache: Path) -> None:
     ("nfcorpus/test", "irds:nfcorpus/test", (0, 1, 2), 1, "unjudged"),
 ])
 def test_dataset_scale(dataset: str, name: str, grades: tuple[int, ...], rel: int, negatives: str) -> None:
-    from rankflavor.analysis.judgments.irdsscale import dataset_scale
+    from rankflavor.presets.irds import dataset_scale
 
     s = dataset_scale(dataset)
     assert (s.name, s.grades, s.rel, s.top, s.negatives) == (name, tuple(map(float, grades)), rel, grades[-1], negatives)
@@ -213,7 +213,7 @@ def test_dataset_scale(dataset: str, name: str, grades: tuple[int, ...], rel: in
 def test_no_definitions_no_scale_and_scale_for() -> None:
     import ir_datasets
 
-    from rankflavor.analysis.judgments.irdsscale import dataset_scale, scale_for
+    from rankflavor.presets.irds import dataset_scale, scale_for
 
     assert ir_datasets.load("beir/scifact/test").qrels_defs() == {}
     assert dataset_scale("beir/scifact/test") is None
@@ -318,9 +318,9 @@ def test_judgments_take_the_dataset_scale_in_this_process(monkeypatch: pytest.Mo
     documents (here faked: trec_dl, grades 0-3), as an explicit --scale trec_dl does; without it the
     holes could take grades 0-1 only and the upper bound would be lower."""
     import rankflavor as rf
-    from rankflavor.analysis.judgments import irdsscale
-    from rankflavor.flavor.scale import scale_named
     from rankflavor.io import irds
+    from rankflavor.presets import irds as irdsscale
+    from rankflavor.presets.scales import scale_named
 
     rows = _Fake([_Qrel("q1", "d1", 2), _Qrel("q1", "d3", 0)])
     monkeypatch.setattr(irds, "_open", lambda dataset_id, what: rows)
@@ -336,9 +336,10 @@ def test_judgments_take_the_dataset_scale_in_this_process(monkeypatch: pytest.Mo
 def test_bounds_take_the_dataset_scale_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """rankflavor.analysis.judgments.bounds (the bounds alone) on an irds: reference without a scale: the
     dataset's documented scale, as for rankflavor.judgments above."""
-    from rankflavor.analysis.judgments import bounds, irdsscale
-    from rankflavor.flavor.scale import scale_named
+    from rankflavor.analysis.judgments import bounds
     from rankflavor.io import irds
+    from rankflavor.presets import irds as irdsscale
+    from rankflavor.presets.scales import scale_named
 
     rows = _Fake([_Qrel("q1", "d1", 2), _Qrel("q1", "d3", 0)])
     monkeypatch.setattr(irds, "_open", lambda dataset_id, what: rows)

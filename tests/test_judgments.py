@@ -18,7 +18,7 @@ from rankflavor.analysis.judgments.bounds import scope_text
 from rankflavor.analysis.judgments.coverage import pool_bias
 from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, InputError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 from .brute_bounds import scope_holes
 from .conftest import shared_path

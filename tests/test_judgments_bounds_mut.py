@@ -16,8 +16,8 @@ from rankflavor.analysis.judgments import bounds
 from rankflavor.analysis.judgments.bounds import matched
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import EvaluationError, InputError, UsageError
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.metrics.measure import parse_measure
 
 from .brute_bounds import brute, check
 
@@ -111,9 +111,9 @@ def test_bounds_of_a_dataset_reference_range_over_its_documented_grades(monkeypa
     is ideal (upper 1); at 0 the DCG is 2 / log2(3) over the ideal 2."""
     import math
 
-    from rankflavor.analysis.judgments import irdsscale
-    from rankflavor.flavor.scale import scale_named
     from rankflavor.io import irds
+    from rankflavor.presets import irds as irdsscale
+    from rankflavor.presets.scales import scale_named
 
     class Line:
         def __init__(self, doc: str, grade: int) -> None:

@@ -147,7 +147,7 @@ def test_duplicates_first_counts_the_first_line(tmp_path):  # type: ignore[no-un
 def test_a_scale_is_checked_and_its_errors_are_worded():
     from rankflavor.analysis.judgments import Scale
     from rankflavor.errors import FlavorError, InputError
-    from rankflavor.flavor.scale import scale_named
+    from rankflavor.presets.scales import scale_named
 
     s = Scale("s", (2, 0, 1), rel=1, top=2)
     assert s.grades == (0.0, 1.0, 2.0) and type(s.rel) is float and type(s.top) is float
@@ -325,7 +325,7 @@ def test_reciprocal_discounts_are_those_of_ranks_0_to_n_whatever_was_asked_befor
     n + 1 values, 1 / the kernel's denominators, also right after a call whose cache ends at n."""
     from rankflavor.analysis.judgments.scope import Rules
     from rankflavor.base import kernels as K
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     measure = parse_measure(flavor)
     rules = Rules.of(measure, np.array([0.0, 1.0, 2.0, 3.0]))

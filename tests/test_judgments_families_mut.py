@@ -16,7 +16,7 @@ import pytest
 from rankflavor.analysis.judgments import Scale, bounds, families, regrade
 from rankflavor.analysis.judgments.scope import Rules
 from rankflavor.errors import EvaluationError, FlavorError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 from .brute_bounds import brute, check
 

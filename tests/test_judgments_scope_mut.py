@@ -13,10 +13,10 @@ import pytest
 from rankflavor.analysis.judgments import Scale, bounds
 from rankflavor.analysis.judgments.scope import docnos_of
 from rankflavor.errors import FlavorError, InputError
-from rankflavor.flavor.measure import parse_measure
-from rankflavor.flavor.scale import scale_named
 from rankflavor.io.columns import to_strings
 from rankflavor.io.tables import Qrels
+from rankflavor.metrics.measure import parse_measure
+from rankflavor.presets.scales import scale_named
 
 from .brute_bounds import check
 

@@ -18,9 +18,9 @@ from rankflavor.analysis.judgments import judgments, toprows
 from rankflavor.analysis.judgments.scope import docnos_of
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import RankflavorError
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.columns import to_strings
 from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.order import Ordering
 
 from .brute_bounds import ranked

@@ -17,7 +17,7 @@ import rankflavor as rf
 from rankflavor.base.frames import results_table
 from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError, InputError, UsageError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.render.csvfmt import render_csv
 from rankflavor.render.text import render_table
 from rankflavor.report.html import render_report
@@ -305,7 +305,7 @@ def test_which_kind_is_the_base_of_a_fill(qrels: Path) -> None:
 
     from rankflavor.analysis.judgments.filled import base_kind
     from rankflavor.io.inputs import as_qrels
-    from rankflavor.labels import select_labels
+    from rankflavor.io.labels import select_labels
 
     mixed = as_qrels(str(qrels))  # human and llm labels
     assert base_kind(mixed) == ("human", ("llm",))
@@ -340,7 +340,7 @@ def test_the_bounds_before_the_fill_are_of_the_measures_asked(qrels: Path, tmp_p
     run = tmp_path / "run.txt"
     run.write_text("q1 Q0 d2 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq1 Q0 d3 3 1.0 r\n")
     from rankflavor.io.inputs import as_qrels
-    from rankflavor.labels import select_labels
+    from rankflavor.io.labels import select_labels
 
     chosen = select_labels(as_qrels(str(qrels)), "prefer=human")  # (d1 has both a human and an LLM label)
     doc = rf.judgments(chosen, {"r": str(run)}, ["ndcg@1"], scale="trec_dl").to_dict()

@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 import rankflavor as rf
 from rankflavor.align import align
+from rankflavor.engine.labels import counted, sentence
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.columns import to_strings
+from rankflavor.io.labels import canonical_choice, parse_choice, select_labels
+from rankflavor.io.labels.sources import merged, per_query
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.tables import Qrels, Run
-from rankflavor.labels import canonical_choice, parse_choice, select_labels
-from rankflavor.labels.tally import counted, merged, per_query, sentence
 from rankflavor.render.text import render_table
 from rankflavor.report.html import render_report
 from rankflavor.report.inputs import document_from_dict

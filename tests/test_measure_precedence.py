@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import rankflavor
 from rankflavor.cli.main import cli
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 
 def test_bracket_knob_beats_override() -> None:

@@ -162,8 +162,8 @@ def test_shared_tables_are_made_once_per_ranking_and_dropped_with_it() -> None:
 
 
 def test_params_refusals_word_for_word() -> None:
-    from rankflavor.flavor.measure import parse_measure
     from rankflavor.metrics import common
+    from rankflavor.metrics.measure import parse_measure
 
     with pytest.raises(FlavorError) as err:
         common.params(parse_measure("RBP"), None)

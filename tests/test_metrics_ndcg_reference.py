@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.errors import FlavorError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 Query = tuple[dict[str, int], list[tuple[str, float]]]
 

@@ -108,7 +108,7 @@ def test_register_and_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_what_a_spec_says_it_reads() -> None:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     nd, err, p = registry.lookup("ndcg"), registry.lookup("ERR"), registry.lookup("P")
     assert nd is not None and err is not None and p is not None

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import rankflavor
 from rankflavor.align import align
 from rankflavor.base.kernels import block_starts
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.tables import Run
 from rankflavor.io.trec import read_qrels, read_run
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.order.layout import blocks_in_code_order, find_layout
 
 from .order_cases import Case, as_list, cases, examples, same_values

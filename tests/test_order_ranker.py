@@ -25,9 +25,9 @@ import rankflavor
 from rankflavor.align import Aligned, align
 from rankflavor.engine.aggregate import aggregate
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Run
+from rankflavor.metrics.measure import Measure, parse_measure
 from rankflavor.metrics.registry import REGISTRY
 from rankflavor.order import Needs, Ordering, Ranked, Ranker, order_key
 
@@ -242,7 +242,7 @@ def test_top_rows_give_the_values_of_the_full_ranking(seed: int, integer_docs: b
             prefix = Ranker(aligned).prefix(Ordering.of(m.flavor), k)
             assert prefix is not None and prefix.row is not None and not prefix.judged_only
             assert len(prefix.q) <= len(aligned.run_q)
-            shared = Ranker(aligned).ranked(Ordering.of(m.flavor), Needs.of(m))
+            shared = Ranker(aligned).ranked(Ordering.of(m.flavor), m.spec.needs(m))
             assert shared.row is not None and len(shared.row) == len(prefix.row)  # the prefix, not the full ranking
             got, got_empty = m.spec.compute(prefix, m)
             want, want_empty = m.spec.kernel(full_rank(aligned, m.flavor, exact=True), m)
@@ -260,7 +260,7 @@ def test_top_rows_are_not_used_where_ranks_below_k_matter() -> None:
     assert ranker.prefix(Ordering(ties="averaged", depth=7), 5) is None
     m = parse_measure("ndcg@10[ties=averaged,depth=7]")  # falls back to the full ranking, same values
     full = full_rank(align(qrels, run), m.flavor)
-    assert len(ranker.ranked(Ordering.of(m.flavor), Needs.of(m)).q) == len(full.q)
+    assert len(ranker.ranked(Ordering.of(m.flavor), m.spec.needs(m)).q) == len(full.q)
 
 
 def test_ranked_picks_the_path_from_the_needs_and_keeps_it() -> None:

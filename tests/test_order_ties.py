@@ -13,9 +13,9 @@ from hypothesis import given
 
 from rankflavor.align import Aligned, align
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.metrics.ndcg import gain_of
 from rankflavor.order import Ordering, Ranked, Ranker
 

@@ -19,10 +19,10 @@ from rankflavor.align import align
 from rankflavor.cli.main import cli
 from rankflavor.engine.plan import Evaluation, check_duplicates
 from rankflavor.errors import EvaluationError, InputError
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.trec import read_qrels, read_run
-from rankflavor.order import Needs, Ordering, Ranker
+from rankflavor.metrics.measure import parse_measure
+from rankflavor.order import Ordering, Ranker
 
 from .order_cases import full_rank, seeded_case
 
@@ -177,7 +177,7 @@ def test_the_ranker_reports_kept_duplicates_and_the_plan_refuses_them(tmp_path: 
         check_duplicates(with_run_only)
     assert ranker.rank(Ordering(), duplicates=False).kept_rows is None
     num_rel = parse_measure("num_rel")
-    assert ranker.ranked(Ordering.of(num_rel.flavor), Needs.of(num_rel)).kept_rows is None  # reads no run row
+    assert ranker.ranked(Ordering.of(num_rel.flavor), num_rel.spec.needs(num_rel)).kept_rows is None  # reads no run row
     plan = Evaluation(qrels, run)
     with pytest.raises(InputError, match="duplicate"):
         plan.evaluate(parse_measure("ndcg@10"))

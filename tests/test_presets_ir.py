@@ -25,7 +25,7 @@ import pytest
 
 import rankflavor
 from rankflavor.errors import EvaluationError, FlavorError, InputError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.presets import GENERATED, PRESETS, flavor_table_markdown, resolve_measures
 
 from .conftest import ROOT, shared_path

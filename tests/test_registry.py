@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure, parse_measure
 from rankflavor.metrics import REGISTRY, MetricSpec
+from rankflavor.metrics.measure import Measure, parse_measure
 from rankflavor.metrics.registry import Breakdown, explainable, register
 from rankflavor.metrics.summary import GEO_MEAN_FLOOR, RULES
 

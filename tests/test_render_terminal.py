@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.presets import PRESETS
 from rankflavor.render.console import comma_pieces, measure_delta
 from rankflavor.render.spreadfmt import defect_flavors, knob_delta, render_spread

@@ -30,8 +30,8 @@ import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.engine.results import Results
 from rankflavor.errors import FlavorError, InputError, RankflavorError, UsageError
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.metrics import REGISTRY
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.presets import PRESETS, resolve_measures
 from rankflavor.presets.trec_eval import FAMILIES, NICKNAMES
 from rankflavor.spark import evaluate_spark, local_session

@@ -21,7 +21,7 @@ import rankflavor
 from rankflavor.analysis.spread.api import DEFAULT_GRID, TIE_TOLERANCE, one_measure, parse_grid, spread
 from rankflavor.cli.main import cli
 from rankflavor.errors import EvaluationError, FlavorError, UsageError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 from .conftest import shared_path
 

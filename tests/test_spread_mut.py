@@ -15,7 +15,7 @@ import rankflavor
 from rankflavor.analysis.spread.api import TIE_TOLERANCE, spread
 from rankflavor.analysis.spread.result import defect_note
 from rankflavor.errors import EvaluationError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 
 from .test_spread import random_case
 

@@ -26,8 +26,8 @@ import pytest
 import rankflavor
 from rankflavor.errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
 from rankflavor.flavor.flavor import KNOBS, Flavor
-from rankflavor.flavor.measure import Measure
 from rankflavor.metrics import REGISTRY
+from rankflavor.metrics.measure import Measure
 from rankflavor.presets import PRESETS, resolve_measures
 
 torch = pytest.importorskip("torch")

@@ -314,7 +314,7 @@ def test_the_readme_keys_are_the_flavors_it_names() -> None:
     import re
     from pathlib import Path
 
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = text[text.index("## With MLflow / W&B"):text.index("## ERR, RBP, UDCG")]

@@ -23,7 +23,7 @@ import rankflavor
 from rankflavor.base.kernels import segment_cumsum, segment_starts, segment_suffix_max
 from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError
-from rankflavor.flavor.measure import parse_measure
+from rankflavor.metrics.measure import parse_measure
 from rankflavor.presets.trec_eval import ALL_TREC, FAMILIES, FAMILY_ORDER, combine
 
 from .conftest import shared_path

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError
-from rankflavor.flavor.measure import parse_measure
 from rankflavor.io.qrels import mark_distractors
 from rankflavor.io.tables import Qrels
+from rankflavor.metrics.measure import parse_measure
 
 from .cascade_cases import distinct_case
 from .test_presets_ir import write_trec

@@ -73,15 +73,15 @@ _LAZY = {
     "Results": ("rankflavor.engine.results", "Results"),
     "judgments": ("rankflavor.analysis.judgments", "judgments"),
     "bounds": ("rankflavor.analysis.judgments", "bounds"),
-    "Scale": ("rankflavor.flavor.scale", "Scale"),
+    "Scale": ("rankflavor.presets.scales", "Scale"),
     "pool": ("rankflavor.analysis.judgments.pool", "pool"),
     "read_ratings": ("rankflavor.io.raters", "read_ratings"),
     "aggregate_ratings": ("rankflavor.raters", "aggregate_ratings"),
     "agreement": ("rankflavor.raters", "agreement"),
     "Flavor": ("rankflavor.flavor.flavor", "Flavor"),
     "KNOBS": ("rankflavor.flavor.flavor", "KNOBS"),
-    "Measure": ("rankflavor.flavor.measure", "Measure"),
-    "parse_measure": ("rankflavor.flavor.measure", "parse_measure"),
+    "Measure": ("rankflavor.metrics.measure", "Measure"),
+    "parse_measure": ("rankflavor.metrics.measure", "parse_measure"),
     "read_qrels": ("rankflavor.io.trec", "read_qrels"),
     "read_run": ("rankflavor.io.trec", "read_run"),
     "RankflavorError": ("rankflavor.errors", "RankflavorError"),
@@ -106,10 +106,10 @@ if TYPE_CHECKING:
     from rankflavor.engine.results import Results
     from rankflavor.errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from rankflavor.flavor.flavor import KNOBS, Flavor
-    from rankflavor.flavor.measure import Measure, parse_measure
-    from rankflavor.flavor.scale import Scale
     from rankflavor.io.raters import read_ratings
     from rankflavor.io.trec import read_qrels, read_run
+    from rankflavor.metrics.measure import Measure, parse_measure
+    from rankflavor.presets.scales import Scale
     from rankflavor.raters import aggregate_ratings, agreement
     from rankflavor.training.arrays import dcg_score, ndcg_score
 

@@ -285,8 +285,7 @@ def _label_counts(qrels: Qrels, jq: np.ndarray, qrels_row: np.ndarray | None, nq
     :class:`Aligned`; nothing when the judgments name no source (no work at all)."""
     if qrels.label_source is None:
         return (), None
-    from rankflavor.labels.sources import kind_codes
-    from rankflavor.labels.tally import per_query
+    from rankflavor.io.labels.sources import kind_codes, per_query
 
     kinds, codes = kind_codes(qrels.label_source)
     if qrels_row is not None:

@@ -112,7 +112,7 @@ class Aligned:
     qrels_row: np.ndarray | None = None
     qrels_doc: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False)
     listed_unjudged: np.ndarray | None = None
-    #: The kinds of the judgments' label sources (:mod:`rankflavor.labels`), in display order;
+    #: The kinds of the judgments' label sources (:mod:`rankflavor.io.labels`), in display order;
     #: empty when the judgments name no source.
     label_kinds: tuple[str, ...] = ()
     #: ``(n_queries, len(label_kinds))``: per query code, its judgments (duplicates resolved) of

@@ -8,7 +8,7 @@ values (path-like, so the library reads them as paths) when an option is given. 
 
 ``--labels`` and ``--label-source`` travel with the judgments' :class:`Input`, so every command
 reading them through :func:`rankflavor.io.qrels.read_qrels` selects and names the labels alike
-(:mod:`rankflavor.labels`).
+(:mod:`rankflavor.io.labels`).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def _wrap(kwargs: dict[str, Any], qrels_format: str, run_format: str, columns: s
         raise UsageError("--qrels-format, --run-format, --columns, --labels and --label-source are for the local engine "
                          "(Spark reads TREC files)")
     if labels is not None or label_source is not None:
-        from rankflavor.labels import canonical_choice, parse_rule
+        from rankflavor.io.labels import canonical_choice, parse_rule
 
         labels = None if labels is None else canonical_choice(labels)  # a usage error before any file is read
         if label_source is not None:

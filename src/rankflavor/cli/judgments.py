@@ -146,7 +146,7 @@ def _grades(scale: str | None) -> tuple[float, ...] | None:
     defines the scales, is imported only then: it loads the bounds machinery)."""
     if scale is None:
         return None
-    from rankflavor.flavor.scale import scale_named
+    from rankflavor.presets.scales import scale_named
 
     sc = scale_named(scale)
     return None if sc is None else tuple(sc.grades)

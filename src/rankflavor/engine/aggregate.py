@@ -16,12 +16,12 @@ import numpy as np
 
 from rankflavor._version import __version__
 from rankflavor.align import Aligned, Counts
+from rankflavor.engine.labels import counted, labelled
 from rankflavor.engine.results import EMPTY, MISSING, OK, MeasureResult
 from rankflavor.errors import EvaluationError
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
-from rankflavor.labels.tally import counted, labelled
+from rankflavor.metrics.measure import Measure
 
 
 def judged_queries(aligned: Aligned, flavor: Flavor) -> np.ndarray:

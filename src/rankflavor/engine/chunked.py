@@ -34,15 +34,15 @@ from rankflavor.engine.merge import merge_counts, merge_measure
 from rankflavor.engine.plan import Evaluation
 from rankflavor.engine.results import MeasureResult, Results
 from rankflavor.errors import EvaluationError, InputError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
 from rankflavor.io.columns import as_numpy, plain_strings, string_array, to_strings, used_names
+from rankflavor.io.labels.sources import encoded
 from rankflavor.io.lines import RUN_FIELDS, parse_run_lines
 from rankflavor.io.parse import QUERY, parse_bytes
 from rankflavor.io.run import last_tag, run_piece
 from rankflavor.io.source import is_gzip, piece_bounds
 from rankflavor.io.tables import Qrels, Run
-from rankflavor.labels.sources import encoded
+from rankflavor.metrics.measure import Measure
 
 #: Docno keys a parse worker made: ("integers", values) when every docno of the piece is a
 #: canonical integer, else ("hashes", hash64 as int64); None from the line path.

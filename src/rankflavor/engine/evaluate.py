@@ -22,7 +22,7 @@ from rankflavor.io.tables import Qrels, Run
 
 if TYPE_CHECKING:
     from rankflavor.engine.results import Results
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
 
 
 def evaluate(
@@ -70,13 +70,13 @@ def evaluate(
         (a :class:`~rankflavor.io.tables.Qrels` from :func:`rankflavor.raters.aggregate_ratings`)
         carry their rule without it.
     labels : str, optional
-        Which judgments to evaluate by the kind of their label source (:mod:`rankflavor.labels`):
+        Which judgments to evaluate by the kind of their label source (:mod:`rankflavor.io.labels`):
         ``any`` (all, the default), ``human``, ``llm``, ``clicks`` (or another kind present),
         or ``prefer=KIND`` (that kind's judgment where a (query, doc) pair has one, any other
         elsewhere). What is left out is counted in the results' provenance (``qrels.labels``).
     label_source : str, optional
         The label source of judgments that name none (``"human:nist"``), or ``"NAME=SOURCE,..."``
-        renaming those they name (:func:`rankflavor.labels.apply_rule`).
+        renaming those they name (:func:`rankflavor.io.labels.apply_rule`).
     progress : rankflavor.base.progress.Progress, optional
         Told of the work as it goes: the run file's bytes piece by piece under ``chunk_rows``,
         else each input file's read (done or not). Nothing is shown when None.
@@ -101,7 +101,7 @@ def evaluate(
     sc = None
     if scale is not None or irds_id(qrels) is not None:
         # (the judgments package is imported only for a scale: it loads pyarrow.compute)
-        from rankflavor.analysis.judgments.irdsscale import scale_for
+        from rankflavor.presets.irds import scale_for
 
         # an unknown name is a usage error before any file is read; an ir_datasets dataset's
         # documented grades give the scale when none is named
@@ -118,7 +118,7 @@ def evaluate(
     whole_run = chunk_rows is None and isinstance(run, (str, os.PathLike))
     r_reading: Future[Run] | None = in_background(as_run, run) if whole_run else None
     from rankflavor.engine.plan import evaluate_tables
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.presets import resolve_measures
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
@@ -132,7 +132,7 @@ def evaluate(
             bar.advance()
     q_table = q_reading.result() if q_reading is not None else as_qrels(qrels)
     if labels is not None or label_source is not None:
-        from rankflavor.labels import apply_rule, select_labels
+        from rankflavor.io.labels import apply_rule, select_labels
 
         q_table = select_labels(apply_rule(q_table, label_source), labels)
     if sc is not None:

@@ -17,9 +17,10 @@ import numpy as np
 
 from rankflavor.align import Counts
 from rankflavor.engine.aggregate import MISSING_POLICY, policy_error, summarize
+from rankflavor.engine.labels import labelled
 from rankflavor.engine.results import MISSING, MeasureResult
-from rankflavor.flavor.measure import Measure
-from rankflavor.labels.tally import labelled, merged
+from rankflavor.io.labels.sources import merged
+from rankflavor.metrics.measure import Measure
 
 
 def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.ndarray,
@@ -45,7 +46,7 @@ def merge_measure(measure: Measure, parts: Sequence[MeasureResult], missing: np.
     Examples
     --------
     >>> import rankflavor
-    >>> from rankflavor.flavor.measure import parse_measure
+    >>> from rankflavor.metrics.measure import parse_measure
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
     >>> m = parse_measure("P@1")
     >>> part = rankflavor.evaluate(qrels, {"q2": {"b": 1.0}}, [m.with_knobs(missing="skip")])[0]

@@ -10,7 +10,7 @@ kernel reads) shares one ranking, so many metrics and cutoffs cost one sort.
 Examples
 --------
 >>> from rankflavor.io.inputs import as_qrels, as_run
->>> from rankflavor.flavor.measure import parse_measure
+>>> from rankflavor.metrics.measure import parse_measure
 >>> plan = Evaluation(as_qrels({"q1": {"a": 2, "c": 1}}), as_run({"q1": {"a": 0.2, "b": 0.9, "c": 0.5}}))
 >>> res = plan.results([parse_measure("ndcg@3"), parse_measure("P@2")])
 >>> [round(m.mean, 4) for m in res]
@@ -32,9 +32,9 @@ from rankflavor.engine.aggregate import aggregate, provenance, require_common_qu
 from rankflavor.engine.results import MeasureResult, Results
 from rankflavor.errors import RankflavorError, UsageError
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
-from rankflavor.order import Needs, Ordering, Ranked, Ranker, order_key
+from rankflavor.metrics.measure import Measure
+from rankflavor.order import Ordering, Ranked, Ranker, order_key
 
 
 def check_duplicates(ranked: Ranked) -> None:
@@ -146,7 +146,7 @@ class Evaluation:
         its kept run duplicates refused under ``duplicates=error``."""
         policy = str(measure.flavor.duplicates)
         key = self.key(measure)
-        needs = Needs.of(measure)
+        needs = measure.spec.needs(measure)
         failed = (*key, str(needs.run))  # (a kernel of the judgments alone refuses no run duplicate)
         if failed in self._failed:
             raise self._failed[failed]

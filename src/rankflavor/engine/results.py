@@ -11,7 +11,7 @@ import numpy as np
 from rankflavor.align import Counts
 from rankflavor.base.display import Shown
 from rankflavor.base.frames import Frames
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,7 @@ class MeasureResult:
         mean for gm_* metrics, NaN for per-query-only metrics (``spec.summary == "none"``).
     n_queries : rows that entered the summary.
     labels : the labels (judgments, duplicates resolved) of the queries of its table, per kind of label
-        source (``(("human", 2043), ("llm", 380))``, :mod:`rankflavor.labels`); None when the
+        source (``(("human", 2043), ("llm", 380))``, :mod:`rankflavor.io.labels`); None when the
         judgments name no source.
     """
 

@@ -5,7 +5,7 @@ A :class:`Flavor` parses each knob once, when it is made, with the readers of th
 :class:`~enum.StrEnum` (:class:`~rankflavor.flavor.choices.Ties`, ...), which equals its canonical text; a
 parametric knob holds its canonical text, and its parsed value is stored beside it
 (:class:`TypedKnobs`). Which knobs a metric reads, and how a measure prints, lives in
-:mod:`rankflavor.flavor.measure`.
+:mod:`rankflavor.metrics.measure`.
 """
 
 from __future__ import annotations

@@ -347,7 +347,7 @@ KNOBS: dict[str, Knob] = {
             "sources", "one", "one | KIND+KIND...",
             "The kinds of label source (human, llm, clicks, ...) of the judgments the measure "
             "evaluated, when there are more than one: a number resting partly on LLM or click labels "
-            "says so (sources=human+llm). Set by the engine from the judgments' sources (rankflavor.labels); "
+            "says so (sources=human+llm). Set by the engine from the judgments' sources (rankflavor.io.labels); "
             "one = the labels are of one kind, or name no source. A measure naming kinds refuses "
             "judgments whose evaluated labels are of other kinds (eval --labels chooses them).",
             read_labels,

@@ -188,7 +188,7 @@ def read_param(text: str) -> Read:
 
 
 #: What a label source's kind may be (it is printed in flavor strings); the readers check sources
-#: against it too (rankflavor.labels.sources).
+#: against it too (rankflavor.io.labels.sources).
 LABEL_KIND = re.compile(r"[a-z][a-z0-9_-]*")
 
 

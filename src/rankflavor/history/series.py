@@ -120,7 +120,7 @@ def _metric_clause(asked: str) -> tuple[str, list[str]]:
     """The WHERE clause of ``-m``: an exact flavor when it has knobs in brackets, else every
     flavor of its ``metric@k`` (or of the name it was asked for)."""
     from rankflavor.errors import FlavorError
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     try:
         parsed = parse_measure(asked)
@@ -181,7 +181,7 @@ def knob_differences(flavors: list[str]) -> str:
     'they differ in gain: exp2 | linear'
     """
     from rankflavor.errors import FlavorError
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     try:
         knobs = [parse_measure(f).knobs for f in flavors]

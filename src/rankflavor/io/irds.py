@@ -18,7 +18,7 @@ ir_datasets raises becomes an InputError naming the dataset.
 
 The dataset's documented grade definitions (``qrels_defs()``: grade -> meaning) give its grades
 and relevance threshold (:func:`grade_rule`), made a label scale by
-:mod:`rankflavor.analysis.judgments.irdsscale`, which ``scale=`` / ``--scale`` take when not given, and travel with the judgments into the results' provenance
+:mod:`rankflavor.presets.irds`, which ``scale=`` / ``--scale`` take when not given, and travel with the judgments into the results' provenance
 (:attr:`~rankflavor.io.tables.Qrels.origin`). Queries and document texts, for a judging command,
 come the same way: :func:`dataset_queries`, :func:`dataset_docs`.
 """
@@ -314,7 +314,7 @@ def grade_rule(dataset_id: str) -> GradeRule | None:
     the ``rel=N`` its documentation's official measures state (DL19: ``AP(rel=2)``), else its
     smallest positive grade (trec_eval's default: a positive grade is relevant). Negative grades
     it defines (the TREC Web track's -2, junk) are judgments: ``negatives=zero``. The label
-    scale made of it: :func:`rankflavor.analysis.judgments.irdsscale.dataset_scale`.
+    scale made of it: :func:`rankflavor.presets.irds.dataset_scale`.
     """
     dataset = load_dataset(dataset_id)
     defs = qrels_definitions(dataset)

@@ -6,7 +6,7 @@ a bad line) and accepts exactly what trec_eval 9.0.8 accepts (``get_qrels.c`` /
 
 * qrels: ``query iteration doc grade`` - exactly four fields; or five, ``query iteration doc grade
   source``, the fifth naming who gave the judgment (``human:nist``, ``llm:MODEL``:
-  :mod:`rankflavor.labels`), on every judgment line of the file.
+  :mod:`rankflavor.io.labels`), on every judgment line of the file.
 * run: ``query Q0 doc rank score tag`` - at least six fields; further fields are ignored (as
   trec_eval does) and counted. The rank column is ignored: order comes from the score.
 
@@ -128,8 +128,8 @@ def _width_error(n_fields: int, width: tuple[int, int] | None, before: int) -> s
 
 
 def _source(source: str, lineno: int, text: str, line: str) -> None:
-    """A fifth field is a label source (:func:`rankflavor.labels.source_problem`)."""
-    from rankflavor.labels.sources import source_problem
+    """A fifth field is a label source (:func:`rankflavor.io.labels.source_problem`)."""
+    from rankflavor.io.labels.sources import source_problem
 
     problem = source_problem(text)
     if problem is not None:

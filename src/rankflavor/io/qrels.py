@@ -43,10 +43,10 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
         tsv, jsonl or parquet input (``source=NAME``: the judgments' label source column).
     label_source : a rule giving the judgments their label source: ``"human:nist"`` for a file
         that names none, or ``"NAME=SOURCE,..."`` renaming those it names
-        (:func:`rankflavor.labels.apply_rule`); an :class:`Input`'s own when None.
+        (:func:`rankflavor.io.labels.apply_rule`); an :class:`Input`'s own when None.
     labels : keep only some judgments by their source's kind: ``any`` (all), ``human``, ``llm``,
         ``clicks`` (or another kind present), or ``prefer=KIND`` (that kind's judgment where a
-        pair has one); what is left out is counted (:func:`rankflavor.labels.select_labels`).
+        pair has one); what is left out is counted (:func:`rankflavor.io.labels.select_labels`).
 
     Raises
     ------
@@ -61,7 +61,7 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None,
     qrels = _read(path, format, columns)
     if label_source is None and (labels is None or (qrels.label_source is None and labels.strip() == "any")):
         return qrels  # (no rule, no choice: nothing more to do, nothing more to pay)
-    from rankflavor.labels import apply_rule, select_labels
+    from rankflavor.io.labels import apply_rule, select_labels
 
     return select_labels(apply_rule(qrels, label_source), labels)
 
@@ -136,7 +136,7 @@ def _sourced(source: str, cols: list[pa.Array | pa.ChunkedArray]) -> Qrels | Non
     """Judgments from the columns of five-field lines (``query iteration doc grade source``); None
     when a grade is not finite (the line-by-line reader names it)."""
     from rankflavor.io.formats.table import by_lines
-    from rankflavor.labels.sources import checked_sources
+    from rankflavor.io.labels.sources import checked_sources
 
     grade = as_numpy(cols[2])
     if not _finite(grade):

@@ -56,10 +56,10 @@ class Qrels:
     #: :mod:`rankflavor.io.irds`); None for a file or an object in memory.
     origin: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     #: Per judgment, who or what gave it: ``KIND:DETAIL`` text (``human:nist``, ``llm:MODEL@PROMPT``,
-    #: ``clicks:coec``; :mod:`rankflavor.labels`), read from a source column or a rule for the
+    #: ``clicks:coec``; :mod:`rankflavor.io.labels`), read from a source column or a rule for the
     #: file. None: the judgments come from one source, not named (nothing is counted by source).
     label_source: pa.Array | pa.ChunkedArray | None = field(default=None, repr=False, compare=False)
-    #: The ``--labels`` choice these judgments were selected by (:func:`rankflavor.labels.select_labels`),
+    #: The ``--labels`` choice these judgments were selected by (:func:`rankflavor.io.labels.select_labels`),
     #: None when none was applied.
     label_rule: str | None = None
     #: Judgments that choice left out, per kind: ``(("llm", 380),)``.

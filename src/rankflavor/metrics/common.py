@@ -14,7 +14,7 @@ from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 T = TypeVar("T")

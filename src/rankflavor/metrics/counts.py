@@ -20,7 +20,7 @@ from rankflavor.metrics.common import no_empty
 from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, Values, register
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 

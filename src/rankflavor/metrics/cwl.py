@@ -53,7 +53,7 @@ from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 Floats = NDArray[np.float64]

@@ -51,7 +51,7 @@ from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 Floats = NDArray[np.float64]
@@ -70,7 +70,7 @@ def stopping_probability(measure: Measure) -> StopFn:
     """``R(grade, judged)`` of ``measure``, 0 where unjudged: Chapelle's (2^g - 1) / 2^G for ERR
     and nERR, gain(g) / (gain(G) + 1) under the ``gain`` knob for ERR_gain and nERR_gain.
 
-    >>> from rankflavor.flavor.measure import parse_measure
+    >>> from rankflavor.metrics.measure import parse_measure
     >>> g, j = np.array([0.0, 1, 2, 3]), np.ones(4, bool)
     >>> stopping_probability(parse_measure("ERR[max_grade=3]"))(g, j).tolist()
     [0.0, 0.125, 0.375, 0.875]

@@ -35,7 +35,7 @@ from rankflavor.metrics.registry import INPUT_KNOBS, Breakdown, IdealList, Metri
 
 if TYPE_CHECKING:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import GainFn, Ranked
 
 Floats = npt.NDArray[np.float64]
@@ -53,7 +53,7 @@ def gain_of(measure: Measure) -> GainFn:
     Under ``unjudged_grade`` (Elasticsearch ``unknown_doc_rating``) a document absent from the
     qrels earns that grade's gain, in the DCG only (the ideals never see it).
 
-    >>> from rankflavor.flavor.measure import parse_measure
+    >>> from rankflavor.metrics.measure import parse_measure
     >>> fn = gain_of(parse_measure("dcg@3[gain=exp2,unjudged_grade=1]"))
     >>> fn(np.array([2.0, 0.0]), np.array([True, False]), np.array([True, False])).tolist()
     [3.0, 1.0]

@@ -36,7 +36,7 @@ from rankflavor.flavor.flavor import format_number
 from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 Result = tuple[NDArray[np.float64], NDArray[np.bool_]]

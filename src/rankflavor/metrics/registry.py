@@ -1,7 +1,7 @@
 """The metric registry: what each metric is called, what it reads and needs, how it summarises.
 
 Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
-tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.flavor.measure`,
+tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.metrics.measure`,
 :mod:`rankflavor.explain` and the renderers ask the spec (``tests/test_metrics_alone.py`` checks
 that no module outside ``metrics/`` compares a metric's name with a literal).
 """
@@ -19,8 +19,9 @@ from rankflavor.metrics.summary import GEO_MEAN_FLOOR, RULES
 
 if TYPE_CHECKING:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import GainFn, Ranked
+    from rankflavor.order.strategy import Needs
 
 #: Knobs that decide which documents are ranked and in which order; every per-query metric reads them.
 INPUT_KNOBS: tuple[str, ...] = (
@@ -183,6 +184,12 @@ class MetricSpec:
 
     def reads_top_rows(self, measure: Measure) -> int | None:
         return self.top_rows(measure) if self.top_rows is not None else None
+
+    def needs(self, measure: Measure) -> Needs:
+        """Which ranked rows this metric's kernel reads for ``measure``: the ranker hands it no more."""
+        from rankflavor.order.strategy import Needs
+
+        return Needs(bool(self.reads_judged_only(measure)), self.reads_top_rows(measure), bool(self.reads_run))
 
     def deepest_rank(self, measure: Measure) -> int | None:
         """The deepest rank whose row the kernel reads under ``measure`` (see :attr:`reads_to`)."""

@@ -41,7 +41,7 @@ from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 from rankflavor.metrics.trec_gain import bin_g, g_measure, ndcg_rel, r_ndcg
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 BINARY_KNOBS = ("rel", *INPUT_KNOBS)

@@ -23,7 +23,7 @@ from rankflavor.flavor.flavor import Flavor
 from rankflavor.metrics.common import relevant, shared
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.order import Ranked
 
 _LOG2_DISCOUNT = Flavor(discount="log2")

@@ -24,7 +24,6 @@ from rankflavor.order.ties import TIE_TABLE, order_rule, reads_grades
 
 if TYPE_CHECKING:
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
 
 #: The flavor knobs an ordering reads (measures agreeing on them share one ranking); ``run_only``
 #: says which queries' kept run duplicates a ranking reports (those of scored queries).
@@ -119,7 +118,8 @@ class Ordering:
 
 @dataclass(frozen=True)
 class Needs:
-    """Which ranked rows a measure's kernel reads.
+    """Which ranked rows a measure's kernel reads: what the metric declares
+    (:meth:`rankflavor.metrics.registry.MetricSpec.needs`), so the ranker can hand it fewer rows.
 
     Attributes
     ----------
@@ -134,12 +134,6 @@ class Needs:
     judged_only: bool = False
     top_rows: int | None = None
     run: bool = True
-
-    @classmethod
-    def of(cls, measure: Measure) -> Needs:
-        """What ``measure``'s spec declares."""
-        spec = measure.spec
-        return cls(bool(spec.reads_judged_only(measure)), spec.reads_top_rows(measure), bool(spec.reads_run))
 
 
 __all__ = ["ORDER_KNOBS", "SCORE_DTYPES", "TIE_RULES", "UNJUDGED_ROWS", "Needs", "Ordering", "order_key"]

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from rankflavor.errors import FlavorError, did_you_mean
 from rankflavor.flavor.flavor import Flavor, parse_knob_assignments, split_top_level
-from rankflavor.flavor.measure import Measure, build_measure, parse_measure
+from rankflavor.metrics.measure import Measure, build_measure, parse_measure
 from rankflavor.presets.base import SELF, Preset, Template
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 NATIVE = Preset(
     name="rankflavor",
@@ -123,7 +123,7 @@ def resolve_measures(
     return measures, tuple(extras)
 
 
-#: A canonical measure text: ``metric[@k][[knob=value,...]]`` (as :func:`rankflavor.flavor.measure.parse_measure`).
+#: A canonical measure text: ``metric[@k][[knob=value,...]]`` (as :func:`rankflavor.metrics.measure.parse_measure`).
 _CANONICAL = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>\d+))?(?P<knobs>\[.*\])?$", re.DOTALL)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)

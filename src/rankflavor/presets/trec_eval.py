@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import Flavor, format_number
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.metrics.trec_extra import ELEVEN_POINTS, R_MULTIPLES, UTILITY_DEFAULT
 from rankflavor.presets.base import Canonical, Preset, Template
 

@@ -148,7 +148,7 @@ class Advice:
     @property
     def scale_reason(self) -> str:
         """Why the scale is (or is not) pinned, citing its rule."""
-        from rankflavor.flavor.scale import scale_named
+        from rankflavor.presets.scales import scale_named
 
         sc = scale_named(self.scale)
         if sc is not None:
@@ -229,7 +229,7 @@ def run_name(path: str, taken: set[str]) -> str:
 
 def fitting_scale(grades: np.ndarray) -> str | None:
     """The smallest named scale whose grades hold every non-negative grade observed."""
-    from rankflavor.flavor.scale import SCALES
+    from rankflavor.presets.scales import SCALES
 
     seen = set(np.unique(grades[grades >= 0]).tolist())
     fits = [s for s in SCALES.values() if seen <= set(s.grades)]
@@ -243,9 +243,9 @@ def facts(qrels: str, runs: list[str], k: int = 10) -> Facts:
     from rankflavor.analysis.judgments import judgments
     from rankflavor.engine.evaluate import evaluate
     from rankflavor.flavor.flavor import format_number
-    from rankflavor.flavor.scale import scale_named
     from rankflavor.io.columns import as_numpy, plain_strings
     from rankflavor.io.inputs import as_qrels, as_run
+    from rankflavor.presets.scales import scale_named
 
     q = as_qrels(qrels)
     grade = np.asarray(q.grade, dtype=np.float64)
@@ -417,7 +417,7 @@ def advise(qrels: str, runs: list[str] | None = None, *, question: str | None = 
         choices = picked
         sc_rel = None
         if scale is not None:
-            from rankflavor.flavor.scale import scale_named
+            from rankflavor.presets.scales import scale_named
 
             sc = scale_named(scale)
             sc_rel = sc.rel if sc is not None else None

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from rankflavor.project.schema import CONFIG_NAME, ConfigError, Section, bad, section, unknown
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,8 @@ class Config:
         knobs, then ``[flavor]``, then the scale, as :func:`rankflavor.evaluate` builds them."""
         import inspect
 
-        from rankflavor.flavor.scale import scale_named
         from rankflavor.presets import resolve_measures
+        from rankflavor.presets.scales import scale_named
 
         items = list(texts if texts is not None else self.metric_texts)
         sc = scale_named(self.scale)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rankflavor.engine.results import Results
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
     from rankflavor.project.config import Config
 
 

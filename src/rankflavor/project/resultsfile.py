@@ -127,7 +127,7 @@ def results_from_document(doc: Mapping[str, Any], source: str) -> Results:
     from rankflavor.align import Counts
     from rankflavor.engine.results import MeasureResult, Results
     from rankflavor.errors import FlavorError
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     measures = []
     for i, m in enumerate(doc["measures"]):

@@ -147,7 +147,7 @@ def _knob(name: str) -> Reader:
 
 
 def _scale(value: Any, where: str) -> str:
-    from rankflavor.flavor.scale import SCALES
+    from rankflavor.presets.scales import SCALES
 
     return str(choice(*SCALES)(value, where))
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rich.measure import Measurement
 
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
 
 #: Below this many columns a table shows each flavor as the knobs that differ from a base it
 #: prints once: a full NDCG flavor string is ~170 characters, three or more lines in a narrow column.
@@ -121,7 +121,7 @@ def knob_delta_text(knobs: Mapping[str, str], base: Mapping[str, str]) -> str:
 def read_knobs(measure: Measure) -> dict[str, str]:
     """Every knob the measure reads, quiet ones at their defaults included (a compact row must
     show ``fractional=keep`` when the base says ``fractional=truncate``)."""
-    from rankflavor.flavor.measure import relevant_knobs
+    from rankflavor.metrics.measure import relevant_knobs
 
     return {n: str(getattr(measure.flavor, n))
             for n in relevant_knobs(measure.metric, measure.k, measure.flavor, quiet_defaults=True)}

@@ -10,7 +10,7 @@ empty; the ``all`` row carries the summary and the counts of the JSON's measure 
 summary (``relstring``) has an ``all`` row too, with an empty value (the JSON's ``null``, the
 table's ``-``), so its count of queries is there without ``-q``.
 
-When the judgments name their label sources (:mod:`rankflavor.labels`), a last column ``labels``
+When the judgments name their label sources (:mod:`rankflavor.io.labels`), a last column ``labels``
 holds each summary row's labels per kind (``human=2043;llm=380``); judgments that name none
 leave the columns as they were.
 """

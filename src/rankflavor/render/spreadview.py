@@ -9,7 +9,7 @@ import re
 
 from rankflavor.analysis.spread.api import Spread
 from rankflavor.analysis.spread.result import PairComparison, SpreadFlavor
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 
 def knob_delta(measure: Measure, base: Measure) -> str:

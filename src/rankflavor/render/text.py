@@ -237,7 +237,7 @@ def label_lines(results: Results) -> list[str]:
     """The labels each measure evaluated, per kind of label source (``labels: ndcg@10 over 43
     queries: 2,043 human labels, 380 llm labels (mixed kinds: sources=human+llm)``), and what a
     ``--labels`` choice left out; nothing when the judgments name no source."""
-    from rankflavor.labels.tally import knob_value, sentence
+    from rankflavor.engine.labels import knob_value, sentence
 
     groups: dict[tuple[tuple[tuple[str, int], ...], int], list[str]] = {}
     for m in results.measures:

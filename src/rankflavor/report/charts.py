@@ -51,7 +51,7 @@ def _rebuilt(data: dict[str, Any]) -> tuple[dict[int, tuple[str, ...]], list[dic
     from rankflavor.analysis.spread.api import defect_reason
     from rankflavor.analysis.spread.result import Spread, SpreadFlavor
     from rankflavor.errors import RankflavorError
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     runs = [str(r) for r in data.get("runs", [])]
     try:

@@ -169,7 +169,7 @@ def _knobs_of(flavor: str) -> dict[str, Any]:
     """The knobs a flavor string names (rankflavor's defaults filling the rest), {} when it is no
     measure string."""
     from rankflavor.errors import RankflavorError
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     try:
         return {k: str(v) for k, v in parse_measure(flavor).knobs.items()}
@@ -288,8 +288,8 @@ def build(docs: Sequence[Document]) -> Model:
 def label_notes(system: str, data: dict[str, Any]) -> list[str]:
     """Per measure whose judgments name their label sources: the labels it evaluated by kind
     (``bm25: ndcg@10 over 43 queries: 2,043 human labels, 380 llm labels``), and what a
-    ``--labels`` choice left out (:mod:`rankflavor.labels`)."""
-    from rankflavor.labels.tally import knob_value, sentence
+    ``--labels`` choice left out (:mod:`rankflavor.io.labels`)."""
+    from rankflavor.engine.labels import knob_value, sentence
 
     out = []
     for m in data.get("measures", []):

@@ -27,7 +27,7 @@ from rankflavor._version import __version__
 from rankflavor.base.progress import Progress
 from rankflavor.engine.results import MeasureResult, Results
 from rankflavor.errors import RankflavorError, UsageError
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from rankflavor.analysis.check import CheckReport
     from rankflavor.analysis.judgments.coverage import Coverage
     from rankflavor.analysis.judgments.pool import Pool
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
     from rankflavor.spark.read import SparkTable
 
 DEFAULT_MASTER = "local[2]"
@@ -228,7 +228,7 @@ def evaluate_spark(
         raise UsageError(f"buckets must be >= 1, received {buckets}")
     sc = None
     if scale is not None:
-        from rankflavor.flavor.scale import scale_named
+        from rankflavor.presets.scales import scale_named
 
         sc = scale_named(scale)
     measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()},

@@ -33,7 +33,7 @@ from rankflavor.engine.aggregate import require_common_queries
 from rankflavor.engine.merge import byte_sorted, merge_measure, sum_counts
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import RankflavorError, UsageError
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.spark import worker
 from rankflavor.spark.read import SparkTable
 

@@ -47,7 +47,7 @@ from rankflavor.spark.backend import bucket_count, check_query_rows, per_bucket
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 #: A task's rows: per system (-1: the judgments) its facts, pickled.
 SCHEMA = "system int, facts binary"
@@ -145,7 +145,7 @@ def check_spark(qrels: Any, runs: Any = (), *, spark: Any = None, scale: str | S
     UsageError
         An input this engine does not check as the local one does (the module docstring).
     """
-    from rankflavor.analysis.judgments.irdsscale import scale_for
+    from rankflavor.presets.irds import scale_for
     from rankflavor.spark import local_session, workers_import_rankflavor
 
     if isinstance(qrels, str) and qrels.startswith("irds:"):

@@ -49,9 +49,9 @@ from rankflavor.engine.merge import byte_order
 from rankflavor.engine.plan import Evaluation
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import EvaluationError, RankflavorError
-from rankflavor.flavor.measure import Measure
-from rankflavor.flavor.scale import Scale
 from rankflavor.io.tables import Qrels
+from rankflavor.metrics.measure import Measure
+from rankflavor.presets.scales import Scale
 from rankflavor.spark import worker
 from rankflavor.spark.backend import bucket_count, merge_system, per_bucket, task_of
 from rankflavor.spark.read import SparkTable

@@ -29,13 +29,13 @@ from rankflavor.analysis.judgments.pool import (
     run_part,
 )
 from rankflavor.errors import InputError
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.spark import worker
 from rankflavor.spark.backend import bucket_count, per_bucket
 from rankflavor.spark.read import SparkTable
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 _FIELDS = ("kind", "system", "query", "doc", "judged", "runs", "best", "priority", "n", "m")
 _TYPES = (pa.string(), pa.int32(), pa.string(), pa.string(), pa.bool_(), pa.int64(), pa.int64(), pa.float64(),

@@ -26,7 +26,7 @@ from rankflavor.io.trec import BLANKS, QRELS_FIELDS, RUN_FIELDS
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 #: What trec_eval's and the local reader's split() treat as blanks, as a Java regex.
 _WHITESPACE = "[" + "".join(f"\\x{ord(c):02x}" for c in BLANKS) + "]+"

@@ -23,8 +23,8 @@ from rankflavor import errors
 from rankflavor.align import align
 from rankflavor.engine.plan import evaluate_tables
 from rankflavor.engine.results import Results
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
 
 #: The rows a task answers with: ``kind`` says which fields are set (:func:`evaluate_partition`).
 SCHEMA = "kind string, measure int, query string, value double, text string, status string"

@@ -24,7 +24,7 @@ from rankflavor.errors import RankflavorError, UsageError
 
 if TYPE_CHECKING:
     from rankflavor.engine.results import Results
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
 
 #: Hex digits of the flavor id in a key (32 bits: a clash inside one result is refused, not hidden).
 ID_DIGITS = 8

@@ -23,9 +23,9 @@ from rankflavor.base.kernels import place_within
 from rankflavor.engine.plan import evaluate_tables
 from rankflavor.errors import FlavorError, UsageError
 from rankflavor.flavor.flavor import parse_knob_assignments
-from rankflavor.flavor.measure import Measure, build_measure
 from rankflavor.io.columns import from_numpy, string_array
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure, build_measure
 
 
 def ndcg_score(

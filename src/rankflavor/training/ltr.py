@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from rankflavor.errors import UsageError
-from rankflavor.flavor.measure import Measure
 from rankflavor.metrics import REGISTRY
+from rankflavor.metrics.measure import Measure
 from rankflavor.training.rescore import Rescorer
 
 #: Evaluation sets a metric keeps prepared (a training run has one or a few).

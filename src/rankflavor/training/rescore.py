@@ -44,7 +44,7 @@ from rankflavor.align.groups import align_groups
 from rankflavor.engine.aggregate import aggregate
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import UsageError
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ordering, Ranked, Ranker, SharedWork
 from rankflavor.order.blocks import BlockRanker, BlockSort
 

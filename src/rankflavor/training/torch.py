@@ -26,7 +26,7 @@ policy refuses, :class:`~rankflavor.errors.EvaluationError` for a query ``single
 What a padded batch cannot hold is refused (:data:`BATCH_KNOBS`): ``ideal=as_supplied`` (a batch
 has no file order of judgments), ``self_hits=drop`` (no ids), ``order=rank`` (a batch has scores),
 ``raters`` (labels are not aggregated ratings), ``sources`` (a batch's labels name no label
-source, :mod:`rankflavor.labels`). Knobs a batch cannot tell apart (every candidate
+source, :mod:`rankflavor.io.labels`). Knobs a batch cannot tell apart (every candidate
 is labelled once, every query has candidates) take any value: ``duplicates``, ``missing``,
 ``run_only``, ``unjudged_grade``. ``tests/test_torch_metrics.py`` compares every value of every knob
 with the engine on random batches.
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     import torch
 
     from rankflavor.flavor.flavor import Flavor
-    from rankflavor.flavor.measure import Measure
+    from rankflavor.metrics.measure import Measure
 
 #: How a padded batch holds each knob NDCG and DCG read: ``mapped`` (its value is looked up in the
 #: engine's table and translated here; a value whose entry has no translation is refused), or

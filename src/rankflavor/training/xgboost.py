@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.training.ltr import TrainingMetric, group_values
 
 

@@ -12,9 +12,9 @@ from rankflavor.analysis.check.grades import check_qrels
 from rankflavor.analysis.check.overlap import check_overlap
 from rankflavor.analysis.check.reading import read_for_check
 from rankflavor.analysis.check.scores import check_run
-from rankflavor.analysis.judgments.irdsscale import scale_for
-from rankflavor.flavor.scale import Scale
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.presets.irds import scale_for
+from rankflavor.presets.scales import Scale
 
 
 def check(

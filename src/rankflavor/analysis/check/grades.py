@@ -16,8 +16,8 @@ from rankflavor.analysis.check.codes import Duplicates, doc_codes, duplicate_fac
 from rankflavor.analysis.check.facts import First, Histogram, Listed, Names, first, order_of
 from rankflavor.analysis.check.findings import Finding, Severity, count_of
 from rankflavor.flavor.flavor import format_number
-from rankflavor.flavor.scale import SCALES, Scale
 from rankflavor.io.tables import Qrels
+from rankflavor.presets.scales import SCALES, Scale
 
 #: More distinct grades than this is no label scale: the grade column holds scores or ranks.
 MAX_GRADES = 10

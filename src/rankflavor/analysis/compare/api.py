@@ -26,12 +26,12 @@ from rankflavor.analysis.compare.settings import Settings, make_settings
 from rankflavor.analysis.spread.api import run_names
 from rankflavor.base.progress import Progress
 from rankflavor.errors import UsageError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.irds import irds_id
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 DEFAULT_TESTS = ("t", "permutation", "bootstrap")
 
@@ -122,7 +122,7 @@ def compare(
     labels : which judgments to use by the kind of their label source, as :func:`rankflavor.evaluate`
         takes it (``human``, ``llm``, ``prefer=human``, ...). When the judgments name their sources,
         a note says what the labels behind each measure's verdict are, and when they are an LLM's
-        alone (:mod:`rankflavor.labels`).
+        alone (:mod:`rankflavor.io.labels`).
     engine : ``"local"`` (default) or ``"spark"``: Spark reads the judgments and runs (paths
         Spark resolves, Parquet directories, Spark DataFrames) and scores every system under
         every measure and flavor in one pass over buckets of queries
@@ -154,7 +154,7 @@ def compare(
                              ci_level)
     sc = None
     if scale is not None or irds_id(qrels) is not None:
-        from rankflavor.analysis.judgments.irdsscale import scale_for
+        from rankflavor.presets.irds import scale_for
 
         sc = scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
     measures = _measures(metrics, preset, knobs, sc)
@@ -169,7 +169,7 @@ def compare(
     else:
         q_table = as_qrels(qrels)
         if labels is not None:
-            from rankflavor.labels import select_labels
+            from rankflavor.io.labels import select_labels
 
             q_table = select_labels(q_table, labels)
         if sc is not None:
@@ -219,7 +219,7 @@ def compare(
         blocks.append(MeasureComparison(str(m), m.display, aligned.queries, aligned.matrix, systems, pairs,
                                         aligned.dropped, aligned.zero_filled, robust))
         if q_table is not None and q_table.label_source is not None:
-            from rankflavor.labels.tally import verdict_note
+            from rankflavor.engine.labels import verdict_note
 
             notes.append(verdict_note(m.display, q_table, aligned.queries))
     provenance = {"rankflavor": __version__, "qrels": q_info, "runs": run_info,

@@ -23,10 +23,10 @@ from rankflavor.analysis.spread.api import (
 from rankflavor.analysis.spread.result import SpreadFlavor
 from rankflavor.errors import UsageError
 from rankflavor.flavor.flavor import parse_knob_assignments, split_top_level
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 
 class Variant(NamedTuple):

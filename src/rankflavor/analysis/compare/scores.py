@@ -13,8 +13,8 @@ from rankflavor.base.progress import Progress
 from rankflavor.engine.plan import evaluate_grid
 from rankflavor.engine.results import MISSING, MeasureResult
 from rankflavor.errors import RankflavorError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)

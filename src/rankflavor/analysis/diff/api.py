@@ -51,9 +51,9 @@ import numpy as np
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import UsageError, did_you_mean
 from rankflavor.flavor.flavor import KNOBS, Flavor
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
 
 #: Pseudo-knob for the cutoff ``@k``.
 CUTOFF = "k"
@@ -242,7 +242,7 @@ def plan(a: Measure, b: Measure, order: Sequence[str] | None = None) -> list[tup
 
     Examples
     --------
-    >>> from rankflavor.flavor.measure import parse_measure as p
+    >>> from rankflavor.metrics.measure import parse_measure as p
     >>> plan(p("ndcg@10"), p("ndcg@5[ideal=max,max_grade=3,empty=one]"))
     [('k', ('k',)), ('ideal+max_grade', ('ideal', 'max_grade')), ('empty', ('empty',))]
     """

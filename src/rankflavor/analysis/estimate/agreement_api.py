@@ -15,8 +15,8 @@ from rankflavor.analysis.estimate.values import run_values
 from rankflavor.analysis.spread.api import run_names
 from rankflavor.base.finite import json_number, undefined
 from rankflavor.errors import EvaluationError, UsageError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def judge_agreement(
         raise UsageError(f"alpha: expected a number in (0, 1), received {alpha!r}")
     grades = None
     if scale is not None:
-        from rankflavor.flavor.scale import scale_named
+        from rankflavor.presets.scales import scale_named
 
         sc = scale_named(scale) if isinstance(scale, str) else scale
         grades = None if sc is None else tuple(sc.grades)

@@ -13,8 +13,8 @@ from rankflavor.analysis.estimate.result import Estimates, RunEstimate
 from rankflavor.analysis.estimate.values import run_values, split
 from rankflavor.analysis.spread.api import run_names
 from rankflavor.errors import UsageError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.metrics.measure import Measure
 
 
 def one_measure(measure: str | Measure, preset: str | None, knobs: dict[str, Any]) -> Measure:

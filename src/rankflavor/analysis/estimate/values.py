@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankflavor.engine.plan import Evaluation
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)

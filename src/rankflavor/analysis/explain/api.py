@@ -51,11 +51,11 @@ from rankflavor.engine.aggregate import aggregate, judged_queries
 from rankflavor.engine.plan import check_duplicates, run_ordered
 from rankflavor.errors import EvaluationError, UsageError, did_you_mean
 from rankflavor.flavor.flavor import Flavor, format_number
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.columns import as_numpy, plain_strings, string_array, take
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
 from rankflavor.metrics import registry
+from rankflavor.metrics.measure import Measure
 from rankflavor.metrics.registry import IdealList
 from rankflavor.order import Ordering, Ranked, Ranker
 from rankflavor.order import grades as grades_policy

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)

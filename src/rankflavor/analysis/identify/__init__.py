@@ -53,8 +53,8 @@ from rankflavor.analysis.spread.api import one_measure
 from rankflavor.base.progress import Progress
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import FlavorError, UsageError
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels, as_run
+from rankflavor.metrics.measure import Measure
 
 #: No reported number is required closer than this (float64 noise between tools).
 FLOOR = 1e-9

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankflavor.base.display import Shown
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 #: What input makes each knob move the score: the evidence that would separate two flavors the
 #: data cannot tell apart on that knob.

@@ -22,8 +22,8 @@ from rankflavor.engine.plan import Evaluation
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import RankflavorError
 from rankflavor.flavor.flavor import KNOBS
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
 
 #: Knobs only the aggregation reads (:func:`rankflavor.engine.aggregate.aggregate`).
 AGGREGATE_ONLY = ("empty", "missing")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rankflavor.analysis.spread.api import PRESET_ORIGIN, build_flavors, canonical_grid
 from rankflavor.flavor.flavor import Flavor
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 #: Knobs tools disagree on, with the values tools use (flavor-facts §1): the full search grid.
 #: A knob the metric does not read is left out; ``rel`` moves NDCG only under ``gain=binary``,

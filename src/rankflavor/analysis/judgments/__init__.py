@@ -9,7 +9,7 @@ Public names::
 
 from rankflavor.analysis.judgments.bounds import Bounds, MeasureBounds, bounds
 from rankflavor.analysis.judgments.coverage import BIAS_RULE, Coverage, RunCoverage, judgments
-from rankflavor.flavor.scale import SCALES, Scale, scale_named
+from rankflavor.presets.scales import SCALES, Scale, scale_named
 
 __all__ = ["BIAS_RULE", "SCALES", "Bounds", "Coverage", "MeasureBounds", "RunCoverage", "Scale", "bounds", "judgments",
            "scale_named"]

@@ -52,7 +52,6 @@ import pyarrow.compute as pc
 
 from rankflavor.analysis.judgments.extremes import Extremes, candidates, check_policy, extremes_of
 from rankflavor.analysis.judgments.families import gain, level
-from rankflavor.analysis.judgments.irdsscale import scale_for
 from rankflavor.analysis.judgments.regrade import confirmed, engine_values
 from rankflavor.analysis.judgments.scope import QueryScope, Rules, ScopeSet, docnos_of, scale_grades, scopes
 from rankflavor.base.display import Shown
@@ -62,18 +61,19 @@ from rankflavor.engine.plan import Evaluation
 from rankflavor.engine.results import MeasureResult
 from rankflavor.errors import EvaluationError, UsageError
 from rankflavor.flavor.flavor import format_number
-from rankflavor.flavor.measure import Measure
-from rankflavor.flavor.scale import Scale
 from rankflavor.io.columns import string_array
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
 from rankflavor.metrics.bounded import bound_of
+from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ranked
+from rankflavor.presets.irds import scale_for
+from rankflavor.presets.scales import Scale
 
 
 def resolve(metrics: str | Measure | Iterable[str | Measure], scale: Scale | None) -> list[Measure]:
     """The measures, under ``scale`` when one is declared."""
-    from rankflavor.flavor.measure import parse_measure
+    from rankflavor.metrics.measure import parse_measure
 
     items = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not items:

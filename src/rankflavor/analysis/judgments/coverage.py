@@ -50,7 +50,6 @@ from rankflavor.analysis.judgments.bounds import (
     zero_imputed,
 )
 from rankflavor.analysis.judgments.filled import Filled, base_kind, filled
-from rankflavor.analysis.judgments.irdsscale import scale_for
 from rankflavor.analysis.judgments.toprows import top_rows
 from rankflavor.base.display import Shown
 from rankflavor.base.frames import Frames
@@ -58,11 +57,12 @@ from rankflavor.base.threads import in_background
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import UsageError
 from rankflavor.flavor.flavor import format_number
-from rankflavor.flavor.measure import Measure
-from rankflavor.flavor.scale import Scale
 from rankflavor.io.columns import as_numpy, plain_strings, string_array, take, to_strings
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure
+from rankflavor.presets.irds import scale_for
+from rankflavor.presets.scales import Scale
 
 #: A run is named by the pool-bias warning when its mean unjudged@k exceeds the median of the
 #: other runs' by at least this share of the top k ...
@@ -329,7 +329,7 @@ def judgments(
     fill = None
     found = base_kind(q_table)
     if found is not None:  # several source kinds: the same bounds on the base kind's labels alone
-        from rankflavor.labels.select import select_labels
+        from rankflavor.io.labels.select import select_labels
 
         before = judgments(select_labels(q_table, found[0]), tables, measures, scale=sc, rel=threshold)
         fill = filled(*found, before.runs, out)

@@ -24,8 +24,8 @@ import numpy as np
 from rankflavor.analysis.judgments.scope import QueryScope, Rules
 from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
-from rankflavor.flavor.measure import Measure
 from rankflavor.metrics.err import stopping_probability
+from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ranked
 
 Floats = np.ndarray

@@ -80,7 +80,7 @@ def base_kind(qrels: Qrels) -> tuple[str, tuple[str, ...]] | None:
     judgments are of one kind (or name none), or no base applies (module docstring)."""
     if qrels.label_source is None:
         return None
-    from rankflavor.labels.sources import kind_codes, ordered_kinds
+    from rankflavor.io.labels.sources import kind_codes, ordered_kinds
 
     kinds, codes = kind_codes(qrels.label_source)
     present = ordered_kinds([kinds[c] for c in np.unique(codes)])

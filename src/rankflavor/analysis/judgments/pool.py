@@ -40,15 +40,15 @@ import numpy as np
 
 from rankflavor.analysis.judgments.bounds import zero_imputed
 from rankflavor.analysis.judgments.extremes import extremes_of
-from rankflavor.analysis.judgments.irdsscale import scale_for
 from rankflavor.analysis.judgments.scope import QueryScope, Rules, docnos_of, scopes
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import InputError, UsageError
-from rankflavor.flavor.measure import Measure, parse_measure
-from rankflavor.flavor.scale import Scale
 from rankflavor.io.columns import dictionary_array, string_array, to_strings
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
+from rankflavor.metrics.measure import Measure, parse_measure
+from rankflavor.presets.irds import scale_for
+from rankflavor.presets.scales import Scale
 
 FORMATS = ("trec", "csv", "quepid")
 
@@ -152,7 +152,7 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
         listed by priority.
     seed : the seed of ``strategy="random"``.
     labels : which judgments count as judged, by the kind of their label source
-        (:func:`rankflavor.labels.select_labels`): ``labels="human"`` pools again the documents only
+        (:func:`rankflavor.io.labels.select_labels`): ``labels="human"`` pools again the documents only
         an LLM (or clicks) labelled, for people to judge. What is left out is counted in
         ``counts["labels"]`` and the summary. None: every judgment (or the choice ``qrels`` was
         read with, ``--labels``).
@@ -181,7 +181,7 @@ def pool(runs: Sequence[Any], depth: int = 10, qrels: Any = None, budget: int | 
     if qrels is not None:
         judged = as_qrels(qrels)
         if labels is not None:
-            from rankflavor.labels import select_labels
+            from rankflavor.io.labels import select_labels
 
             judged = select_labels(judged, labels)
         assert sc is not None  # (pool_measure refuses judgments without a scale)

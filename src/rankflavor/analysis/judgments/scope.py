@@ -40,10 +40,10 @@ from rankflavor.base import kernels as K
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import format_number
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.columns import take, to_strings
 from rankflavor.io.docnos import integer_docnos
 from rankflavor.metrics.bounded import Bound, bound_of, bounded
+from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ordering, Ranked
 from rankflavor.order.ties import tie_groups
 

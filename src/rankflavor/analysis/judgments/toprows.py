@@ -19,7 +19,7 @@ import numpy as np
 
 from rankflavor.base.kernels import rank_within
 from rankflavor.engine.plan import Evaluation, check_duplicates
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 from rankflavor.order import Needs, Ordering, Ranked
 
 #: Above this many (query, rank) cells the free ranks are not laid out as a grid: rank every row.

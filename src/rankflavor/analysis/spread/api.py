@@ -52,12 +52,12 @@ from rankflavor.base.progress import Progress
 from rankflavor.engine.plan import Evaluation, evaluate_grid
 from rankflavor.errors import RankflavorError, UsageError
 from rankflavor.flavor.flavor import Flavor, check_knob_names, split_top_level
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.inputs import as_qrels
 from rankflavor.io.tables import Run
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.scale import Scale
+    from rankflavor.presets.scales import Scale
 
 #: The default grid: the knobs tools disagree on most (flavor-facts §1.1-1.7).
 DEFAULT_GRID: dict[str, tuple[str, ...]] = {
@@ -190,7 +190,7 @@ def _scale(scale: str | Scale | None, qrels: Any = None) -> Scale | None:
 
     if scale is None and irds_id(qrels) is None:
         return None
-    from rankflavor.analysis.judgments.irdsscale import scale_for  # (only for a scale: it loads pyarrow.compute)
+    from rankflavor.presets.irds import scale_for  # (only for a scale: it loads pyarrow.compute)
 
     return scale_for(scale, qrels)  # named, or an ir_datasets dataset's documented grades
 

@@ -5,7 +5,7 @@ between runs, run orders).
 Examples
 --------
 >>> import numpy as np
->>> from rankflavor.flavor.measure import parse_measure
+>>> from rankflavor.metrics.measure import parse_measure
 >>> m = parse_measure("ndcg@3")
 >>> s = Spread(m, ("A", "B"), {}, (SpreadFlavor(m, ("base",)),), np.array([[0.5], [0.25]]), np.array([[1], [1]]))
 >>> s.summaries[0].spread, [(p.run_a, p.a_better) for p in s.pairs]
@@ -28,7 +28,7 @@ import numpy as np
 
 from rankflavor.base.display import Shown
 from rankflavor.base.frames import Frames
-from rankflavor.flavor.measure import Measure
+from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

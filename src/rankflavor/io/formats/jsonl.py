@@ -136,7 +136,7 @@ def _value(source: str, line: int, raw: str, name: str, value: Any, role: str) -
     if role == "source":
         if not isinstance(value, str):
             raise InputError(source, line, f"{name} {_shown(value)} is not a label source (text KIND:DETAIL)", raw.rstrip("\r"))
-        from rankflavor.labels.sources import source_problem
+        from rankflavor.io.labels.sources import source_problem
 
         problem = source_problem(value)
         if problem is not None:

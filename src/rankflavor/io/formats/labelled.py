@@ -1,5 +1,5 @@
 """Judgments whose files say who gave them: each judgment read with its label source
-(:mod:`rankflavor.labels`).
+(:mod:`rankflavor.io.labels`).
 
 ``srw`` qrels
     An OpenSearch Search Relevance Workbench judgment list (opensearch-project/search-relevance
@@ -159,8 +159,8 @@ def umbrela_source(path: str | os.PathLike[str]) -> str:
 
 def read_umbrela(path: str | os.PathLike[str], data: bytes) -> Qrels:
     """UMBRELA's judgments: TREC qrels lines, every one of the source its file's name gives."""
+    from rankflavor.io.labels.sources import one_source
     from rankflavor.io.lines import parse_qrels_lines
-    from rankflavor.labels.sources import one_source
 
     label = umbrela_source(path)
     qrels = parse_qrels_lines(str(path), data)

@@ -25,7 +25,7 @@ umbrela    UMBRELA's ``modified_qrels/*.txt``              -
 Column names default to those the DataFrame inputs take (:mod:`rankflavor.io.inputs`):
 ``query_id`` (or query, qid, topic), ``doc_id`` (or doc, docno, docid), ``relevance`` (or grade,
 rel, label) for judgments, ``score`` (or sim) and ``rank`` for runs; judgments may carry a
-``source`` (or label_source) column naming each judgment's label source (:mod:`rankflavor.labels`).
+``source`` (or label_source) column naming each judgment's label source (:mod:`rankflavor.io.labels`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ DOC_COLUMNS = ("doc_id", "doc", "docno", "docid")
 GRADE_COLUMNS = ("relevance", "grade", "rel", "label")
 SCORE_COLUMNS = ("score", "sim")
 RANK_COLUMNS = ("rank",)
-#: A judgment's label source (``human:nist``, ``llm:MODEL``: :mod:`rankflavor.labels`), optional.
+#: A judgment's label source (``human:nist``, ``llm:MODEL``: :mod:`rankflavor.io.labels`), optional.
 SOURCE_COLUMNS = ("source", "label_source")
 #: Column names looked for, per role, when ``--columns`` does not name one.
 DEFAULTS: dict[str, tuple[str, ...]] = {
@@ -80,9 +80,9 @@ class Input(os.PathLike):  # type: ignore[type-arg]
     path: str
     format: str | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
-    #: Judgments: the ``--label-source`` rule for the file (:func:`rankflavor.labels.apply_rule`).
+    #: Judgments: the ``--label-source`` rule for the file (:func:`rankflavor.io.labels.apply_rule`).
     label_source: str | None = None
-    #: Judgments: the ``--labels`` choice (:func:`rankflavor.labels.select_labels`).
+    #: Judgments: the ``--labels`` choice (:func:`rankflavor.io.labels.select_labels`).
     labels: str | None = None
 
     def __fspath__(self) -> str:

@@ -205,7 +205,7 @@ def _parse_each(texts: list[str], name: str, source: str, where: Where) -> np.nd
 def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,
              lines: np.ndarray | None = None, from_file: bool = True, skipped: int = 0) -> Qrels:
     """Judgments from a table with query, doc and grade columns (names in :data:`DEFAULTS`), and
-    perhaps a label source column (checked: :func:`rankflavor.labels.sources.checked_sources`)."""
+    perhaps a label source column (checked: :func:`rankflavor.io.labels.sources.checked_sources`)."""
     names = list(table.column_names)
     qc, dc, gc = (pick(names, role, columns, source) for role in ("query", "doc", "grade"))
     assert qc is not None and dc is not None and gc is not None  # required
@@ -215,7 +215,7 @@ def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Wh
     sc = pick(names, "source", columns, source, required=False)
     labels = None
     if sc is not None:
-        from rankflavor.labels.sources import checked_sources
+        from rankflavor.io.labels.sources import checked_sources
 
         labels = checked_sources(table.column(sc), source, where)
     return Qrels(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),

@@ -69,7 +69,7 @@ class Rows:
         values = table.grade if isinstance(table, Qrels) else table.score
         self.value = (-values + 0.0).tolist() if self.ranked else values.tolist()
         self.tag = table.tag if isinstance(table, Run) else None
-        #: Each judgment's label source (``rankflavor.labels``), or None when the judgments name none.
+        #: Each judgment's label source (``rankflavor.io.labels``), or None when the judgments name none.
         self.source = (to_strings(table.label_source) if isinstance(table, Qrels) and table.label_source is not None
                        else None)
         named = set(self.query)
@@ -95,7 +95,7 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
         raise UsageError(f"cannot write {rows.kind} as {fmt!r}")
     if rows.source is not None and fmt not in CARRIES_SOURCES:
         if not lossy:
-            raise FormatLossError(f"the judgments name their label sources (rankflavor.labels), which {fmt} cannot hold; "
+            raise FormatLossError(f"the judgments name their label sources (rankflavor.io.labels), which {fmt} cannot hold; "
                                   f"write {', '.join(CARRIES_SOURCES)}, or give --lossy to write them without")
         rows.source = None
     if rows.listed and not lists_empty(fmt, rows.kind):

@@ -22,8 +22,8 @@ import pyarrow as pa
 
 from rankflavor.errors import UsageError
 from rankflavor.io.columns import as_numpy, from_numpy, string_array, to_strings
+from rankflavor.io.labels.sources import encoded, one_source, source_problem
 from rankflavor.io.tables import Qrels
-from rankflavor.labels.sources import encoded, one_source, source_problem
 
 
 def parse_rule(text: str) -> str | dict[str, str]:

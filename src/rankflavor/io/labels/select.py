@@ -29,9 +29,8 @@ import dataclasses
 import numpy as np
 
 from rankflavor.errors import UsageError
+from rankflavor.io.labels.sources import KIND, KNOWN_KINDS, kind_codes, merged
 from rankflavor.io.tables import Qrels
-from rankflavor.labels.sources import KIND, KNOWN_KINDS, kind_codes
-from rankflavor.labels.tally import merged
 
 #: The ``--labels`` values the help lists (any other kind present is accepted too).
 CHOICES = ("any", *KNOWN_KINDS, *(f"prefer={k}" for k in KNOWN_KINDS))
@@ -122,7 +121,7 @@ def _pairs_judged_by(qrels: Qrels, mine: np.ndarray) -> np.ndarray:
 
 def _codes(column) -> np.ndarray:  # type: ignore[no-untyped-def]
     from rankflavor.io.columns import as_numpy
-    from rankflavor.labels.sources import encoded
+    from rankflavor.io.labels.sources import encoded
 
     return as_numpy(encoded(column).indices).astype(np.int64)
 

@@ -13,7 +13,7 @@ Examples
 >>> s = scale_named("trec_dl")
 >>> s.grades, s.rel, s.top
 ((0.0, 1.0, 2.0, 3.0), 2.0, 3.0)
->>> from rankflavor.flavor.measure import parse_measure
+>>> from rankflavor.metrics.measure import parse_measure
 >>> str(s.apply(parse_measure("P@10")))
 'P@10[rel=2,unjudged=zero,negatives=unjudged,ties=docno_desc,precision=float64,depth=none,duplicates=error,missing=zero,empty=zero]'
 >>> "max_grade" in str(s.apply(parse_measure("ndcg@10")))  # G does not change a global-ideal NDCG
@@ -30,8 +30,8 @@ import numpy as np
 
 from rankflavor.errors import FlavorError, InputError, did_you_mean
 from rankflavor.flavor.flavor import Flavor, format_number, table_text
-from rankflavor.flavor.measure import Measure
 from rankflavor.io.tables import Qrels
+from rankflavor.metrics.measure import Measure
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Scale:
         defaults. Then ``max_grade`` is set where G changes the value
         (:meth:`~rankflavor.metrics.MetricSpec.needs_top_grade`); a measure naming another G
         contradicts the scale: FlavorError."""
-        from rankflavor.flavor.measure import parse_measure
+        from rankflavor.metrics.measure import parse_measure
 
         if isinstance(measure, str):
             m = parse_measure(measure, base=self.flavor())

@@ -2,7 +2,7 @@
 are named ``irds:<id>`` and no scale is (:func:`scale_for`).
 
 The grades and threshold come from the dataset's documented grade definitions
-(:func:`rankflavor.io.irds.grade_rule`); a named scale (:data:`~rankflavor.flavor.scale.SCALES`)
+(:func:`rankflavor.io.irds.grade_rule`); a named scale (:data:`~rankflavor.presets.scales.SCALES`)
 written for the dataset's family, with the same grades, threshold and negative rule, is used as
 itself (DL19's 0-3 definitions: ``trec_dl``); any other dataset gets a :class:`Scale` named
 ``irds:<id>``, the same knobs either way.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rankflavor.flavor.scale import SCALES, Scale, scale_named
 from rankflavor.io.irds import PREFIX, grade_rule, irds_id
+from rankflavor.presets.scales import SCALES, Scale, scale_named
 
 #: The datasets a named scale was written for; another dataset with the same grades and threshold
 #: gets a scale of its own name (same knobs, so the same numbers; its description names the dataset).

@@ -14,7 +14,7 @@ printed in flavor strings (``labels=human+llm``), so they must read back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -125,3 +125,33 @@ def one_source(n: int, text: str) -> pa.DictionaryArray:
 def _bad(source: str, where: Callable[[int], tuple[int | None, str]], row: int, message: str) -> InputError:
     line, label = where(row)
     return InputError(source, line, label + message)
+
+
+#: Labels per kind, in display order: ``(("human", 2043), ("llm", 380))``.
+LabelCounts = tuple[tuple[str, int], ...]
+
+
+def per_query(kinds: Sequence[str], codes: np.ndarray, judgment_query: np.ndarray, n_queries: int) -> np.ndarray:
+    """``(n_queries, len(kinds))``: per query code, its judgments of each kind.
+
+    >>> per_query(("human", "llm"), np.array([0, 1, 1]), np.array([0, 0, 1]), 2).tolist()
+    [[1, 1], [0, 1]]
+    """
+    n = len(kinds)
+    flat = np.asarray(judgment_query, dtype=np.int64) * n + codes
+    return np.bincount(flat, minlength=n_queries * n).reshape(n_queries, n)
+
+
+def merged(parts: Iterable[LabelCounts | None]) -> LabelCounts | None:
+    """The counts of pieces of disjoint queries added up (None when no piece counted any)."""
+    total: dict[str, int] = {}
+    seen = False
+    for part in parts:
+        if part is None:
+            continue
+        seen = True
+        for kind, n in part:
+            total[kind] = total.get(kind, 0) + n
+    if not seen:
+        return None
+    return tuple((k, total[k]) for k in ordered_kinds(list(total)))

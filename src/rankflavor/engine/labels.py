@@ -10,32 +10,18 @@ as ``raters`` and ``order`` are refused where the inputs are not what they state
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankflavor.errors import UsageError
+from rankflavor.io.labels.sources import LabelCounts
 
 if TYPE_CHECKING:
     from rankflavor.align import Aligned
-    from rankflavor.flavor.measure import Measure
     from rankflavor.io.tables import Qrels
-
-#: Labels per kind, in display order: ``(("human", 2043), ("llm", 380))``.
-LabelCounts = tuple[tuple[str, int], ...]
-
-
-def per_query(kinds: Sequence[str], codes: np.ndarray, judgment_query: np.ndarray, n_queries: int) -> np.ndarray:
-    """``(n_queries, len(kinds))``: per query code, its judgments of each kind.
-
-    >>> per_query(("human", "llm"), np.array([0, 1, 1]), np.array([0, 0, 1]), 2).tolist()
-    [[1, 1], [0, 1]]
-    """
-    n = len(kinds)
-    flat = np.asarray(judgment_query, dtype=np.int64) * n + codes
-    return np.bincount(flat, minlength=n_queries * n).reshape(n_queries, n)
-
+    from rankflavor.metrics.measure import Measure
 
 def counted(aligned: Aligned, queries: np.ndarray) -> LabelCounts | None:
     """The labels of the query codes flagged in ``queries``, per kind present among them (None
@@ -45,23 +31,6 @@ def counted(aligned: Aligned, queries: np.ndarray) -> LabelCounts | None:
         return None
     sums = table[queries].sum(axis=0) if len(table) else np.zeros(len(aligned.label_kinds), dtype=np.int64)
     return tuple((k, int(n)) for k, n in zip(aligned.label_kinds, sums.tolist(), strict=True) if n)
-
-
-def merged(parts: Iterable[LabelCounts | None]) -> LabelCounts | None:
-    """The counts of pieces of disjoint queries added up (None when no piece counted any)."""
-    from rankflavor.labels.sources import ordered_kinds
-
-    total: dict[str, int] = {}
-    seen = False
-    for part in parts:
-        if part is None:
-            continue
-        seen = True
-        for kind, n in part:
-            total[kind] = total.get(kind, 0) + n
-    if not seen:
-        return None
-    return tuple((k, total[k]) for k in ordered_kinds(list(total)))
 
 
 def knob_value(labels: LabelCounts | None) -> str:
@@ -116,7 +85,7 @@ def verdict_note(name: str, qrels: Qrels, queries: Sequence[str] | np.ndarray) -
     'ndcg@10: the verdict rests on LLM labels alone (2 llm labels over the 1 queries compared)'
     """
     from rankflavor.io.columns import to_strings
-    from rankflavor.labels.sources import kind_codes
+    from rankflavor.io.labels.sources import kind_codes
 
     assert qrels.label_source is not None
     kinds, codes = kind_codes(qrels.label_source)
