@@ -143,7 +143,7 @@ DEEP = {
 @pytest.mark.parametrize("name", sorted(DEEP))
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_a_line_path_line_deep_in_a_chunked_run(tmp_path, monkeypatch, name: str, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
-    from rankflavor.engine import chunked
+    from rankflavor.io import stream as chunked
 
     monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
     q, r = _random_files(tmp_path, 12)
@@ -165,7 +165,7 @@ def test_a_line_path_line_deep_in_a_chunked_run(tmp_path, monkeypatch, name: str
 
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_a_bad_line_deep_in_a_chunked_run_names_its_line(tmp_path, monkeypatch, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
-    from rankflavor.engine import chunked
+    from rankflavor.io import stream as chunked
 
     monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)
     q, r = _random_files(tmp_path, 13)
@@ -186,7 +186,7 @@ def test_a_bad_line_deep_in_a_chunked_run_names_its_line(tmp_path, monkeypatch, 
 def test_last_query_start_is_where_the_final_block_begins(batches: list[list[str]]) -> None:
     """Looked for batch by batch on dictionary indices, from the back: the same row as a scan of
     all the rows (0 when every row is the last query's)."""
-    from rankflavor.engine.chunked import _last_query_start
+    from rankflavor.io.stream import _last_query_start
 
     rows = [q for b in batches for q in b]
     if not rows:
@@ -217,7 +217,7 @@ def test_chunks_carry_the_parse_workers_docno_keys(tmp_path, monkeypatch, docnos
     agree hands those keys to alignment (align reads them itself otherwise): the values are
     those of one evaluation of the whole file."""
     from rankflavor.align import sizes as align_sizes
-    from rankflavor.engine import chunked
+    from rankflavor.io import stream as chunked
 
     monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
     if two_threads:

@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import rankflavor.engine.chunked as chunked
 import rankflavor.io.convert as conv
+import rankflavor.io.stream as chunked
 from rankflavor.cli.main import cli
 from rankflavor.errors import InputError
 from rankflavor.io.convert import convert

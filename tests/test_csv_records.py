@@ -159,7 +159,7 @@ def test_rating_files_read_an_id_of_any_length(tmp_path: Path) -> None:
     """The rater layouts read by csv (``query,doc,rater,grade`` and Quepid's judges) take the
     delimited readers' rows: a long id is read (it was a traceback: csv.Error past the limit),
     and bad quoting is an error naming its line."""
-    from rankflavor.io.raters import read_ratings
+    from rankflavor.raters.files import read_ratings
 
     q = "Q" * LONG
     path = _table(tmp_path / "ratings.csv", f"query,doc,rater,grade\n{q},d1,r1,1\n{q},d1,r2,2\nq2,b,r1,1\n")

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
-from rankflavor.io.raters import read_ratings
 from rankflavor.metrics.measure import parse_measure
 from rankflavor.raters import RULES, aggregate_ratings
+from rankflavor.raters.files import read_ratings
 from rankflavor.raters.rules import check_rule
 from tests.conftest import shared_path
 

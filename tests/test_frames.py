@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor as rf
-from rankflavor.base.frames import RESULTS_COLUMNS
 from rankflavor.cli.main import cli
+from rankflavor.engine.results import RESULTS_COLUMNS
 from rankflavor.errors import UsageError
 from rankflavor.render.csvfmt import COLUMNS as CSV_COLUMNS
 
@@ -235,7 +235,7 @@ def test_history_series_frame_is_the_history_csv(tmp_path: Path) -> None:
     assert len(frame) == len(rows) == 2
     for (_, got), want in zip(frame.iterrows(), rows, strict=True):
         assert float(want["value"]) == got.value and want["flavor"] == got.flavor and want["run"] == got.run
-    from rankflavor.base.frames import series_table
+    from rankflavor.history.series import series_table
 
     assert series_table(load_series(db)).num_rows == 4
 

@@ -26,6 +26,7 @@ from rankflavor.base import kernels as K
 from rankflavor.cli.main import cli
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import Flavor
+from rankflavor.metrics import gains
 from rankflavor.metrics import ndcg as ndcg_module
 
 from .formats_parse import invoke
@@ -150,12 +151,12 @@ def test_running_sums_are_one_cumulative_sum_bit_for_bit(ends: list[int], chunk:
             return 0.3 * np.power(0.7, i - 1.0) / i
     else:
         def term(i: np.ndarray) -> np.ndarray:
-            return 3.0 / K.discounts(f, i)
+            return 3.0 / gains.discounts(f, i)
     whole = np.concatenate([[0.0], np.cumsum(term(np.arange(1, n + 1, dtype=np.float64)))])[ends_]
     assert K.running_sums(term, ends_, decreasing=decreasing, chunk=chunk).tolist() == whole.tolist()
     # and the discounts of any ranks are the table's
-    assert K.discounts(f, np.arange(1, n + 2, dtype=np.float64)).tolist() == \
-        K.discount_denominators(f, n + 1)[1:].tolist()
+    assert gains.discounts(f, np.arange(1, n + 2, dtype=np.float64)).tolist() == \
+        gains.discount_denominators(f, n + 1)[1:].tolist()
 
 
 def test_a_listed_top_grade_ideal_past_its_limit_says_why(monkeypatch: pytest.MonkeyPatch) -> None:

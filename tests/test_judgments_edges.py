@@ -324,7 +324,7 @@ def test_reciprocal_discounts_are_those_of_ranks_0_to_n_whatever_was_asked_befor
     """Rules.reciprocal_discounts keeps what it computed; asked for ranks 0..n it gives exactly
     n + 1 values, 1 / the kernel's denominators, also right after a call whose cache ends at n."""
     from rankflavor.analysis.judgments.scope import Rules
-    from rankflavor.base import kernels as K
+    from rankflavor.metrics import gains as K
     from rankflavor.metrics.measure import parse_measure
 
     measure = parse_measure(flavor)

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import rankflavor as rf
-from rankflavor.base.frames import results_table
 from rankflavor.cli.main import cli
+from rankflavor.engine.results import results_table
 from rankflavor.errors import FlavorError, InputError, UsageError
 from rankflavor.metrics.measure import parse_measure
 from rankflavor.render.csvfmt import render_csv

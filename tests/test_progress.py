@@ -27,7 +27,7 @@ from rich.console import Console
 from rankflavor import compare, evaluate, spread, stats
 from rankflavor.base.progress import Progress, Recorder, RichProgress, task, terminal_progress
 from rankflavor.cli.main import cli
-from rankflavor.engine import chunked
+from rankflavor.io import stream as chunked
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 

@@ -20,9 +20,9 @@ import rankflavor
 from rankflavor.cli.main import cli
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.columns import to_strings
-from rankflavor.io.raters import read_ratings
 from rankflavor.io.trec import read_qrels
 from rankflavor.raters import RULES, Ratings, aggregate_ratings, agreement
+from rankflavor.raters.files import read_ratings
 
 # ---------------------------------------------------------------------------------------------
 # Aggregation rules, worked by hand.

@@ -129,7 +129,7 @@ def test_dicts_and_frames_follow_the_rule(make) -> None:  # type: ignore[no-unty
 
 
 def test_ratings_follow_the_rule(tmp_path: Path) -> None:
-    from rankflavor.io.raters import read_ratings
+    from rankflavor.raters.files import read_ratings
 
     path = tmp_path / "ratings.csv"
     path.write_bytes(b"query,doc,rater,grade\nq1,a,ann,1\nq1,a,b\x00b,2\n")

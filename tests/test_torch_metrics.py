@@ -283,7 +283,7 @@ def test_refusals_are_the_engines_errors() -> None:
 def test_an_entry_without_a_translation_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule the engine gains (a formula, a tie key, an ideal source, a knob) is refused on a batch
     until it is translated: never computed another way."""
-    import rankflavor.base.kernels as K
+    import rankflavor.metrics.gains as K
     from rankflavor.metrics import ndcg
     from rankflavor.order import ties
 

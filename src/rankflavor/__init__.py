@@ -75,7 +75,7 @@ _LAZY = {
     "bounds": ("rankflavor.analysis.judgments", "bounds"),
     "Scale": ("rankflavor.presets.scales", "Scale"),
     "pool": ("rankflavor.analysis.judgments.pool", "pool"),
-    "read_ratings": ("rankflavor.io.raters", "read_ratings"),
+    "read_ratings": ("rankflavor.raters.files", "read_ratings"),
     "aggregate_ratings": ("rankflavor.raters", "aggregate_ratings"),
     "agreement": ("rankflavor.raters", "agreement"),
     "Flavor": ("rankflavor.flavor.flavor", "Flavor"),
@@ -106,11 +106,11 @@ if TYPE_CHECKING:
     from rankflavor.engine.results import Results
     from rankflavor.errors import EvaluationError, FlavorError, InputError, RankflavorError, UsageError
     from rankflavor.flavor.flavor import KNOBS, Flavor
-    from rankflavor.io.raters import read_ratings
     from rankflavor.io.trec import read_qrels, read_run
     from rankflavor.metrics.measure import Measure, parse_measure
     from rankflavor.presets.scales import Scale
     from rankflavor.raters import aggregate_ratings, agreement
+    from rankflavor.raters.files import read_ratings
     from rankflavor.training.arrays import dcg_score, ndcg_score
 
 

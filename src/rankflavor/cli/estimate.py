@@ -57,8 +57,8 @@ def estimate_cmd(human_qrels: str, llm_qrels: str, runs: tuple[str, ...], measur
     unlabelled ones. PPI is valid when the labelled queries are a random sample of all of them.
     """
     from rankflavor.analysis.estimate import estimate
-    from rankflavor.analysis.estimate.render import render_estimates
     from rankflavor.flavor.flavor import parse_knob_assignments
+    from rankflavor.render.estimatefmt import render_estimates
 
     knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
     with working("estimate"):
@@ -92,8 +92,8 @@ def agreement_cmd(human_qrels: str, judge_qrels: str, runs: tuple[str, ...], mea
     Cohen's kappa, Krippendorff's alpha, the confusion matrix, the mean grade bias; with RUNs, MEASURE
     computed both ways on the queries both judge, and its paired difference."""
     from rankflavor.analysis.estimate.agreement_api import judge_agreement
-    from rankflavor.analysis.estimate.agreement_render import render_agreement
     from rankflavor.flavor.flavor import parse_knob_assignments
+    from rankflavor.render.agreementfmt import render_agreement
 
     knobs: dict[str, Any] = dict(parse_knob_assignments(list(flavor_knobs)))
     with working("agreement"):

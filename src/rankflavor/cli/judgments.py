@@ -127,8 +127,8 @@ def pool_cmd(runs: tuple[str, ...], depth: int, budget: int | None, qrels: str |
 def raters_cmd(ratings: str, input_format: str, scale: str | None, fmt: str) -> None:
     """Agreement between the raters of RATINGS: Cohen's kappa (two raters), Fleiss' kappa, Krippendorff's alpha."""
     from rankflavor.base.finite import dumps
-    from rankflavor.io.raters import read_ratings
     from rankflavor.raters import agreement
+    from rankflavor.raters.files import read_ratings
 
     grades = _grades(scale)
     with working("raters: agreement"):
@@ -166,8 +166,8 @@ def _grades(scale: str | None) -> tuple[float, ...] | None:
 @quiet_option
 def aggregate_cmd(ratings: str, rule: str, input_format: str, scale: str | None, output: str | None) -> None:
     """One grade per (query, doc) of RATINGS by RULE, as a TREC qrels file whose header names the rule."""
-    from rankflavor.io.raters import read_ratings, write_aggregated
     from rankflavor.raters import aggregate_ratings
+    from rankflavor.raters.files import read_ratings, write_aggregated
     from rankflavor.raters.rules import check_rule
 
     check_rule(rule)  # before reading: an unknown rule is a usage error whatever the file holds

@@ -5,7 +5,7 @@ judgments by clicks over expected clicks (COEC), as the Search Relevance Workben
   search hits, ``_bulk`` files, Parquet) and :func:`read_query_map`;
 * :mod:`~rankflavor.clicks.coec` - :func:`coec`: the position-bias table, the (query, document)
   pairs, their ratings and every count, as a :class:`ClickJudgments`;
-* :mod:`~rankflavor.clicks.render` - the result as TREC qrels with the source column
+* :mod:`~rankflavor.clicks.result` - the :class:`ClickJudgments` and their text: TREC qrels with the source column
   (``QUERY 0 DOC RATING clicks:coec``), JSON or CSV, and the summary.
 
 Examples
@@ -18,17 +18,8 @@ Examples
 
 from __future__ import annotations
 
-from rankflavor.clicks.coec import (
-    DEFAULT_MAX_RANK,
-    SOURCE,
-    ClickJudgment,
-    ClickJudgments,
-    CoecSettings,
-    PositionCtr,
-    coec,
-    query_id_of,
-    text_of_query_id,
-)
+from rankflavor.clicks.coec import coec, query_id_of, text_of_query_id
+from rankflavor.clicks.result import DEFAULT_MAX_RANK, SOURCE, ClickJudgment, ClickJudgments, CoecSettings, PositionCtr
 from rankflavor.clicks.ubi import Event, UbiEvents, UbiQueries, read_query_map, read_ubi_events, read_ubi_queries
 
 __all__ = ["DEFAULT_MAX_RANK", "SOURCE", "ClickJudgment", "ClickJudgments", "CoecSettings", "Event", "PositionCtr",

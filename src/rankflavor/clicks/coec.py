@@ -70,128 +70,18 @@ import datetime
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
+from rankflavor.clicks.result import (
+    DEFAULT_MAX_RANK,
+    SOURCE,
+    ClickJudgment,
+    ClickJudgments,
+    CoecSettings,
+    PositionCtr,
+)
 from rankflavor.clicks.ubi import Event, UbiEvents, UbiQueries, read_ubi_events, read_ubi_queries
 from rankflavor.errors import UsageError
-
-#: The label source of every judgment made here (the issue 37 convention ``KIND:DETAIL``).
-SOURCE = "clicks:coec"
-#: SRW's demo maxRank (``src/test/scripts/demo.sh``); SRW itself has no default.
-DEFAULT_MAX_RANK = 20
-
-
-@dataclass(frozen=True)
-class CoecSettings:
-    """The click model's knobs (module docstring); the defaults are SRW's."""
-
-    max_rank: int = DEFAULT_MAX_RANK
-    min_impressions: int = 0
-    min_clicks: int = 0
-    start_date: datetime.date | None = None
-    end_date: datetime.date | None = None
-    click_action: str = "click"
-    impression_action: str = "impression"
-    digits: int = 3
-
-    def __post_init__(self) -> None:
-        for name in ("max_rank", "min_impressions", "min_clicks", "digits"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "max_rank" else 0):
-                raise UsageError(f"{name} must be an integer >= {1 if name == 'max_rank' else 0}, got {value!r}")
-        if self.digits > 12:
-            raise UsageError(f"digits must be at most 12, got {self.digits}")
-        if self.click_action.casefold() == self.impression_action.casefold():
-            raise UsageError(f"the click and impression actions are the same name '{self.click_action}'")
-        if self.start_date and self.end_date and self.start_date > self.end_date:
-            raise UsageError(f"start date {self.start_date} is after end date {self.end_date}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"max_rank": self.max_rank, "min_impressions": self.min_impressions, "min_clicks": self.min_clicks,
-                "start_date": None if self.start_date is None else self.start_date.isoformat(),
-                "end_date": None if self.end_date is None else self.end_date.isoformat(),
-                "click_action": self.click_action, "impression_action": self.impression_action,
-                "digits": self.digits}
-
-
-@dataclass(frozen=True)
-class PositionCtr:
-    """One row of the position-bias table: CTR at a position over all queries."""
-
-    position: int
-    impressions: int
-    clicks: int
-    ctr: float
-
-
-@dataclass(frozen=True)
-class ClickJudgment:
-    """One (query, document) judgment and the numbers behind it."""
-
-    query_id: str
-    user_query: str
-    doc_id: str
-    #: the rating as written (``digits`` decimals, half-up): what the qrels hold
-    rating: str
-    #: clicks / expected clicks, unrounded
-    coec: float
-    clicks: int
-    impressions: int
-    #: the lowest position of a click or impression (None: the pair had neither)
-    position: int | None
-    ctr_at_position: float
-    expected_clicks: float
-
-
-@dataclass(frozen=True)
-class ClickJudgments:
-    """What :func:`coec` returns: the judgments (sorted by query id, then document id), the
-    position-bias table, every count, the settings and the inputs."""
-
-    judgments: tuple[ClickJudgment, ...]
-    position_bias: tuple[PositionCtr, ...]
-    counts: dict[str, int]
-    settings: CoecSettings
-    inputs: dict[str, str] = field(default_factory=dict)
-    source: str = SOURCE
-
-    def ratings(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {doc_id: rating}}`` (the rounded rating, as the qrels hold it)."""
-        out: dict[str, dict[str, float]] = {}
-        for j in self.judgments:
-            out.setdefault(j.query_id, {})[j.doc_id] = float(j.rating)
-        return out
-
-    def to_qrels(self) -> Any:
-        """The judgments as a :class:`rankflavor.io.tables.Qrels` (fractional grades)."""
-        import numpy as np
-        import pyarrow as pa
-
-        from rankflavor.io.tables import Qrels
-
-        return Qrels(query=pa.array([j.query_id for j in self.judgments], pa.string()),
-                     doc=pa.array([j.doc_id for j in self.judgments], pa.string()),
-                     grade=np.array([float(j.rating) for j in self.judgments], dtype=np.float64),
-                     source=self.source)
-
-    def to_dict(self) -> dict[str, Any]:
-        from rankflavor.clicks.render import to_dict
-
-        return to_dict(self)
-
-    def render(self, fmt: str) -> str:
-        """The judgments as ``trec`` (qrels with the source column), ``json`` or ``csv`` text."""
-        from rankflavor.clicks.render import render
-
-        return render(self, fmt)
-
-    def summary(self) -> str:
-        """The counts and the position-bias table, as text (the command prints it on stderr)."""
-        from rankflavor.clicks.render import summary
-
-        return summary(self)
 
 
 def coec(queries: UbiQueries | str | os.PathLike[str] | None, events: UbiEvents | str | os.PathLike[str],

@@ -64,7 +64,7 @@ def evaluate(
         ir_datasets name (``irds:<id>``): the scale its documented grades give
         (:func:`rankflavor.io.irds.dataset_scale`), if any.
     raters : str, optional
-        ``qrels`` is a ratings file (several raters per pair, :func:`rankflavor.io.raters.read_ratings`)
+        ``qrels`` is a ratings file (several raters per pair, :func:`rankflavor.raters.files.read_ratings`)
         aggregated by this rule (:data:`rankflavor.raters.RULES`); every measure then carries
         the ``raters`` knob, so its flavor string names the rule. Judgments already aggregated
         (a :class:`~rankflavor.io.tables.Qrels` from :func:`rankflavor.raters.aggregate_ratings`)
@@ -107,7 +107,7 @@ def evaluate(
         # documented grades give the scale when none is named
         sc = scale_for(scale, qrels)
     if raters is not None:
-        from rankflavor.io.raters import read_aggregated
+        from rankflavor.raters.files import read_aggregated
 
         qrels = read_aggregated(qrels, raters, None if sc is None else sc.grades)
     # Started first, so that the imports below overlap it; an error in it is raised below, after

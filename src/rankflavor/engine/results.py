@@ -10,7 +10,7 @@ import numpy as np
 
 from rankflavor.align import Counts
 from rankflavor.base.display import Shown
-from rankflavor.base.frames import Frames
+from rankflavor.base.frames import ALL, Frames, typed_table
 from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
@@ -130,9 +130,7 @@ class Results(Frames, Shown):
         }
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
-        """The rows of ``eval --format csv`` (``-q``: ``per_query``) as an Arrow table (:func:`rankflavor.base.frames.results_table`); ``to_pandas``/``to_polars`` convert it."""
-        from rankflavor.base.frames import results_table
-
+        """The rows of ``eval --format csv`` (``-q``: ``per_query``) as an Arrow table (:func:`results_table`); ``to_pandas``/``to_polars`` convert it."""
         return results_table(self, per_query)
 
     def to_frame(self) -> pd.DataFrame:
@@ -160,3 +158,35 @@ def plain_value(v: Any) -> float | str:
 
 def _json_value(v: Any) -> float | str | None:
     return v if isinstance(v, str) else _json_float(float(v))
+
+
+#: The columns of a :class:`Results` table: ``eval --format csv``'s, then ``text_value``.
+RESULTS_COLUMNS = ("metric", "query", "value", "flavor", "n_queries", "skipped_empty", "skipped_missing", "status",
+                   "text_value")
+
+def results_table(results: Results, per_query: bool = False) -> pa.Table:
+    """The rows ``eval --format csv`` writes (with ``-q`` when ``per_query``), as typed columns."""
+    cols: dict[str, list[Any]] = {c: [] for c in RESULTS_COLUMNS}
+
+    def row(*values: Any) -> None:
+        for c, v in zip(RESULTS_COLUMNS, values, strict=True):
+            cols[c].append(v)
+
+    sourced = any(m.labels is not None for m in results.measures)
+    label_cells: list[str | None] = []
+    for m in results.measures:
+        flavor, name = str(m.measure), m.measure.display
+        if sourced:  # (a last column, as eval --format csv writes it: render/csvfmt.labels_cell)
+            label_cells += [None] * (len(m.queries) if per_query else 0) + [
+                ";".join(f"{k}={n}" for k, n in m.labels or ())]
+        if per_query:
+            for q, v, s in zip(m.queries, m.values, m.status, strict=True):
+                text = v if isinstance(v, str) else None
+                row(name, str(q), None if text is not None else float(v), flavor, None, None, None, str(s), text)
+        summary = None if m.measure.spec.summary == "none" else float(m.summary)
+        row(name, ALL, summary, flavor, m.n_queries, m.skipped_empty, m.skipped_missing, "summary", None)
+    kinds = ("str", "str", "f64", "str", "i64", "i64", "i64", "str", "str")
+    typed = {c: (k, cols[c]) for c, k in zip(RESULTS_COLUMNS, kinds, strict=True)}
+    if sourced:
+        typed["labels"] = ("str", label_cells)
+    return typed_table(typed)

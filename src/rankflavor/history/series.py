@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rankflavor.base.display import Shown
-from rankflavor.base.frames import Frames
+from rankflavor.base.frames import ALL, Frames, only_summary, typed_table
 from rankflavor.errors import UsageError
 from rankflavor.history.store import connect, sqlite_errors
 
@@ -61,9 +62,7 @@ class Series(Frames, Shown):
         return self.points[0].name
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
-        """One row per recorded mean as an Arrow table (:func:`rankflavor.base.frames.series_table`); ``to_pandas``/``to_polars`` convert it."""
-        from rankflavor.base.frames import series_table
-
+        """One row per recorded mean as an Arrow table (:func:`series_table`); ``to_pandas``/``to_polars`` convert it."""
         return series_table(self, per_query)
 
 
@@ -214,6 +213,21 @@ def load_record(db_path: str | os.PathLike[str], record_id: int) -> dict[str, An
                                     "value": math.nan if value is None else float(value), "n_queries": nq,
                                     "per_query": per_query})
     return out
+
+
+def series_table(series: Series | Iterable[Series], per_query: bool = False) -> pa.Table:
+    """One row per recorded mean of one series (or of several, one after another): ``dataset,
+    run, metric, flavor, query ("all"), value, n_queries, record, recorded_at, command, rankflavor``,
+    in record order."""
+    only_summary("a history series", per_query,
+                  "it keeps each record's mean; rankflavor.history.load_record(path, id) has a record's per-query values")
+    group: list[Series] = [series] if hasattr(series, "points") else list(series)  # type: ignore[list-item,arg-type]
+    names = ("dataset", "run", "metric", "flavor", "query", "value", "n_queries", "record", "recorded_at", "command",
+             "rankflavor")
+    rows = [(s.dataset, p.run, p.display, p.flavor, ALL, float(p.value), p.n_queries, p.record_id, p.recorded_at,
+             p.command, p.version) for s in group for p in s.points]
+    kinds = ("str", "str", "str", "str", "str", "f64", "i64", "i64", "str", "str", "str")
+    return typed_table({n: (k, [r[i] for r in rows]) for i, (n, k) in enumerate(zip(names, kinds, strict=True))})
 
 
 __all__ = ["Point", "Series", "knob_differences", "load_record", "load_series", "split_reasons"]

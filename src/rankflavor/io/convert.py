@@ -42,7 +42,7 @@ from rankflavor.io.source import is_gzip
 from rankflavor.io.tables import Qrels, Run
 
 if TYPE_CHECKING:
-    from rankflavor.engine.chunked import Batch
+    from rankflavor.io.stream import Batch
 
 KINDS = ("auto", "qrels", "run")
 
@@ -179,7 +179,7 @@ def _stream_run_to_parquet(path: str | os.PathLike[str], dst: str | os.PathLike[
     whole). The file is what :func:`~rankflavor.io.formats.write.parquet_table` makes of the
     whole run: ``query_id`` and ``doc_id`` text, or ``doc_id`` int64 when every docno is a
     canonical integer, and ``score``; rows in file order. The pieces are parsed by the readers of
-    ``--chunk-rows`` (:func:`rankflavor.engine.chunked.run_batches`, the same checks and errors). The docnos'
+    ``--chunk-rows`` (:func:`rankflavor.io.stream.run_batches`, the same checks and errors). The docnos'
     type is taken from the first piece; a later piece with a docno that is not a canonical
     integer starts the file again with text docnos (a second read). It is written beside ``dst``
     and moved there when whole, so an error in the input leaves no partial file. None for a
@@ -188,7 +188,7 @@ def _stream_run_to_parquet(path: str | os.PathLike[str], dst: str | os.PathLike[
 
     import pyarrow.parquet as pq
 
-    from rankflavor.engine.chunked import run_batches
+    from rankflavor.io.stream import run_batches
 
     folder = os.path.dirname(os.path.abspath(os.fspath(dst)))
     for integers in (True, False):

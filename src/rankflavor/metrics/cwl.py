@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import format_number
 from rankflavor.metrics.common import params
+from rankflavor.metrics.gains import gain
 from rankflavor.metrics.rbp import top_gain
 from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
@@ -73,7 +73,7 @@ def scaled_gains(r: Ranked, measure: Measure, rows: NDArray[np.int64]) -> Floats
     with a gain above gain(G) or below 0)."""
     f = measure.flavor
     g_top = top_gain(r, measure, ", ir_measures' max_rel")
-    gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows) / g_top
+    gains = r.gains(lambda grade, judged, pooled: gain(grade, judged, f), rows) / g_top
     if len(gains) and (gains.min() < 0 or gains.max() > 1):
         raise FlavorError(f"{measure.name}: C/W/L gains r = gain(g) / gain(G) must lie in [0, 1], "
                           f"received {float(gains.min()):g}..{float(gains.max()):g}")

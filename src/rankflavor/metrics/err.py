@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.gains import gain
 from rankflavor.metrics.ndcg import IDEAL_SOURCES, ideal_cut, ideal_list, top_grade_slots, top_value
 from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
@@ -83,7 +84,7 @@ def stopping_probability(measure: Measure) -> StopFn:
     by_gain = _by_gain(measure)
     if by_gain and f.gain_kind == "binary":
         def binary(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
-            out: Floats = 0.5 * K.gain(grade, judged, f)
+            out: Floats = 0.5 * gain(grade, judged, f)
             return out
 
         return binary
@@ -93,12 +94,12 @@ def stopping_probability(measure: Measure) -> StopFn:
             f"{measure.name} needs the top grade G of the label scale: set max_grade (gdeval uses 4, Quepid 3)"
         )
     if by_gain:
-        g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
+        g_top = float(gain(np.array([top]), np.array([True]), f)[0])
         if g_top < 0:
             raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has a negative gain")
 
         def by_table(grade: Floats, judged: NDArray[np.bool_]) -> Floats:
-            out: Floats = K.gain(grade, judged, f) / (g_top + 1.0)
+            out: Floats = gain(grade, judged, f) / (g_top + 1.0)
             return out
 
         return by_table

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from rankflavor.base import kernels as K
 from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.gains import discount_denominators, discounts, gain
 from rankflavor.metrics.registry import INPUT_KNOBS, Breakdown, IdealList, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -60,10 +61,10 @@ def gain_of(measure: Measure) -> GainFn:
     """
     f = measure.flavor
     assumed = f.assumed_grade
-    g_assumed = None if assumed is None else K.gain(np.array([assumed]), np.array([True]), f)[0]
+    g_assumed = None if assumed is None else gain(np.array([assumed]), np.array([True]), f)[0]
 
     def gain_fn(grade: Floats, judged: Flags, pooled: Flags) -> Floats:
-        g: Floats = K.gain(grade, judged, f)
+        g: Floats = gain(grade, judged, f)
         if g_assumed is not None:
             g = np.where(pooled, g, g_assumed)
         return g
@@ -198,7 +199,7 @@ def top_grade_sums(measure: Measure, value: float, slots: npt.NDArray[np.int64])
     f = measure.flavor
     _too_many_slots(measure, int(slots.max(initial=0)), MAX_SUMMED_SLOTS,
                     "slots its ideal DCG is summed over (rankflavor.metrics.ndcg.MAX_SUMMED_SLOTS)")
-    return K.running_sums(lambda i: value / K.discounts(f, i), slots)
+    return K.running_sums(lambda i: value / discounts(f, i), slots)
 
 
 def _top_grade(r: Ranked, measure: Measure, value_of: ValueFn, cut: Floats, _: Any) -> IdealList:
@@ -263,7 +264,7 @@ def _sorted(q: npt.NDArray[np.integer], value: Floats) -> Sorted:
 
 def _gain_value(f: Flavor) -> ValueFn:
     def value_of(grade: Floats, judged: Flags) -> Floats:
-        out: Floats = K.gain(grade, judged, f)
+        out: Floats = gain(grade, judged, f)
         return out
 
     return value_of
@@ -289,7 +290,7 @@ def above_scale(measure: Measure, n: int, largest: float) -> str:
 def dcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """DCG@k per query; no query is empty."""
     _check_scale(r, measure)
-    denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
+    denom = discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
     return dcg, np.zeros(r.n_queries, dtype=bool)
 
@@ -319,7 +320,7 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
     def compute() -> Floats:
         lst = ideal_list(r, measure, shared_key=lists_key)
         q, slot = lst.q[lst.counted], lst.slot[lst.counted]
-        denom = K.discount_denominators(f, int(slot.max(initial=1)))
+        denom = discount_denominators(f, int(slot.max(initial=1)))
         return K.segment_sum(q, lst.value[lst.counted] / denom[slot], r.n_queries)
 
     _, at_hits = IDEAL_CUTS[f.ideal_cut]
@@ -331,7 +332,7 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
 def ndcg_kernel(r: Ranked, measure: Measure) -> tuple[Floats, Flags]:
     """NDCG@k per query, and which queries have nothing to find (IDCG = 0)."""
     _check_scale(r, measure)
-    denom = K.discount_denominators(measure.flavor, max(r.max_len, 1))
+    denom = discount_denominators(measure.flavor, max(r.max_len, 1))
     dcg = _dcg(r, measure, denom)
     ideal = idcg(r, measure)
     empty = ideal <= 0

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
 from rankflavor.flavor.flavor import format_number
+from rankflavor.metrics.gains import gain
 from rankflavor.metrics.registry import INPUT_KNOBS, MetricSpec, register
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def top_gain(r: Ranked, measure: Measure, hint: str = "") -> float:
         )
     if len(r.jgrade) and float(r.jgrade.max()) > top:
         raise FlavorError(f"{measure.name}: a grade {float(r.jgrade.max()):g} exceeds max_grade={top:g}")
-    g_top = float(K.gain(np.array([top]), np.array([True]), f)[0])
+    g_top = float(gain(np.array([top]), np.array([True]), f)[0])
     if g_top <= 0:
         raise FlavorError(f"{measure.name}: the top grade max_grade={format_number(top)} has no positive gain")
     return g_top
@@ -85,7 +86,7 @@ def _discounted(r: Ranked, measure: Measure) -> tuple[NDArray[np.int64], NDArray
     p = persistence(measure)
     f = measure.flavor
     rows = _rows(r, measure)
-    gains = r.gains(lambda grade, judged, pooled: K.gain(grade, judged, f), rows)
+    gains = r.gains(lambda grade, judged, pooled: gain(grade, judged, f), rows)
     return rows, gains, (1.0 - p) * np.power(p, r.rank[rows] - 1.0)
 
 

@@ -1,4 +1,6 @@
-"""The metric registry: what each metric is called, what it reads and needs, how it summarises.
+"""The metric registry: what each metric is called, what it reads and needs, how it summarises;
+and the :class:`Measure`, a registered metric with a cutoff and a flavor (parsed and built by
+:mod:`rankflavor.metrics.measure`).
 
 Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
 tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.metrics.measure`,
@@ -9,17 +11,18 @@ that no module outside ``metrics/`` compares a metric's name with a literal).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rankflavor.errors import FlavorError, did_you_mean
+from rankflavor.flavor.flavor import KNOBS, Flavor
+from rankflavor.flavor.knobs import LARGEST_WHOLE
 from rankflavor.metrics.summary import GEO_MEAN_FLOOR, RULES
 
 if TYPE_CHECKING:
-    from rankflavor.flavor.flavor import Flavor
-    from rankflavor.metrics.measure import Measure
     from rankflavor.order import GainFn, Ranked
     from rankflavor.order.strategy import Needs
 
@@ -246,8 +249,110 @@ def explainable() -> list[str]:
     return [name for name, spec in REGISTRY.items() if spec.breakdown is not None]
 
 
+# -- measures: a metric of this registry, a cutoff and a flavor ---------------------------------
+
+_DEFAULT_FLAVOR = Flavor()
+_DEFAULT_KNOBS = _DEFAULT_FLAVOR.knobs()
+_KNOB_NAMES = tuple(_DEFAULT_KNOBS)
+
+
+def relevant_knobs(metric: str, k: int | None, flavor: Flavor, *, quiet_defaults: bool = False) -> tuple[str, ...]:
+    """The knobs that change ``metric`` under ``flavor``, in canonical print order.
+
+    Quiet knobs (``Knob.quiet``) left at their default are omitted unless ``quiet_defaults``.
+    """
+    spec = REGISTRY[metric]
+    wanted = spec.knobs_read(flavor)
+    if "max_grade" in wanted and flavor.ideal != "max" and flavor.max_grade == "none":
+        wanted.discard("max_grade")
+    if not quiet_defaults:
+        wanted = {n for n in wanted if not (KNOBS[n].quiet and getattr(flavor, n) == KNOBS[n].default)}
+    if spec.uses_empty:
+        wanted.add("empty")
+    order = [*KNOBS]
+    # Input policies print after the metric's own knobs, in one fixed order.
+    own = [n for n in order if n in wanted and n not in INPUT_KNOBS and n != "empty"]
+    inputs = [n for n in INPUT_KNOBS if n in wanted]
+    tail = ["empty"] if "empty" in wanted else []
+    return (*own, *inputs, *tail)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: ``metric@k[knob=value,...]``.
+
+    Knobs the metric does not read are reset to their defaults, so two measures that compute the
+    same number compare (and hash) equal, and ``str()`` names every knob that matters.
+
+    Parameters
+    ----------
+    metric : canonical metric name (see ``rankflavor flavors``).
+    k : cutoff, or None.
+    flavor : the full flavor; irrelevant knobs are normalised away.
+    label : how the user or a tool dialect named it (``ndcg_cut_10``, ``lightgbm:ndcg@10``); not
+        part of equality.
+    """
+
+    metric: str
+    k: int | None = None
+    flavor: Flavor = _DEFAULT_FLAVOR
+    label: str | None = field(default=None, compare=False)
+    preset: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        spec = lookup(self.metric)
+        if spec is None:
+            raise FlavorError(
+                f"unknown metric '{self.metric}'; valid metrics: {', '.join(known_names())}."
+                + did_you_mean(self.metric, known_names())
+            )
+        object.__setattr__(self, "metric", spec.name)
+        if self.k is not None:
+            if spec.cutoff == "none":
+                raise FlavorError(f"metric '{spec.name}' takes no cutoff, received @{self.k}")
+            if not 1 <= self.k <= LARGEST_WHOLE or int(self.k) != self.k:  # (inf and NaN fail the range)
+                raise FlavorError(f"cutoff k must be a whole number from 1 to 2**53, received {self.k!r}")
+            object.__setattr__(self, "k", int(self.k))
+        elif spec.cutoff == "required":
+            raise FlavorError(f"metric '{spec.name}' needs a cutoff, e.g. {spec.name}@10")
+        flavor = self.flavor
+        if self.k is None and flavor.ideal_cut == "k":
+            flavor = flavor.with_knobs(ideal_cut="none")
+        keep = set(relevant_knobs(spec.name, self.k, flavor))
+        # Only the knobs reset to their default are parsed again (grids build measures in bulk).
+        reset = {n: _DEFAULT_KNOBS[n] for n in _KNOB_NAMES if n not in keep and getattr(flavor, n) != _DEFAULT_KNOBS[n]}
+        if self.k is None and "ideal_cut" in keep and flavor.ideal_cut == "k":
+            reset["ideal_cut"] = "none"
+        object.__setattr__(self, "flavor", flavor.with_knobs(**reset) if reset else flavor)
+
+    @property
+    def spec(self) -> MetricSpec:
+        return REGISTRY[self.metric]
+
+    @property
+    def knobs(self) -> dict[str, str]:
+        """The knobs that matter for this measure, as printed."""
+        return {n: getattr(self.flavor, n) for n in relevant_knobs(self.metric, self.k, self.flavor)}
+
+    @property
+    def name(self) -> str:
+        """``metric@k`` without the flavor."""
+        return self.metric if self.k is None else f"{self.metric}@{self.k}"
+
+    @property
+    def display(self) -> str:
+        """The user's own name for the measure if they gave one, else ``metric@k``."""
+        return self.label or self.name
+
+    def __str__(self) -> str:
+        return self.name + "[" + ",".join(f"{n}={v}" for n, v in self.knobs.items()) + "]"
+
+    def with_knobs(self, **knobs: Any) -> Measure:
+        return replace(self, flavor=self.flavor.with_knobs(**knobs))
+
+
 __all__ = [
-    "GEO_MEAN_FLOOR", "INPUT_KNOBS", "REGISTRY", "SUMMARIES", "Breakdown", "IdealList", "Kernel", "MetricSpec",
+    "GEO_MEAN_FLOOR", "INPUT_KNOBS", "REGISTRY", "SUMMARIES", "Breakdown", "IdealList", "Kernel", "Measure", "MetricSpec",
     "SummaryRule",
-    "Values", "explainable", "known_names", "lookup", "register",
+    "Values", "explainable", "known_names", "lookup", "register", "relevant_knobs",
 ]

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from rankflavor.base import kernels as K
 from rankflavor.flavor.flavor import Flavor
 from rankflavor.metrics.common import relevant, shared
+from rankflavor.metrics.gains import discount_denominators, gain
 
 if TYPE_CHECKING:
     from rankflavor.metrics.measure import Measure
@@ -59,8 +60,8 @@ class _GainLists:
 
     def __init__(self, r: Ranked, flavor: Flavor) -> None:
         n = r.n_queries
-        self.row = K.gain(r.grade, r.judged, flavor)
-        jg = K.gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), flavor)
+        self.row = gain(r.grade, r.judged, flavor)
+        jg = gain(r.jgrade, np.ones(len(r.jgrade), dtype=bool), flavor)
         order = np.lexsort((-jg, r.jq))
         self.iq, self.ig = r.jq[order], jg[order]
         self.istart = K.segment_starts(self.iq, n)
@@ -70,7 +71,7 @@ class _GainLists:
         self.pstart = K.segment_starts(self.pq, n)
         self.n_pos = np.bincount(self.pq, minlength=n)
         longest = max(r.max_len, int(self.icount.max()) if len(self.icount) else 0, 1)
-        self.denom = K.discount_denominators(_LOG2_DISCOUNT, longest + 1)
+        self.denom = discount_denominators(_LOG2_DISCOUNT, longest + 1)
 
     def cumulative_dcg(self, r: Ranked) -> NDArray[np.float64]:
         """DCG through each row (trec_eval adds only non-zero gains; adding 0 changes nothing)."""

@@ -16,7 +16,6 @@ Rendering it gives the same bytes as rendering the results the command held
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankflavor.base.finite import dumps
 from rankflavor.errors import InputError
+from rankflavor.io.documents import Wording, read_json_document
 
 if TYPE_CHECKING:
     from rankflavor.engine.results import Results
@@ -93,20 +93,17 @@ def write_results(path: str | os.PathLike[str], results: Results) -> Path:
     return p
 
 
+_NOT_RESULTS = ("not a results file: expected the JSON `rankflavor eval -o FILE` writes "
+                "(keys measures, counts, provenance)")
+_WORDING = Wording(unreadable="cannot read the results file: {reason}", not_object=_NOT_RESULTS)
+
+
 def load_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A results file's JSON value; InputError when it cannot be read or is not a results file."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(str(p), None, f"cannot read the results file: {exc.strerror or exc}") from None
-    try:
-        doc = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(p), getattr(exc, "lineno", None), f"not valid JSON ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("measures"), list) or not isinstance(doc.get("counts"), dict):
-        raise InputError(str(p), None, "not a results file: expected the JSON `rankflavor eval -o FILE` writes "
-                         "(keys measures, counts, provenance)")
+    read = read_json_document(Path(path), _WORDING)
+    doc = read.data
+    if not isinstance(doc.get("measures"), list) or not isinstance(doc.get("counts"), dict):
+        raise InputError(read.source, None, _NOT_RESULTS)
     return doc
 
 

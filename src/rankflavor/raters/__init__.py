@@ -6,7 +6,7 @@
 * :mod:`~rankflavor.raters.reliability` - :func:`agreement`: Cohen's kappa, Fleiss' kappa and
   Krippendorff's alpha, overall and per query, computed by statsmodels and krippendorff.
 
-The file readers are in :mod:`rankflavor.io.raters` (``read_ratings``).
+The file readers are in :mod:`rankflavor.raters.files` (``read_ratings``).
 """
 
 from __future__ import annotations

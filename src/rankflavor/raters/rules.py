@@ -2,7 +2,7 @@
 
 The result is an ordinary :class:`~rankflavor.io.tables.Qrels`; its ``source`` names the rule
 (``ratings.csv[raters=median]``), so the rule travels into the provenance of every result the
-engine computes from it, and :func:`rankflavor.io.raters.write_aggregated` writes it into the
+engine computes from it, and :func:`rankflavor.raters.files.write_aggregated` writes it into the
 header comment of the qrels file it writes.
 
 Rules (``g`` are one pair's grades, sorted ascending, ``n`` of them):
@@ -73,7 +73,7 @@ def aggregate_ratings(ratings: Ratings, rule: str) -> Qrels:
     Parameters
     ----------
     ratings : Ratings
-        The ratings (see :func:`rankflavor.io.raters.read_ratings`).
+        The ratings (see :func:`rankflavor.raters.files.read_ratings`).
     rule : str
         One of :data:`RULES`.
 

@@ -11,13 +11,81 @@ GitHub's runner reads them (:func:`workflow_command`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from rankflavor.project.gate import GateResult
+    from pathlib import Path
+
+    from rankflavor.engine.results import Results
+
+# What these renderers read of a gate, so that render/ (below project/) never imports project.gate:
+# rankflavor.project.gate's Check, RunGate and GateResult (and its Config) have these attributes.
 
 
-def render_gate(result: GateResult, fmt: str = "table", width: int | None = None) -> str:
+class GateCheck(Protocol):
+    """One threshold of one measure on one run (:class:`rankflavor.project.gate.Check`)."""
+
+    @property
+    def dataset(self) -> str: ...
+    @property
+    def run(self) -> str: ...
+    @property
+    def measure(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def baseline(self) -> float | None: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def pvalue(self) -> float | None: ...
+
+
+class GateRun(Protocol):
+    """One run evaluated on one dataset, with its checks (:class:`rankflavor.project.gate.RunGate`)."""
+
+    @property
+    def dataset(self) -> str: ...
+    @property
+    def run(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def results(self) -> Results: ...
+    @property
+    def checks(self) -> Sequence[GateCheck]: ...
+
+
+class GateConfig(Protocol):
+    """The config a gate read (:class:`rankflavor.project.config.Config`): its file and pinned flavor."""
+
+    @property
+    def path(self) -> Path: ...
+    def flavor_text(self) -> str: ...
+
+
+class Gate(Protocol):
+    """A gate's result (:class:`rankflavor.project.gate.GateResult`)."""
+
+    @property
+    def config(self) -> GateConfig: ...
+    @property
+    def runs(self) -> Sequence[GateRun]: ...
+    @property
+    def checks(self) -> Sequence[GateCheck]: ...
+    def render(self, fmt: str = ...) -> str: ...
+
+
+def render_gate(result: Gate, fmt: str = "table", width: int | None = None) -> str:
     """``table`` (text, ``width`` columns; default the terminal's), ``json`` or ``md``."""
     if fmt == "json":
         return result.render("json")
@@ -59,7 +127,7 @@ def _num(x: float | None, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-def render_gate_md(result: GateResult) -> str:
+def render_gate_md(result: Gate) -> str:
     """The gate as GitHub-flavored Markdown (a job summary): verdict, config and pinned flavor; per
     run a table of its checks (value, baseline and threshold to 4 decimals, p to 4 significant
     digits, the sentence saying why) and each measure's canonical flavor; then the verdict line
@@ -116,7 +184,7 @@ def workflow_command(command: str, message: str, **properties: str | None) -> st
     return f"::{command}{' ' + props if props else ''}::{_escape_data(message)}"
 
 
-def github_annotations(result: GateResult, config_file: str | None = None) -> list[str]:
+def github_annotations(result: Gate, config_file: str | None = None) -> list[str]:
     """One annotation a check that regressed: ``::error`` for a failed check, ``::warning`` for a
     passed check whose mean fell below the baseline's (within the allowed drop, or not
     significantly). ``config_file`` (a path relative to the repository) is the file the

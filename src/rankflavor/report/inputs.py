@@ -16,8 +16,6 @@ The kind is read from the keys the writers put there, never from the file name.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +24,17 @@ from typing import TYPE_CHECKING, Any
 from rankflavor.base.sources import file_sha256 as sha256_of_file
 from rankflavor.base.sources import sources
 from rankflavor.errors import InputError
+from rankflavor.io.documents import Wording, read_json_document
 
 if TYPE_CHECKING:
     from rankflavor.analysis.spread.result import Spread
     from rankflavor.engine.results import Results
 
 KINDS = ("eval", "spread", "compare", "judgments")
+
+_NOT_RESULTS = ("not a rankflavor results file: expected the JSON of `rankflavor eval --format json`, "
+                "`spread --format json`, `compare --format json` or a coverage report")
+_WORDING = Wording(unreadable="cannot read: {reason}", not_object=_NOT_RESULTS)
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,7 @@ def detect_kind(data: Any, source: str) -> str:
             return "compare"
         if "coverage" in data:
             return "judgments"
-    raise InputError(source, None, "not a rankflavor results file: expected the JSON of `rankflavor eval "
-                     "--format json`, `spread --format json`, `compare --format json` or a coverage report")
+    raise InputError(source, None, _NOT_RESULTS)
 
 
 def load_document(path: str | os.PathLike[str]) -> Document:
@@ -82,17 +84,8 @@ def load_document(path: str | os.PathLike[str]) -> Document:
     InputError
         The file cannot be read, is not JSON, or is not a rankflavor results file.
     """
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(str(p), None, f"cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError(str(p), line, f"not valid JSON ({exc})") from exc
-    return Document(detect_kind(data, str(p)), data, str(p), hashlib.sha256(raw).hexdigest())
+    read = read_json_document(Path(path), _WORDING, sha256=True)
+    return Document(detect_kind(read.data, read.source), read.data, read.source, read.sha256)
 
 
 def document_from_results(results: Results) -> Document:

@@ -234,7 +234,7 @@ def evaluate_spark(
     measures, extras = resolve_measures(items, preset, {k: v if isinstance(v, str) else str(v) for k, v in knobs.items()},
                                         sc)
     if raters is not None:
-        from rankflavor.io.raters import read_aggregated
+        from rankflavor.raters.files import read_aggregated
 
         qrels = read_aggregated(qrels, raters, None if sc is None else sc.grades)
         measures = [m.with_knobs(raters=raters) if m.flavor.raters == "none" else m for m in measures]

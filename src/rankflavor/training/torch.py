@@ -4,7 +4,7 @@ A batch is padded: ``scores`` and ``labels`` of shape ``(n_queries, n_docs)``, w
 (True = a real candidate) or ``-inf`` scores marking the padding. Everything is computed with torch
 operations on the tensors' own device (CPU or GPU): the model's output is never copied to NumPy.
 The only NumPy arrays are the flavor's constants (the discount denominators of
-:func:`rankflavor.base.kernels.discount_denominators` for the batch's columns, the top grade's gain),
+:func:`rankflavor.metrics.gains.discount_denominators` for the batch's columns, the top grade's gain),
 made once per call and moved to the device, and under ``ideal=max`` the ideal DCG of the top
 grade's gain over each possible count of slots (k of them, whatever the batch holds, when cut at
 k alone), summed by the engine's :func:`rankflavor.metrics.ndcg.top_grade_sums`.
@@ -13,7 +13,7 @@ The flavor is a measure string as everywhere else (``"ndcg@10[gain=exp2]"``, ``"
 or ``k`` and knobs, and the value is :func:`rankflavor.evaluate`'s on the same candidates: every
 candidate judged with its label, named by its column (so docno order is column order), each row
 a query. This module holds no rule of its own. Each knob's value is looked up in the engine's own
-table (:data:`rankflavor.base.kernels.GAIN_FORMULAS`, :data:`rankflavor.order.grades.FRACTIONAL` and
+table (:data:`rankflavor.metrics.gains.GAIN_FORMULAS`, :data:`rankflavor.order.grades.FRACTIONAL` and
 ``NEGATIVES``, :data:`rankflavor.order.ties.TIE_TABLE`, :data:`rankflavor.order.strategy.SCORE_DTYPES`
 and ``UNJUDGED_ROWS``, :data:`rankflavor.metrics.ndcg.IDEAL_SOURCES` and ``IDEAL_CUTS``,
 :data:`rankflavor.engine.aggregate.EMPTY_POLICY` and ``SINGLETONS_POLICY``) and only what the table says
@@ -50,11 +50,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankflavor.base.kernels import GAIN_FORMULAS, discount_denominators, gain
 from rankflavor.engine.aggregate import EMPTY_POLICY, SINGLETONS_POLICY, policy_error
 from rankflavor.errors import FlavorError, InputError, UsageError
 from rankflavor.flavor.flavor import KNOBS
 from rankflavor.metrics import lookup
+from rankflavor.metrics.gains import GAIN_FORMULAS, discount_denominators, gain
 from rankflavor.metrics.ndcg import IDEAL_CUTS, IDEAL_SOURCES, above_scale, top_grade_sums, top_value
 from rankflavor.order.grades import FRACTIONAL, NEGATIVES, fractional_error, negatives_error
 from rankflavor.order.strategy import SCORE_DTYPES, UNJUDGED_ROWS, Ordering
@@ -131,7 +131,7 @@ def dcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None, *, mas
 
 # -- the flavor, translated -------------------------------------------------------------------------
 
-#: The tensor translation of each gain formula (:data:`rankflavor.base.kernels.GAIN_FORMULAS`).
+#: The tensor translation of each gain formula (:data:`rankflavor.metrics.gains.GAIN_FORMULAS`).
 _GAINS: dict[str, Callable[[torch.Tensor, Flavor], torch.Tensor]] = {
     "grade": lambda grade, f: grade.clone(),
     "exp2m1": lambda grade, f: _torch().exp2(grade) - 1.0,
@@ -313,7 +313,7 @@ def _grades(grade: torch.Tensor, mask: torch.Tensor, plan: _Plan) -> tuple[torch
 
 
 def _gain(grade: torch.Tensor, judged: torch.Tensor, m: Measure) -> torch.Tensor:
-    """:func:`rankflavor.base.kernels.gain` on tensors: the formula of :data:`~rankflavor.base.kernels.GAIN_FORMULAS`,
+    """:func:`rankflavor.metrics.gains.gain` on tensors: the formula of :data:`~rankflavor.metrics.gains.GAIN_FORMULAS`,
     0 below ``min_grade`` and where unjudged."""
     f = m.flavor
     out = _GAINS[GAIN_FORMULAS[str(f.gain_kind)]](grade, f)

@@ -11,7 +11,6 @@ and ``robust`` (the flavor grid and the verdicts in each flavor), ``result`` (th
 from __future__ import annotations
 
 from rankflavor.analysis.compare.api import DEFAULT_TESTS, compare
-from rankflavor.analysis.compare.provenance import QrelsMismatchError
 from rankflavor.analysis.compare.result import (
            Comparison,
            FlavorVerdict,
@@ -22,6 +21,7 @@ from rankflavor.analysis.compare.result import (
 )
 from rankflavor.analysis.compare.saved import compare_saved
 from rankflavor.analysis.compare.settings import Settings
+from rankflavor.engine.provenance import QrelsMismatchError
 
 __all__ = ["DEFAULT_TESTS", "Comparison", "FlavorVerdict", "MeasureComparison", "PairStat", "QrelsMismatchError",
            "Robustness", "Settings", "SystemStat", "compare", "compare_saved"]

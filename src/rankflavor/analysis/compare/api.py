@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from rankflavor._version import __version__
 from rankflavor.analysis.compare.analysis import analyse
 from rankflavor.analysis.compare.flavors import Variant, flavor_variants
-from rankflavor.analysis.compare.provenance import check_same_qrels, describe, described_elsewhere
 from rankflavor.analysis.compare.queries import align_queries
 from rankflavor.analysis.compare.result import Comparison, MeasureComparison
 from rankflavor.analysis.compare.robust import robustness
@@ -25,6 +24,7 @@ from rankflavor.analysis.compare.scores import run_scores, score_runs
 from rankflavor.analysis.compare.settings import Settings, make_settings
 from rankflavor.analysis.spread.api import run_names
 from rankflavor.base.progress import Progress
+from rankflavor.engine.provenance import check_same_qrels, describe, described_elsewhere
 from rankflavor.errors import UsageError
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.irds import irds_id

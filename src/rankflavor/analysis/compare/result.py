@@ -13,7 +13,7 @@ from rankflavor.analysis.spread.result import TIE_TOLERANCE, defect_note, in_sum
 from rankflavor.base.display import Shown
 from rankflavor.base.finite import json_number as _num
 from rankflavor.base.finite import undefined, word
-from rankflavor.base.frames import Frames
+from rankflavor.base.frames import ALL, Frames, number_or_null, typed_table
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -290,9 +290,7 @@ class Comparison(Frames, Shown):
                                        for m in self.measures])
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
-        """Each system's mean and interval per measure (``per_query``: its values too) as an Arrow table (:func:`rankflavor.base.frames.comparison_table`); ``to_pandas``/``to_polars`` convert it."""
-        from rankflavor.base.frames import comparison_table
-
+        """Each system's mean and interval per measure (``per_query``: its values too) as an Arrow table (:func:`comparison_table`); ``to_pandas``/``to_polars`` convert it."""
         return comparison_table(self, per_query)
 
     def plot(self) -> go.Figure:
@@ -306,6 +304,28 @@ class Comparison(Frames, Shown):
         """JSON-ready: settings, provenance (content hashes, version, flavors), every measure."""
         return {"systems": list(self.systems), "settings": self.settings.to_dict(), "provenance": self.provenance,
                 "measures": [m.to_dict(per_query) for m in self.measures], "notes": list(self.notes)}
+
+
+def comparison_table(c: Comparison, per_query: bool = False) -> pa.Table:
+    """One row per measure x system: its mean and bootstrap interval over the compared queries;
+    with ``per_query``, first one row per measure x system x query with the value the statistics
+    read (queries in byte order), ``ci_low``/``ci_high`` null there.
+
+    Columns ``run, metric, flavor, query, value, ci_low, ci_high, n_queries``. The pairs'
+    statistics are in :meth:`Comparison.to_dict` (and ``compare --format csv``).
+    """
+    names = ("run", "metric", "flavor", "query", "value", "ci_low", "ci_high", "n_queries")
+    rows: list[tuple[Any, ...]] = []
+    for m in c.measures:
+        order = sorted(range(len(m.queries)), key=lambda i: str(m.queries[i]).encode("utf-8"))
+        for s, vals in zip(m.systems, m.values, strict=True):
+            if per_query:
+                rows += [(s.name, m.name, m.measure, str(m.queries[i]), float(vals[i]), None, None, None)
+                         for i in order]
+            rows.append((s.name, m.name, m.measure, ALL, number_or_null(s.mean), number_or_null(s.ci[0]),
+                         number_or_null(s.ci[1]), m.n))
+    kinds = ("str", "str", "str", "str", "f64", "f64", "f64", "i64")
+    return typed_table({n: (k, [r[i] for r in rows]) for i, (n, k) in enumerate(zip(names, kinds, strict=True))})
 
 
 __all__ = ["Comparison", "FlavorVerdict", "MeasureComparison", "PairStat", "Robustness", "SystemStat"]

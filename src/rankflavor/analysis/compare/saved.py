@@ -2,13 +2,12 @@
 they hold are tested again together, without re-reading any run.
 
 Systems scored against different judgments are not comparable: their qrels hashes must agree
-(:func:`~rankflavor.analysis.compare.provenance.check_same_qrels`) unless ``force``. Measures are matched
+(:func:`~rankflavor.engine.provenance.check_same_qrels`) unless ``force``. Measures are matched
 by their canonical flavor string, so two files of different flavors never meet silently.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,27 +17,27 @@ import numpy as np
 from rankflavor._version import __version__
 from rankflavor.analysis.compare.analysis import analyse
 from rankflavor.analysis.compare.api import DEFAULT_TESTS
-from rankflavor.analysis.compare.provenance import check_same_qrels
 from rankflavor.analysis.compare.queries import align_queries
 from rankflavor.analysis.compare.result import Comparison, MeasureComparison
 from rankflavor.analysis.compare.scores import RunScores
 from rankflavor.analysis.compare.settings import make_settings
 from rankflavor.base.progress import Progress
+from rankflavor.engine.provenance import check_same_qrels
 from rankflavor.errors import InputError, UsageError
+from rankflavor.io.documents import Wording, read_json_document
+
+_NOT_SAVED = "not a saved comparison (rankflavor compare --format json)"
+_WORDING = Wording(unreadable="not a readable comparison JSON file: {error}",
+                   invalid="not a readable comparison JSON file: {error}", not_object=_NOT_SAVED, line=False)
 
 
 def _load(item: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     if isinstance(item, Mapping):
         return "saved comparison", item
-    path = os.fspath(item)
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise InputError(path, None, f"not a readable comparison JSON file: {exc}") from None
-    if not isinstance(doc, Mapping) or "measures" not in doc or "provenance" not in doc:
-        raise InputError(path, None, "not a saved comparison (rankflavor compare --format json)")
-    return path, doc
+    read = read_json_document(item, _WORDING, text=True)
+    if "measures" not in read.data or "provenance" not in read.data:
+        raise InputError(read.source, None, _NOT_SAVED)
+    return read.source, read.data
 
 
 def compare_saved(

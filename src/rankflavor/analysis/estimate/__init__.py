@@ -7,7 +7,8 @@
 * :mod:`~rankflavor.analysis.estimate.agreement` and :mod:`~rankflavor.analysis.estimate.agreement_api` - :func:`judge_agreement`: a judge against human
   judgments, on the pairs both graded (kappas, alpha, confusion, bias) and on the metric
   (``rankflavor agreement``);
-* :mod:`~rankflavor.analysis.estimate.render`, :mod:`~rankflavor.analysis.estimate.agreement_render` - every format of each.
+* every format of each is rendered in :mod:`rankflavor.render` (:mod:`~rankflavor.render.estimatefmt`,
+  :mod:`~rankflavor.render.agreementfmt`).
 """
 
 from __future__ import annotations

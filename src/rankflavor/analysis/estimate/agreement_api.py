@@ -175,7 +175,7 @@ def judge_agreement(
         sc = scale_named(scale) if isinstance(scale, str) else scale
         grades = None if sc is None else tuple(sc.grades)
     h_table, j_table = as_qrels(human_qrels), as_qrels(judge_qrels)
-    from rankflavor.analysis.compare.provenance import describe
+    from rankflavor.engine.provenance import describe
 
     g = grade_agreement(h_table, j_table, grades, alpha)
     none = runs is None or (isinstance(runs, (list, tuple, dict)) and len(runs) == 0)

@@ -97,7 +97,7 @@ def estimate(
     if not items:
         raise UsageError("runs: give at least one run")
     human_table, llm_table = as_qrels(human_qrels), as_qrels(llm_qrels)
-    from rankflavor.analysis.compare.provenance import describe
+    from rankflavor.engine.provenance import describe
 
     run_info = []
     out = []

@@ -46,7 +46,6 @@ import pyarrow.compute as pc
 
 from rankflavor.align import Aligned, align
 from rankflavor.analysis.explain.result import Explanation, IdealSlot, Ignored, Position
-from rankflavor.base import kernels as K
 from rankflavor.engine.aggregate import aggregate, judged_queries
 from rankflavor.engine.plan import check_duplicates, run_ordered
 from rankflavor.errors import EvaluationError, UsageError, did_you_mean
@@ -55,6 +54,7 @@ from rankflavor.io.columns import as_numpy, plain_strings, string_array, take
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.tables import Qrels, Run
 from rankflavor.metrics import registry
+from rankflavor.metrics.gains import discount_denominators
 from rankflavor.metrics.measure import Measure
 from rankflavor.metrics.registry import IdealList
 from rankflavor.order import Ordering, Ranked, Ranker
@@ -172,7 +172,7 @@ def explain_tables(qrels: Qrels, run: Run, query: str, measure: Measure) -> Expl
     notes: list[str] = []
 
     # Per-row numbers, computed by the engine's own gain, tie-averaging and discount functions.
-    denom = K.discount_denominators(f, max(len(ranked.q), 1))
+    denom = discount_denominators(f, max(len(ranked.q), 1))
     gain_fn = spec.breakdown.gain_of(measure)
     gain = ranked.gains(gain_fn)
     # The same gains before tie-averaging: the kernel's own gain rule on each row alone.
@@ -276,7 +276,7 @@ def _ideal(qrels: Qrels, aligned: Aligned, ranked: Ranked, ideal: IdealList, mea
         grades = [f.top_grade] * len(slots)
         docs = [None] * len(slots)
         notes.append(f"ideal=max: grade {format_number(f.top_grade or 0.0)} in every slot")
-    denom = K.discount_denominators(f, int(slots.max(initial=1)))
+    denom = discount_denominators(f, int(slots.max(initial=1)))
     contrib = values / denom[slots]
     cumulative = np.cumsum(contrib)
     idcg = float(cumulative[-1]) if len(cumulative) else 0.0

@@ -50,9 +50,10 @@ from rankflavor.analysis.judgments.bounds import (
     zero_imputed,
 )
 from rankflavor.analysis.judgments.filled import Filled, base_kind, filled
+from rankflavor.analysis.judgments.result import bounds_rows, table_of_bounds
 from rankflavor.analysis.judgments.toprows import top_rows
 from rankflavor.base.display import Shown
-from rankflavor.base.frames import Frames
+from rankflavor.base.frames import ALL, Frames, number_or_null
 from rankflavor.base.threads import in_background
 from rankflavor.engine.plan import Evaluation
 from rankflavor.errors import UsageError
@@ -173,8 +174,6 @@ class Coverage(Frames, Shown):
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
         """Every run's bounds beside its coverage of the top k as an Arrow table (:func:`rankflavor.base.frames.coverage_table`); ``to_pandas``/``to_polars`` convert it."""
-        from rankflavor.base.frames import coverage_table
-
         return coverage_table(self, per_query)
 
     def to_dict(self) -> dict[str, Any]:
@@ -401,6 +400,46 @@ def ranked_grades(aligned: Any, rows: np.ndarray) -> np.ndarray:
     """The judged grades of aligned run ``rows`` (for the top-k histogram)."""
     at = np.searchsorted(aligned.judged_row, rows)
     return np.asarray(aligned.judged_grade[at], dtype=np.float64)
+
+
+def coverage_table(cov: Coverage, per_query: bool = False) -> pa.Table:
+    """Every run's bounds (as :func:`bounds_table`) beside its coverage of the top k.
+
+    Summary rows carry the run's mean ``judged_at_k``, its ``unjudged`` documents in the top k
+    and ``pool_bias`` (named by the pool-bias rule); per-query rows that query's judged@k and
+    unjudged count (null where the run does not retrieve the query).
+
+    When the judgments mix label sources and a base kind applies (``cov.filled``, as in the JSON's
+    ``filled``), summary rows also carry the same bounds on the base kind's labels alone:
+    ``base_kind, base_lower, base_upper, base_unjudged, base_queries`` (null on per-query rows);
+    the row's own ``lower``/``upper``/``unjudged`` are those with every label chosen."""
+    rows: list[tuple[Any, ...]] = []
+    judged: list[float | None] = []
+    unjudged: list[int | None] = []
+    k: list[int | None] = []
+    bias: list[bool] = []
+    base: dict[str, tuple[str, list[Any]]] = {}
+    if cov.filled is not None:
+        base = {n: (kind, []) for n, kind in (("base_kind", "str"), ("base_lower", "f64"), ("base_upper", "f64"),
+                                               ("base_unjudged", "i64"), ("base_queries", "i64"))}
+        fill = {(f.run, m.measure): (f, m) for f in cov.filled.runs for m in f.measures}
+    for r in cov.runs:
+        per = {str(q): (float(j), int(u)) for q, j, u in zip(r.queries, r.judged_at_k, r.unjudged, strict=True)}
+        for row in bounds_rows(r.name, r.bounds, per_query):
+            rows.append(row)
+            got = (r.mean_judged, int(r.unjudged.sum())) if row[3] == ALL else per.get(row[3], (None, None))
+            judged.append(got[0])
+            unjudged.append(got[1])
+            k.append(r.k)
+            bias.append(r.name in cov.pool_bias)
+            if base:
+                f, m = fill[(r.name, row[2])] if row[3] == ALL else (None, None)
+                values = (None, None, None, None, None) if f is None or m is None else (
+                    cov.filled.base, number_or_null(m.before[0]), number_or_null(m.before[1]), f.holes_before, f.queries_before)  # type: ignore[union-attr]
+                for column, value in zip(base.values(), values, strict=True):
+                    column[1].append(value)
+    return table_of_bounds(rows, {"k": ("i64", k), "judged_at_k": ("f64", judged), "unjudged": ("i64", unjudged),
+                                "pool_bias": ("bool", bias), **base})
 
 
 __all__ = ["BIAS_MARGIN", "BIAS_RATIO", "BIAS_RULE", "Coverage", "RunCoverage", "coverage_of", "judged_measures", "judgment_facts", "judgments", "named_runs", "pool_bias", "run_name", "undecided"]

@@ -24,6 +24,7 @@ import numpy as np
 from rankflavor.analysis.judgments.scope import QueryScope, Rules
 from rankflavor.base import kernels as K
 from rankflavor.errors import FlavorError
+from rankflavor.metrics import gains
 from rankflavor.metrics.err import stopping_probability
 from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ranked
@@ -34,7 +35,7 @@ Floats = np.ndarray
 def gain(rules: Rules, grades: Floats) -> Floats:
     """gain(g) under the measure's gain knob (a judged document's)."""
     g = np.asarray(grades, dtype=np.float64)
-    return K.gain(g.ravel(), np.ones(g.size, dtype=bool), rules.measure.flavor).reshape(g.shape)
+    return gains.gain(g.ravel(), np.ones(g.size, dtype=bool), rules.measure.flavor).reshape(g.shape)
 
 
 def level(rules: Rules, grades: Floats) -> Floats:

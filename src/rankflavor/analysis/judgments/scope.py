@@ -43,6 +43,7 @@ from rankflavor.flavor.flavor import format_number
 from rankflavor.io.columns import take, to_strings
 from rankflavor.io.docnos import integer_docnos
 from rankflavor.metrics.bounded import Bound, bound_of, bounded
+from rankflavor.metrics.gains import discount_denominators, gain
 from rankflavor.metrics.measure import Measure
 from rankflavor.order import Ordering, Ranked
 from rankflavor.order.ties import tie_groups
@@ -127,7 +128,7 @@ class Rules:
     @cached_property
     def grade_gains(self) -> np.ndarray:
         """gain(s) of each grade of S (as a judged document's)."""
-        return np.asarray(K.gain(self.grades, np.ones(len(self.grades), dtype=bool), self.measure.flavor))
+        return np.asarray(gain(self.grades, np.ones(len(self.grades), dtype=bool), self.measure.flavor))
 
     @cached_property
     def gain_levels(self) -> tuple[np.ndarray, np.ndarray]:
@@ -140,7 +141,7 @@ class Rules:
         """1 / denominator of ranks 0..n (index 0 unused) under the measure's discount, kept."""
         have = self.__dict__.get("_reciprocals")
         if have is None or len(have) <= n:
-            have = 1.0 / K.discount_denominators(self.measure.flavor, max(2 * n, 16))
+            have = 1.0 / discount_denominators(self.measure.flavor, max(2 * n, 16))
             self.__dict__["_reciprocals"] = have
         return np.asarray(have[: n + 1])
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankflavor.base.display import Shown
-from rankflavor.base.frames import Frames
+from rankflavor.base.frames import ALL, Frames, only_summary, typed_table
 from rankflavor.metrics.measure import Measure
 
 if TYPE_CHECKING:
@@ -329,9 +329,7 @@ class Spread(Frames, Shown):
                 for r, run in enumerate(self.runs) for j, f in enumerate(self.flavors)]
 
     def to_arrow(self, per_query: bool = False) -> pa.Table:
-        """One row per run x flavor (the means) as an Arrow table (:func:`rankflavor.base.frames.spread_table`); ``to_pandas``/``to_polars`` convert it."""
-        from rankflavor.base.frames import spread_table
-
+        """One row per run x flavor (the means) as an Arrow table (:func:`spread_table`); ``to_pandas``/``to_polars`` convert it."""
         return spread_table(self, per_query)
 
     def plot(self) -> go.Figure:
@@ -396,6 +394,23 @@ class Spread(Frames, Shown):
 def _json(x: float) -> float | None:
     x = float(x)
     return None if math.isnan(x) else x
+
+
+def spread_table(s: Spread, per_query: bool = False) -> pa.Table:
+    """One row per run x flavor: the mean, its queries, and whether the summaries count it.
+
+    Columns ``run, metric, flavor, query ("all"), value, n_queries, origins, in_summary,
+    excluded_because, error``; runs in the order given, flavors in the spread's order (the base first).
+    """
+    only_summary("a spread", per_query, "it keeps each flavor's mean; evaluate() one flavor for its per-query values")
+    use = s.in_summary
+    rows = [(run, f.measure.display, f.flavor, ALL, float(s.means[r, j]), int(s.n_queries[r, j]),
+             ", ".join(f.origins), bool(use[j]), None if use[j] else str(f.defect), s.errors.get((run, f.flavor)))
+            for r, run in enumerate(s.runs) for j, f in enumerate(s.flavors)]
+    names = ("run", "metric", "flavor", "query", "value", "n_queries", "origins", "in_summary", "excluded_because",
+             "error")
+    kinds = ("str", "str", "str", "str", "f64", "i64", "str", "bool", "str", "str")
+    return typed_table({n: (k, [r[i] for r in rows]) for i, (n, k) in enumerate(zip(names, kinds, strict=True))})
 
 
 __all__ = ["TIE_TOLERANCE", "KnobEffect", "PairComparison", "RunOrder", "RunSpread", "Spread", "SpreadFlavor",

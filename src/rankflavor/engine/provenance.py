@@ -1,4 +1,5 @@
-"""Where a comparison's inputs came from: content hashes of the judgments and runs.
+"""Where a result's inputs came from: content hashes of the judgments and runs (a comparison, an
+estimate and an agreement each record them), and the refusal to compare results of different judgments.
 
 A file is hashed by its bytes (the digest ``sha256sum`` prints). An input given in memory (a
 dict, a DataFrame, a table) is hashed by a canonical serialisation of its rows, sorted, so that

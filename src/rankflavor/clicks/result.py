@@ -1,4 +1,5 @@
-"""Render a :class:`~rankflavor.clicks.ClickJudgments`: one result, every format.
+"""What :func:`rankflavor.clicks.coec` returns (:class:`ClickJudgments`), and its text forms: TREC
+qrels with the source column (``QUERY 0 DOC RATING clicks:coec``), JSON or CSV, and the summary.
 
 * ``trec``: qrels with the label source as a fifth column, ``QUERY 0 DOC RATING clicks:coec``
   (the issue 37 convention), sorted by query id, then document id;
@@ -11,13 +12,124 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from rankflavor.errors import FormatLossError, UsageError
 
-if TYPE_CHECKING:
-    from rankflavor.clicks.coec import ClickJudgments
+#: The label source of every judgment made here (the issue 37 convention ``KIND:DETAIL``).
+SOURCE = "clicks:coec"
+#: SRW's demo maxRank (``src/test/scripts/demo.sh``); SRW itself has no default.
+DEFAULT_MAX_RANK = 20
+
+
+@dataclass(frozen=True)
+class CoecSettings:
+    """The click model's knobs (module docstring); the defaults are SRW's."""
+
+    max_rank: int = DEFAULT_MAX_RANK
+    min_impressions: int = 0
+    min_clicks: int = 0
+    start_date: datetime.date | None = None
+    end_date: datetime.date | None = None
+    click_action: str = "click"
+    impression_action: str = "impression"
+    digits: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("max_rank", "min_impressions", "min_clicks", "digits"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "max_rank" else 0):
+                raise UsageError(f"{name} must be an integer >= {1 if name == 'max_rank' else 0}, got {value!r}")
+        if self.digits > 12:
+            raise UsageError(f"digits must be at most 12, got {self.digits}")
+        if self.click_action.casefold() == self.impression_action.casefold():
+            raise UsageError(f"the click and impression actions are the same name '{self.click_action}'")
+        if self.start_date and self.end_date and self.start_date > self.end_date:
+            raise UsageError(f"start date {self.start_date} is after end date {self.end_date}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_rank": self.max_rank, "min_impressions": self.min_impressions, "min_clicks": self.min_clicks,
+                "start_date": None if self.start_date is None else self.start_date.isoformat(),
+                "end_date": None if self.end_date is None else self.end_date.isoformat(),
+                "click_action": self.click_action, "impression_action": self.impression_action,
+                "digits": self.digits}
+
+
+@dataclass(frozen=True)
+class PositionCtr:
+    """One row of the position-bias table: CTR at a position over all queries."""
+
+    position: int
+    impressions: int
+    clicks: int
+    ctr: float
+
+
+@dataclass(frozen=True)
+class ClickJudgment:
+    """One (query, document) judgment and the numbers behind it."""
+
+    query_id: str
+    user_query: str
+    doc_id: str
+    #: the rating as written (``digits`` decimals, half-up): what the qrels hold
+    rating: str
+    #: clicks / expected clicks, unrounded
+    coec: float
+    clicks: int
+    impressions: int
+    #: the lowest position of a click or impression (None: the pair had neither)
+    position: int | None
+    ctr_at_position: float
+    expected_clicks: float
+
+
+@dataclass(frozen=True)
+class ClickJudgments:
+    """What :func:`coec` returns: the judgments (sorted by query id, then document id), the
+    position-bias table, every count, the settings and the inputs."""
+
+    judgments: tuple[ClickJudgment, ...]
+    position_bias: tuple[PositionCtr, ...]
+    counts: dict[str, int]
+    settings: CoecSettings
+    inputs: dict[str, str] = field(default_factory=dict)
+    source: str = SOURCE
+
+    def ratings(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: rating}}`` (the rounded rating, as the qrels hold it)."""
+        out: dict[str, dict[str, float]] = {}
+        for j in self.judgments:
+            out.setdefault(j.query_id, {})[j.doc_id] = float(j.rating)
+        return out
+
+    def to_qrels(self) -> Any:
+        """The judgments as a :class:`rankflavor.io.tables.Qrels` (fractional grades)."""
+        import numpy as np
+        import pyarrow as pa
+
+        from rankflavor.io.tables import Qrels
+
+        return Qrels(query=pa.array([j.query_id for j in self.judgments], pa.string()),
+                     doc=pa.array([j.doc_id for j in self.judgments], pa.string()),
+                     grade=np.array([float(j.rating) for j in self.judgments], dtype=np.float64),
+                     source=self.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        return to_dict(self)
+
+    def render(self, fmt: str) -> str:
+        """The judgments as ``trec`` (qrels with the source column), ``json`` or ``csv`` text."""
+        return render(self, fmt)
+
+    def summary(self) -> str:
+        """The counts and the position-bias table, as text (the command prints it on stderr)."""
+        return summary(self)
+
 
 #: The output formats.
 FORMATS = ("trec", "json", "csv")
@@ -118,4 +230,5 @@ def summary(result: ClickJudgments) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CSV_COLUMNS", "FORMATS", "render", "summary", "to_dict"]
+__all__ = ["CSV_COLUMNS", "DEFAULT_MAX_RANK", "FORMATS", "SOURCE", "ClickJudgment", "ClickJudgments", "CoecSettings",
+           "PositionCtr", "render", "summary", "to_dict"]
