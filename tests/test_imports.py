@@ -41,15 +41,16 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Modules of ``modules`` that importing module ``name`` (file ``path``) may execute."""
+def imported(name: str, path: Path, modules: dict[str, Path], type_only: bool = False) -> set[str]:
+    """Modules of ``modules`` that importing module ``name`` (file ``path``) may execute; with
+    ``type_only``, also those it imports under ``if TYPE_CHECKING:`` (for annotations only)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     root = name.split(".")[0]
     targets: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
+            if isinstance(child, ast.If) and _is_type_checking(child) and not type_only:
                 for other in child.orelse:
                     visit_node(other)
                 continue
@@ -80,9 +81,10 @@ def imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return deps
 
 
-def import_graph(package: Path) -> dict[str, set[str]]:
+def import_graph(package: Path, type_only: bool = False) -> dict[str, set[str]]:
+    """``{module: the modules it imports}``; ``type_only`` counts ``if TYPE_CHECKING:`` imports too."""
     modules = module_names(package)
-    return {name: imported(name, path, modules) for name, path in modules.items()}
+    return {name: imported(name, path, modules, type_only) for name, path in modules.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -154,6 +156,15 @@ def test_the_package_has_no_import_cycle() -> None:
     assert not gone, f"listed in KNOWN_CYCLES but no longer a cycle, remove: {gone}"
 
 
+def test_no_cycle_even_through_imports_for_annotations_only() -> None:
+    """Issue 38: a type-only import is an arrow of the house too (a reader follows it to understand
+    a signature), so no cycle may run through one either."""
+    graph = import_graph(PACKAGE, type_only=True)
+    found = cycles(graph)
+    assert not found, "import cycle(s) through type-only imports: " + "; ".join(" -> ".join(a_cycle(graph, c))
+                                                                             for c in found)
+
+
 @pytest.fixture
 def toy(tmp_path: Path) -> Path:
     """A package whose only cycle runs through an import deferred into a function."""
@@ -182,3 +193,14 @@ def test_the_cycle_finder_sees_deferred_and_relative_imports_not_type_checking_o
     assert a_cycle(graph, found[0]) == ["toy.a", "toy.b", "toy.sub.c", "toy.a"]
     (toy / "b.py").write_text("def late():\n    return 1\n")
     assert cycles(import_graph(toy)) == []
+
+
+def test_the_cycle_finder_counts_type_checking_imports_when_asked(toy: Path) -> None:
+    graph = import_graph(toy, type_only=True)
+    assert graph["toy.sub.c"] == {"toy.a", "toy.d"}  # the TYPE_CHECKING import counted
+    assert graph["toy.d"] == {"toy.a"}
+    assert cycles(graph) == [["toy.a", "toy.b", "toy.d", "toy.sub.c"]]
+    (toy / "b.py").write_text("def late():\n    return 1\n")
+    (toy / "a.py").write_text("from . import d\n")  # d imports a for annotations only
+    assert cycles(import_graph(toy)) == []
+    assert cycles(import_graph(toy, type_only=True)) == [["toy.a", "toy.d"]]
