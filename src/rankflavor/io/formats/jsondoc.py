@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -177,6 +178,17 @@ def nested(source: str, value: Any, kind: str) -> tuple[list[str], list[str], li
             docs.append(_id(source, _key(path, d), d))
             values.append(_number(source, _key(path, d), v, what))
     return queries, docs, values
+
+
+def read_json(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
+    """The ``json`` format's reader: ``{qid: {docid: grade or score}}``."""
+    return read_nested(source, data, kind)
+
+
+def read_es(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
+    """The ``es`` format's reader: a ``_rank_eval`` request's ratings, or search responses' hits."""
+    value = load(source, data)
+    return read_rank_eval(source, data, value) if kind == "qrels" else read_hits(source, data, value)
 
 
 def read_nested(source: str, data: bytes, kind: str, value: Any = None) -> Qrels | Run:

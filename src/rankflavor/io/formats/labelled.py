@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -168,6 +169,18 @@ def read_umbrela(path: str | os.PathLike[str], data: bytes) -> Qrels:
         raise InputError(str(path), int(qrels.line_of(0) or 1), "has a fifth field: UMBRELA writes four "
                          "('qid Q0 docid grade'); read it as --qrels-format trec")
     return dataclasses.replace(qrels, label_source=one_source(len(qrels), label))
+
+
+def read_srw_file(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels:
+    """The ``srw`` format's reader: a Search Relevance Workbench judgment list."""
+    from rankflavor.io.formats.jsondoc import load
+
+    return read_srw(source, load(source, data))
+
+
+def read_umbrela_file(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels:
+    """The ``umbrela`` format's reader."""
+    return read_umbrela(source, data)
 
 
 def read_quepid_book(source: str, data: bytes) -> Qrels:

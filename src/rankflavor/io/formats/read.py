@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from rankflavor.errors import InputError
-from rankflavor.io.formats.spec import format_by_name
+from rankflavor.io.formats.spec import TABLE, format_by_name, function_of
 from rankflavor.io.source import read_bytes
 from rankflavor.io.tables import Qrels, Run
 
@@ -40,20 +40,19 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
     if chosen == "trec":
         return None
     source = str(path)
-    if chosen in ("srw", "umbrela") and kind == "run":
+    spec = TABLE[chosen]
+    if kind not in spec.holds:
         from rankflavor.errors import UsageError
 
         raise UsageError(f"{path}: the {chosen} format holds judgments, not a run")
-    if chosen == "parquet":
-        from rankflavor.io.formats.parquet import read_parquet
-
+    if spec.from_path:
         if not os.path.isfile(path):
             read_bytes(path)  # the error for a missing file, a directory
-        return read_parquet(path, kind, columns)
+        return function_of(str(spec.reader))(path, kind, columns)
     data = read_bytes(path)
     if not data.strip():
         raise InputError(source, None, f"is empty; expected {chosen} {kind}")
-    if fmt is None and chosen in ("csv", "tsv"):
+    if fmt is None and chosen in ("csv", "tsv"):  # a header, or another format's first line?
         from rankflavor.io.formats.delimited import sniff
 
         found = sniff(data[:4096])
@@ -63,20 +62,11 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
             found = "quepid"
         if found != "named" and not (found == "msmarco" and kind == "qrels"):
             chosen = found
-    if chosen == "umbrela":
-        from rankflavor.io.formats.labelled import read_umbrela
-
-        return read_umbrela(path, data)
-    if chosen == "jsonl":
-        from rankflavor.io.formats.jsonl import read_jsonl
-
-        return read_jsonl(source, data, kind, columns)
-    if chosen in ("json", "es", "srw") or (chosen == "beir" and kind == "run"):
+    if fmt is None and chosen == "json":  # a .json file: nested ids, a _rank_eval document or an SRW list
         from rankflavor.io.formats import jsondoc
 
         value = jsondoc.load(source, data)
-        if fmt is None or chosen == "json":
-            chosen = jsondoc.kind_of(value) if fmt is None else chosen
+        chosen = jsondoc.kind_of(value)
         if chosen == "srw":
             from rankflavor.io.formats.labelled import read_srw
 
@@ -88,16 +78,4 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
         if chosen == "es":
             return jsondoc.read_rank_eval(source, data, value) if kind == "qrels" else jsondoc.read_hits(source, data, value)
         return jsondoc.read_nested(source, data, kind, value)
-    from rankflavor.io.formats import delimited
-
-    if chosen == "beir":
-        return delimited.read_beir_qrels(source, data)
-    if chosen == "msmarco":
-        return delimited.read_msmarco_run(source, data)
-    if chosen == "quepid":
-        if kind == "qrels" and delimited.sniff(data[:4096]) == "quepid-book":
-            from rankflavor.io.formats.labelled import read_quepid_book
-
-            return read_quepid_book(source, data)
-        return delimited.read_quepid_ratings(source, data) if kind == "qrels" else delimited.read_quepid_snapshot(source, data)
-    return delimited.read_named(source, data, kind, "\t" if chosen == "tsv" else ",", columns)
+    return function_of(str(TABLE[chosen].reader))(source, data, kind, columns)

@@ -34,16 +34,67 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from rankflavor.errors import UsageError, did_you_mean
 from rankflavor.io.compression import SUFFIXES
 
-FORMATS: tuple[str, ...] = ("trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es",
-                             "srw", "umbrela")
-ALIASES: dict[str, str] = {
-    "auto": "auto", "elasticsearch": "es", "opensearch": "es", "rank_eval": "es", "ndjson": "jsonl",
-    "trec_eval": "trec", "pq": "parquet", "search_relevance": "srw",
-}
+
+@dataclass(frozen=True)
+class Format:
+    """One format of judgments and runs: a row of :data:`TABLE`, the one place a format is declared.
+
+    ``reader`` and ``writer`` name a function of a module of this package as ``"module:function"``
+    (imported when a file of the format is read or written). A reader is called
+    ``reader(source, data, kind, columns)`` with the file's name, its bytes, ``"qrels"`` or
+    ``"run"`` and the ``--columns`` roles, and returns a :class:`~rankflavor.io.tables.Qrels` or
+    :class:`~rankflavor.io.tables.Run`; with ``from_path`` it is called ``reader(path, kind,
+    columns)`` and reads the file itself (a columnar file). A writer is called ``writer(rows, fmt,
+    lossy)`` with the table's :class:`~rankflavor.io.formats.write.Rows` and returns the text.
+    ``trec`` has no reader here: the TREC readers (:mod:`rankflavor.io.qrels`, :mod:`rankflavor.io.run`)
+    read it themselves, at their own speed.
+    """
+
+    name: str
+    reader: str | None
+    writer: str | None = None
+    #: What a file of the format can hold: judgments (``qrels``), a ``run``, or both.
+    holds: tuple[str, ...] = ("qrels", "run")
+    #: File-name suffixes (after a compression suffix is removed) that choose the format.
+    suffixes: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    from_path: bool = False
+    #: ``--columns`` may name its columns.
+    named_columns: bool = False
+    #: Its judgments can carry each label's source (a fifth TREC field, a ``source`` column).
+    carries_sources: bool = False
+    #: The kinds for which it can name a query with nothing in it (``{"q": {}}``).
+    lists_empty: tuple[str, ...] = ()
+
+
+#: Every format, in the order the help lists them.
+TABLE: dict[str, Format] = {f.name: f for f in (
+    Format("trec", None, "write:trec_text", aliases=("trec_eval",), carries_sources=True),
+    Format("msmarco", "delimited:read_msmarco", "write:msmarco_text"),
+    Format("beir", "delimited:read_beir", "write:beir_text", lists_empty=("run",)),
+    Format("json", "jsondoc:read_json", "write:json_text", suffixes=(".json",), lists_empty=("qrels", "run")),
+    Format("csv", "delimited:read_csv", "write:named_text", suffixes=(".csv",), named_columns=True,
+           carries_sources=True),
+    Format("tsv", "delimited:read_tsv", "write:named_text", suffixes=(".tsv",), named_columns=True,
+           carries_sources=True),
+    Format("jsonl", "jsonl:read_jsonl", "write:jsonl_text", suffixes=(".jsonl", ".ndjson"), aliases=("ndjson",),
+           named_columns=True, carries_sources=True),
+    Format("parquet", "parquet:read_parquet", suffixes=(".parquet", ".pq"), aliases=("pq",), from_path=True,
+           named_columns=True, carries_sources=True),
+    Format("quepid", "delimited:read_quepid", "write:quepid_text", lists_empty=("qrels",)),
+    Format("es", "jsondoc:read_es", "write:es_text", aliases=("elasticsearch", "opensearch", "rank_eval"),
+           lists_empty=("qrels", "run")),
+    Format("srw", "labelled:read_srw_file", holds=("qrels",), aliases=("search_relevance",)),
+    Format("umbrela", "labelled:read_umbrela_file", holds=("qrels",)),
+)}
+
+FORMATS: tuple[str, ...] = tuple(TABLE)
+ALIASES: dict[str, str] = {"auto": "auto", **{a: f.name for f in TABLE.values() for a in f.aliases}}
 #: The roles ``--columns`` names, per kind of input.
 ROLES: dict[str, tuple[str, ...]] = {"qrels": ("query", "doc", "grade", "source"), "run": ("query", "doc", "score", "rank")}
 QUERY_COLUMNS = ("query_id", "query", "qid", "topic")
@@ -59,7 +110,17 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "source": SOURCE_COLUMNS,
 }
 #: Formats whose columns ``--columns`` may name.
-NAMED_COLUMNS = ("csv", "tsv", "jsonl", "parquet")
+NAMED_COLUMNS = tuple(f.name for f in TABLE.values() if f.named_columns)
+#: The format each file-name suffix chooses.
+SUFFIX_FORMATS: dict[str, str] = {s: f.name for f in TABLE.values() for s in f.suffixes}
+
+
+def function_of(name: str) -> Any:
+    """The function a :class:`Format` names as ``"module:function"`` (its module imported now)."""
+    import importlib
+
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), function)
 
 
 @dataclass(frozen=True)
@@ -181,9 +242,7 @@ def format_by_name(path: str | os.PathLike[str]) -> str:
     >>> [format_by_name(p) for p in ("a.parquet", "b.jsonl.zst", "c.tsv", "qrels.dl19.txt")]
     ['parquet', 'jsonl', 'tsv', 'trec']
     """
-    suffix = PurePath(bare_name(path)).suffix
-    return {".parquet": "parquet", ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-            ".csv": "csv", ".tsv": "tsv"}.get(suffix, "trec")
+    return SUFFIX_FORMATS.get(PurePath(bare_name(path)).suffix, "trec")
 
 
 def split_input(path: str | os.PathLike[str], fmt: str | None, columns: str | Mapping[str, str] | None, kind: str

@@ -42,20 +42,17 @@ from rankflavor.io.columns import from_numpy, plain_strings, to_strings
 from rankflavor.io.compression import SUFFIXES, compress
 from rankflavor.io.docnos import canonical_integer_range
 from rankflavor.io.formats.delimited import BEIR_HEADER, QUEPID_RATINGS, QUEPID_SNAPSHOT
+from rankflavor.io.formats.spec import TABLE, function_of
 from rankflavor.io.tables import Qrels, Run
 
-#: What each format can be written for.
-WRITABLE: dict[str, tuple[str, ...]] = {
-    "trec": ("qrels", "run"), "msmarco": ("qrels", "run"), "beir": ("qrels", "run"), "json": ("qrels", "run"),
-    "csv": ("qrels", "run"), "tsv": ("qrels", "run"), "jsonl": ("qrels", "run"), "parquet": ("qrels", "run"),
-    "quepid": ("qrels", "run"), "es": ("qrels", "run"),
-}
+#: What each format can be written for (the formats of :data:`~rankflavor.io.formats.spec.TABLE` with a
+#: writer, and the columnar ones, which :func:`write` writes straight to the file).
+WRITABLE: dict[str, tuple[str, ...]] = {f.name: f.holds for f in TABLE.values() if f.writer is not None or f.from_path}
 _TREC_BLANKS = set(" \t\n\r\v\f")
 #: The formats whose judgments carry each label's source: a fifth TREC field, a ``source`` column.
-CARRIES_SOURCES = ("trec", "csv", "tsv", "jsonl", "parquet")
+CARRIES_SOURCES = tuple(f.name for f in TABLE.values() if f.carries_sources)
 #: The formats (and kinds) that can name a query with nothing in it.
-LISTS_EMPTY: dict[str, tuple[str, ...]] = {"json": ("qrels", "run"), "beir": ("run",), "es": ("qrels", "run"),
-                                           "quepid": ("qrels",)}
+LISTS_EMPTY: dict[str, tuple[str, ...]] = {f.name: f.lists_empty for f in TABLE.values() if f.lists_empty}
 
 
 class Rows:
@@ -102,9 +99,9 @@ def render(table: Qrels | Run, fmt: str, lossy: bool = False) -> bytes:
         if not lossy:
             raise _listed_loss(rows.listed, fmt, rows.kind)
         rows.listed = []
-    writer = {"trec": _trec, "msmarco": _msmarco, "beir": _beir, "json": _json, "csv": _named, "tsv": _named,
-              "jsonl": _jsonl, "quepid": _quepid, "es": _es}[fmt]
-    return writer(rows, fmt, lossy).encode("utf-8")
+    writer = TABLE[fmt].writer
+    assert writer is not None  # (every format of WRITABLE but the columnar ones has one)
+    return str(function_of(writer)(rows, fmt, lossy)).encode("utf-8")
 
 
 def _listed_loss(listed: list[str], fmt: str, kind: str) -> FormatLossError:
@@ -189,7 +186,7 @@ def _no_duplicates(rows: Rows, fmt: str) -> None:
                           "once per query")
 
 
-def _trec(rows: Rows, fmt: str, lossy: bool) -> str:
+def trec_text(rows: Rows, fmt: str, lossy: bool) -> str:
     _check_trec_ids(rows, fmt)
     out = io.StringIO()
     if rows.kind == "qrels" and rows.source is not None:
@@ -213,7 +210,7 @@ def _trec(rows: Rows, fmt: str, lossy: bool) -> str:
     return out.getvalue()
 
 
-def _msmarco(rows: Rows, fmt: str, lossy: bool) -> str:
+def msmarco_text(rows: Rows, fmt: str, lossy: bool) -> str:
     _check_trec_ids(rows, fmt)
     out = io.StringIO()
     if rows.kind == "qrels":
@@ -234,9 +231,9 @@ def _csv_text(header: list[str], body: Iterator[list[str]], delimiter: str = ","
     return out.getvalue()
 
 
-def _beir(rows: Rows, fmt: str, lossy: bool) -> str:
+def beir_text(rows: Rows, fmt: str, lossy: bool) -> str:
     if rows.kind == "run":
-        return _json(rows, fmt, lossy)
+        return json_text(rows, fmt, lossy)
     _integers(rows, "BEIR qrels")
     return _csv_text(list(BEIR_HEADER), ([q, d, _num(g)] for q, d, g in zip(rows.query, rows.doc, rows.value, strict=True)),
                      "\t")
@@ -246,7 +243,7 @@ def _value_name(rows: Rows) -> str:
     return "relevance" if rows.kind == "qrels" else ("rank" if rows.ranked else "score")
 
 
-def _named(rows: Rows, fmt: str, lossy: bool) -> str:
+def named_text(rows: Rows, fmt: str, lossy: bool) -> str:
     header = ["query_id", "doc_id", _value_name(rows)]
     body = ([q, d, _num(v)] for q, d, v in zip(rows.query, rows.doc, rows.value, strict=True))
     if rows.source is not None:
@@ -255,7 +252,7 @@ def _named(rows: Rows, fmt: str, lossy: bool) -> str:
     return _csv_text(header, body, "\t" if fmt == "tsv" else ",")
 
 
-def _jsonl(rows: Rows, fmt: str, lossy: bool) -> str:
+def jsonl_text(rows: Rows, fmt: str, lossy: bool) -> str:
     name = _value_name(rows)
     sources = rows.source if rows.source is not None else [None] * len(rows.query)
     return "".join(json.dumps({"query_id": q, "doc_id": d, name: _json_number(v), **({} if src is None else {"source": src})},
@@ -267,7 +264,7 @@ def _json_number(x: float) -> int | float:
     return int(x) if float(x).is_integer() and abs(x) < 1e15 else x
 
 
-def _json(rows: Rows, fmt: str, lossy: bool) -> str:
+def json_text(rows: Rows, fmt: str, lossy: bool) -> str:
     _no_duplicates(rows, "JSON")
     values = rows.value if rows.kind == "qrels" else _scores_needed(rows, fmt, lossy)
     nested = {q: {rows.doc[i]: _json_number(values[i]) for i in members} for q, members in rows.groups()}
@@ -275,7 +272,7 @@ def _json(rows: Rows, fmt: str, lossy: bool) -> str:
     return json.dumps(nested, ensure_ascii=False, indent=1) + "\n"
 
 
-def _quepid(rows: Rows, fmt: str, lossy: bool) -> str:
+def quepid_text(rows: Rows, fmt: str, lossy: bool) -> str:
     for i, (q, d) in enumerate(zip(rows.query, rows.doc, strict=True)):
         if q != q.strip() or d != d.strip():
             raise _refuse(rows, i, "Quepid's CSV cannot hold an id with leading or trailing blanks (its importer strips them)")
@@ -296,7 +293,7 @@ def _quepid(rows: Rows, fmt: str, lossy: bool) -> str:
                                              for q, d, r in zip(rows.query, rows.doc, ranks, strict=True)))
 
 
-def _es(rows: Rows, fmt: str, lossy: bool) -> str:
+def es_text(rows: Rows, fmt: str, lossy: bool) -> str:
     if rows.kind == "qrels":
         _integers(rows, "_rank_eval ratings")
         requests = [{"id": q, "ratings": [{"_index": "index", "_id": rows.doc[i], "rating": int(rows.value[i])}
