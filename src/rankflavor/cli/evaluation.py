@@ -16,9 +16,7 @@ from rankflavor.cli.output import (
     shown_progress,
 )
 from rankflavor.cli.trackers import log_to_trackers, tracker_options
-
-#: The output formats of ``eval``.
-FORMATS = ("table", "json", "csv", "trec", "md", "latex")
+from rankflavor.render import FORMATS
 
 
 @click.command("eval")

@@ -19,8 +19,11 @@ from typing import Any
 
 import click
 
-FORMAT_NAMES = ("auto", "trec", "msmarco", "beir", "json", "csv", "tsv", "jsonl", "parquet", "quepid", "es", "srw",
-                "umbrela")
+from rankflavor.io.formats.spec import FORMATS
+
+#: ``--qrels-format`` / ``--run-format`` choices: ``auto`` and every format of the table
+#: (:data:`rankflavor.io.formats.spec.TABLE`; the module imports no NumPy).
+FORMAT_NAMES = ("auto", *FORMATS)
 FORMAT_HELP = ("auto (by the file's name: .parquet .jsonl .json .csv .tsv, anything else TREC), trec, msmarco, "
                 "beir, json, csv, tsv, jsonl, parquet, quepid, es (Elasticsearch/OpenSearch), srw (OpenSearch Search "
                 "Relevance Workbench judgments), umbrela (UMBRELA's LLM judgments); compressed files "

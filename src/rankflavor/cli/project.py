@@ -16,6 +16,7 @@ import click
 
 from rankflavor.cli.output import command_line, output_width, screen_options
 from rankflavor.cli.vocabulary import RenamedChoice, deprecated_alias
+from rankflavor.render import FORMATS
 
 if TYPE_CHECKING:
     from rankflavor.engine.results import Results
@@ -119,7 +120,7 @@ def eval_project(config_path: str | None, qrels: str, run: str, metrics: list[st
 @click.command("show")
 @click.argument("results_file", type=click.Path(dir_okay=False), metavar="RESULTS.json")
 @click.option("-q", "per_query", is_flag=True, help="Per-query values as well as the summary.")
-@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv", "trec", "md", "latex")), default="table",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True, help="As `rankflavor eval --format`: the same output, byte for byte.")
 @screen_options
 def show_cmd(results_file: str, per_query: bool, fmt: str) -> None:

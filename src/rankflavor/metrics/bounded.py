@@ -1,4 +1,4 @@
-"""How the interval of each metric under unjudged documents is found (:mod:`rankflavor.judgments`).
+"""How the interval of each metric under unjudged documents is found (:mod:`rankflavor.analysis.judgments`).
 
 A separate table, kept beside the metrics so that no module outside ``metrics/`` branches on a
 metric's name: :func:`bound_of` gives, for a metric whose interval :func:`rankflavor.bounds` derives

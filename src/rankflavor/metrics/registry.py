@@ -4,7 +4,7 @@ and the :class:`Measure`, a registered metric with a cutoff and a flavor (parsed
 
 Adding a metric = one module that calls :func:`register` with a :class:`MetricSpec`, plus its
 tests. Nothing else dispatches on metric names: the engine, :mod:`rankflavor.metrics.measure`,
-:mod:`rankflavor.explain` and the renderers ask the spec (``tests/test_metrics_alone.py`` checks
+:mod:`rankflavor.analysis.explain` and the renderers ask the spec (``tests/architecture/test_metrics_alone.py`` checks
 that no module outside ``metrics/`` compares a metric's name with a literal).
 """
 

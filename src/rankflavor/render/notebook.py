@@ -225,7 +225,7 @@ def _comparison_md(c: Any) -> str:
 def _register() -> None:
     blocks: dict[str, Callable[[Any], list[Block]]] = {
         "rankflavor.engine.results.Results": _results_blocks, "rankflavor.analysis.spread.result.Spread": _spread_blocks,
-        "rankflavor.analysis.judgments.bounds.Bounds": _bounds_blocks}
+        "rankflavor.analysis.judgments.result.Bounds": _bounds_blocks}
     for cls, make in blocks.items():
         register(cls, "html", partial(_blocks_html, make))
         register(cls, "markdown", partial(_blocks_md, make))

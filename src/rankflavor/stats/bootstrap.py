@@ -7,9 +7,11 @@ and the same generator, which is how the tests compare the intervals with SciPy'
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
+import scipy.stats as ss
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
@@ -46,17 +48,6 @@ def index_blocks(n: int, n_resamples: int, seed: int, batch: int | None = None) 
         yield rng.integers(0, n, (min(rows, n_resamples - start), n))
 
 
-def bootstrap_means(x: NDArray[np.float64], n_resamples: int, seed: int, batch: int | None = None) -> NDArray[np.float64]:
-    """The mean of each of ``n_resamples`` bootstrap resamples of ``x``.
-
-    Examples
-    --------
-    >>> bootstrap_means(np.array([1.0, 1.0]), 3, seed=0).tolist()
-    [1.0, 1.0, 1.0]
-    """
-    return np.concatenate([x[idx].mean(axis=-1) for idx in index_blocks(x.size, n_resamples, seed, batch)])
-
-
 def bootstrap_ci(
     x: ArrayLike,
     *,
@@ -70,9 +61,9 @@ def bootstrap_ci(
 
     ``x`` is one system's per-query scores (the CI of its mean) or a pair's per-query
     differences (the CI of the mean difference: resampling the differences resamples the
-    queries, pairing kept). The interval is the one ``scipy.stats.bootstrap((x,), np.mean,
+    queries, pairing kept). The interval is ``scipy.stats.bootstrap((x,), np.mean,
     n_resamples=n_resamples, batch=batch, method=method, confidence_level=level,
-    rng=np.random.default_rng(seed))`` gives: BCa (bias-corrected and accelerated, with the
+    rng=np.random.default_rng(seed))``: BCa (bias-corrected and accelerated, with the
     jackknife acceleration), percentile, or basic; quantiles interpolated linearly.
 
     Parameters
@@ -120,7 +111,22 @@ def bootstrap_ci(
     kind = _ci_kind(method, level)
     if (xs == xs[0]).all():
         return float(xs[0]), float(xs[0])
-    return _interval(xs, bootstrap_means(xs, n_resamples, seed, batch), level, kind)
+    with warnings.catch_warnings():
+        # an undefined BCa interval: SciPy warns (and divides by zero on the way) and returns NaN
+        warnings.simplefilter("ignore", ss.DegenerateDataWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = ss.bootstrap((xs,), np.mean, n_resamples=n_resamples, batch=batch or default_batch(xs.size, n_resamples),
+                          method=kind, confidence_level=level, rng=np.random.default_rng(seed)).confidence_interval
+    if np.isnan(ci.low) or np.isnan(ci.high):
+        raise _bca_undefined(xs.size)
+    return float(ci.low), float(ci.high)
+
+
+def _bca_undefined(n: int) -> EvaluationError:
+    return EvaluationError(
+        f"the BCa interval is undefined for these {n} values (every resampled mean lies on one side "
+        "of the observed mean); use method='percentile'"
+    )
 
 
 def _ci_kind(method: str, level: float) -> str:
@@ -150,10 +156,7 @@ def _interval(xs: NDArray[np.float64], theta: NDArray[np.float64], level: float,
     # An infinite bias correction (every resampled mean on one side) makes the BCa levels NaN,
     # which np.quantile refuses with a bare ValueError: say what happened instead.
     if not np.isfinite(levels).all():
-        raise EvaluationError(
-            f"the BCa interval is undefined for these {xs.size} values (every resampled mean lies on one side "
-            "of the observed mean); use method='percentile'"
-        )
+        raise _bca_undefined(xs.size)
     low, high = np.quantile(theta, levels)
     if kind == "basic":
         mean = xs.mean()

@@ -67,8 +67,8 @@ def values(x: ArrayLike, what: str = "x", *, minimum: int = 2) -> NDArray[np.flo
     return arr
 
 
-def differences(a: ArrayLike, b: ArrayLike, *, minimum: int = 2) -> NDArray[np.float64]:
-    """``a - b`` after checking both are paired per-query arrays of the same length.
+def paired(a: ArrayLike, b: ArrayLike, *, minimum: int = 2) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``a`` and ``b`` as float64 arrays after checking both are paired per-query arrays of the same length.
 
     Raises :class:`~rankflavor.errors.EvaluationError` when they differ in length, hold
     NaN, have fewer than ``minimum`` queries, or every difference is zero (the systems are
@@ -76,8 +76,8 @@ def differences(a: ArrayLike, b: ArrayLike, *, minimum: int = 2) -> NDArray[np.f
 
     Examples
     --------
-    >>> differences([1.0, 2.0], [0.5, 2.5]).tolist()
-    [0.5, -0.5]
+    >>> [x.tolist() for x in paired([1, 2], [0.5, 2.5])]
+    [[1.0, 2.0], [0.5, 2.5]]
     """
     xa = values(a, "a", minimum=minimum)
     xb = values(b, "b", minimum=minimum)
@@ -85,12 +85,23 @@ def differences(a: ArrayLike, b: ArrayLike, *, minimum: int = 2) -> NDArray[np.f
         raise EvaluationError(
             f"a and b must be paired per-query values of the same length, got {xa.size} and {xb.size}"
         )
-    d = xa - xb
-    if not d.any():
+    if (xa == xb).all():
         raise EvaluationError(
-            f"all {d.size} paired differences are zero: the two systems score identically on every query"
+            f"all {xa.size} paired differences are zero: the two systems score identically on every query"
         )
-    return d
+    return xa, xb
+
+
+def differences(a: ArrayLike, b: ArrayLike, *, minimum: int = 2) -> NDArray[np.float64]:
+    """``a - b`` after the checks of :func:`paired`.
+
+    Examples
+    --------
+    >>> differences([1.0, 2.0], [0.5, 2.5]).tolist()
+    [0.5, -0.5]
+    """
+    xa, xb = paired(a, b, minimum=minimum)
+    return xa - xb
 
 
 def seed_of(seed: int | None) -> int:

@@ -23,6 +23,7 @@ import pyarrow as pa
 from rankflavor.analysis.check.findings import LIST_LIMIT, FileSummary, Finding, Severity, listed
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.columnar import read_columns
+from rankflavor.io.formats.spec import SUFFIX_FORMATS
 from rankflavor.io.inputs import as_qrels, as_run
 from rankflavor.io.lines import QRELS_FIELDS, RUN_FIELDS, parse_qrels_lines, parse_run_lines
 from rankflavor.io.parse import QUERY
@@ -32,7 +33,7 @@ from rankflavor.io.tables import Qrels, Run
 
 #: Extensions of formats other than TREC text (before a compression suffix): their own readers
 #: decide, and ``check`` reports their typed error rather than running the TREC line pass.
-OTHER_FORMATS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq")
+OTHER_FORMATS = tuple(SUFFIX_FORMATS)
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 #: Longest line a finding quotes (a file with no newline is one line: its text must not flood a report).
 SHOWN_LINE = 200

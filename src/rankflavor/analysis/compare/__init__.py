@@ -1,11 +1,11 @@
 """Compare systems: paired significance tests, corrections, confidence intervals and flavor-robust
 verdicts (:func:`compare`, :class:`Comparison`).
 
-The modules, one concern each: ``settings`` (what every report states), ``provenance`` (content
-hashes, the same-qrels check), ``scores`` (per-query values from the evaluation plan), ``queries``
+The modules, one concern each: ``settings`` (what every report states), ``scores`` (per-query values from the evaluation plan), ``queries``
 (alignment by query id under a policy), ``analysis`` (the statistics of one measure), ``flavors``
 and ``robust`` (the flavor grid and the verdicts in each flavor), ``result`` (the values), ``api``
-(the entry) and ``saved`` (comparing saved results).
+(the entry) and ``saved`` (comparing saved results). The inputs' content hashes and the
+same-qrels check are :mod:`rankflavor.engine.provenance`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Judgments: the label scale, coverage of the runs' top k, and bounds under unjudged documents.
+"""Judgments: coverage of the runs' top k, bounds under unjudged documents, and pooling.
 
 Public names::
 
-    Scale, SCALES, scale_named          the label scale, declared once (scale.py)
-    bounds(qrels, run, metrics, scale) -> Bounds          (bounds.py)
+    Scale, SCALES, scale_named          the label scale (declared in rankflavor.presets.scales)
+    bounds(qrels, run, metrics, scale) -> Bounds          (bounds.py; the result in result.py)
     judgments(qrels, runs, metrics, scale) -> Coverage    (coverage.py)
 """
 
