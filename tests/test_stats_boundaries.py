@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from rankflavor.stats import (
     bootstrap_ci_many,
     bootstrap_test,
     bootstrap_test_many,
+    paired_t,
     permutation,
     permutation_many,
     sign_test,
@@ -350,3 +352,171 @@ def test_bootstrap_resample_of_one_query_is_infinitely_extreme() -> None:
 
 def test_default_batch_never_zero() -> None:
     assert default_batch(5_000_000, 10) == 1  # 2**22 // 5e6 = 0 rows would draw nothing
+
+
+# --- SciPy's tests against references that do not call them (issue 38) ---------------------------
+# paired_t, wilcoxon, sign_test and bootstrap_ci call SciPy's own functions, so comparing them with
+# those functions checks only the arguments passed. These references are independent of SciPy:
+# every sign vector or subset counted in exact arithmetic, the normal approximation and the BCa
+# interval from their textbook formulas with the standard library's normal distribution, and
+# statsmodels' t-test.
+
+NORMAL = NormalDist()
+
+
+def average_ranks(values: list[Fraction]) -> list[Fraction]:
+    """1-based ranks of ``values``, ties given their average rank, by comparison counts."""
+    return [Fraction(2 * sum(w < v for w in values) + sum(w == v for w in values) + 1, 2) for v in values]
+
+
+def signed_rank_null(d: list[float], zero_method: str) -> tuple[Fraction, list[Fraction]]:
+    """R+ of ``d`` and of every one of its 2**n sign flips (zeros: dropped, rank kept, or split)."""
+    x = [Fraction(v) for v in d]
+    kept = [v for v in x if v != 0] if zero_method == "wilcox" else x
+    ranks = average_ranks([abs(v) for v in kept])
+    half = sum((r for r, v in zip(ranks, kept, strict=True) if v == 0), Fraction(0)) / 2 if zero_method == "zsplit" else 0
+    observed = sum((r for r, v in zip(ranks, kept, strict=True) if v > 0), Fraction(0)) + half
+    moving = [r for r, v in zip(ranks, kept, strict=True) if v != 0]
+    null = [sum((r for r, s in zip(moving, signs, strict=True) if s), Fraction(0)) + half
+            for signs in itertools.product((True, False), repeat=len(moving))]
+    return observed, null
+
+
+def two_sided(observed: Fraction, null: list[Fraction]) -> float:
+    tail = min(sum(v <= observed for v in null), sum(v >= observed for v in null))
+    return float(min(Fraction(1), Fraction(2 * tail, len(null))))
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("d", [
+    [0.5, -0.25, 0.75, 1.0, 0.125],  # untied: exact
+    [0.375, -0.125, 0.25, 0.5, -0.625, 0.875, 1.125, 0.0625, -1.25, 0.75, 1.5, 1.75],
+    [0.5, -0.5, 0.25, 0.25, 0.75, -0.125, 1.0],  # ties: enumerated
+    [0.0, 0.25, -0.25, 0.5, 0.5, 0.5, -0.75, 1.0, 1.25, 0.0, 0.125, 1.5, 2.0],  # zeros and ties, 13 pairs
+    [0.0, 0.5],
+    [-0.25, -0.5, -0.5],
+])
+def test_wilcoxon_small_samples_equal_every_sign_flip(d: list[float], zero_method: str) -> None:
+    r = wilcoxon(d, np.zeros(len(d)), zero_method=zero_method)
+    observed, null = signed_rank_null(d, zero_method)
+    assert r.details["method"] == ("exact" if len(set(map(abs, d))) == len(d) and 0 not in d else "enumerated")
+    assert r.pvalue == pytest.approx(two_sided(observed, null), rel=1e-12)
+    r_minus = signed_rank_null([-v for v in d], zero_method)[0]  # R- of d is R+ of -d
+    assert (r.details["r_plus"], r.details["r_minus"]) == (float(observed), float(r_minus))
+    assert r.statistic == float(min(observed, r_minus))
+
+
+@pytest.mark.parametrize(("n", "seed"), [(14, 0), (30, 1), (50, 2)])
+def test_wilcoxon_exact_equals_subset_sums(n: int, seed: int) -> None:
+    """No ties, no zeros, up to 50 pairs: under the null R+ is the sum of a uniformly random subset of
+    the ranks 1..n, whose law is the number of subsets of each sum (counted exactly) over 2**n."""
+    rng = np.random.default_rng(seed)
+    ranks, signs = rng.permutation(np.arange(1, n + 1)), rng.choice([-1, 1], n)
+    d = signs * ranks / 8.0  # distinct |d|: the rank of |d_i| is ranks[i]
+    r_plus = int(ranks[signs > 0].sum())
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    for k in range(1, n + 1):
+        for s in range(len(counts) - 1, k - 1, -1):
+            counts[s] += counts[s - k]
+    tail = min(sum(counts[: r_plus + 1]), sum(counts[r_plus:]))
+    r = wilcoxon(d, np.zeros(n))
+    assert r.details["method"] == "exact" and r.details["r_plus"] == r_plus
+    assert r.pvalue == pytest.approx(float(min(Fraction(1), Fraction(2 * tail, 2**n))), rel=1e-12)
+
+
+def normal_wilcoxon(d: list[float], zero_method: str) -> tuple[float, float]:
+    """(z, p) of the normal approximation without continuity correction, tie-corrected; Pratt's zeros
+    take their ranks out of the mean and the variance (Cureton 1967)."""
+    x = [Fraction(v) for v in d]
+    kept = [v for v in x if v != 0] if zero_method == "wilcox" else x
+    ranks = average_ranks([abs(v) for v in kept])
+    r_plus = sum((r for r, v in zip(ranks, kept, strict=True) if v > 0), Fraction(0))
+    if zero_method == "zsplit":
+        r_plus += sum((r for r, v in zip(ranks, kept, strict=True) if v == 0), Fraction(0)) / 2
+    n, z0 = len(kept), sum(v == 0 for v in x) if zero_method == "pratt" else 0
+    mean = Fraction(n * (n + 1) - z0 * (z0 + 1), 4)
+    groups = [sum(abs(w) == abs(v) for w in kept) for v in set(map(abs, kept)) if zero_method != "pratt" or v != 0]
+    var = Fraction(n * (n + 1) * (2 * n + 1) - z0 * (z0 + 1) * (2 * z0 + 1), 24) - Fraction(sum(t**3 - t for t in groups), 48)
+    z = -abs(float(r_plus - mean) / math.sqrt(var))
+    return z, 2 * NORMAL.cdf(z)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize(("n", "grid"), [(14, 0.25), (60, None), (200, 0.125)])
+def test_wilcoxon_normal_approximation_equals_the_formula(n: int, grid: float | None, zero_method: str) -> None:
+    d = np.random.default_rng(n).normal(0.1, 1.0, n)
+    if grid is not None:
+        d = np.round(d / grid) * grid
+    r = wilcoxon(d, np.zeros(n), zero_method=zero_method)
+    z, p = normal_wilcoxon(list(d), zero_method)
+    assert r.details["method"] == "asymptotic"
+    assert r.details["z"] == pytest.approx(z, rel=1e-12)
+    assert r.pvalue == pytest.approx(p, rel=1e-9)
+
+
+@pytest.mark.parametrize(("wins", "losses", "ties"), [(4, 1, 0), (5, 4, 0), (0, 7, 2), (3, 3, 1), (12, 30, 5), (1, 0, 3)])
+def test_sign_test_equals_the_binomial_counted(wins: int, losses: int, ties: int) -> None:
+    n = wins + losses
+    tail = sum(math.comb(n, k) for k in range(min(wins, losses) + 1))
+    r = sign_test([1.0] * wins + [0.0] * losses + [0.5] * ties, [0.0] * wins + [1.0] * losses + [0.5] * ties)
+    assert r.pvalue == pytest.approx(float(min(Fraction(1), Fraction(2 * tail, 2**n))), rel=1e-12)
+    assert (r.statistic, r.n) == (wins, n)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(3, 0), (4, 1), (12, 2), (80, 3)])
+def test_paired_t_equals_statsmodels(n: int, seed: int) -> None:
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.beta(2, 3, n) + 0.05, rng.beta(2, 3, n)
+    t, p, df = DescrStatsW(a - b).ttest_mean(0.0)
+    r = paired_t(a, b)
+    assert (r.statistic, r.pvalue, r.details["df"]) == (pytest.approx(t, rel=1e-12), pytest.approx(p, rel=1e-10), df)
+
+
+def test_paired_t_closed_forms() -> None:
+    """Student's t in closed form: Cauchy at 1 degree of freedom, p = 1 - |t| / sqrt(2 + t^2) at 2."""
+    d = [0.75, 0.25]  # t = 0.5 / (sqrt(1/8) / sqrt(2)) = 2
+    assert paired_t(d, [0.0, 0.0]).pvalue == pytest.approx(1 - 2 / math.pi * math.atan(2.0), rel=1e-12)
+    d = [0.5, 0.25, 1.0]  # mean 7/12, var 7/48: t = sqrt(7)
+    t = math.sqrt(7)
+    assert paired_t(d, [0.0] * 3).statistic == pytest.approx(t, rel=1e-12)
+    assert paired_t(d, [0.0] * 3).pvalue == pytest.approx(1 - t / math.sqrt(2 + t * t), rel=1e-12)
+
+
+def reference_interval(x: list[float], n_resamples: int, seed: int, level: float, method: str) -> tuple[float, float]:
+    """Efron & Tibshirani's percentile, basic and BCa intervals (eq. 14.10-14.15) by plain loops over the
+    documented draws, the standard library's normal distribution, and linear interpolation of quantiles."""
+    n = len(x)
+    mean = sum(x) / n
+    means = sorted(float(np.mean([x[i] for i in row])) for row in np.random.default_rng(seed).integers(0, n, (n_resamples, n)))
+    alpha = (1 - level) / 2
+    levels = [alpha, 1 - alpha]
+    if method == "BCa":
+        z0 = NORMAL.inv_cdf((sum(m < mean for m in means) + sum(m <= mean for m in means)) / (2 * n_resamples))
+        jack = [(sum(x) - v) / (n - 1) for v in x]
+        u = [sum(jack) / n - j for j in jack]
+        accel = sum(v**3 for v in u) / (6 * sum(v**2 for v in u) ** 1.5)
+        levels = [NORMAL.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z))) for z in (NORMAL.inv_cdf(q) for q in levels)]
+
+    def quantile(q: float) -> float:
+        h = (n_resamples - 1) * q
+        lo = math.floor(h)
+        return means[lo] + (h - lo) * (means[min(lo + 1, n_resamples - 1)] - means[lo])
+
+    low, high = quantile(levels[0]), quantile(levels[1])
+    return (2 * mean - high, 2 * mean - low) if method == "basic" else (low, high)
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
+@pytest.mark.parametrize(("values", "level"), [
+    ([0.125, 0.5, 0.25, 0.875, 0.0625, 0.375, 0.75, 0.3125, 0.1875, 0.625, 0.5, 0.9375], 0.95),
+    ([1.5, -0.25, 0.75, 0.0, 2.25, -1.0, 0.5], 0.9),
+])
+def test_bootstrap_ci_equals_the_textbook_intervals(values: list[float], level: float, method: str) -> None:
+    """Values on a binary grid: every resampled sum is exact, so a resample ties the observed mean
+    exactly or not at all, whatever the order of summation."""
+    mine = bootstrap_ci(values, n_resamples=1999, seed=5, level=level, method=method)
+    assert mine == pytest.approx(reference_interval(values, 1999, 5, level, method), rel=1e-9)
+    many = bootstrap_ci_many([values, values[::-1]], n_resamples=1999, seed=5, level=level, method=method)
+    np.testing.assert_allclose(many[0], reference_interval(values, 1999, 5, level, method), rtol=1e-9)

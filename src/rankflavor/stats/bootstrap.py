@@ -1,8 +1,24 @@
 """Paired bootstrap: confidence intervals of a mean, and the bootstrap test of a mean difference.
 
-Resamples are drawn in blocks of rows, ``rng.integers(0, n, (rows, n))`` from
-``np.random.default_rng(seed)`` — the draws ``scipy.stats.bootstrap`` makes with ``batch=rows``
-and the same generator, which is how the tests compare the intervals with SciPy's.
+One interval (:func:`bootstrap_ci`) is ``scipy.stats.bootstrap``'s. Many rows over the same
+queries (:func:`bootstrap_ci_many`, :func:`bootstrap_test_many`: compare's systems and pairs) are
+resampled here: resamples are drawn in blocks of rows, ``rng.integers(0, n, (rows, n))`` from
+``np.random.default_rng(seed)`` (the draws ``scipy.stats.bootstrap`` makes with the same
+generator, which is how the tests compare the intervals with SciPy's), each block as a matrix of
+query counts serves every row in one matrix product, and the BCa jackknife of a mean is
+``(sum - x) / (n - 1)``.
+
+Why not ``scipy.stats.bootstrap(..., axis=-1, vectorized=True)`` for many rows: it too shares one
+index matrix among the rows (the same draws: the intervals agree to 1e-13), but it gathers every
+row's resampled values, and jackknifes each row by gathering its ``n`` leave-one-out samples
+(``rows × n × (n - 1)`` values). ``python3 bench/bench_stats_scipy.py`` (10,000 resamples, 10
+systems: 55 rows; SciPy's ``batch`` held to the same 32 MiB block; median seconds on 2 shared
+cores): 50 queries, 0.045 s here against SciPy's 0.099 s; 1,000 queries, 0.20-0.46 s against
+1.9 s; 7,000 queries, 0.88 s against 22.4 s. Handed these resampled means
+(``bootstrap_result=``), SciPy's BCa arithmetic alone takes 0.16 s at 1,000 queries and 7.9 s at
+7,000 (0.02 s and 0.04 s here). SciPy has no bootstrap test; the bootstrap distribution of the
+studentized mean from ``scipy.stats.bootstrap`` takes 0.22, 4.0 and 31 s for the 45 pairs at
+50, 1,000 and 7,000 queries, :func:`bootstrap_test_many` 0.03, 0.37 and 1.8 s.
 """
 
 from __future__ import annotations

@@ -9,6 +9,15 @@ The sign vectors are one shared ±1 matrix, drawn in blocks of rows from the raw
 signs depend only on the seed, the number of queries and the resample's index — not on the block
 size, nor on how many pairs are tested together. Each block is one matrix product
 ``signs @ diffs.T``; memory stays bounded by the block, whatever the number of resamples.
+
+Why not ``scipy.stats.permutation_test((diffs,), ..., permutation_type="samples",
+vectorized=True, axis=-1)``, which also flips one set of signs for every pair: it cannot give the
+documented rule (signs from the generator's raw bits, the same whatever the block, which the
+tests pin; a rounding slack of 64 ulps of ``sum(|d|)``, not its ``100 eps |observed|``; and, with
+its default two-sided alternative, twice the smaller tail rather than the tail of ``|sum|``),
+and it is slower. With ``|sum|`` and ``alternative="greater"``, 45 pairs and 10,000 resamples,
+``python3 bench/bench_stats_scipy.py`` (median seconds on 2 shared cores): 0.23 s against 0.005 s
+here at 50 queries, 5.3 s against 0.06-0.15 s at 1,000, 122 s against 0.51 s at 7,000.
 """
 
 from __future__ import annotations
