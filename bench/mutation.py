@@ -48,47 +48,47 @@ EQUIVALENT = REPO / "bench" / "mutation_equivalent.toml"
 #: group -> (source files under src/, as globs, "!glob" leaving some out; the test files that pin
 #: them, as globs). A new test file named like the group's joins it.
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
-    "stats": (["rankflavor/stats/*.py"], ["tests/test_stats*.py"]),
+    "stats": (["rankflavor/stats/*.py"], ["tests/stats/test_stats*.py"]),
     # (the ranker's block sort is reached from training-time scoring, its duplicate check from the plan)
-    "order": (["rankflavor/order/*.py"], ["tests/test_order*.py", "tests/test_align_groups.py", "tests/test_ltr_callbacks.py",
-                                          "tests/test_plan.py"]),
-    "aggregate": (["rankflavor/engine/aggregate.py"], ["tests/test_aggregate*.py"]),
-    "raters": (["rankflavor/raters/reliability.py"], ["tests/test_raters*.py"]),
+    "order": (["rankflavor/order/*.py"], ["tests/order/test_order*.py", "tests/align/test_align_groups.py", "tests/training/test_ltr_callbacks.py",
+                                          "tests/engine/test_plan.py"]),
+    "aggregate": (["rankflavor/engine/aggregate.py"], ["tests/engine/test_aggregate*.py"]),
+    "raters": (["rankflavor/raters/reliability.py"], ["tests/raters/test_raters*.py"]),
     # issue 36: the tables handed to DataFrames, the trackers' keys, an ir_datasets dataset's scale
     "where": (["rankflavor/base/frames.py", "rankflavor/trackers/keys.py", "rankflavor/presets/irds.py"],
-              ["tests/test_frames.py", "tests/test_notebook_repr.py", "tests/test_trackers_mlflow.py", "tests/test_trackers_wandb.py",
-               "tests/test_irds.py"]),
+              ["tests/base/test_frames.py", "tests/render/test_notebook_repr.py", "tests/trackers/test_trackers_mlflow.py", "tests/trackers/test_trackers_wandb.py",
+               "tests/io/test_irds.py"]),
     # issue 37: the numbers of label sources, the judge's agreement, PPI and COEC
     "judges": (["rankflavor/analysis/estimate/ppi.py", "rankflavor/analysis/estimate/agreement.py", "rankflavor/clicks/coec.py",
                 "rankflavor/io/labels/select.py", "rankflavor/engine/labels.py"],
-               ["tests/test_estimate*.py", "tests/test_agreement*.py", "tests/test_clicks*.py", "tests/test_labels*.py"]),
+               ["tests/analysis/estimate/test_estimate*.py", "tests/analysis/estimate/test_agreement*.py", "tests/clicks/test_clicks*.py", "tests/**/test_labels*.py"]),
     # issue 37: the bounds on one label source's labels beside the filled ones, pinned by the labels tests
-    "filled": (["rankflavor/analysis/judgments/filled.py"], ["tests/test_labels_eval.py", "tests/test_frames.py"]),
+    "filled": (["rankflavor/analysis/judgments/filled.py"], ["tests/engine/test_labels_eval.py", "tests/base/test_frames.py"]),
     # issue 37: the LLM judge (grades parsed from answers, the cache, retries, token counts); its CLI
     # tests start another process, where mutmut's trampolines cannot find the mutated tree
-    "judge": (["rankflavor/judge/*.py"], ["tests/test_judge_api.py", "tests/test_judge_prompt.py", "tests/test_judge_texts.py"]),
-    # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/test_irds.py, as in `where`)
-    "judgments": (["rankflavor/analysis/judgments/*.py", "!rankflavor/analysis/judgments/filled.py"], ["tests/test_judgments*.py", "tests/test_pool.py", "tests/test_bounds*.py",
-                                                  "tests/test_irds.py"]),
+    "judge": (["rankflavor/judge/*.py"], ["tests/judge/test_judge_api.py", "tests/judge/test_judge_prompt.py", "tests/judge/test_judge_texts.py"]),
+    # (irdsscale.py, an ir_datasets dataset's scale, is pinned by tests/io/test_irds.py, as in `where`)
+    "judgments": (["rankflavor/analysis/judgments/*.py", "!rankflavor/analysis/judgments/filled.py"], ["tests/analysis/judgments/test_judgments*.py", "tests/analysis/judgments/test_pool.py", "tests/analysis/judgments/test_bounds*.py",
+                                                  "tests/io/test_irds.py"]),
     # issue 32: torch maps the engine's rule tables onto tensors (its differential tests against
     # evaluate), spread's one summary rule and compare's robustness across flavors, explain's lists
-    "training": (["rankflavor/training/torch.py"], ["tests/test_torch*.py", "tests/test_presets_torchmetrics.py"]),
+    "training": (["rankflavor/training/torch.py"], ["tests/training/test_torch*.py", "tests/presets/test_presets_torchmetrics.py"]),
     "spread": (["rankflavor/analysis/spread/result.py", "rankflavor/analysis/compare/robust.py", "rankflavor/analysis/compare/flavors.py"],
-               ["tests/test_spread*.py", "tests/test_compare*.py", "tests/test_formats_agree.py", "tests/test_frames.py"]),
+               ["tests/analysis/spread/test_spread*.py", "tests/analysis/compare/test_compare*.py", "tests/render/test_formats_agree.py", "tests/base/test_frames.py"]),
     # (the other files' tests whose names say explain: DESELECT)
-    "explain": (["rankflavor/analysis/explain/api.py"], ["tests/test_explain*.py", "tests/test_fractional_grades.py", "tests/test_empty_queries.py",
-                                            "tests/test_formats.py", "tests/test_formats_agree.py", "tests/test_ideal_lists.py",
-                                            "tests/test_nonfinite.py", "tests/test_metrics_core_edges.py", "tests/test_registry.py",
-                                            "tests/test_render_terminal.py"]),
+    "explain": (["rankflavor/analysis/explain/api.py"], ["tests/analysis/explain/test_explain*.py", "tests/order/test_fractional_grades.py", "tests/engine/test_empty_queries.py",
+                                            "tests/io/test_formats.py", "tests/render/test_formats_agree.py", "tests/metrics/test_ideal_lists.py",
+                                            "tests/base/test_nonfinite.py", "tests/metrics/test_metrics_core_edges.py", "tests/metrics/test_registry.py",
+                                            "tests/render/test_render_terminal.py"]),
     # issue 33: the columns of Parquet, Arrow and DataFrame inputs (ids, numbers, row groups)
-    "formats": (["rankflavor/io/formats/table.py"], ["tests/test_parquet_row_groups.py", "tests/test_formats.py",
-                                                     "tests/test_formats_agree.py", "tests/test_formats_fuzz.py"]),
+    "formats": (["rankflavor/io/formats/table.py"], ["tests/io/test_parquet_row_groups.py", "tests/io/test_formats.py",
+                                                     "tests/render/test_formats_agree.py", "tests/io/test_formats_fuzz.py"]),
     # issue 35: check's table checks split into mergeable facts and their wording (both engines word them)
-    "check": (["rankflavor/analysis/check/*.py"], ["tests/test_check.py"]),
+    "check": (["rankflavor/analysis/check/*.py"], ["tests/analysis/check/test_check.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [
-        "tests/test_metrics*.py", "tests/test_ndcg*.py", "tests/test_registry.py", "tests/test_rbp.py",
-        "tests/test_udcg.py", "tests/test_err.py", "tests/test_fractional_grades.py", "tests/test_ideal_lists.py",
-        "tests/test_binary_knobs.py"]),
+        "tests/**/test_metrics*.py", "tests/**/test_ndcg*.py", "tests/metrics/test_registry.py", "tests/metrics/test_rbp.py",
+        "tests/metrics/test_udcg.py", "tests/metrics/test_err.py", "tests/order/test_fractional_grades.py", "tests/metrics/test_ideal_lists.py",
+        "tests/metrics/test_binary_knobs.py"]),
 }
 #: metrics/ in three parts with the same tests, so the modules that compute the headline numbers
 #: (and the helpers they share) run first: ``run metrics_core``, ``metrics_next``, ``metrics_rest``.
@@ -99,8 +99,8 @@ for _part, _modules in _METRICS_PARTS.items():
 #: trec_eval's own measures (trec_extra, trec_gain, counts) are pinned against trec_eval 9.0.8 and
 #: pytrec_eval by the first three (about 20 s together), C/W/L and Compat against ir_measures'
 #: cwl_eval and compat providers by the last (about 20 s).
-_TREC_TESTS = ["tests/test_trec_all.py", "tests/test_trec_parity.py", "tests/test_pytrec_eval_diff.py",
-               "tests/test_dialect_irmeasures.py"]
+_TREC_TESTS = ["tests/presets/test_trec_all.py", "tests/presets/test_trec_parity.py", "tests/presets/test_pytrec_eval_diff.py",
+               "tests/presets/test_dialect_irmeasures.py"]
 GROUPS["metrics_rest"] = (sorted(f"rankflavor/metrics/{p.name}" for p in (REPO / "src/rankflavor/metrics").glob("*.py")
                                  if p.stem != "__init__" and all(p.stem not in v for v in _METRICS_PARTS.values())),
                           GROUPS["metrics"][1] + _TREC_TESTS)
@@ -111,7 +111,7 @@ GROUPS["metrics"][1].extend(_TREC_TESTS)
 #: that compare one path of the code with another over hundreds of random collections take
 #: minutes per surviving mutant, and a brute-force test in the group checks what they check.
 DESELECT: dict[str, str] = {
-    # tests/test_order_reference.py checks every field of every path against the definitions
+    # tests/order/test_order_reference.py checks every field of every path against the definitions
     # (and the LightGBM example, a process of its own: mutmut's trampolines there cannot find the tree)
     "order": "not judged_rows_view_gives_the_values and not inexact_rows_give_every_value"
              " and not ranking_the_judged_rows_alone_equals_the_view and not example_trains_and_logs",
@@ -144,19 +144,19 @@ PYTEST_ARGS: dict[str, list[str]] = {
 #: widening them mid-way would throw a run away; a recheck of the survivors costs seconds each.)
 RECHECK_TESTS: dict[str, list[str]] = {
     # (the triage's tests of 2026-12-07 first: a mutant they kill is settled in seconds)
-    "judgments": ["tests/test_judgments_bounds_mut.py", "tests/test_judgments_families_mut.py",
-                  "tests/test_judgments_ratio_mut.py", "tests/test_judgments_scope_mut.py", "tests/test_judgments_edges.py",
-                  "tests/test_bounds_exact.py", "tests/test_frames.py", "tests/test_labels_eval.py", "tests/test_irds.py"],
+    "judgments": ["tests/analysis/judgments/test_judgments_bounds_mut.py", "tests/analysis/judgments/test_judgments_families_mut.py",
+                  "tests/analysis/judgments/test_judgments_ratio_mut.py", "tests/analysis/judgments/test_judgments_scope_mut.py", "tests/analysis/judgments/test_judgments_edges.py",
+                  "tests/analysis/judgments/test_bounds_exact.py", "tests/base/test_frames.py", "tests/engine/test_labels_eval.py", "tests/io/test_irds.py"],
     # metrics/common.py's hits(cut=...) is called by trec_extra's Rprec_mult alone (metrics_rest),
     # which trec_eval's own suite and the pytrec_eval comparisons pin
-    "metrics_core": ["tests/test_trec_all.py"],
-    "metrics_rest": ["tests/test_metrics_compat_mut.py", "tests/test_metrics_trec_mut.py", "tests/test_metrics_cwl_mut.py",
-                     "tests/test_metrics_trec_extra_mut.py"],
-    "training": ["tests/test_torch_mut.py"],
+    "metrics_core": ["tests/presets/test_trec_all.py"],
+    "metrics_rest": ["tests/metrics/test_metrics_compat_mut.py", "tests/metrics/test_metrics_trec_mut.py", "tests/metrics/test_metrics_cwl_mut.py",
+                     "tests/metrics/test_metrics_trec_extra_mut.py"],
+    "training": ["tests/training/test_torch_mut.py"],
     # (the facts' merges are the Spark engine's; this pins them without a JVM)
-    "check": ["tests/test_check_facts.py", "tests/test_check_wording.py"],
-    "spread": ["tests/test_compare_mut.py", "tests/test_spread_mut.py"],
-    "explain": ["tests/test_explain_tables_mut.py", "tests/test_explain_rest_mut.py"],
+    "check": ["tests/analysis/check/test_check_facts.py", "tests/analysis/check/test_check_wording.py"],
+    "spread": ["tests/analysis/compare/test_compare_mut.py", "tests/analysis/spread/test_spread_mut.py"],
+    "explain": ["tests/analysis/explain/test_explain_tables_mut.py", "tests/analysis/explain/test_explain_rest_mut.py"],
 }
 
 
@@ -197,7 +197,7 @@ def tests_of(group: str) -> list[str]:
 def _mutmut(*args: str, cwd: Path, capture: bool = True) -> str:
     cmd = [sys.executable, "-m", "mutmut", *args]
     # mutmut forks each mutant's run from a process that ran the tests once. OpenMP's thread team
-    # (libgomp: XGBoost's DMatrix in tests/test_ltr_callbacks.py) does not survive a fork: the
+    # (libgomp: XGBoost's DMatrix in tests/training/test_ltr_callbacks.py) does not survive a fork: the
     # child waited on the parent's threads for ever, and the mutant was counted as a timeout, a
     # kill no test made (21 of the first 117 order mutants on 2026-12-07). One OpenMP thread has
     # no team to wait on.

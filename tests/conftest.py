@@ -11,7 +11,7 @@ from hypothesis import Phase, settings
 
 # Mutation runs (bench/mutation.py passes --hypothesis-profile=mutation) need to know only whether a
 # test fails: shrinking the failing example only costs time there, and a test that scales its examples
-# by the profile (tests/order_cases.py: examples) runs a fifth of them; a surviving mutant runs every
+# by the profile (tests/support/order_cases.py: examples) runs a fifth of them; a surviving mutant runs every
 # mapped test, so this is most of a run's time. The suite's own runs never load it.
 settings.register_profile("mutation", max_examples=20, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 
@@ -39,7 +39,7 @@ def write(tmp_path: Path):  # type: ignore[no-untyped-def]
     return _write
 
 
-# A local Spark session per test module (tests/test_spark.py keeps its own, which needs no Java check:
+# A local Spark session per test module (tests/spark/test_spark.py keeps its own, which needs no Java check:
 # it imports pyspark at module level).
 @pytest.fixture(scope="module")
 def spark():  # type: ignore[no-untyped-def]

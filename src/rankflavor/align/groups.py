@@ -4,7 +4,7 @@ A learning-to-rank data set labels every candidate of every group: the judgments
 are the same rows (a query per group, a document per candidate). :func:`align_groups` builds
 the :class:`~rankflavor.align.Aligned` that :func:`~rankflavor.align.align` finds for the tables
 of such rows, without coding strings or joining: every row is judged with its own label, no
-pair repeats, nothing is dropped. ``tests/test_align_groups.py`` checks it against
+pair repeats, nothing is dropped. ``tests/align/test_align_groups.py`` checks it against
 :func:`~rankflavor.align.align` field by field.
 """
 

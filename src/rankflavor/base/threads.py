@@ -29,7 +29,7 @@ def in_background(function: Callable[..., T], *args: Any) -> Future[T]:
     before it shuts down. A daemon thread would still be inside a reader's native code
     (pyarrow's Parquet or CSV reader, zlib) when the interpreter tears down, and the process
     died of it after printing the error: a segmentation fault, or ``terminate called without
-    an active exception`` (exit 139 or 134 instead of 2 or 3; tests/test_robustness.py).
+    an active exception`` (exit 139 or 134 instead of 2 or 3; tests/cli/test_robustness.py).
     """
     future: Future[T] = Future()
 

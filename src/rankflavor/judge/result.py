@@ -1,7 +1,7 @@
 """What :func:`rankflavor.judge.judge` returns, and its renderings: qrels, a summary, JSON.
 
 One result, every format: the qrels lines, the summary lines and the JSON document are all read
-off the same :class:`Judged`; ``tests/test_judge_cli.py`` compares their numbers.
+off the same :class:`Judged`; ``tests/judge/test_judge_cli.py`` compares their numbers.
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def _too_many_slots(measure: Measure, slots: int, limit: int, what: str) -> None
 def top_grade_sums(measure: Measure, value: float, slots: npt.NDArray[np.int64]) -> Floats:
     """Per query, the ideal DCG of ``value`` (the top grade's gain, or its contribution) in each of
     its ``slots``: ``sum(value / discount(i) for i in 1..slots)``, added slot by slot as the
-    segment sum of the listed ideal adds them (bit for bit: tests/test_explain.py), in chunks so
+    segment sum of the listed ideal adds them (bit for bit: tests/analysis/explain/test_explain.py), in chunks so
     memory stays bounded when k exceeds every list (:func:`~rankflavor.base.kernels.running_sums`);
     refused above :data:`MAX_SUMMED_SLOTS`."""
     f = measure.flavor
@@ -310,7 +310,7 @@ def idcg(r: Ranked, measure: Measure) -> Floats:
     if source == "top_grade":
         # The same sums without the list of every query's slots: one running sum of the top
         # gain's contributions, slot by slot as the list's segment sum adds them, read at each
-        # query's last slot (explain's list of them equals it bit for bit: tests/test_explain.py).
+        # query's last slot (explain's list of them equals it bit for bit: tests/analysis/explain/test_explain.py).
         return top_grade_sums(measure, top_value(measure, _gain_value(f)), top_grade_slots(r, ideal_cut(r, measure)))
     lists_key = None
     if source == "judgments":

@@ -20,7 +20,7 @@ scores 0 (no sigmoid). Positions do not enter.
 The code disagrees with itself on the penalty: ``compute_udcg_score`` and its ``--irrelevant_weight``
 default to -1/3, but ``example_pipeline.sh`` passes ``-0.333`` (the README's "default: -0.333"), and
 the published ``data/dataset_with_udcg.json`` was made that way. ``penalty`` defaults to the
-function's -1/3; ``penalty=-0.333`` reproduces the published file exactly (``tests/test_udcg.py``
+function's -1/3; ``penalty=-0.333`` reproduces the published file exactly (``tests/metrics/test_udcg.py``
 checks both: the default lies 4e-5 to 7e-5 below the file's values).
 
 *The paper's text* was not readable here (the stored arXiv page holds its abstract: "an

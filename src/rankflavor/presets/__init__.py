@@ -226,7 +226,7 @@ def flavor_table_markdown() -> str:
 
     Three parts: the pinned knobs of every preset, what each reproduces with its evidence, and the
     canonical flavor string of each preset's default measures (what ``rankflavor eval QRELS RUN
-    --preset NAME`` prints). ``tests/test_presets_ir.py`` fails when the document drifts from it.
+    --preset NAME`` prints). ``tests/presets/test_presets_ir.py`` fails when the document drifts from it.
     """
 
     def cell(text: str) -> str:

@@ -58,7 +58,7 @@ class Preset:
         tool's own name for that measure (:data:`Canonical`), so it means what the tool computes
         under that name. A metric absent from the map, or a form (with or without a cutoff) the
         tool lacks, is refused with the reason in :attr:`refusals`, or a general one. None: every
-        canonical name is the preset's own (rankflavor's defaults only). ``tests/test_dialect_walk.py``
+        canonical name is the preset's own (rankflavor's defaults only). ``tests/presets/test_dialect_walk.py``
         walks every registered metric under every preset.
     refusals : ``{canonical metric: why the tool's number differs and what to write instead}``.
     """

@@ -5,7 +5,7 @@ scorers are JavaScript inside a Rails app: the preset is pinned to their source 
 the values of Quepid's own scorer tests (``test/services/javascript_scorer_test.rb``) and the
 fingerprints of ``flavor-facts.md`` §4.1. Spark is checked against ``RankingMetricsSuite.scala``'s
 values and against PySpark itself (pairs; PySpark 4.3 drops the relevance values of triples),
-in ``tests/test_presets_spark.py``.
+in ``tests/presets/test_presets_spark.py``.
 
 Both evaluate every query they are given: a Quepid query nobody rated and a Spark row whose label
 set is empty score 0 and count in the mean (``run_only=include``).
@@ -85,7 +85,7 @@ QUEPID = Preset(
     evidence="o19s/quepid db/scorers/ndcg@10.js (PR #1242), ndcg_cut@10.js (PR #1337), p@10.js, ap@10.js, "
     "rr@10.js, err@10.js (source; flavor-facts ran them under node); the values of Quepid's own "
     "test/services/javascript_scorer_test.rb and the fingerprints of flavor-facts 4.1 (nDCG@10 0.5632, P@10 0.6, "
-    "12 docs rated 3: 0.8922 vs 1.0) in tests/test_presets_quepid.py and tests/test_presets_ir.py",
+    "12 docs rated 3: 0.8922 vs 1.0) in tests/presets/test_presets_quepid.py and tests/presets/test_presets_ir.py",
     dialect=parse_quepid,
     default_metrics=("nDCG@10", "NDCG_CUT@10", "P@10", "AP@10", "RR@10"),
     canonical={"ndcg": ("nDCG@{k}", None), "P": ("P@{k}", None), "AP": ("AP@{k}", None), "RR": ("RR@{k}", None),
@@ -148,8 +148,8 @@ SPARK = Preset(
     "as ranked; an empty label set scores 0 and counts",
     evidence="apache/spark RankingMetrics.scala ndcgAt (1/ln(i+2), cancels in NDCG), precisionAt, recallAt, "
     "meanAveragePrecision, meanAveragePrecisionAt (source); the values of Spark's own RankingMetricsSuite.scala "
-    "and differential tests against PySpark 4.3 RankingMetrics in tests/test_presets_spark.py; fingerprints of "
-    "flavor-facts 4.1 (pairs @3 0.2961, @10 0.5654) in tests/test_presets_ir.py",
+    "and differential tests against PySpark 4.3 RankingMetrics in tests/presets/test_presets_spark.py; fingerprints of "
+    "flavor-facts 4.1 (pairs @3 0.2961, @10 0.5654) in tests/presets/test_presets_ir.py",
     dialect=_spark_parser(triples=False),
     default_metrics=("ndcgAt(10)", "precisionAt(10)", "meanAveragePrecision"),
     canonical=_SPARK_CANONICAL,
@@ -166,7 +166,7 @@ SPARK_TRIPLES = Preset(
     evidence="apache/spark RankingMetrics.scala ndcgAt, relevance branch (maxDcg over lab(i) in input order), "
     "countRelevantItemRatio and averagePrecision on lab.toSet (source; PySpark 4.3 drops the relevances and "
     "scores triples as pairs); the values of RankingMetricsSuite.scala 'NDCG with relevance' in "
-    "tests/test_presets_spark.py; fingerprints of flavor-facts 4.1 (sorted desc @3 0.4250, @10 0.5632; "
+    "tests/presets/test_presets_spark.py; fingerprints of flavor-facts 4.1 (sorted desc @3 0.4250, @10 0.5632; "
     "ascending @3 1.0054, @10 0.8229)",
     dialect=_spark_parser(triples=True),
     default_metrics=("ndcgAt(10)",),

@@ -2,7 +2,7 @@
 
 Each preset pins the tool's flavor and parses the tool's own metric names. Where the tool installs
 from PyPI it is checked by differential tests on thousands of random queries and on the real
-TREC DL 2019 run (``tests/test_presets_ir.py``); the evidence string of every preset says how.
+TREC DL 2019 run (``tests/presets/test_presets_ir.py``); the evidence string of every preset says how.
 
 The ir_measures preset, whose dialect is the largest, lives in :mod:`rankflavor.presets.irmeasures`;
 NTCIREVAL's in :mod:`rankflavor.presets.ntcir`.
@@ -76,7 +76,7 @@ GDEVAL = Preset(
     "topics without a positive judgment or without a ranking left out of the mean",
     evidence="gdeval.pl 1.2a as bundled with ir_measures 0.4.3 (ir_measures/bin/gdeval.pl: dcg(), runOrder, "
     "$MAX_JUDGMENT = 4); differential tests running the perl script on random queries "
-    "(tests/test_presets_ir.py; values agree to its 5 printed decimals)",
+    "(tests/presets/test_presets_ir.py; values agree to its 5 printed decimals)",
     dialect=parse_gdeval,
     default_metrics=("ndcg@20",),
     canonical={"ndcg": ("ndcg@{k}", None), "ERR": ("err@{k}", None)},
@@ -193,7 +193,7 @@ RANX = Preset(
     "tie order undefined (numba sort)",
     evidence="ranx 0.3.21 ranx/metrics/*.py (clean_qrels, hits, f1, bpref, rank_biased_precision), "
     "meta/evaluate.py (metric_switch, -lN, rbp.p, check_keys); differential tests against ranx.evaluate on "
-    "tie-free random queries and DL19 BM25 (tests/test_presets_ir.py, tests/test_dialect_ranx_sklearn.py); "
+    "tie-free random queries and DL19 BM25 (tests/presets/test_presets_ir.py, tests/presets/test_dialect_ranx_sklearn.py); "
     "ranx's batch bpref zeroes the queries after one without a relevant judgment (a swallowed "
     "ZeroDivisionError): rankflavor gives each query its value alone",
     dialect=parse_ranx,
@@ -292,7 +292,7 @@ TRECTOOLS = Preset(
     "are left out); get_ndcg keeps read_run's docid-ascending ties, the other functions re-sort docid descending",
     evidence="trectools 0.0.50 trectools/trec_eval.py (get_ndcg, get_precision, get_recall, get_map, "
     "get_reciprocal_rank), trec_run.py (read_run sort); differential tests against TrecEval on random "
-    "queries and DL19 BM25 (tests/test_presets_ir.py)",
+    "queries and DL19 BM25 (tests/presets/test_presets_ir.py)",
     dialect=parse_trectools,
     default_metrics=("NDCG@10", "P@10", "R@100", "MAP@1000", "recip_rank@1000"),
     canonical={"ndcg": ("NDCG@{k}", None), "P": ("P@{k}", None), "recall": ("R@{k}", None), "AP": ("MAP@{k}", None),
@@ -334,7 +334,7 @@ MSMARCO = Preset(
     evidence="microsoft MS MARCO ms_marco_eval.py (as bundled in ir_measures 0.4.3 bin/msmarco_eval.py: "
     "compute_metrics, MaxMRRRank = 10; the original divides by len(qids_to_relevant_passageids)); "
     "it orders by the rank column, rankflavor by score then file order (equal when ranks follow scores); "
-    "checked against ir_measures RR@10 on DL19 (tests/test_presets_ir.py)",
+    "checked against ir_measures RR@10 on DL19 (tests/presets/test_presets_ir.py)",
     dialect=parse_msmarco,
     default_metrics=("MRR@10",),
     canonical={"RR": ("MRR@{k}", None)},
@@ -348,7 +348,7 @@ TREC_DL = Preset(
     "measures with -l 2 (grade 1 = related, not relevant); RR@10 is -M 10 recip_rank; document task: add -l 1",
     evidence="trec.nist.gov deep2019/2020 overview conventions; Anserini DL19/DL20 passage regressions "
     "(-c -m ndcg_cut.10; -c -l 2 -m map / recall.1000; -c -l 2 -M 10 -m recip_rank); checked against "
-    "trec_eval 9.0.8 outputs in shared/data/expected (tests/test_presets_ir.py)",
+    "trec_eval 9.0.8 outputs in shared/data/expected (tests/presets/test_presets_ir.py)",
     dialect=parse_trec_eval,  # trec_eval -c -l 2, with trec_eval's names
     finalize=trec_eval_finalize,
     combine=trec_eval_combine,
@@ -384,7 +384,7 @@ BEIR = Preset(
     "queries the run answers, documents named like the query dropped; BEIR rounds to 5 decimals",
     evidence="beir-cellar/beir beir/retrieval/evaluation.py (pytrec_eval map_cut/ndcg_cut/recall/P, "
     "ignore_identical_ids=True, sum / len(scores)), custom_metrics.py (mrr); pytrec_eval parity via "
-    "tests/test_presets_ir.py on random queries and DL19",
+    "tests/presets/test_presets_ir.py on random queries and DL19",
     dialect=parse_beir,
     default_metrics=("NDCG@10", "Recall@100", "MAP@10", "P@10"),
     canonical={"ndcg": ("NDCG@{k}", None), "AP": ("MAP@{k}", None), "recall": ("Recall@{k}", None),

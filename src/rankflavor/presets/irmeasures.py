@@ -174,8 +174,8 @@ IR_MEASURES = Preset(
     evidence="ir_measures 0.4.3 providers/pytrec_eval_provider.py, msmarco_provider.py, judged_provider.py, "
     "gdeval_provider.py, cwl_eval.py (cwl-eval 1.0.12 ruler/measures), compat_provider.py, providers/base.py "
     "(missing topics = DEFAULT 0), __init__.py DefaultPipeline order; differential tests against "
-    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/test_presets_ir.py, "
-    "tests/test_dialect_irmeasures.py)",
+    "ir_measures.calc_aggregate and iter_calc on random queries and on DL19 BM25 (tests/presets/test_presets_ir.py, "
+    "tests/presets/test_dialect_irmeasures.py)",
     dialect=parse_ir_measures,
     default_metrics=("nDCG@10", "AP", "RR@10", "R@100", "P@10", "Judged@10"),
     canonical={

@@ -11,7 +11,7 @@ group at all (``missing=skip``).
 
 Evidence (versions executed: scikit-learn 1.9.1, torchmetrics 1.9.0, lightgbm 4.7.0, xgboost 3.2.0,
 catboost 1.2.10; RankLib from source only) and the differential tests that check every preset
-against the real library on thousands of random groups: ``tests/test_presets_ml.py``.
+against the real library on thousands of random groups: ``tests/presets/test_presets_ml.py``.
 
 References
 ----------
@@ -117,8 +117,8 @@ SKLEARN = Preset(
     "lists rejected",
     evidence="scikit-learn 1.9.1 sklearn/metrics/_ranking.py [SK] (_dcg_sample_scores: discount "
     "log(i+2) / log(log_base); ndcg_score raises ValueError for one document, dcg_score rejects a "
-    "one-column y_true as 'binary'); tests/test_presets_ml.py compares ndcg_score and dcg_score on "
-    "thousands of random rows, tests/test_dialect_ranx_sklearn.py log_base and one-document lists",
+    "one-column y_true as 'binary'); tests/presets/test_presets_ml.py compares ndcg_score and dcg_score on "
+    "thousands of random rows, tests/presets/test_dialect_ranx_sklearn.py log_base and one-document lists",
     dialect=parse_sklearn,
     default_metrics=("ndcg@10", "ndcg"),
     canonical={"ndcg": ("ndcg@{k}", "ndcg"), "dcg": ("dcg@{k}", "dcg")},
@@ -171,7 +171,7 @@ LIGHTGBM = Preset(
     summary="LightGBM ndcg@k: label_gain 2^g-1 (labels 0..30), log2(i+1), ideal from the group, ties in "
     "input order, a group with nothing relevant scores 1",
     evidence="lightgbm 4.7.0 dcg_calculator.cpp, rank_metric.hpp [LGB]; shared/data/letor (LightGBM's own "
-    "recorded ndcg@1,3,5,10) and random groups through Booster.eval_valid in tests/test_presets_ml.py",
+    "recorded ndcg@1,3,5,10) and random groups through Booster.eval_valid in tests/presets/test_presets_ml.py",
     dialect=parse_lightgbm,
     default_metrics=("ndcg", "ndcg@10"),  # LightGBM's default eval_at is 1..5
     canonical={"ndcg": ("ndcg@{k}", None)},
@@ -220,7 +220,7 @@ XGBOOST = Preset(
     summary="XGBoost ndcg@n: 2^g-1 (labels 0..31; ndcg_exp_gain=false: linear), log2(i+1), ideal from the "
     "group, float32 predictions with ties in input order, nothing relevant scores 1 (ndcg@n-: 0), bare ndcg = @32",
     evidence="xgboost 3.2.0 rank_metric.cc, ranking_utils.h/.cc [XGB]; random groups through "
-    "Booster.eval on a DMatrix carrying the scores as base_margin in tests/test_presets_ml.py",
+    "Booster.eval on a DMatrix carrying the scores as base_margin in tests/presets/test_presets_ml.py",
     dialect=parse_xgboost,
     default_metrics=("ndcg", "ndcg@10"),
     canonical={"ndcg": ("ndcg@{k}", None)},
@@ -305,7 +305,7 @@ CATBOOST = Preset(
     summary="CatBoost NDCG: type=Base linear (Exp: 2^g-1), denominator=LogPosition log2(i+1) (Position: 1/i), "
     "ideal from the group, tied scores lowest label first, nothing relevant scores 1",
     evidence="catboost 1.2.10 dcg.cpp, doc_comparator.h [CB]; random groups through "
-    "catboost.utils.eval_metric in tests/test_presets_ml.py",
+    "catboost.utils.eval_metric in tests/presets/test_presets_ml.py",
     dialect=parse_catboost,
     default_metrics=("NDCG", "NDCG:top=10"),
     canonical={"ndcg": ("NDCG:top={k}", "NDCG"), "dcg": ("DCG:top={k}", "DCG")},
@@ -357,7 +357,7 @@ RANKLIB = Preset(
     summary="RankLib NDCG@k (plain NDCG = @10): 2^g-1, log2(i+1), ideal from the ranked list, ties in "
     "input order, nothing relevant scores 0",
     evidence="codelibs/ranklib NDCGScorer.java, DCGScorer.java [RL] (source only; Java, not on PyPI); "
-    "fingerprints of flavor-facts §4.2 in tests/test_presets_ml.py",
+    "fingerprints of flavor-facts §4.2 in tests/presets/test_presets_ml.py",
     dialect=_ranklib_dialect(qrel=False),
     default_metrics=("NDCG@10",),
     canonical={"ndcg": ("NDCG@{k}", "NDCG@0"), "dcg": ("DCG@{k}", "DCG@0")},

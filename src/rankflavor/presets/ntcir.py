@@ -32,7 +32,7 @@ References
 mpkato/pyNTCIREVAL 0.0.3: ``main.py`` (``compute``: ``-g`` required, ``--rbp`` 0.95, ``--logb`` 2,
 ``--cutoffs`` 1000), ``metrics/grade_metric.py`` (``_err_grade``, ``_rbp_grade``, ``maxgrade =
 grades[-1]``), ``metrics/ncu.py`` (``p_u``), ``metrics/{ndcg,ms_ndcg,err,nerr,rbp,rr,precision,
-hit}.py``; its own test outputs ``tests/dat/res_test_compute*.txt`` (``tests/test_presets_ntcir.py``).
+hit}.py``; its own test outputs ``tests/dat/res_test_compute*.txt`` (``tests/presets/test_presets_ntcir.py``).
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ NTCIREVAL = Preset(
     evidence="pyNTCIREVAL 0.0.3 main.py, metrics/ndcg.py (_orig_dcglog), ms_ndcg.py, grade_metric.py "
     "(_err_grade, _rbp_grade), ncu.py (p_u), normalized_metric.py (ideal from per-level counts); its own test "
     "outputs tests/dat/res_test_compute*.txt and differential tests against pyNTCIREVAL on random queries "
-    "(tests/test_presets_ntcir.py, tests/test_presets_ir.py); flavor-facts 4.1 fingerprints",
+    "(tests/presets/test_presets_ntcir.py, tests/presets/test_presets_ir.py); flavor-facts 4.1 fingerprints",
     dialect=parse_ntcireval,
     default_metrics=("nDCG@10", "MSnDCG@10", "nDCG@1000"),
     canonical=CANONICAL,

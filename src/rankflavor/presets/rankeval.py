@@ -28,7 +28,7 @@ elastic/elasticsearch ``modules/rank-eval/src/main/java/org/elasticsearch/index/
 ``DiscountedCumulativeGain.java``, ``PrecisionAtK.java``, ``RecallAtK.java``,
 ``MeanReciprocalRank.java``, ``ExpectedReciprocalRank.java`` (``DEFAULT_K = 10``, the parameters and
 their defaults), ``EvaluationMetric.java`` (``joinHitsWithRatings``, the unweighted mean). Their test
-values (``src/test/.../*Tests.java``) are checked in ``tests/test_presets_rankeval.py``. OpenSearch's
+values (``src/test/.../*Tests.java``) are checked in ``tests/presets/test_presets_rankeval.py``. OpenSearch's
 ``rank-eval`` module is the same code, forked from Elasticsearch 7.10.
 """
 
@@ -177,7 +177,7 @@ REFUSALS = {
 }
 _EVIDENCE = ("(source: evaluate(), DEFAULT_K = 10, the parameters); their own test values (PrecisionAtKTests, "
              "RecallAtKTests, MeanReciprocalRankTests, ExpectedReciprocalRankTests, DiscountedCumulativeGainTests, "
-             "testNoResults: 0.0) in tests/test_presets_rankeval.py; fingerprints of flavor-facts 4.1 (1.0 vs 0.34 "
+             "testNoResults: 0.0) in tests/presets/test_presets_rankeval.py; fingerprints of flavor-facts 4.1 (1.0 vs 0.34 "
              "k-cut; 11.4 with unknown_doc_rating)")
 _METRICS = ("dcg(normalize=true)", "dcg", "precision", "recall", "mean_reciprocal_rank")
 

@@ -51,7 +51,7 @@ Lightning-AI/torchmetrics 1.9: ``functional/retrieval/{ndcg,precision,recall,ave
 reciprocal_rank,hit_rate,fall_out,r_precision}.py``, ``retrieval/base.py`` (``RetrievalMetric.compute``:
 ``empty_target_action``, the ``aggregation``), ``retrieval/fall_out.py`` (the negative-target test),
 ``utilities/checks.py`` (``_check_retrieval_functional_inputs``: float32 preds, binary targets).
-Checked against torchmetrics itself on random queries in ``tests/test_presets_torchmetrics.py``.
+Checked against torchmetrics itself on random queries in ``tests/presets/test_presets_torchmetrics.py``.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ TORCHMETRICS = Preset(
     "empty_target_action neg/pos/skip/error = empty zero/one/skip/error",
     evidence="torchmetrics 1.9.0 functional/retrieval/*.py, retrieval/base.py, retrieval/fall_out.py, "
     "utilities/checks.py; differential tests against the torchmetrics classes and functions on random queries, "
-    "and its docstring examples, in tests/test_presets_torchmetrics.py and tests/test_presets_ml.py",
+    "and its docstring examples, in tests/presets/test_presets_torchmetrics.py and tests/presets/test_presets_ml.py",
     dialect=parse_torchmetrics,
     default_metrics=("ndcg@10", "ndcg"),
     canonical=CANONICAL,

@@ -5,7 +5,7 @@ docno descending with ``strcmp``; negative grades pooled-but-unjudged), ``m_ndcg
 optional ``ndcg.L=g`` gain table, ideal over every judged document, not cut), ``m_ndcg_cut.c``
 (ideal cut at k), ``meas_avg.c`` (``-c`` divides by the number of qrels topics),
 ``m_num_rel.c`` (under ``-c`` the summary counts qrels lines with rel > 0). Checked against
-trec_eval's own test outputs and 9.0.8 outputs on real runs (``tests/test_trec_parity.py``).
+trec_eval's own test outputs and 9.0.8 outputs on real runs (``tests/presets/test_trec_parity.py``).
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ PYTREC_EVAL = Preset(
     # Its Python binding refuses a relevance that is not an int ("Expected relevance to be integer").
     flavor=FLAVOR.with_knobs(fractional="error"),
     summary="pytrec_eval 0.5 (trec_eval 9.0.5-era C code): same per-query numbers; missing topics omitted",
-    evidence="pytrec-eval-terrier 0.5.11 differential tests (tests/test_pytrec_eval_diff.py)",
+    evidence="pytrec-eval-terrier 0.5.11 differential tests (tests/presets/test_pytrec_eval_diff.py)",
     dialect=parse,
     finalize=finalize,
     combine=combine,

@@ -11,7 +11,7 @@ the report shows).
 :func:`read_results` rebuilds the :class:`~rankflavor.engine.results.Results` from the file: each
 measure from its canonical flavor string (they parse back), values and statuses as written.
 Rendering it gives the same bytes as rendering the results the command held
-(``tests/test_project_results.py`` checks every format).
+(``tests/project/test_project_results.py`` checks every format).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ design lacks what it needs (two raters; a pair both, or every, rater rated; a pa
 chance agreement is perfect and the statistic is 0/0.
 
 The two kappas are computed here with the very operations of statsmodels'
-``cohens_kappa``/``fleiss_kappa`` (tests/test_raters.py checks them against statsmodels and
+``cohens_kappa``/``fleiss_kappa`` (tests/raters/test_raters.py checks them against statsmodels and
 scikit-learn): importing statsmodels, and SciPy with it, took seconds of a command that
 otherwise runs in a fraction of one.
 """

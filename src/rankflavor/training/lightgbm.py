@@ -11,7 +11,7 @@ Then ``lgb.train(params, train, valid_sets=[valid], feval=metric)`` (with ``metr
 ``LGBMRanker().fit(X, y, group=g, eval_set=[(Xv, yv)], eval_group=[gv], eval_metric=metric)``.
 Each value is :func:`rankflavor.evaluate`'s on the model's scores of that evaluation set, its
 query groups read from the data set (``Dataset.get_group``, or the ``group`` the scikit-learn
-API passes). ``lightgbm:ndcg@k`` reproduces LightGBM's own ``ndcg@k`` (``tests/test_ltr_callbacks.py``).
+API passes). ``lightgbm:ndcg@k`` reproduces LightGBM's own ``ndcg@k`` (``tests/training/test_ltr_callbacks.py``).
 
 References
 ----------

@@ -28,7 +28,7 @@ has no file order of judgments), ``self_hits=drop`` (no ids), ``order=rank`` (a 
 ``raters`` (labels are not aggregated ratings), ``sources`` (a batch's labels name no label
 source, :mod:`rankflavor.io.labels`). Knobs a batch cannot tell apart (every candidate
 is labelled once, every query has candidates) take any value: ``duplicates``, ``missing``,
-``run_only``, ``unjudged_grade``. ``tests/test_torch_metrics.py`` compares every value of every knob
+``run_only``, ``unjudged_grade``. ``tests/training/test_torch_metrics.py`` compares every value of every knob
 with the engine on random batches.
 
 Examples

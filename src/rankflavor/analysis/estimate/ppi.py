@@ -230,7 +230,7 @@ def ppi_mean(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike, alpha: f
     -------
     Interval
         Equal to ``ppi_py.ppi_mean_pointestimate`` and ``ppi_py.ppi_mean_ci`` with the same
-        ``lam`` (None included) and ``alternative`` on non-degenerate inputs (tests/test_estimate_ppi.py).
+        ``lam`` (None included) and ``alternative`` on non-degenerate inputs (tests/analysis/estimate/test_estimate_ppi.py).
 
     Examples
     --------

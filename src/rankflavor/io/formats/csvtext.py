@@ -6,7 +6,7 @@ Every other reader takes an id of any length (a 16 MB docno in TREC text, JSON, 
 delimited readers read a file :mod:`csv` refuses for that reason with :func:`records`, which
 parses the same dialect (Excel's: ``"`` quotes, ``""`` inside quotes, a record ending at ``\\r\\n``,
 ``\\r`` or ``\\n``, an empty line an empty record) under ``strict=True``, with the same errors on
-the same lines. ``tests/test_csv_records.py`` holds it to :mod:`csv` record by record on random
+the same lines. ``tests/io/test_csv_records.py`` holds it to :mod:`csv` record by record on random
 texts (CPython ``Modules/_csv.c``: the reader's states ``START_RECORD`` ... ``EAT_CRNL``).
 """
 

@@ -256,29 +256,9 @@ def read_tsv(source: str, data: bytes, kind: str, columns: Mapping[str, str]) ->
     return read_named(source, data, kind, "\t", columns)
 
 
-def read_beir(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
-    """The ``beir`` format's reader: the qrels TSV, or a run as BEIR's results JSON."""
-    if kind == "qrels":
-        return read_beir_qrels(source, data)
-    from rankflavor.io.formats.jsondoc import read_nested
-
-    return read_nested(source, data, kind)
-
-
 def read_msmarco(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
     """The ``msmarco`` format's reader of runs (its qrels are TREC qrels, read by the TREC reader)."""
     return read_msmarco_run(source, data)
-
-
-def read_quepid(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
-    """The ``quepid`` format's reader: a book's judgements or a ratings export, or a snapshot (a run)."""
-    if kind == "run":
-        return read_quepid_snapshot(source, data)
-    if sniff(data[:4096]) == "quepid-book":
-        from rankflavor.io.formats.labelled import read_quepid_book
-
-        return read_quepid_book(source, data)
-    return read_quepid_ratings(source, data)
 
 
 def sniff(text_head: bytes) -> str:

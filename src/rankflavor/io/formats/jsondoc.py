@@ -46,7 +46,7 @@ import pyarrow as pa
 
 from rankflavor.errors import InputError
 from rankflavor.io.columns import from_numpy, string_array
-from rankflavor.io.formats.delimited import decode
+from rankflavor.io.formats.delimited import decode, read_beir_qrels
 from rankflavor.io.formats.table import to_qrels, to_run
 from rankflavor.io.nul import REASON, has_nul
 from rankflavor.io.tables import Qrels, Run
@@ -189,6 +189,13 @@ def read_es(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> 
     """The ``es`` format's reader: a ``_rank_eval`` request's ratings, or search responses' hits."""
     value = load(source, data)
     return read_rank_eval(source, data, value) if kind == "qrels" else read_hits(source, data, value)
+
+
+def read_beir(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
+    """The ``beir`` format's reader: the qrels TSV, or a run as BEIR's results JSON."""
+    if kind == "qrels":
+        return read_beir_qrels(source, data)
+    return read_nested(source, data, kind)
 
 
 def read_nested(source: str, data: bytes, kind: str, value: Any = None) -> Qrels | Run:

@@ -48,11 +48,18 @@ import pyarrow as pa
 
 from rankflavor.errors import InputError
 from rankflavor.io.columns import from_numpy, string_array
-from rankflavor.io.formats.delimited import decode, is_quepid_book, rows
+from rankflavor.io.formats.delimited import (
+    decode,
+    is_quepid_book,
+    read_quepid_ratings,
+    read_quepid_snapshot,
+    rows,
+    sniff,
+)
 from rankflavor.io.formats.jsondoc import _fail, _id, _lists, _number, _shown
 from rankflavor.io.formats.table import by_lines, numbers, to_qrels
 from rankflavor.io.nul import REASON, has_nul
-from rankflavor.io.tables import Qrels
+from rankflavor.io.tables import Qrels, Run
 
 #: ``JudgmentType`` -> the label source's kind and the metadata key naming its detail.
 SRW_TYPES: dict[str, tuple[str, str | None, str]] = {
@@ -230,3 +237,13 @@ def read_quepid_book(source: str, data: bytes) -> Qrels:
                       "source": string_array(sources)})
     return to_qrels(table, source, {"query": "query", "doc": "docid", "grade": "rating", "source": "source"}, where,
                     lines=at, skipped=skipped)
+
+
+def read_quepid(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
+    """The ``quepid`` format's reader: a book's judgements or a ratings export, or a snapshot (a run)."""
+    if kind == "run":
+        return read_quepid_snapshot(source, data)
+    if sniff(data[:4096]) == "quepid-book":
+        return read_quepid_book(source, data)
+    return read_quepid_ratings(source, data)
+

@@ -76,7 +76,7 @@ class Format:
 TABLE: dict[str, Format] = {f.name: f for f in (
     Format("trec", None, "write:trec_text", aliases=("trec_eval",), carries_sources=True),
     Format("msmarco", "delimited:read_msmarco", "write:msmarco_text"),
-    Format("beir", "delimited:read_beir", "write:beir_text", lists_empty=("run",)),
+    Format("beir", "jsondoc:read_beir", "write:beir_text", lists_empty=("run",)),
     Format("json", "jsondoc:read_json", "write:json_text", suffixes=(".json",), lists_empty=("qrels", "run")),
     Format("csv", "delimited:read_csv", "write:named_text", suffixes=(".csv",), named_columns=True,
            carries_sources=True),
@@ -86,7 +86,7 @@ TABLE: dict[str, Format] = {f.name: f for f in (
            named_columns=True, carries_sources=True),
     Format("parquet", "parquet:read_parquet", suffixes=(".parquet", ".pq"), aliases=("pq",), from_path=True,
            named_columns=True, carries_sources=True),
-    Format("quepid", "delimited:read_quepid", "write:quepid_text", lists_empty=("qrels",)),
+    Format("quepid", "labelled:read_quepid", "write:quepid_text", lists_empty=("qrels",)),
     Format("es", "jsondoc:read_es", "write:es_text", aliases=("elasticsearch", "opensearch", "rank_eval"),
            lists_empty=("qrels", "run")),
     Format("srw", "labelled:read_srw_file", holds=("qrels",), aliases=("search_relevance",)),
