@@ -63,7 +63,7 @@ def test_the_protocol() -> None:
 
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_chunked_read_reports_the_files_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzipped: bool) -> None:
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 1024)  # several pieces
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 1024)  # several pieces
     qrels, run = _files(tmp_path)
     if gzipped:
         packed = tmp_path / "run.txt.gz"

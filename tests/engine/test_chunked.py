@@ -145,7 +145,7 @@ DEEP = {
 def test_a_line_path_line_deep_in_a_chunked_run(tmp_path, monkeypatch, name: str, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
     from rankflavor.io import stream as chunked
 
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 400)  # many pieces, a few lines each
     q, r = _random_files(tmp_path, 12)
     lines = open(r).read().splitlines()
     at = int(len(lines) * 0.8)
@@ -167,7 +167,7 @@ def test_a_line_path_line_deep_in_a_chunked_run(tmp_path, monkeypatch, name: str
 def test_a_bad_line_deep_in_a_chunked_run_names_its_line(tmp_path, monkeypatch, gzipped: bool) -> None:  # type: ignore[no-untyped-def]
     from rankflavor.io import stream as chunked
 
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 400)
     q, r = _random_files(tmp_path, 13)
     lines = open(r).read().splitlines()
     at = int(len(lines) * 0.7)
@@ -219,7 +219,7 @@ def test_chunks_carry_the_parse_workers_docno_keys(tmp_path, monkeypatch, docnos
     from rankflavor.align import sizes as align_sizes
     from rankflavor.io import stream as chunked
 
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 400)  # many pieces, a few lines each
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 400)  # many pieces, a few lines each
     if two_threads:
         monkeypatch.setattr(align_sizes, "PARALLEL_ROWS", 0)
     q, r = _random_files(tmp_path, 8)

@@ -29,7 +29,7 @@ from rankflavor.io.run import read_run
 
 @pytest.fixture(autouse=True)
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 512)  # (the readers' pieces: a few lines each)
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 512)  # (the readers' pieces: a few lines each)
     monkeypatch.setattr(conv, "ROW_GROUP_ROWS", 37)
 
 

@@ -214,7 +214,7 @@ def test_every_path_reads_a_file_as_trec_eval_would(case: tuple[bytes, str], tmp
 def test_chunked_reading_rejects_a_short_line_with_a_blank_too_many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import rankflavor.io.stream as chunked
 
-    monkeypatch.setattr(chunked, "_PIECE_BYTES", 40)
+    monkeypatch.setattr(chunked, "PIECE_BYTES", 40)
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\n")
     lines = [f"q1 Q0 d{i} {i} {9 - i}.0 t" for i in range(1, 9)]

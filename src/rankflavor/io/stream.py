@@ -26,13 +26,17 @@ import pyarrow.compute as pc
 from rankflavor.base.progress import Task
 from rankflavor.base.threads import cores
 from rankflavor.errors import InputError
-from rankflavor.io.columnar import PIECE_BYTES as _PIECE_BYTES  # chunked's own knob (tests shrink it)
+from rankflavor.io import columnar
 from rankflavor.io.columns import as_numpy, plain_strings, string_array, to_strings, used_names
 from rankflavor.io.lines import RUN_FIELDS, parse_run_lines
 from rankflavor.io.parse import QUERY, parse_bytes
 from rankflavor.io.run import last_tag, run_piece
 from rankflavor.io.source import is_gzip, piece_bounds
 from rankflavor.io.tables import Run
+
+#: Bytes per piece the stream reads (and hands a parse thread) at a time: a setting of this
+#: module, the columnar reader's piece size unless set (a test sets a few lines' worth).
+PIECE_BYTES = columnar.PIECE_BYTES
 
 #: Docno keys a parse worker made: ("integers", values) when every docno of the piece is a
 #: canonical integer, else ("hashes", hash64 as int64); None from the line path.
@@ -96,7 +100,7 @@ def _byte_pieces(path: str, bar: Task | None = None) -> Iterator[bytes]:
         if not is_gzip(path):  # pieces cut at line ends and read where they lie: no carried copy
             fd = os.open(path, os.O_RDONLY)
             try:
-                for start, end in piece_bounds(fd, os.fstat(fd).st_size, _PIECE_BYTES):
+                for start, end in piece_bounds(fd, os.fstat(fd).st_size, PIECE_BYTES):
                     data = os.pread(fd, end - start, start)
                     if len(data) != end - start:
                         raise OSError(f"the file changed while it was read ({len(data)} bytes at {start}, "
@@ -110,7 +114,7 @@ def _byte_pieces(path: str, bar: Task | None = None) -> Iterator[bytes]:
         with open(path, "rb") as raw, gzip.open(raw, "rb") as fh:
             carry = b""
             done = 0
-            while block := fh.read(_PIECE_BYTES):
+            while block := fh.read(PIECE_BYTES):
                 data = carry + block
                 cut = data.rfind(b"\n") + 1
                 carry = data[cut:]
@@ -281,4 +285,4 @@ def _chunk(q: pa.ChunkedArray, d: pa.ChunkedArray, s: np.ndarray, key_kind: str 
                doc_hashes=hashes), names
 
 
-__all__ = ["Batch", "Keys", "iter_query_chunks", "query_chunks", "run_batches"]
+__all__ = ["PIECE_BYTES", "Batch", "Keys", "iter_query_chunks", "query_chunks", "run_batches"]
