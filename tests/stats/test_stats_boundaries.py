@@ -520,3 +520,15 @@ def test_bootstrap_ci_equals_the_textbook_intervals(values: list[float], level: 
     assert mine == pytest.approx(reference_interval(values, 1999, 5, level, method), rel=1e-9)
     many = bootstrap_ci_many([values, values[::-1]], n_resamples=1999, seed=5, level=level, method=method)
     np.testing.assert_allclose(many[0], reference_interval(values, 1999, 5, level, method), rtol=1e-9)
+
+
+@pytest.mark.parametrize("n", [8, 30, 51, 80])  # SciPy's exact distribution up to 50 pairs, the normal one above
+def test_wilcoxon_names_itself_and_counts_its_pairs_on_the_scipy_paths(n: int) -> None:
+    """What a report prints of the test besides its numbers: its name and the pairs it used
+    (a mutation run found both unpinned on the paths that call scipy.stats.wilcoxon)."""
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=n)
+    b = a + rng.normal(0.3, 1.0, size=n)  # no zero and no tied difference
+    result = wilcoxon(a, b)
+    assert result.name == "Wilcoxon signed-rank"
+    assert result.n == n
