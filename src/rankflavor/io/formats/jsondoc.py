@@ -180,14 +180,15 @@ def nested(source: str, value: Any, kind: str) -> tuple[list[str], list[str], li
     return queries, docs, values
 
 
-def read_json(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
-    """The ``json`` format's reader: ``{qid: {docid: grade or score}}``."""
-    return read_nested(source, data, kind)
+def read_json(source: str, data: bytes, kind: str, columns: Mapping[str, str], value: Any = None) -> Qrels | Run:
+    """The ``json`` format's reader: ``{qid: {docid: grade or score}}`` (``value``: the file's JSON
+    value when it was parsed already, to choose the format)."""
+    return read_nested(source, data, kind, value)
 
 
-def read_es(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels | Run:
-    """The ``es`` format's reader: a ``_rank_eval`` request's ratings, or search responses' hits."""
-    value = load(source, data)
+def read_es(source: str, data: bytes, kind: str, columns: Mapping[str, str], value: Any = None) -> Qrels | Run:
+    """The ``es`` format's reader: a ``_rank_eval`` request's ratings, or search responses' hits
+    (``value`` as :func:`read_json`'s)."""
     return read_rank_eval(source, data, value) if kind == "qrels" else read_hits(source, data, value)
 
 

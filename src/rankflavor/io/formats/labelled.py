@@ -178,11 +178,12 @@ def read_umbrela(path: str | os.PathLike[str], data: bytes) -> Qrels:
     return dataclasses.replace(qrels, label_source=one_source(len(qrels), label))
 
 
-def read_srw_file(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels:
-    """The ``srw`` format's reader: a Search Relevance Workbench judgment list."""
+def read_srw_file(source: str, data: bytes, kind: str, columns: Mapping[str, str], value: Any = None) -> Qrels:
+    """The ``srw`` format's reader: a Search Relevance Workbench judgment list (``value``: its JSON
+    value when it was parsed already, to choose the format)."""
     from rankflavor.io.formats.jsondoc import load
 
-    return read_srw(source, load(source, data))
+    return read_srw(source, load(source, data) if value is None else value)
 
 
 def read_umbrela_file(source: str, data: bytes, kind: str, columns: Mapping[str, str]) -> Qrels:

@@ -67,15 +67,9 @@ def read_formatted(path: str | os.PathLike[str], kind: str, fmt: str | None, col
 
         value = jsondoc.load(source, data)
         chosen = jsondoc.kind_of(value)
-        if chosen == "srw":
-            from rankflavor.io.formats.labelled import read_srw
+        if chosen == "srw" and kind == "run":
+            from rankflavor.errors import UsageError
 
-            if kind == "run":
-                from rankflavor.errors import UsageError
-
-                raise UsageError(f"{path}: a Search Relevance Workbench judgment list holds judgments, not a run")
-            return read_srw(source, value)
-        if chosen == "es":
-            return jsondoc.read_rank_eval(source, data, value) if kind == "qrels" else jsondoc.read_hits(source, data, value)
-        return jsondoc.read_nested(source, data, kind, value)
+            raise UsageError(f"{path}: a Search Relevance Workbench judgment list holds judgments, not a run")
+        return function_of(str(TABLE[chosen].reader))(source, data, kind, columns, value=value)
     return function_of(str(TABLE[chosen].reader))(source, data, kind, columns)

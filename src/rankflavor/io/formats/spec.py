@@ -49,7 +49,9 @@ class Format:
     ``reader(source, data, kind, columns)`` with the file's name, its bytes, ``"qrels"`` or
     ``"run"`` and the ``--columns`` roles, and returns a :class:`~rankflavor.io.tables.Qrels` or
     :class:`~rankflavor.io.tables.Run`; with ``from_path`` it is called ``reader(path, kind,
-    columns)`` and reads the file itself (a columnar file). A writer is called ``writer(rows, fmt,
+    columns)`` and reads the file itself (a columnar file). The readers of ``json``, ``es`` and
+    ``srw`` also take ``value=``, the file's JSON value, when ``read.py`` parsed it to tell which of
+    the three a ``.json`` file is. A writer is called ``writer(rows, fmt,
     lossy)`` with the table's :class:`~rankflavor.io.formats.write.Rows` and returns the text.
     ``trec`` has no reader here: the TREC readers (:mod:`rankflavor.io.qrels`, :mod:`rankflavor.io.run`)
     read it themselves, at their own speed.
