@@ -10,8 +10,8 @@ Each case is one whole ``python -m rankflavor`` process on the 7M-line files of
 ``bench/generate.py`` (made by ``python3 bench/readme.py --big`` when missing): ``eval-int`` is
 mean NDCG@10 under trec_eval's preset of the integer-docno run in rank order, ``eval-text`` the
 same of the text-docno run whose tied scores are in random order. The two trees run in turn
-(A B A B ..., after one unmeasured pair), each with its own ``PYTHONPATH``; the ratio A/B is taken
-pair by pair, and the median and range of each figure are printed. The values the two trees
+(A B, then B A, ..., after one unmeasured pair, as ``bench/readme.py`` pairs its figures), each with
+its own ``PYTHONPATH``; the ratio A/B is taken pair by pair, and the median and range of each figure are printed. The values the two trees
 print are compared too: a faster tree that computes another number is no result.
 """
 
@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data"
+sys.path.insert(0, str(HERE))
+from readme import DATA, spread_of  # noqa: E402
+from run import spawn  # noqa: E402
+
+TIMEOUT = 600.0
 CASES = {
     "eval-int": ("qrels.7000x1000.txt", "run.7000x1000.txt"),
     "eval-text": ("qrels.7000x1000.text.txt", "run.7000x1000.text.shuffled.txt"),
@@ -40,19 +42,8 @@ def command(qrels: Path, run: Path) -> list[str]:
 
 def once(cmd: list[str], src: str) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MiB) and standard output of one whole process on tree ``src``."""
-    env = {**os.environ, "PYTHONPATH": src}
-    start = time.perf_counter()
-    child = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = child.stdout.read() if child.stdout else b""
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} (PYTHONPATH={src}) failed")
-    return wall, usage.ru_maxrss / 1024, out.decode()
-
-
-def spread(values: list[float], digits: int = 2) -> str:
-    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+    wall, peak_kb, out = spawn(cmd, TIMEOUT, {**os.environ, "PYTHONPATH": src})
+    return wall, peak_kb / 1024, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,13 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         cmd = command(qrels, run)
         once(cmd, args.src), once(cmd, args.base)  # warm-up pair (file cache, .pyc)
         a_wall, b_wall, ratio, memory = [], [], [], []
-        for _ in range(args.pairs):
-            wa, ma, oa = once(cmd, args.src)
-            wb, mb, ob = once(cmd, args.base)
+        for k in range(args.pairs):
+            if k % 2 == 0:
+                wa, ma, oa = once(cmd, args.src)
+                wb, mb, ob = once(cmd, args.base)
+            else:
+                wb, mb, ob = once(cmd, args.base)
+                wa, ma, oa = once(cmd, args.src)
             if oa != ob:
                 raise SystemExit(f"{case}: the two trees print different results")
             a_wall.append(wa), b_wall.append(wb), ratio.append(wa / wb), memory.append(ma / mb)
-        print(f"| {case} | {spread(a_wall)} | {spread(b_wall)} | {spread(ratio, 3)} | {spread(memory, 3)} |")
+        print(f"| {case} | {spread_of(a_wall)} | {spread_of(b_wall)} | {spread_of(ratio, 3)} | {spread_of(memory, 3)} |")
     print(f"\nload after: {os.getloadavg()[0]:.2f}")
     return 0
 
