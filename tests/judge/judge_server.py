@@ -16,7 +16,9 @@ request):
 
 A request to another path than ``/v1/chat/completions`` gets HTTP 404; with :attr:`key` set, one
 without ``Authorization: Bearer <key>`` gets HTTP 401. ``hang_after = N`` lets N requests through
-and makes every later one wait until :meth:`release`, then drops it unanswered. Nothing leaves
+and makes every later one wait until :meth:`release`, then drops it unanswered. A request whose
+Authorization header is in :attr:`dropped` is dropped unanswered at once (a killed run's requests,
+which the server may read only after the test has let later requests through). Nothing leaves
 the machine.
 """
 
@@ -51,6 +53,7 @@ class FakeChat:
         self.retry_after = "0"
         self.sleep = 1.5
         self.hang_after: int | None = None
+        self.dropped: set[str] = set()
         self.key: str | None = None
         self.let_through = 0
         self.refused = 0
@@ -107,11 +110,14 @@ class FakeChat:
             steps = self.plan.get(pair)
             step = steps.pop(0) if steps else "ok"
             # decided at arrival, under the lock: exactly hang_after requests are let through
-            hang = self.hang_after is not None and self.let_through >= self.hang_after
-            self.let_through += not hang
+            drop = auth in self.dropped
+            hang = not drop and self.hang_after is not None and self.let_through >= self.hang_after
+            self.let_through += not (hang or drop)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            if drop:
+                return  # dropped unanswered
             if hang:
                 self._released.wait(120)
                 return  # dropped unanswered
