@@ -35,8 +35,9 @@ print(json.dumps({{"code": code, "loaded": [m for m in {HEAVY!r} if m in sys.mod
 """
 
 
-def loaded_by(*args: str) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+def loaded_by(*args: str, watched: tuple[str, ...] = HEAVY, cwd: Path | None = None) -> set[str]:
+    probe = PROBE.replace(repr(HEAVY), repr(watched))
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["code"] in (0, None, 1), (args, done.stderr[-2000:])  # check exits 1 on warnings
     return set(report["loaded"])
@@ -75,6 +76,29 @@ def test_commands_on_files_do_not_import_pandas(files: tuple[str, str], command:
     own = {f"rankflavor.cli.{LAZY_COMMANDS[command[0]]}"} if command[0] in LAZY_COMMANDS else set()
     own |= {"rankflavor.cli.project"} if command[0] == "eval" else set()  # eval reads rankflavor.toml
     assert {m for m in loaded if m.startswith("rankflavor.cli.")} == own, (command, loaded)
+
+
+#: What ``eval`` of small text files outside any project has no use for: the project's config
+#: reader and the results-file writer (no rankflavor.toml, no ``-o``), the ir_datasets reader (no
+#: ``irds:`` name), hashlib (no id of over 256 bytes), html (no notebook), pyarrow.compute (NumPy
+#: reads a small file's integer docnos, MS MARCO's kind, and codes them: ``cli-small`` of
+#: bench/readme.py; text docnos are dictionary-encoded by pyarrow.compute).
+NOT_FOR_SMALL_EVAL = ("rankflavor.project.config", "rankflavor.project.flagging", "rankflavor.project.resultsfile",
+                      "rankflavor.io.irds", "hashlib", "html", "pyarrow.compute")
+
+
+def test_eval_of_small_files_outside_a_project_imports_only_what_it_uses(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{q} 0 {d * 7919} {(q + d) % 4}\n" for q in range(6) for d in range(8)))
+    run.write_text("".join(f"{q} Q0 {d * 7919} {d + 1} {round(1 - d / 10, 1)} r\n" for q in range(6) for d in range(12)))
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    assert loaded_by("eval", str(qrels), str(run), "-m", "ndcg_cut.10", "--preset", "trec_eval", "--format", "json",
+                     "-q", watched=NOT_FOR_SMALL_EVAL, cwd=outside) == set()
+    # inside a project the config is read (and its flavor named after the output)
+    (outside / "rankflavor.toml").write_text('[flavor]\ngain = "exp2"\n')
+    assert "rankflavor.project.config" in loaded_by("eval", str(qrels), str(run), "-m", "ndcg@10",
+                                                    watched=NOT_FOR_SMALL_EVAL, cwd=outside)
 
 
 def test_every_lazy_command_is_registered_under_its_name() -> None:

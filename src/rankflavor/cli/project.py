@@ -48,6 +48,8 @@ class EvalProject:
     def finish(self, results: Results, output: str | None, record: bool, history_db: str | None = None) -> Results:
         """The results with their provenance (project block; hashes, command and time when they
         are kept), written to ``output``, recorded when asked."""
+        if self.config is None and output is None and not record:
+            return results  # nothing to add or write
         from rankflavor.project.flagging import project_block
         from rankflavor.project.resultsfile import with_provenance, write_results
 
@@ -73,6 +75,8 @@ class EvalProject:
 
     @staticmethod
     def note(results: Results, fmt: str) -> None:
+        if "project" not in results.provenance:
+            return  # (results of no project: nothing to note)
         from rankflavor.project.flagging import project_note
 
         out, err = project_note(results, fmt)
@@ -95,11 +99,15 @@ def eval_project(config_path: str | None, qrels: str, run: str, metrics: list[st
     unless the command sets its own (``--preset`` replaces the pinned preset and knobs; ``--flavor``
     knobs override single knobs), and :func:`rankflavor.project.flagging.project_block` then flags
     each knob that differs."""
+    from rankflavor.project.locate import find_config
+
+    found = config_path if config_path is not None else find_config()
+    if found is None:  # no project: its reader is not even imported
+        return EvalProject(None, qrels, run, preset, scale, knobs, asked=metrics)
     from rankflavor.project.config import project_config
 
-    config = project_config(config_path)
-    if config is None:
-        return EvalProject(None, qrels, run, preset, scale, knobs, asked=metrics)
+    config = project_config(found)
+    assert config is not None  # (a path given: loaded, or a ConfigError)
     config.require_file_or_name(qrels, "dataset")
     config.require_file_or_name(run, "run")
     dataset = _named(qrels, config.datasets)

@@ -76,13 +76,13 @@ def _check(opts: dict[str, Any]) -> None:
 
 def log_to_trackers(results: Results) -> None:
     """Log ``results`` where the command's options ask; say where on standard error."""
-    from rankflavor.cli.output import command_line
-    from rankflavor.project.resultsfile import with_provenance
-
     ctx = click.get_current_context()
     opts: dict[str, Any] = ctx.meta.get(_KEY, {})
     if not (opts.get("mlflow") or opts.get("wandb")):
         return
+    from rankflavor.cli.output import command_line
+    from rankflavor.project.resultsfile import with_provenance
+
     results = with_provenance(results, command=command_line(), stamp=False)
     if opts.get("mlflow"):
         from rankflavor.trackers import mlflow as tracker

@@ -17,7 +17,7 @@ from rankflavor.base.progress import Progress, task
 from rankflavor.base.threads import in_background
 from rankflavor.errors import InputError, UsageError
 from rankflavor.io.inputs import as_qrels, as_run
-from rankflavor.io.irds import irds_id
+from rankflavor.io.irdsname import irds_id
 from rankflavor.io.tables import Qrels, Run
 
 if TYPE_CHECKING:

@@ -6,8 +6,6 @@ form gives back the same string, so "007" and "7" never become one document.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pyarrow as pa
 
@@ -235,5 +233,7 @@ def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _long_hash(data: np.ndarray, start: int, length: int) -> np.uint64:
     """The hash of one long string (``length`` bytes of ``data`` from ``start``)."""
+    import hashlib  # (only for an id of over LONG_BYTES bytes: most reads never need it)
+
     digest = hashlib.blake2b(data[start : start + length].data, digest_size=8).digest()
     return np.uint64(int.from_bytes(digest, "little"))

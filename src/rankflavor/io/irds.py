@@ -36,27 +36,13 @@ import numpy as np
 
 from rankflavor.errors import InputError, UsageError, did_you_mean
 from rankflavor.io.columns import dictionary_array, string_array
+from rankflavor.io.irdsname import PREFIX, irds_id
 from rankflavor.io.nul import REASON, first_nul
 from rankflavor.io.tables import Qrels
 
-#: What marks a dataset name where a qrels path is expected.
-PREFIX = "irds:"
 _INSTALL = "pip install 'rankflavor[irds]' (or: pip install ir_datasets)"
 #: Depth of ir_datasets' handler objects walked to find their cache files.
 _DEPTH = 8
-
-
-def irds_id(obj: Any) -> str | None:
-    """The dataset id of an ``irds:<id>`` reference (a str or path-like), else None.
-
-    >>> irds_id("irds:msmarco-passage/trec-dl-2019/judged"), irds_id("qrels.txt")
-    ('msmarco-passage/trec-dl-2019/judged', None)
-    """
-    if isinstance(obj, os.PathLike):
-        obj = os.fspath(obj)
-    if isinstance(obj, str) and obj.startswith(PREFIX):
-        return obj[len(PREFIX):]
-    return None
 
 
 def _library() -> Any:

@@ -18,7 +18,7 @@ from rankflavor.io.compression import other_codec
 from rankflavor.io.docnos import canonical_mask
 from rankflavor.io.formats.read import read_formatted
 from rankflavor.io.formats.spec import Input, split_input
-from rankflavor.io.irds import irds_id
+from rankflavor.io.irdsname import irds_id
 from rankflavor.io.lines import QRELS_FIELDS, QRELS_LAYOUT, parse_qrels_lines
 from rankflavor.io.parse import QUERY
 from rankflavor.io.source import is_gzip, read_bytes

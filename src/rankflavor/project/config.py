@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankflavor.project.schema import CONFIG_NAME, ConfigError, Section, bad, section, unknown
+from rankflavor.project.locate import CONFIG_NAME, find_config
+from rankflavor.project.schema import ConfigError, Section, bad, section, unknown
 
 if TYPE_CHECKING:
     from rankflavor.metrics.measure import Measure
@@ -159,16 +160,6 @@ class Config:
     def describe(self) -> dict[str, Any]:
         """The config as results' provenance records it."""
         return {"source": str(self.path), "sha256": self.sha256, "hash_of": "file bytes", "flavor": self.flavor_text()}
-
-
-def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
-    """The nearest ``rankflavor.toml`` in ``start`` (default: the working directory) or above it."""
-    here = Path(start if start is not None else os.getcwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def project_config(option: str | os.PathLike[str] | None = None, start: str | os.PathLike[str] | None = None

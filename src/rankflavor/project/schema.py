@@ -17,9 +17,9 @@ from typing import Any
 
 from rankflavor.errors import UsageError, did_you_mean
 from rankflavor.flavor.knobs import LARGEST_WHOLE
+from rankflavor.project.locate import CONFIG_NAME
 
 #: The file every command looks for, from the working directory upward.
-CONFIG_NAME = "rankflavor.toml"
 
 #: The questions the advisor answers (``rankflavor init --question``).
 QUESTIONS = ("ranking", "overall", "coverage")

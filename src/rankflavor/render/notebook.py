@@ -20,7 +20,6 @@ imports this module) stays cheap; the renderers load when a notebook first asks 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from functools import partial
@@ -43,6 +42,8 @@ _STYLE = "font-family: monospace; font-size: 12px; line-height: 1.35"
 
 
 def _esc(text: Any) -> str:
+    import html  # (on a notebook's first view: its entity table costs every command a few ms)
+
     return html.escape(str(text), quote=True)
 
 
