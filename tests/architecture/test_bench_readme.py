@@ -51,7 +51,32 @@ def test_the_table_gives_the_median_and_range_of_the_pairs(readme_bench) -> None
     figure.samples = [({"wall": a, "peak_mib": ma}, {"wall": b, "peak_mib": mb})
                       for a, b, ma, mb in ((2.0, 1.0, 300.0, 200.0), (3.0, 1.0, 200.0, 200.0), (1.0, 1.0, 100.0, 200.0))]
     rows = readme_bench.rows(figure)
-    assert rows == ["| `demo` | A against B | 2.00 (1.00-3.00) | 2.00x (1.00-3.00) | 1.00x (0.50-1.50); A 200 MiB |"]
+    assert rows == ["| `demo` | A against B | 2.00 (1.00-3.00) | 2.00x (1.00-3.00) | 1.00x (0.50-1.50); A 200 MiB |  |"]
+
+
+def test_each_target_is_judged_on_the_median_of_the_pairs(readme_bench) -> None:  # type: ignore[no-untyped-def]
+    # time ratios 2, 3, 1 (median 2); memory ratios 1.5, 1.0, 0.5 (median 1.0)
+    samples = [({"wall": a, "peak_mib": ma}, {"wall": 1.0, "peak_mib": 200.0})
+               for a, ma in ((2.0, 300.0), (3.0, 200.0), (1.0, 100.0))]
+    cases = [
+        ({"time": 2.0, "memory": 1.0}, "time at most 2x: met (not in every pair); memory at most 1x: met (not in every pair)"),
+        ({"time": 1.99}, "time at most 1.99x: **not met**"),
+        ({"time": 3.0, "memory": 0.99}, "time at most 3x: met; memory at most 0.99x: **not met**"),
+    ]
+    for targets, said in cases:
+        figure = readme_bench.Figure("demo", "A against B", ["a"], ["b"], memory=True, targets=targets)
+        figure.samples = samples
+        assert readme_bench.rows(figure)[0].endswith(f"A 200 MiB | {said} |"), targets
+    # a metric the child reports is judged by its own bound, the other metric by none
+    figure = readme_bench.Figure("d", "dicts", ["a"], ["b"], metrics=("inner", "first"), targets={"first": 2.0})
+    figure.samples = [({"inner": 1.0, "first": 3.0}, {"inner": 1.0, "first": 1.0})] * 3
+    inner, first = readme_bench.rows(figure)
+    assert inner.endswith("|  |  |") and first.endswith("|  | time at most 2x: **not met** |")
+    # every target of issue 33 is on a figure of the table
+    bound = {f.key: f.targets for f in readme_bench.figures() if f.targets}
+    assert bound["eval-text"] == {"time": 1.5, "memory": 1.3} and bound["parquet-int"]["time"] == 0.5
+    assert bound["cli-small"] == {"time": 1.0} and bound["dicts"] == {"first_call_seconds": 2.0}
+    assert bound["parquet-text"]["time"] == 0.5 and bound["eval-20m"] == {"memory": 1.3}
 
 
 def test_the_block_is_replaced_whole(readme_bench, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
