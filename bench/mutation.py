@@ -82,7 +82,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
                                             "tests/render/test_render_terminal.py"]),
     # issue 33: the columns of Parquet, Arrow and DataFrame inputs (ids, numbers, row groups)
     "formats": (["rankflavor/io/formats/table.py"], ["tests/io/test_parquet_row_groups.py", "tests/io/test_formats.py",
-                                                     "tests/render/test_formats_agree.py", "tests/io/test_formats_fuzz.py"]),
+                                                     "tests/render/test_formats_agree.py", "tests/io/test_formats_fuzz.py",
+                                                     "tests/io/test_columnar_fastpath.py"]),
+    # issue 33: a run read whole from a columnar format, noted in pieces (its row groups, when kept)
+    "noted": (["rankflavor/io/run.py"], ["tests/io/test_columnar_fastpath.py", "tests/io/test_io_pieces.py",
+                                         "tests/io/test_fastpath.py"]),
     # issue 35: check's table checks split into mergeable facts and their wording (both engines word them)
     "check": (["rankflavor/analysis/check/*.py"], ["tests/analysis/check/test_check.py"]),
     "metrics": (["rankflavor/metrics/*.py"], [

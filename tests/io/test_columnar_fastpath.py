@@ -23,6 +23,7 @@ import rankflavor
 from rankflavor.align import sizes as align_sizes
 from rankflavor.io import run as run_io
 from rankflavor.io.convert import convert
+from rankflavor.io.formats import table as table_io
 from rankflavor.io.formats.table import integer_ids
 from rankflavor.io.qrels import read_qrels
 from rankflavor.io.run import read_run
@@ -171,3 +172,75 @@ def test_a_big_frame_with_a_missing_query_id_names_its_row(small_pieces: None) -
                       "score": [float(10 - i) for i in range(10)]})
     with pytest.raises(rankflavor.InputError, match="run DataFrame: column 'query_id' row 5: null is a missing value"):
         rankflavor.evaluate({"q1": {"1": 1}}, table, ["P@3"])
+
+
+@pytest.fixture
+def row_group_pieces(small_pieces: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row groups of any size are kept as the run's pieces (their query ids in dictionary chunks)."""
+    monkeypatch.setattr(table_io, "CHUNK_ROWS", 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=rows_strategy(), group=st.integers(2, 9), integer_docs=st.booleans())
+def test_a_parquet_run_in_row_groups_is_noted_group_by_group_and_scores_as_its_text(
+        row_group_pieces: None, tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, str, float]],
+        group: int, integer_docs: bool) -> None:
+    rows = unique_pairs(rows)
+    if integer_docs:
+        rows = unique_pairs([(q, str(sum(map(ord, d)) % 50), s) for q, d, s in rows])
+    if len(rows) < 8:
+        return
+    folder = tmp_path_factory.mktemp("groups")
+    (folder / "qrels.txt").write_text(QRELS)
+    text = folder / "run.txt"
+    text.write_text("".join(f"{q} Q0 {d} {i + 1} {s} t\n" for i, (q, d, s) in enumerate(rows)))
+    table = folder / "run.parquet"
+    docs = pa.array([int(d) for _, d, _ in rows], pa.int64()) if integer_docs else pa.array([d for _, d, _ in rows])
+    pq.write_table(pa.table({"query_id": [q for q, _, _ in rows], "doc_id": docs, "score": [s for _, _, s in rows]}),
+                   table, row_group_size=group)
+    run = read_run(table)
+    # the query ids stay in the file's row groups, each over its own dictionary: no joined copy
+    bounds = list(range(0, len(rows), group))
+    assert isinstance(run.query, pa.ChunkedArray) and [len(c) for c in run.query.chunks] == \
+        [min(group, len(rows) - a) for a in bounds]
+    assert [q.as_py() for q in run.query] == [q for q, _, _ in rows]
+    queries = [q for q, _, _ in rows]
+    starts = {i for i in range(len(rows)) if i == 0 or queries[i] != queries[i - 1]}
+    assert run.query_runs is not None  # noted by row group: a query's run starts again in the next group
+    assert sorted(int(r) + a for a, piece in zip(bounds, run.query_runs, strict=True) for r in piece) == \
+        sorted(starts | set(bounds))
+    assert run.scores_descend == all(rows[i][2] <= rows[i - 1][2] for i in range(1, len(rows)) if queries[i] == queries[i - 1])
+    qrels = read_qrels(folder / "qrels.txt")
+    want = rankflavor.evaluate(qrels, str(text), MEASURES)
+    got = rankflavor.evaluate(qrels, str(table), MEASURES)
+    for a, b in zip(want, got, strict=True):
+        assert a.queries.tolist() == b.queries.tolist() and a.status.tolist() == b.status.tolist(), a.measure
+        assert a.values.tolist() == b.values.tolist(), a.measure
+
+
+@pytest.mark.parametrize(("bad", "said"), [("", "query_id is missing or empty"), ("q\x00", "query_id holds a NUL")])
+def test_a_bad_query_id_in_a_later_row_group_is_named_by_its_row(row_group_pieces: None, tmp_path: Path, bad: str,
+                                                                 said: str) -> None:
+    queries = ["q1"] * 4 + ["q2"] * 3 + [bad] + ["q3"] * 4  # row 7, in the second row group of 4
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"query_id": queries, "doc_id": pa.array(range(12), pa.int64()),
+                             "score": [float(12 - i) for i in range(12)]}), path, row_group_size=4)
+    with pytest.raises(rankflavor.InputError, match=f"row 7: {said}"):
+        read_run(path)
+
+
+def test_an_unused_bad_entry_of_a_row_group_dictionary_reads_the_ids_anew(row_group_pieces: None) -> None:
+    # a dictionary may hold an entry no row uses: that is no error, and the rows keep their ids
+    from rankflavor.io.formats.table import ids
+
+    def where(row: int) -> tuple[int | None, str]:
+        return None, f"row {row}: "
+
+    good = pa.DictionaryArray.from_arrays(pa.array([0, 0, 1], pa.int32()), pa.array(["a", "b"]))
+    odd = pa.DictionaryArray.from_arrays(pa.array([1, 1, 2], pa.int32()), pa.array(["", "b", "c"]))
+    column = pa.chunked_array([good, odd])
+    kept = ids(column, "query_id", "r", where, encode=True, chunks=True)
+    assert kept.to_pylist() == ["a", "a", "b", "b", "b", "c"]
+    assert ids(pa.chunked_array([good, good]), "query_id", "r", where, encode=True, chunks=True).num_chunks == 2
+    joined = ids(pa.chunked_array([good, good]), "query_id", "r", where, encode=True)  # (not asked: one dictionary)
+    assert isinstance(joined, pa.DictionaryArray) and joined.to_pylist() == ["a", "a", "b"] * 2

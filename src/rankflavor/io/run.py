@@ -55,7 +55,7 @@ def read_run(path: str | os.PathLike[str], format: str | None = None,
         # docnos allocate little there, and touching the pages again cost 1.09 -> 1.52 s)
         if found.doc_integers is None:
             pa.default_memory_pool().release_unused()
-        run = noted(found)
+        run = noted(found, finite=True)  # (the table readers refuse a score that is not finite)
     else:
         run = read_trec_run(path)
     # The reader's buffers are free now, but Arrow's allocator keeps such pages for reuse: give
@@ -69,7 +69,7 @@ def read_run(path: str | os.PathLike[str], format: str | None = None,
 NOTE_ROWS = 1 << 20
 
 
-def noted(run: Run) -> Run:
+def noted(run: Run, finite: bool = False) -> Run:
     """A run a columnar format read whole (Parquet, Arrow IPC-backed tables, JSONL, CSV) with the
     notes the TREC reader takes of its pieces (:func:`run_piece`): docnos as integers when all
     are canonical (their strings let go) or their hashes, where each query's rows start, and
@@ -77,32 +77,40 @@ def noted(run: Run) -> Run:
     for a TREC file of the same rows; without the notes they find these out one by one, on one
     thread (a Parquet run was slower to evaluate than its text: issue 33).
 
-    Pieces of :data:`NOTE_ROWS` rows are noted on two threads (NumPy and pyarrow release the GIL);
-    a run whose docnos are known already (an integer column: :func:`~rankflavor.io.formats.table.integer_ids`)
-    gets its query runs alone; plain query ids (a DataFrame's) are dictionary-encoded first. A
-    run of fewer than two pieces, one whose query ids are not one (dictionary or plain) array, one with a score that is not finite (the engine's check names it) or one
-    noted already is returned as it is."""
+    The pieces are the query column's chunks when it comes in dictionary chunks (a Parquet
+    file's row groups, :data:`~rankflavor.io.formats.table.CHUNK_ROWS`), else slices of
+    :data:`NOTE_ROWS` rows; they are noted on two threads (NumPy and pyarrow release the GIL).
+    A run whose docnos are known already (an integer column:
+    :func:`~rankflavor.io.formats.table.integer_ids`) gets its query runs alone; plain query ids
+    (a DataFrame's) are dictionary-encoded first. A run of fewer than ``2 * NOTE_ROWS`` rows, one
+    whose query ids are neither dictionary chunks nor one (dictionary or plain) array, one with a
+    score that is not finite (the engine's check names it; ``finite``: the reader checked them
+    all) or one noted already is returned as it is."""
     from rankflavor.base.threads import SharedWork, in_background
 
     query, doc = run.query, run.doc_strings
-    if len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not _finite(run.score):
+    if len(run) < 2 * NOTE_ROWS or run.query_runs is not None or not (finite or _finite(run.score)):
         return run
     if pa.types.is_string(query.type) and not isinstance(query, pa.ChunkedArray):
         query = dictionary_encode(query)  # (a DataFrame's plain ids: as one dictionary, as a reader gives them)
-    if not isinstance(query, pa.DictionaryArray):
+    if isinstance(query, pa.ChunkedArray) and pa.types.is_dictionary(query.type):
+        chunks = pa.chunked_array([c for c in query.chunks if len(c)], query.type)  # the reader's row groups
+    elif isinstance(query, pa.DictionaryArray):
+        chunks = pa.chunked_array([query.slice(a, NOTE_ROWS) for a in range(0, len(run), NOTE_ROWS)])
+    else:
         return run
-    starts = range(0, len(run), NOTE_ROWS)
-    chunks = pa.chunked_array([query.slice(a, NOTE_ROWS) for a in starts])
+    bounds = list(zip(np.cumsum([0] + [len(c) for c in chunks.chunks[:-1]]).tolist(),
+                      [len(c) for c in chunks.chunks], strict=True))  # (first row, rows) of each piece
     if run.doc_integers is not None or run.doc_hashes is not None or doc is None:  # the docnos are known
-        notes = [RunPieceNote(True, len(c), None, 0, -1, *_query_runs(c, run.score[a:a + NOTE_ROWS]))
-                 for a, c in zip(starts, chunks.chunks, strict=True)]
+        notes = [RunPieceNote(True, n, None, 0, -1, *_query_runs(c, run.score[a:a + n]))
+                 for (a, n), c in zip(bounds, chunks.chunks, strict=True)]
         runs, descending = _runs_across(chunks, run.score, notes)
         return dataclasses.replace(run, query=chunks, query_runs=runs, scores_descend=descending)
-    def piece(a: int) -> Callable[[], Derived]:
-        return lambda: run_piece([query.slice(a, NOTE_ROWS), _one_array(doc.slice(a, NOTE_ROWS)),
-                                  from_numpy(run.score[a : a + NOTE_ROWS])])
+    def piece(k: int) -> Callable[[], Derived]:
+        a, n = bounds[k]
+        return lambda: run_piece([chunks.chunk(k), _one_array(doc.slice(a, n)), from_numpy(run.score[a : a + n])])
 
-    work = SharedWork([piece(a) for a in starts])
+    work = SharedWork([piece(k) for k in range(len(bounds))])
     helper = in_background(work.run)
     work.run()
     helper.result()

@@ -58,12 +58,21 @@ def pick(names: list[str], role: str, columns: Mapping[str, str], source: str, *
     return None
 
 
-def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where, *, encode: bool = False) -> pa.Array:
+#: A dictionary column whose chunks (a Parquet file's row groups) hold at least this many rows
+#: each on average stays in its chunks, each over its own dictionary, when the caller allows it:
+#: the run readers note such chunks as they note the TREC reader's pieces, and joining them
+#: would write every row's index again (issue 33: "no extra copy").
+CHUNK_ROWS = 1 << 18
+
+
+def ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where, *, encode: bool = False,
+        chunks: bool = False) -> pa.Array | pa.ChunkedArray:
     """A column of ids as one string array (dictionary-encoded if ``encode``): text or integers,
     never missing (null) or empty. A dictionary column of text is kept as it is (Parquet's
-    dictionary pages read as one), so no string is hashed again."""
+    dictionary pages read as one), so no string is hashed again; with ``chunks``, big chunks
+    (:data:`CHUNK_ROWS`) are kept apart, each with its dictionary."""
     if encode:
-        kept = _dictionary_ids(column, name, source, where)
+        kept = _dictionary_ids(column, name, source, where, chunks)
         if kept is not None:
             return kept
     values = plain_strings(column)
@@ -91,21 +100,38 @@ def _check_ids(values: pa.Array, name: str, source: str, where: Where, rows: np.
         raise _bad(source, where, int(nul[0]) if rows is None else int(rows[nul[0]]), f"{name} {REASON}")
 
 
-def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where) -> pa.Array | None:
+def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: Where,
+                    chunks: bool = False) -> pa.Array | pa.ChunkedArray | None:
     """A dictionary column of text with int32 indices as one array with one dictionary (checked),
-    or None for any other column."""
+    or with ``chunks`` its big chunks as they are, each checked; None for any other column."""
     kind = column.type
     if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type) and kind.index_type == pa.int32()):
         return None
     if column.null_count:  # a null index: the row is missing its id
         bad = int(np.flatnonzero(~as_numpy(column.is_valid()))[0])
         raise _bad(source, where, bad, f"{name} is missing (null): an id is needed")
-    if isinstance(column, pa.ChunkedArray):
-        column = column.chunk(0) if column.num_chunks == 1 else _one_dictionary(column)
-    indices = as_numpy(column.indices)
+    if isinstance(column, pa.ChunkedArray) and column.num_chunks > 1:
+        if chunks and len(column) >= CHUNK_ROWS * column.num_chunks:
+            start = 0
+            for chunk in column.chunks:
+                if not _entries_used_are_ids(chunk, name, source, where, start):
+                    return None
+                start += len(chunk)
+            return column
+        column = _one_dictionary(column)
+    elif isinstance(column, pa.ChunkedArray):
+        column = column.chunk(0)
+    return column if _entries_used_are_ids(column, name, source, where) else None
+
+
+def _entries_used_are_ids(column: pa.DictionaryArray, name: str, source: str, where: Where, start: int = 0) -> bool:
+    """Are the entries of a null-free dictionary column (its rows from ``start``) all ids? False
+    when only unused entries are not (the plain path then encodes the values anew); an
+    :class:`InputError` naming the first row that uses an entry null, empty or holding a NUL."""
     try:
         _check_ids(column.dictionary, name, source, where)
     except InputError:  # an entry is null, empty or holds a NUL: name the first row that uses one
+        indices = as_numpy(column.indices)
         entries = column.dictionary
         entries = entries.fill_null("") if entries.null_count else entries
         offsets, _ = string_buffers(entries)
@@ -114,12 +140,12 @@ def _dictionary_ids(column: pa.ChunkedArray | pa.Array, name: str, source: str, 
                                  (nul_entries(entries), REASON)):
             used = np.flatnonzero(np.isin(indices, bad_entries))
             if len(used):
-                found.append((int(used[0]), why))
+                found.append((start + int(used[0]), why))
         if found:
             row, why = min(found)
             raise _bad(source, where, row, f"{name} {why}") from None
-        return None  # only unused entries are bad: the plain path encodes the values anew
-    return column
+        return False
+    return True
 
 
 def _one_dictionary(column: pa.ChunkedArray) -> pa.DictionaryArray:
@@ -160,7 +186,9 @@ def numbers(column: pa.ChunkedArray | pa.Array, name: str, source: str, where: W
             out = _parse_each(values.to_pylist(), name, source, where)
     else:
         raise _bad(source, where, 0, f"column {name!r} holds {kind} values; expected numbers")
-    return _finite(out.astype(np.float64), name, source, where)
+    fixed = out.astype(np.float64)
+    np.add(fixed, 0.0, out=fixed)  # -0.0 made 0
+    return _finite(fixed, name, source, where)
 
 
 def _plain_numbers(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
@@ -173,18 +201,18 @@ def _plain_numbers(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     out = np.empty(len(column), dtype=np.float64)
     start = 0
     for chunk in chunks:
-        out[start:start + len(chunk)] = as_numpy(chunk)
+        # copied and -0.0 made 0 in one pass (x + 0.0 is x, but 0.0 for -0.0), as the TREC readers read it
+        np.add(as_numpy(chunk), 0.0, out=out[start:start + len(chunk)])
         start += len(chunk)
     return out
 
 
 def _finite(out: np.ndarray, name: str, source: str, where: Where) -> np.ndarray:
-    """``out`` (float64, owned) with -0.0 made 0 in place, as the TREC readers read it, once
-    every value is checked finite (the first that is not names its row)."""
+    """``out`` (float64, owned, -0.0 already made 0), once every value is checked finite (the
+    first that is not names its row)."""
     if not np.isfinite(out).all():
         bad = int(np.flatnonzero(~np.isfinite(out))[0])
         raise _bad(source, where, bad, f"{name} {float(out[bad])!r} is not a finite number")
-    np.add(out, 0.0, out=out)
     return out
 
 
@@ -240,7 +268,7 @@ def to_run(table: pa.Table, source: str, columns: Mapping[str, str], where: Wher
         rc = pick(names, "rank", columns, source)
         assert rc is not None
         score, ranked_by = -numbers(table.column(rc), rc, source, where) + 0.0, "rank"
-    query = ids(table.column(qc), qc, source, where, encode=True)
+    query = ids(table.column(qc), qc, source, where, encode=True, chunks=True)
     integers = integer_ids(table.column(dc))
     if integers is not None:  # docnos stored as numbers: their values stand for the strings
         return Run(query, None, score, source, lines, tag, from_file=from_file, ranked_by=ranked_by,
