@@ -10,6 +10,8 @@ evaluated on the reader's own path, per query, under tie rules that read the fil
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +246,41 @@ def test_an_unused_bad_entry_of_a_row_group_dictionary_reads_the_ids_anew(row_gr
     assert ids(pa.chunked_array([good, good]), "query_id", "r", where, encode=True, chunks=True).num_chunks == 2
     joined = ids(pa.chunked_array([good, good]), "query_id", "r", where, encode=True)  # (not asked: one dictionary)
     assert isinstance(joined, pa.DictionaryArray) and joined.to_pylist() == ["a", "a", "b"] * 2
+
+
+def test_parquet_judgments_of_integer_docnos_carry_their_values(tmp_path: Path) -> None:
+    # the docnos' text is their values' (as the TREC text reads it), and alignment gets the
+    # values at once: every docno canonical
+    lines = "q1 0 7 1\nq1 0 0 2\nq2 0 123456789012345678 1\nq2 0 40 0\n"
+    (tmp_path / "qrels.txt").write_text(lines)
+    pq.write_table(pa.table({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": pa.array([7, 0, 123456789012345678, 40]),
+                             "relevance": [1.0, 2.0, 1.0, 0.0]}), tmp_path / "qrels.parquet")
+    text, table = read_qrels(tmp_path / "qrels.txt"), read_qrels(tmp_path / "qrels.parquet")
+    assert table.doc.to_pylist() == text.doc.to_pylist() == ["7", "0", "123456789012345678", "40"]
+    assert table.doc_canonical is not None and text.doc_canonical is not None
+    (mask, values), (want_mask, want_values) = table.doc_canonical.result(), text.doc_canonical.result()
+    assert mask.tolist() == want_mask.tolist() == [True] * 4 and values.tolist() == want_values.tolist()
+    run = "q1 Q0 0 1 3.0 r\nq1 Q0 7 2 2.0 r\nq2 Q0 40 1 2.0 r\nq2 Q0 123456789012345678 2 1.0 r\n"
+    (tmp_path / "run.txt").write_text(run)
+    for a, b in zip(rankflavor.evaluate(text, str(tmp_path / "run.txt"), MEASURES),
+                    rankflavor.evaluate(table, str(tmp_path / "run.txt"), MEASURES), strict=True):
+        assert a.values.tolist() == b.values.tolist(), a.measure
+
+
+def test_a_parquet_pair_of_integer_docnos_calls_no_compute_kernel(tmp_path: Path) -> None:
+    # (importing pyarrow.compute costs more than such a pair's conversions: issue 33's parquet-int)
+    rows = [(f"q{q}", 1000 + 7 * d + q, float(30 - d)) for q in range(6) for d in range(30)]
+    pq.write_table(pa.table({"query_id": [q for q, _, _ in rows], "doc_id": pa.array([d for _, d, _ in rows]),
+                             "score": [s for _, _, s in rows]}), tmp_path / "run.parquet", row_group_size=40)
+    pq.write_table(pa.table({"query_id": [q for q, _, _ in rows[::3]], "doc_id": pa.array([d for _, d, _ in rows[::3]]),
+                             "relevance": [float(d % 3) for _, d, _ in rows[::3]]}), tmp_path / "qrels.parquet")
+    # row groups kept as pieces and noted, and two alignment threads, as for a 7M-row run
+    probe = ("import sys, rankflavor; from rankflavor.io import run; from rankflavor.io.formats import table;"
+             " from rankflavor.align import sizes; run.NOTE_ROWS = 40; table.CHUNK_ROWS = 1; sizes.PARALLEL_ROWS = 8;"
+             " r = rankflavor.evaluate(sys.argv[1], sys.argv[2], ['ndcg@10', 'P@5']);"
+             " print(round(r[0].mean, 6), 'pyarrow.compute' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    mean, imported = done.stdout.split()
+    assert imported == "False" and float(mean) > 0

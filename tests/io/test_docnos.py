@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import rankflavor
 from rankflavor.io.docnos import canonical_integer_range as _canonical_integer_range
-from rankflavor.io.docnos import canonical_integers, canonical_mask, hash64
+from rankflavor.io.docnos import canonical_integers, canonical_mask, decimal_strings, hash64
 from rankflavor.io.docnos import canonical_integers as _canonical_integers
 
 from ..support.io_cases import run_text
@@ -188,3 +188,14 @@ def test_hash64_is_a_function_of_the_string_alone() -> None:
     assert hash64(pa.chunked_array([arr.slice(0, 2), arr.slice(2)])).tolist() == alone
     assert hash64(pa.array(values, type=pa.large_string())).tolist() == alone
     assert len(set(alone)) == len(set(values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 10**18 - 1), st.sampled_from([0, 9, 10, 99, 100, 10**17, 10**18 - 1])),
+                max_size=60), st.integers(1, 7))
+def test_decimal_strings_are_the_values_decimal_text(values: list[int], block: int) -> None:
+    want = [str(v) for v in values]
+    assert decimal_strings(np.array(values, dtype=np.int64)).to_pylist() == want
+    # rows written a few at a time: every block boundary is crossed
+    got = decimal_strings(np.array(values, dtype=np.int64), block=block)
+    assert got.to_pylist() == want and got.type == pa.string()

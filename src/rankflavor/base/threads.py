@@ -43,6 +43,14 @@ def in_background(function: Callable[..., T], *args: Any) -> Future[T]:
     return future
 
 
+def done(value: T) -> Future[T]:
+    """A future that holds ``value`` already (what a reader found at once, where a consumer
+    reads a future that a thread would otherwise fill)."""
+    future: Future[T] = Future()
+    future.set_result(value)
+    return future
+
+
 class SharedWork:
     """Tasks taken one at a time by every thread that calls :meth:`run`; ``results`` are in task
     order once every thread's :meth:`run` has returned. Shared in small tasks, the thread that

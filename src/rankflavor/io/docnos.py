@@ -134,6 +134,41 @@ def integer_docnos(parts: tuple[np.ndarray, ...]) -> pa.Array:
     return arrow_ops.cast(from_numpy(values), pa.string())
 
 
+def decimal_strings(values: np.ndarray, *, block: int = 1 << 16) -> pa.Array:
+    """The decimal text of integers in 0 .. 10**18 - 1 (canonical docnos' values), by NumPy alone.
+
+    About 2.5 times the time of pyarrow's cast, which needs ``pyarrow.compute``: importing that
+    costs more than this takes for the few hundred thousand judgments of a Parquet qrels file of
+    integer docnos, on a path that otherwise calls no compute kernel (:func:`integer_docnos`
+    casts a run's millions). Each ``block`` of rows (their digits stay in cache) is written as a
+    matrix of right-aligned digits, of which the digits of each value are taken in row order.
+
+    >>> decimal_strings(np.array([0, 7, 10, 999, 123456789012345678])).to_pylist()
+    ['0', '7', '10', '999', '123456789012345678']
+    """
+    v = np.ascontiguousarray(values, dtype=np.int64)
+    n = len(v)
+    width = len(str(int(v.max()))) if n else 1
+    digits = np.ones(n, dtype=np.int32)
+    for k in range(1, width):
+        digits += v >= _POW10_0[k]
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(digits, out=offsets[1:])
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    columns = np.arange(width, dtype=np.int32)
+    for a in range(0, n, block):
+        b = min(n, a + block)
+        rest = v[a:b].copy()
+        matrix = np.empty((b - a, width), dtype=np.uint8)
+        for j in range(width - 1, -1, -1):  # the units first, in the last column
+            tens = rest // 10
+            matrix[:, j] = rest - tens * 10
+            rest = tens
+        matrix += 48  # ord("0")
+        data[offsets[a] : offsets[b]] = matrix[columns >= (width - digits[a:b])[:, None]]
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
 def canonical_mask(values: pa.Array | pa.ChunkedArray, cast: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per docno: is it a canonical decimal integer, and its value (0 where not)."""
     values = plain_strings(values)

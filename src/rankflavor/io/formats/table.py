@@ -18,9 +18,11 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pyarrow as pa
 
+from rankflavor.base.threads import done
 from rankflavor.errors import InputError
 from rankflavor.io import arrow_ops
 from rankflavor.io.columns import as_numpy, from_numpy, plain_strings, string_buffers
+from rankflavor.io.docnos import decimal_strings
 from rankflavor.io.formats.spec import DEFAULTS
 from rankflavor.io.nul import REASON, nul_entries
 from rankflavor.io.tables import Qrels, Run
@@ -246,6 +248,12 @@ def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Wh
         from rankflavor.io.labels.sources import checked_sources
 
         labels = checked_sources(table.column(sc), source, where)
+    integers = integer_ids(table.column(dc))
+    if integers is not None:  # docnos stored as numbers: all canonical, their values known (no cast, no parse)
+        values = integers[0]
+        return Qrels(ids(table.column(qc), qc, source, where, encode=True), decimal_strings(values), grade, source,
+                     lines, from_file=from_file, skipped_rows=skipped, label_source=labels,
+                     doc_canonical=done((np.ones(len(values), dtype=bool), values)))
     return Qrels(ids(table.column(qc), qc, source, where, encode=True), ids(table.column(dc), dc, source, where),
                  grade, source, lines, from_file=from_file, skipped_rows=skipped, label_source=labels)
 
