@@ -202,9 +202,10 @@ def test_a_parquet_run_in_row_groups_is_noted_group_by_group_and_scores_as_its_t
                    table, row_group_size=group)
     run = read_run(table)
     # the query ids stay in the file's row groups, each over its own dictionary: no joined copy
-    bounds = list(range(0, len(rows), group))
+    # (a file of one row group is noted in pieces of NOTE_ROWS, 4 here)
+    bounds = list(range(0, len(rows), group if group < len(rows) else 4))
     assert isinstance(run.query, pa.ChunkedArray) and [len(c) for c in run.query.chunks] == \
-        [min(group, len(rows) - a) for a in bounds]
+        [min(bounds[1] - bounds[0], len(rows) - a) for a in bounds]
     assert [q.as_py() for q in run.query] == [q for q, _, _ in rows]
     queries = [q for q, _, _ in rows]
     starts = {i for i in range(len(rows)) if i == 0 or queries[i] != queries[i - 1]}
@@ -227,7 +228,7 @@ def test_a_bad_query_id_in_a_later_row_group_is_named_by_its_row(row_group_piece
     path = tmp_path / "r.parquet"
     pq.write_table(pa.table({"query_id": queries, "doc_id": pa.array(range(12), pa.int64()),
                              "score": [float(12 - i) for i in range(12)]}), path, row_group_size=4)
-    with pytest.raises(rankflavor.InputError, match=f"row 7: {said}"):
+    with pytest.raises(rankflavor.InputError, match=f"^{path}: row 7: {said}"):
         read_run(path)
 
 
@@ -284,3 +285,30 @@ def test_a_parquet_pair_of_integer_docnos_calls_no_compute_kernel(tmp_path: Path
     assert done.returncode == 0, done.stderr
     mean, imported = done.stdout.split()
     assert imported == "False" and float(mean) > 0
+
+
+def test_a_null_dictionary_entry_a_row_uses_is_named_as_a_missing_id(tmp_path: Path) -> None:
+    # (an in-memory dictionary may hold a null entry; the indices themselves hold no null)
+    from rankflavor.io.formats.table import by_rows, ids
+
+    column = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([0, 0, 1], pa.int32()), pa.array(["a", None]))])
+    with pytest.raises(rankflavor.InputError, match=r"^r\.parquet: row 2: query_id is missing or empty: an id is needed"):
+        ids(column, "query_id", "r.parquet", by_rows, encode=True)
+
+
+def test_ids_kept_from_row_group_dictionaries_hold_no_empty_id(row_group_pieces: None) -> None:
+    from rankflavor.io.formats.table import by_rows, ids
+
+    good = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))
+    unused_empty = pa.DictionaryArray.from_arrays(pa.array([1, 1], pa.int32()), pa.array(["", "b"]))
+    kept = ids(pa.chunked_array([good, unused_empty]), "query_id", "r", by_rows, encode=True, chunks=True)
+    chunks = kept.chunks if isinstance(kept, pa.ChunkedArray) else [kept]
+    assert all("" not in chunk.dictionary.to_pylist() for chunk in chunks)
+
+
+def test_a_jsonl_run_names_the_lines_of_a_duplicate(tmp_path: Path) -> None:
+    # the columnar JSONL reader gives no line array: row i is line i + 1 of the file
+    (tmp_path / "run.jsonl").write_text("".join(f'{{"query_id": "q1", "doc_id": "{d}", "score": {s}}}\n'
+                                                for d, s in (("d1", 3), ("d2", 2), ("d1", 1))))
+    with pytest.raises(rankflavor.InputError, match=r"run\.jsonl:3: document 'd1' appears more than once .* \(also at line 1\)"):
+        rankflavor.evaluate({"q1": {"d1": 1}}, str(tmp_path / "run.jsonl"), ["ndcg@10"])
