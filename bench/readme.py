@@ -69,7 +69,7 @@ def paths(size: str, text: bool = False) -> tuple[str, str]:
 
 
 def child(tool: str, qrels: str, run: str, case: str = "ndcg10") -> list[str]:
-    return [PY, str(HERE / "run.py"), "--child", tool, "--case", case, "--qrels", qrels, "--run", run, "--inner-repeat", "30"]
+    return [PY, str(HERE / "child.py"), tool, "--case", case, "--qrels", qrels, "--run", run, "--inner-repeat", "30"]
 
 
 def rf(*args: str) -> list[str]:
@@ -110,6 +110,10 @@ def figures() -> list[Figure]:
                eval_cmd(parquet(iq), parquet(ir)), eval_cmd(iq, ir), memory=True, targets={"time": 0.5, "memory": 1.0}),
         Figure("parquet-text", "`eval` of the Parquet copies / of the TREC text, text docnos, random ties (7M)",
                eval_cmd(parquet(tq), parquet(tr)), eval_cmd(tq, tr), memory=True, targets={"time": 0.5, "memory": 1.0}),
+        Figure("parquet-floor", "pyarrow alone reading the Parquet copies (no evaluation) / `eval` of the TREC text, "
+               "integer docnos (7M)", child("parquet_floor", parquet(iq), parquet(ir)), eval_cmd(iq, ir), memory=True),
+        Figure("parquet-text-floor", "the same, text docnos, random ties (7M)",
+               child("parquet_floor", parquet(tq), parquet(tr)), eval_cmd(tq, tr), memory=True),
         Figure("convert", "`convert` of the 7M-line run to Parquet / `eval` of it", rf("convert", ir, str(DATA / "run.7000x1000.converted.parquet"),
                "--quiet"), eval_cmd(iq, ir), memory=True),
         Figure("judgments", "`judgments` (coverage and NDCG@10 bounds, trec_dl) / `eval` of NDCG@10 (7M)",
@@ -123,6 +127,8 @@ def figures() -> list[Figure]:
                metrics=("inner_seconds", "first_call_seconds"), targets={"first_call_seconds": 2.0}),
         Figure("cli-small", "small inputs (1000 x 100 files): `eval` / pytrec_eval from the files", eval_cmd(sq, sr),
                child("pytrec_eval", sq, sr), targets={"time": 1.0}),
+        Figure("cli-floor", "importing NumPy, pyarrow and click alone (`python -c`) / pytrec_eval from the files (1000 x 100)",
+               [PY, "-c", "import numpy, pyarrow, click"], child("pytrec_eval", sq, sr)),
         Figure("version", "`rankflavor --version` / a bare interpreter (`python -c pass`)", rf("--version"), [PY, "-c", "pass"]),
         Figure("hugepage", "`eval` with NumPy's huge-page advice on (`NUMPY_MADVISE_HUGEPAGE=1`) / the command's default",
                eval_cmd(iq, ir), eval_cmd(iq, ir), a_env={"NUMPY_MADVISE_HUGEPAGE": "1"}),
