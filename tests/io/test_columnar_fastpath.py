@@ -312,3 +312,26 @@ def test_a_jsonl_run_names_the_lines_of_a_duplicate(tmp_path: Path) -> None:
                                                 for d, s in (("d1", 3), ("d2", 2), ("d1", 1))))
     with pytest.raises(rankflavor.InputError, match=r"run\.jsonl:3: document 'd1' appears more than once .* \(also at line 1\)"):
         rankflavor.evaluate({"q1": {"d1": 1}}, str(tmp_path / "run.jsonl"), ["ndcg@10"])
+
+
+def test_a_parquet_run_of_ranks_alone_is_ordered_by_them(tmp_path: Path) -> None:
+    qrels = {"q": {"a": 1, "b": 0, "c": 0}}
+    by_name = tmp_path / "ranks.parquet"
+    pq.write_table(pa.table({"query_id": ["q"] * 3, "doc_id": ["c", "a", "b"], "rank": [3, 1, 2]}), by_name)
+    named = tmp_path / "pos.parquet"
+    pq.write_table(pa.table({"query_id": ["q"] * 3, "doc_id": ["c", "a", "b"], "pos": [3, 1, 2]}), named)
+    for run in (read_run(by_name), rankflavor.read_run(named, columns={"rank": "pos"})):
+        assert run.ranked_by == "rank" and run.score.tolist() == [-3.0, -1.0, -2.0]
+    assert rankflavor.evaluate(qrels, str(by_name), ["RR"])[0].mean == 1.0  # a at rank 1
+
+
+@pytest.mark.parametrize(("table", "said"), [
+    (pa.table({"query_id": ["q"], "doc_id": ["a"]}), r"needs a score column"),
+    (pa.table({"query_id": pa.array([], pa.string()), "doc_id": pa.array([], pa.string()),
+               "score": pa.array([], pa.float64())}), r"has no results"),
+])  # fmt: skip
+def test_a_parquet_run_without_scores_or_rows_is_refused_by_its_name(tmp_path: Path, table: pa.Table, said: str) -> None:
+    path = tmp_path / "run.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(rankflavor.InputError, match=f"^{path}: {said}"):
+        read_run(path)
