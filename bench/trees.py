@@ -9,7 +9,9 @@ Usage::
 Each case is one whole ``python -m rankflavor`` process on the 7M-line files of
 ``bench/generate.py`` (made by ``python3 bench/readme.py --big`` when missing): ``eval-int`` is
 mean NDCG@10 under trec_eval's preset of the integer-docno run in rank order, ``eval-text`` the
-same of the text-docno run whose tied scores are in random order. The two trees run in turn
+same of the text-docno run whose tied scores are in random order; ``parquet-int`` and
+``parquet-text`` the same of their Parquet copies (``rankflavor convert``, as ``bench/readme.py``
+makes them), ``cli-small`` the 1000 x 100 files. The two trees run in turn
 (A B, then B A, ..., after one unmeasured pair, as ``bench/readme.py`` pairs its figures), each with
 its own ``PYTHONPATH``; the ratio A/B is taken pair by pair, and the median and range of each figure are printed. The values the two trees
 print are compared too: a faster tree that computes another number is no result.
@@ -26,12 +28,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from readme import DATA, spread_of  # noqa: E402
-from run import spawn  # noqa: E402
+from run import _precompile, spawn  # noqa: E402
 
 TIMEOUT = 600.0
 CASES = {
     "eval-int": ("qrels.7000x1000.txt", "run.7000x1000.txt"),
     "eval-text": ("qrels.7000x1000.text.txt", "run.7000x1000.text.shuffled.txt"),
+    "parquet-int": ("qrels.7000x1000.parquet", "run.7000x1000.parquet"),
+    "parquet-text": ("qrels.7000x1000.text.parquet", "run.7000x1000.text.shuffled.parquet"),
+    "cli-small": ("qrels.1000x100.txt", "run.1000x100.txt"),
 }
 
 
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"A = {args.src}\nB = {args.base}\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}\n")
+    _precompile(args.src, args.base)  # both trees from their .pyc files, whatever PYTHONDONTWRITEBYTECODE says
     print("| case | A wall s | B wall s | A/B wall | A/B peak memory |")
     print("|---|---:|---:|---:|---:|")
     for case in args.case or sorted(CASES):
