@@ -335,3 +335,17 @@ def test_a_parquet_run_without_scores_or_rows_is_refused_by_its_name(tmp_path: P
     pq.write_table(table, path)
     with pytest.raises(rankflavor.InputError, match=f"^{path}: {said}"):
         read_run(path)
+
+
+@pytest.mark.parametrize("kind", [pa.large_string(), pa.string_view(), pa.int32()])
+def test_ids_of_large_view_or_integer_columns_read_as_text(tmp_path: Path, kind: pa.DataType) -> None:
+    from rankflavor.io.formats.table import by_rows, ids
+
+    values = ["7", "12", "7"]
+    column = pa.chunked_array([pa.array([int(v) for v in values] if pa.types.is_integer(kind) else values, kind)])
+    got = ids(column, "doc_id", "r", by_rows)
+    assert got.type == pa.string() and got.to_pylist() == values
+    # and a Parquet run whose docno column has that type (the file keeps its Arrow schema)
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"query_id": ["q", "q", "r"], "doc_id": column, "score": [2.0, 1.0, 1.0]}), path)
+    assert read_run(path).doc.to_pylist() == values
