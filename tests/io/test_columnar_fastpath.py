@@ -349,3 +349,54 @@ def test_ids_of_large_view_or_integer_columns_read_as_text(tmp_path: Path, kind:
     path = tmp_path / "run.parquet"
     pq.write_table(pa.table({"query_id": ["q", "q", "r"], "doc_id": column, "score": [2.0, 1.0, 1.0]}), path)
     assert read_run(path).doc.to_pylist() == values
+
+
+def _where(row: int) -> tuple[int | None, str]:
+    return None, f"row {row}: "
+
+
+def _dictionary(indices: list[int], entries: list[str]) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(entries))
+
+
+def test_ids_encoded_are_one_dictionary_array_unless_big_chunks_may_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankflavor.io.formats.table import ids
+
+    plain = ids(pa.chunked_array([pa.array(["a", "b", "a"])]), "q", "r", _where, encode=True)
+    assert isinstance(plain, pa.DictionaryArray) and plain.to_pylist() == ["a", "b", "a"]
+    one = ids(_dictionary([0, 1, 0], ["a", "b"]), "q", "r", _where, encode=True, chunks=True)  # an array, not chunked
+    assert isinstance(one, pa.DictionaryArray) and one.to_pylist() == ["a", "b", "a"]
+    single = ids(pa.chunked_array([_dictionary([0, 1, 0], ["a", "b"])]), "q", "r", _where, encode=True, chunks=True)
+    assert isinstance(single, pa.DictionaryArray)  # one chunk is one array
+    two = pa.chunked_array([_dictionary([0, 1, 0], ["a", "b"]), _dictionary([0, 0, 1], ["c", "a"])])
+    monkeypatch.setattr(table_io, "CHUNK_ROWS", 3)  # chunks of 3 rows on average: kept (at least CHUNK_ROWS)
+    kept = ids(two, "q", "r", _where, encode=True, chunks=True)
+    assert isinstance(kept, pa.ChunkedArray) and kept.num_chunks == 2 and kept.to_pylist() == ["a", "b", "a", "c", "c", "a"]
+    joined = ids(two, "q", "r", _where, encode=True)  # the caller did not allow chunks
+    assert isinstance(joined, pa.DictionaryArray) and joined.to_pylist() == kept.to_pylist()
+    monkeypatch.setattr(table_io, "CHUNK_ROWS", 4)  # smaller chunks than that: joined
+    assert isinstance(ids(two, "q", "r", _where, encode=True, chunks=True), pa.DictionaryArray)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_a_bad_id_is_named_by_its_row_in_any_row_group(monkeypatch: pytest.MonkeyPatch, groups: int) -> None:
+    from rankflavor.io.formats.table import ids
+
+    monkeypatch.setattr(table_io, "CHUNK_ROWS", 1)
+    chunks = [_dictionary([0, 0], ["a"]), _dictionary([0, 1], ["b", "c"]), _dictionary([1, 0], ["d", ""])][-groups:]
+    row = 2 * groups - 2  # the first row of the last group: its id is empty
+    with pytest.raises(rankflavor.InputError, match=rf"^r\.parquet: row {row}: q is missing or empty"):
+        ids(pa.chunked_array(chunks), "q", "r.parquet", _where, encode=True, chunks=True)
+    # an empty entry no row uses is no error, and no empty id is kept
+    unused = pa.chunked_array([_dictionary([1, 1], ["", "b"])])
+    kept = ids(unused, "q", "r.parquet", _where, encode=True, chunks=True)
+    assert kept.to_pylist() == ["b", "b"] and "" not in kept.dictionary.to_pylist()
+
+
+def test_numbers_of_one_array_or_chunks_are_float64_with_zero_for_minus_zero() -> None:
+    from rankflavor.io.formats.table import numbers
+
+    for column in (pa.array([1.5, -0.0, 2.0]), pa.chunked_array([pa.array([1.5]), pa.array([-0.0, 2.0])]),
+                   pa.chunked_array([pa.array([1.5, -0.0], pa.float32()), pa.array([2.0], pa.float32())])):
+        got = numbers(column, "score", "r", _where)
+        assert got.dtype == np.float64 and got.tolist() == [1.5, 0.0, 2.0] and not np.signbit(got).any()
