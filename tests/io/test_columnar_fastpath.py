@@ -400,3 +400,25 @@ def test_numbers_of_one_array_or_chunks_are_float64_with_zero_for_minus_zero() -
                    pa.chunked_array([pa.array([1.5, -0.0], pa.float32()), pa.array([2.0], pa.float32())])):
         got = numbers(column, "score", "r", _where)
         assert got.dtype == np.float64 and got.tolist() == [1.5, 0.0, 2.0] and not np.signbit(got).any()
+
+
+@pytest.mark.parametrize(("text", "columns", "said"), [
+    ("query_id,doc_id\nq,a\n", None, "needs a score column"),
+    ("query_id,doc_id,pos\nq,a,2\n", None, "needs a score column"),
+    ("query_id,doc_id,score\n", None, "has no results"),
+    ("query_id,doc_id,pos\nq,a,2\n", {"rank": "nope"}, "has no column 'nope' \\(--columns rank=...\\)"),
+])  # fmt: skip
+def test_a_csv_run_without_scores_or_rows_is_refused_by_its_name(tmp_path: Path, text: str,
+                                                                  columns: dict[str, str] | None, said: str) -> None:
+    path = tmp_path / "run.csv"
+    path.write_text(text)
+    with pytest.raises(rankflavor.InputError, match=f"^{path}: {said}"):
+        rankflavor.read_run(path, columns=columns)
+
+
+@pytest.mark.parametrize(("header", "columns"), [("rank", None), ("pos", {"rank": "pos"})])
+def test_a_csv_run_of_ranks_alone_is_ordered_by_them(tmp_path: Path, header: str, columns: dict[str, str] | None) -> None:
+    path = tmp_path / "run.csv"
+    path.write_text(f"query_id,doc_id,{header}\nq,a,2\nq,b,1\nq,c,0\n")
+    run = rankflavor.read_run(path, columns=columns)
+    assert run.ranked_by == "rank" and run.score.tolist() == [-2.0, -1.0, 0.0] and not np.signbit(run.score[2])  # +0, not -0
