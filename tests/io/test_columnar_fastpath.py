@@ -422,3 +422,28 @@ def test_a_csv_run_of_ranks_alone_is_ordered_by_them(tmp_path: Path, header: str
     path.write_text(f"query_id,doc_id,{header}\nq,a,2\nq,b,1\nq,c,0\n")
     run = rankflavor.read_run(path, columns=columns)
     assert run.ranked_by == "rank" and run.score.tolist() == [-2.0, -1.0, 0.0] and not np.signbit(run.score[2])  # +0, not -0
+
+
+def test_a_jsonl_run_of_integer_docnos_names_the_lines_of_a_duplicate(tmp_path: Path) -> None:
+    # read as integers (no strings), still named by line: row i is line i + 1
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(f'{{"query_id": "q1", "doc_id": {d}, "score": {s}}}\n' for d, s in ((7, 3), (8, 2), (7, 1))))
+    assert read_run(path).doc_integers is not None
+    with pytest.raises(rankflavor.InputError, match=r"run\.jsonl:3: document '7' appears more than once .* \(also at line 1\)"):
+        rankflavor.evaluate({"q1": {"7": 1}}, str(path), ["ndcg@10"])
+
+
+def test_a_parquet_run_of_integer_docnos_and_ranks_is_ordered_by_them(tmp_path: Path) -> None:
+    path = tmp_path / "ranks.parquet"
+    pq.write_table(pa.table({"query_id": ["q"] * 3, "doc_id": pa.array([30, 10, 20]), "rank": [3, 1, 2]}), path)
+    run = read_run(path)
+    assert run.doc_integers is not None and run.ranked_by == "rank" and run.score.tolist() == [-3.0, -1.0, -2.0]
+    measure = rankflavor.evaluate({"q": {"10": 1}}, str(path), ["RR"])[0]
+    assert measure.mean == 1.0 and "order=rank" in str(measure.measure)
+
+
+def test_a_csv_run_names_the_lines_of_a_duplicate_after_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,doc_id,score\nq1,d7,3\nq1,d8,2\nq1,d7,1\n")
+    with pytest.raises(rankflavor.InputError, match=r"run\.csv:4: document 'd7' appears more than once .* \(also at line 2\)"):
+        rankflavor.evaluate({"q1": {"d7": 1}}, str(path), ["ndcg@10"])
