@@ -447,3 +447,24 @@ def test_a_csv_run_names_the_lines_of_a_duplicate_after_its_header(tmp_path: Pat
     path.write_text("query_id,doc_id,score\nq1,d7,3\nq1,d8,2\nq1,d7,1\n")
     with pytest.raises(rankflavor.InputError, match=r"run\.csv:4: document 'd7' appears more than once .* \(also at line 2\)"):
         rankflavor.evaluate({"q1": {"d7": 1}}, str(path), ["ndcg@10"])
+
+
+def test_a_rank_column_named_by_columns_must_exist_even_beside_scores(tmp_path: Path) -> None:
+    # (the Parquet reader asked it already; a CSV run ignored the missing column it was told to read)
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,doc_id,score\nq,a,2\n")
+    with pytest.raises(rankflavor.InputError, match=rf"^{path}: has no column 'nope' \(--columns rank=\.\.\.\)"):
+        rankflavor.read_run(path, columns={"rank": "nope"})
+    parquet = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [2.0]}), parquet)
+    with pytest.raises(rankflavor.InputError, match=rf"^{parquet}: has no column 'nope'"):
+        rankflavor.read_run(parquet, columns={"rank": "nope"})
+    assert rankflavor.read_run(path).ranked_by == "score"  # (no rank named: none needed)
+
+
+def test_a_quepid_snapshot_run_is_tagged_with_the_snapshot_name(tmp_path: Path) -> None:
+    path = tmp_path / "snapshot.csv"
+    path.write_text("Snapshot Name,Snapshot Time,Case ID,Query Text,Doc ID,Doc Position\n"
+                    "(12/2/26) bm25,2026-12-02T03:00:00Z,8,shoes,17,1\n(12/2/26) bm25,2026-12-02T03:00:00Z,8,shoes,4,2\n")
+    run = rankflavor.read_run(path, format="quepid")
+    assert run.tag == "(12/2/26) bm25" and run.ranked_by == "rank" and run.doc.to_pylist() == ["17", "4"]

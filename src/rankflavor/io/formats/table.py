@@ -261,20 +261,20 @@ def to_qrels(table: pa.Table, source: str, columns: Mapping[str, str], where: Wh
 def to_run(table: pa.Table, source: str, columns: Mapping[str, str], where: Where, *,
            lines: np.ndarray | None = None, from_file: bool = True, tag: str | None = None) -> Run:
     """A run from a table with query and doc columns and a score or a rank column; with scores,
-    any rank column is ignored (as trec_eval ignores it); with ranks alone it is ordered by them."""
+    any rank column is ignored (as trec_eval ignores it); with ranks alone it is ordered by them.
+    A column named by ``columns`` must exist, the rank column too (as the Parquet reader asks)."""
     names = list(table.column_names)
     qc = pick(names, "query", columns, source)
     dc = pick(names, "doc", columns, source)
     assert qc is not None and dc is not None
-    sc = pick(names, "score", columns, source, required="rank" not in columns and
-              pick(names, "rank", columns, source, required=False) is None)
+    rc = pick(names, "rank", columns, source, required=False)
+    sc = pick(names, "score", columns, source, required=rc is None)
     if table.num_rows == 0:
         raise InputError(source, None, "has no results")
     if sc is not None:
         score, ranked_by = numbers(table.column(sc), sc, source, where), "score"
     else:
-        rc = pick(names, "rank", columns, source)
-        assert rc is not None
+        assert rc is not None  # (the score was required without one)
         score, ranked_by = -numbers(table.column(rc), rc, source, where) + 0.0, "rank"
     query = ids(table.column(qc), qc, source, where, encode=True, chunks=True)
     integers = integer_ids(table.column(dc))
