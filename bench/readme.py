@@ -132,6 +132,9 @@ def figures() -> list[Figure]:
         Figure("version", "`rankflavor --version` / a bare interpreter (`python -c pass`)", rf("--version"), [PY, "-c", "pass"]),
         Figure("hugepage", "`eval` with NumPy's huge-page advice on (`NUMPY_MADVISE_HUGEPAGE=1`) / the command's default",
                eval_cmd(iq, ir), eval_cmd(iq, ir), a_env={"NUMPY_MADVISE_HUGEPAGE": "1"}),
+        Figure("allocator", "`eval` with pyarrow's bundled allocator (`ARROW_DEFAULT_MEMORY_POOL=mimalloc`) / the "
+               "command's default (`system`), text docnos, random ties (7M)", eval_cmd(tq, tr), eval_cmd(tq, tr),
+               a_env={"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}, memory=True),
         Figure("eval-20m", "20M-line run, integer docnos: `eval` / reading qrels + run", eval_cmd(bq, br),
                child("read_floor", bq, br), memory=True, big=True, targets={"memory": 1.3}),
     ]  # fmt: skip

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import rankflavor
-from rankflavor.base.pages import VARIABLE, prefer_small_pages
+from rankflavor.base.pages import ARROW_VARIABLE, VARIABLE, prefer_small_pages, prefer_system_allocator
 
 SRC = Path(rankflavor.__file__).resolve().parents[1]
 
@@ -110,7 +110,7 @@ def test_prefer_small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_no_module_of_the_library_sets_process_wide_state() -> None:
     """No private NumPy switch, and the environment is written only by pages.prefer_small_pages
-    (which the command calls); no pyarrow thread-pool or NumPy error-state setters."""
+    and pages.prefer_system_allocator (which the command calls); no pyarrow thread-pool or NumPy error-state setters."""
     forbidden = re.compile(
         r"_set_madvise_hugepage|numpy\._core|np\._core|core\.multiarray|os\.environ\[|os\.putenv|environ\.setdefault"
         r"|set_cpu_count|set_io_thread_count|np\.seterr|numpy\.seterr|setrecursionlimit|sys\.setswitchinterval"
@@ -122,3 +122,50 @@ def test_no_module_of_the_library_sets_process_wide_state() -> None:
         if forbidden.search(line)
     ]
     assert found == []
+
+
+#: Runs argv[2:] as the command and prints the backend of pyarrow's default pool at exit.
+_POOL = r"""
+import json, runpy, sys
+how, sys.argv = sys.argv[1], ["rankflavor", *sys.argv[2:]]
+try:
+    if how == "script":
+        from rankflavor.cli.main import main
+        main()
+    else:
+        runpy.run_module("rankflavor", run_name="__main__", alter_sys=True)
+except SystemExit as done:
+    assert not done.code, done.code
+import pyarrow
+print("\n@@" + json.dumps({"pool": pyarrow.default_memory_pool().backend_name}))
+"""
+
+
+def _pool(how: str, files: tuple[str, str], theirs: str | None = None) -> object:
+    env = {k: v for k, v in os.environ.items() if k != ARROW_VARIABLE}
+    env["PYTHONPATH"] = str(SRC)
+    if theirs is not None:
+        env[ARROW_VARIABLE] = theirs
+    proc = subprocess.run([sys.executable, "-c", _POOL, how, "eval", *files, "-m", "ndcg@10"], capture_output=True,
+                          text=True, env=env, timeout=120, cwd=SRC.parent)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.rsplit("\n@@", 1)[1])["pool"]
+
+
+@pytest.mark.parametrize("how", ["script", "python -m"])
+def test_the_command_reads_with_the_system_allocator_unless_told_otherwise(files: tuple[str, str], how: str) -> None:
+    assert _pool(how, files) == "system"
+    assert _pool(how, files, theirs="jemalloc") == "jemalloc"  # the user's choice is kept
+
+
+def test_prefer_system_allocator(monkeypatch: pytest.MonkeyPatch) -> None:
+    env: dict[str, str] = {}
+    monkeypatch.delitem(sys.modules, "pyarrow")  # as in the command's process before its imports
+    assert prefer_system_allocator(env) is True and env == {ARROW_VARIABLE: "system"}
+    assert prefer_system_allocator(env) is False and env == {ARROW_VARIABLE: "system"}
+    theirs = {ARROW_VARIABLE: "mimalloc"}
+    assert prefer_system_allocator(theirs) is False and theirs == {ARROW_VARIABLE: "mimalloc"}
+    monkeypatch.undo()
+    # pyarrow already imported: its default pool may be made already, so nothing is set
+    late: dict[str, str] = {}
+    assert "pyarrow" in sys.modules and prefer_system_allocator(late) is False and late == {}

@@ -12,6 +12,13 @@ is imported. :func:`prefer_small_pages` sets it to ``0`` for the ``rankflavor`` 
 anything imports NumPy, unless the user set it (their choice wins). ``rankflavor.evaluate`` and
 the rest of the library leave the process as they found it: a program that wants the same
 setting exports the variable, or sets it before it imports NumPy.
+
+Arrow's allocator is chosen the same way, by pyarrow's public ``ARROW_DEFAULT_MEMORY_POOL``, read
+when pyarrow first makes its default pool: :func:`prefer_system_allocator` sets it to ``system``
+(the C library's malloc) for the command. A reader's buffers go back to the system when it frees
+them, where pyarrow's bundled allocator keeps them for reuse; alignment then allocates on top of
+less: the 7M-line run of text docnos peaked about a fifth lower at the same time (``bench/readme.py``
+row ``allocator``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from collections.abc import MutableMapping
 
 #: NumPy's environment variable for the huge-page advice (``0`` off, ``1`` on).
 VARIABLE = "NUMPY_MADVISE_HUGEPAGE"
+#: pyarrow's environment variable for its default memory pool (``system``, ``jemalloc``, ``mimalloc``).
+ARROW_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
 
 
 def prefer_small_pages(environ: MutableMapping[str, str] | None = None) -> bool:
@@ -49,4 +58,32 @@ def prefer_small_pages(environ: MutableMapping[str, str] | None = None) -> bool:
     if VARIABLE in env or "numpy" in sys.modules:
         return False
     env[VARIABLE] = "0"
+    return True
+
+
+def prefer_system_allocator(environ: MutableMapping[str, str] | None = None) -> bool:
+    """Set ``ARROW_DEFAULT_MEMORY_POOL=system`` unless it is set or pyarrow is already imported.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment to set it in; ``os.environ`` (this process and the processes it
+        starts) by default.
+
+    Returns
+    -------
+    bool
+        True if this call set it; False if the variable was already set (the user's choice,
+        kept) or pyarrow is already imported (its pool may be made already).
+
+    Examples
+    --------
+    >>> env = {ARROW_VARIABLE: "mimalloc"}  # the user's choice
+    >>> prefer_system_allocator(env), env
+    (False, {'ARROW_DEFAULT_MEMORY_POOL': 'mimalloc'})
+    """
+    env = os.environ if environ is None else environ
+    if ARROW_VARIABLE in env or "pyarrow" in sys.modules:
+        return False
+    env[ARROW_VARIABLE] = "system"
     return True

@@ -12,7 +12,7 @@ import sys
 import click
 
 from rankflavor._version import __version__
-from rankflavor.base.pages import prefer_small_pages
+from rankflavor.base.pages import prefer_small_pages, prefer_system_allocator
 from rankflavor.cli.errors import CALLED, is_thread_limit, out_of_memory
 from rankflavor.errors import RankflavorError
 
@@ -69,8 +69,10 @@ class _Group(click.Group):
 
 _EPILOG = """Environment: the command sets NUMPY_MADVISE_HUGEPAGE=0 before NumPy is imported, so
 fresh arrays come in ordinary pages (cheaper on virtual machines that back memory on first touch;
-see rankflavor/base/pages.py). A value you set yourself is kept: NUMPY_MADVISE_HUGEPAGE=1 keeps NumPy's
-huge-page advice. The Python library never changes it."""
+see rankflavor/base/pages.py), and ARROW_DEFAULT_MEMORY_POOL=system before pyarrow is, so a reader's
+buffers go back to the system once freed. A value you set yourself is kept: NUMPY_MADVISE_HUGEPAGE=1
+keeps NumPy's huge-page advice, ARROW_DEFAULT_MEMORY_POOL=mimalloc pyarrow's bundled allocator. The
+Python library never changes either."""
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
@@ -80,8 +82,9 @@ def cli() -> None:
 
 
 def main() -> None:
-    """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy yet
-    (this module imports only click and the errors)."""
+    """The ``rankflavor`` command. Its process settings come first: nothing has imported NumPy or
+    pyarrow yet (this module imports only click and the errors)."""
     prefer_small_pages()
+    prefer_system_allocator()
     cli(prog_name="rankflavor")
 
