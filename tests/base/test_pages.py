@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,17 +96,24 @@ def test_the_library_changes_no_environment_in_process(files: tuple[str, str]) -
     assert dict(os.environ) == before
 
 
-def test_prefer_small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("prefer", "variable", "value", "library", "users"), [
+    (prefer_small_pages, VARIABLE, "0", "numpy", "1"),
+    (prefer_system_allocator, ARROW_VARIABLE, "system", "pyarrow", "mimalloc"),
+])  # fmt: skip
+def test_each_process_setting_is_made_once_unless_the_user_or_the_library_was_first(
+        monkeypatch: pytest.MonkeyPatch, prefer: Callable[[dict[str, str]], bool], variable: str, value: str,
+        library: str, users: str) -> None:
     env: dict[str, str] = {}
-    monkeypatch.delitem(sys.modules, "numpy")  # as in the command's process before its imports
-    assert prefer_small_pages(env) is True and env == {VARIABLE: "0"}
-    assert prefer_small_pages(env) is False and env == {VARIABLE: "0"}
-    theirs = {VARIABLE: "1"}
-    assert prefer_small_pages(theirs) is False and theirs == {VARIABLE: "1"}
+    monkeypatch.delitem(sys.modules, library)  # as in the command's process before its imports
+    assert prefer(env) is True and env == {variable: value}
+    assert prefer(env) is False and env == {variable: value}
+    theirs = {variable: users}
+    assert prefer(theirs) is False and theirs == {variable: users}
     monkeypatch.undo()
-    # NumPy already imported: it read the variable then, so setting it now would only mislead.
+    # the library already imported: it read the variable then (NumPy's advice, pyarrow's pool may
+    # be made), so setting it now would only mislead
     late: dict[str, str] = {}
-    assert "numpy" in sys.modules and prefer_small_pages(late) is False and late == {}
+    assert library in sys.modules and prefer(late) is False and late == {}
 
 
 def test_no_module_of_the_library_sets_process_wide_state() -> None:
@@ -156,16 +164,3 @@ def _pool(how: str, files: tuple[str, str], theirs: str | None = None) -> object
 def test_the_command_reads_with_the_system_allocator_unless_told_otherwise(files: tuple[str, str], how: str) -> None:
     assert _pool(how, files) == "system"
     assert _pool(how, files, theirs="jemalloc") == "jemalloc"  # the user's choice is kept
-
-
-def test_prefer_system_allocator(monkeypatch: pytest.MonkeyPatch) -> None:
-    env: dict[str, str] = {}
-    monkeypatch.delitem(sys.modules, "pyarrow")  # as in the command's process before its imports
-    assert prefer_system_allocator(env) is True and env == {ARROW_VARIABLE: "system"}
-    assert prefer_system_allocator(env) is False and env == {ARROW_VARIABLE: "system"}
-    theirs = {ARROW_VARIABLE: "mimalloc"}
-    assert prefer_system_allocator(theirs) is False and theirs == {ARROW_VARIABLE: "mimalloc"}
-    monkeypatch.undo()
-    # pyarrow already imported: its default pool may be made already, so nothing is set
-    late: dict[str, str] = {}
-    assert "pyarrow" in sys.modules and prefer_system_allocator(late) is False and late == {}

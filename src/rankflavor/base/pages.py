@@ -54,11 +54,7 @@ def prefer_small_pages(environ: MutableMapping[str, str] | None = None) -> bool:
     >>> prefer_small_pages(env), env
     (False, {'NUMPY_MADVISE_HUGEPAGE': '1'})
     """
-    env = os.environ if environ is None else environ
-    if VARIABLE in env or "numpy" in sys.modules:
-        return False
-    env[VARIABLE] = "0"
-    return True
+    return _prefer(environ, VARIABLE, "0", "numpy")
 
 
 def prefer_system_allocator(environ: MutableMapping[str, str] | None = None) -> bool:
@@ -82,8 +78,14 @@ def prefer_system_allocator(environ: MutableMapping[str, str] | None = None) -> 
     >>> prefer_system_allocator(env), env
     (False, {'ARROW_DEFAULT_MEMORY_POOL': 'mimalloc'})
     """
+    return _prefer(environ, ARROW_VARIABLE, "system", "pyarrow")
+
+
+def _prefer(environ: MutableMapping[str, str] | None, variable: str, value: str, library: str) -> bool:
+    """Set ``variable=value`` in ``environ`` (``os.environ`` by default) unless it is set (the
+    user's choice) or ``library``, which reads it once, is already imported."""
     env = os.environ if environ is None else environ
-    if ARROW_VARIABLE in env or "pyarrow" in sys.modules:
+    if variable in env or library in sys.modules:
         return False
-    env[ARROW_VARIABLE] = "system"
+    env[variable] = value
     return True
